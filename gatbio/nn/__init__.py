@@ -1,0 +1,19 @@
+"""Neural network layers and models.
+
+- :class:`GATConv`: the attention layer (drop-in superset of PyG's ``GATConv``).
+- models (node classifier, link predictor) in :mod:`gatbio.nn.models`.
+"""
+
+from gatbio.nn.conv import GATConv
+
+__all__ = ["GATConv"]
+
+
+def __getattr__(name: str):
+    # Models are imported lazily so that ``import gatbio.nn`` stays light.
+    from gatbio.nn import models
+
+    try:
+        return getattr(models, name)
+    except AttributeError:
+        raise AttributeError(f"module 'gatbio.nn' has no attribute {name!r}") from None

@@ -1,0 +1,8 @@
+"""Models built on :class:`gatbio.nn.GATConv` (re-exported here).
+
+- node classification (protein function): :mod:`gatbio.nn.node_models`
+- directed link prediction (food webs): :mod:`gatbio.nn.link_models`
+"""
+
+from gatbio.nn.link_models import *  # noqa: F401,F403
+from gatbio.nn.node_models import *  # noqa: F401,F403
