@@ -73,3 +73,140 @@ def pr_auc(y_true, scores) -> float:
     if y_true.sum() == 0:
         return float("nan")
     return float(average_precision_score(y_true, scores))
+
+
+# --------------------------------------------------------------------------------------------------
+# Attention diagnostics (hub robustness). Attention follows the GATConv contract: ``edge_index`` (2, E) with
+# edges source → target, ``alpha`` (E,) or (E, H), summing to one over the incoming edges of each target.
+
+
+def _attention_inputs(edge_index, alpha, num_nodes):
+    import torch
+
+    alpha = torch.as_tensor(alpha).detach().double()
+    if alpha.dim() == 1:
+        alpha = alpha.unsqueeze(-1)  # (E, 1)
+    edge_index = torch.as_tensor(edge_index).long()
+    if edge_index.dim() != 2 or edge_index.size(0) != 2 or alpha.size(0) != edge_index.size(1):
+        raise ValueError(f"edge_index must be (2, E) and alpha (E,) or (E, H) with the same E, "
+                         f"got {tuple(edge_index.shape)} and {tuple(alpha.shape)}")
+    n = int(num_nodes) if num_nodes is not None else int(edge_index.max()) + 1 if edge_index.numel() else 0
+    return edge_index, alpha, n
+
+
+def attention_entropy(edge_index, alpha, num_nodes: int | None = None):
+    r"""Entropy of each target's attention, :math:`H_i = -\sum_{j \in \mathcal{N}(i)} \alpha_{ij} \ln \alpha_{ij}`.
+
+    Returns a (N, H) float64 tensor (nats); 0 for a node with one incoming edge, NaN for none.
+    """
+    import torch
+    from torch_geometric.utils import scatter
+
+    edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
+    plogp = torch.special.xlogy(alpha, alpha)  # (E, H), 0 log 0 = 0
+    ent = -scatter(plogp, edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, H)
+    deg = scatter(torch.ones_like(alpha[:, 0]), edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N,)
+    ent[deg == 0] = float("nan")
+    return ent
+
+
+def attention_entropy_ratio(edge_index, alpha, num_nodes: int | None = None):
+    r"""Attention entropy over its uniform maximum, :math:`H_i / \ln d_i` (:math:`d_i` = in-degree, self-loops
+    included). 1 means uniform attention (mean aggregation), near 0 means one neighbour takes it all.
+
+    Returns a (N, H) float64 tensor; NaN where :math:`d_i < 2` (the ratio is undefined).
+    """
+    import torch
+    from torch_geometric.utils import scatter
+
+    edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
+    ent = attention_entropy(edge_index, alpha, n)  # (N, H)
+    deg = scatter(torch.ones_like(alpha[:, 0]), edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N,)
+    ratio = ent / deg.log().unsqueeze(-1)
+    ratio[deg < 2] = float("nan")
+    return ratio
+
+
+def hub_attention_mass(edge_index, alpha, hubs, num_nodes: int | None = None) -> dict[str, float]:
+    r"""How much attention lands on hub sources, against what uniform attention would give.
+
+    For each target :math:`i` with incoming edges, :math:`m_i = \sum_{j \in \mathcal{N}(i) \cap \text{hubs}}
+    \alpha_{ij}` and :math:`u_i = |\mathcal{N}(i) \cap \text{hubs}| / d_i`. Returns the means over targets
+    and heads: ``{"mass": mean m, "uniform": mean u, "ratio": mass / uniform}`` (ratio > 1: attention
+    concentrates on hubs beyond their share of the edges).
+
+    Args:
+        hubs: node ids of the hubs, or a (N,) boolean mask (e.g. the top-degree fraction).
+    """
+    import torch
+    from torch_geometric.utils import scatter
+
+    edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
+    hubs = torch.as_tensor(hubs)
+    is_hub = hubs.bool() if hubs.dtype == torch.bool else torch.zeros(n, dtype=torch.bool).index_fill_(0, hubs.long(), True)
+    if is_hub.numel() != n:
+        raise ValueError(f"hubs mask has {is_hub.numel()} entries for a graph of {n} nodes")
+    on_hub = is_hub[edge_index[0]].double().unsqueeze(-1)  # (E, 1)
+    mass = scatter(alpha * on_hub, edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, H)
+    deg = scatter(torch.ones_like(on_hub), edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, 1)
+    uni = scatter(on_hub, edge_index[1], dim=0, dim_size=n, reduce="sum") / deg.clamp(min=1)  # (N, 1)
+    has = deg[:, 0] > 0
+    m, u = float(mass[has].mean()), float(uni[has].mean())
+    return {"mass": m, "uniform": u, "ratio": m / u if u > 0 else float("nan")}
+
+
+def attention_js_divergence(edge_index_before, alpha_before, edge_index_after, alpha_after, node_map=None,
+                            num_nodes: int | None = None):
+    r"""Jensen–Shannon divergence between each target's attention before and after a perturbation.
+
+    Only edges present in both graphs are compared (``node_map`` (N,) maps old node ids to new ones, -1 for
+    removed nodes; identity when omitted); on those edges each distribution is renormalised per target,
+    then :math:`\mathrm{JS}(P \| Q) = \tfrac12 \mathrm{KL}(P \| M) + \tfrac12 \mathrm{KL}(Q \| M)`,
+    :math:`M = (P + Q)/2`, in bits, so it lies in :math:`[0, 1]`.
+
+    Returns a (N', H) float64 tensor over the nodes of the perturbed graph; NaN for targets with no
+    common incoming edge.
+    """
+    import torch
+    from torch_geometric.utils import scatter
+
+    ei_a, p, n_a = _attention_inputs(edge_index_before, alpha_before, None)
+    ei_b, q, n_b = _attention_inputs(edge_index_after, alpha_after, num_nodes)
+    if p.size(1) != q.size(1):
+        raise ValueError(f"alpha before has {p.size(1)} heads and alpha after {q.size(1)}")
+    if node_map is not None:
+        node_map = torch.as_tensor(node_map).long()
+        ei_a = node_map[ei_a]  # (2, E_a) in new ids, -1 where an endpoint was removed
+        alive = (ei_a >= 0).all(0)
+        ei_a, p = ei_a[:, alive], p[alive]
+    n = max(n_b, int(ei_a.max()) + 1 if ei_a.numel() else 0)
+    key_a = (ei_a[0] * n + ei_a[1]).numpy()
+    key_b = (ei_b[0] * n + ei_b[1]).numpy()
+    _, ia, ib = np.intersect1d(key_a, key_b, assume_unique=False, return_indices=True)
+    ia, ib = torch.from_numpy(ia), torch.from_numpy(ib)
+    tgt = ei_b[1, ib]  # (C,)
+    p, q = p[ia], q[ib]  # (C, H)
+    p = p / scatter(p, tgt, dim=0, dim_size=n, reduce="sum")[tgt].clamp(min=1e-300)
+    q = q / scatter(q, tgt, dim=0, dim_size=n, reduce="sum")[tgt].clamp(min=1e-300)
+    m = (p + q) / 2
+    kl = 0.5 * (torch.special.xlogy(p, p) - torch.special.xlogy(p, m)) \
+        + 0.5 * (torch.special.xlogy(q, q) - torch.special.xlogy(q, m))  # (C, H)
+    js = scatter(kl, tgt, dim=0, dim_size=n, reduce="sum") / np.log(2.0)  # (N', H)
+    count = scatter(torch.ones_like(tgt, dtype=torch.double), tgt, dim=0, dim_size=n, reduce="sum")
+    js[count == 0] = float("nan")
+    return js[:n_b].clamp(min=0.0)
+
+
+def flip_rate(pred_before, pred_after, mask=None) -> float:
+    """Fraction of items whose prediction changed (for multi-label rows: any label changed).
+
+    ``pred_before`` and ``pred_after`` are (n,) class ids or (n, L) binary label sets over the same items;
+    ``mask`` (n,) selects the items to count, e.g. the nodes that were not perturbed themselves.
+    """
+    a, b = _as_numpy(pred_before), _as_numpy(pred_after)
+    if a.shape != b.shape:
+        raise ValueError(f"predictions before {a.shape} and after {b.shape} must cover the same items")
+    changed = (a != b).reshape(a.shape[0], -1).any(axis=1)
+    if mask is not None:
+        changed = changed[_as_numpy(mask).astype(bool)]
+    return float(changed.mean()) if changed.size else float("nan")
