@@ -1,0 +1,230 @@
+"""Food-web datasets: GATEWAy webs, cheddar webs and the Pajek carbon-flow webs.
+
+Direction convention (one for every food web): an edge ``u → v`` means **v eats u** (prey → predator,
+resource → consumer, the direction energy flows), as in networkx's ``trophic.py`` and in GATEWAy files.
+Readers convert other conventions at the boundary.
+
+Every web is a :class:`~torch_geometric.data.Data` with ``edge_index``, ``num_nodes``, ``node_names``, ``name``,
+``web_id`` and traits ``x`` float ``(N, F)`` named by ``trait_names`` (no NaN: a missing value is imputed and
+flagged in a ``*_missing`` column).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from torch_geometric.data import Data
+
+from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
+from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files
+
+__all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_trait_table", "gateway_web_folder",
+           "GATEWAY_TRAIT_ORDER"]
+
+#: Trait columns of GATEWAy node tables: metabolic / movement one-hot groups, then body mass.
+GATEWAY_TRAIT_ORDER = ("met_", "mov_", "log_mass", "mass_missing")
+
+
+def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_column: str = "id") -> pd.DataFrame:
+    """Read a node-trait table (header row, one row per node, first column ``id`` = 0..N-1 in order).
+
+    Raises :class:`MalformedFileError` (with ``file:line``) on a wrong column count, a missing or
+    non-numeric value (NaN traits), or ids that are not ``0..N-1`` in order.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    if not lines or not lines[0].strip():
+        raise MalformedFileError(path, None, "the file is empty")
+    header = lines[0].split() if sep == r"\s+" else lines[0].split(sep)
+    if header[0] != id_column:
+        raise MalformedFileError(path, 1, f"expected the first column to be {id_column!r}, found {header[0]!r}")
+    rows = [(no, ln) for no, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    for no, ln in rows:
+        parts = ln.split() if sep == r"\s+" else ln.split(sep)
+        if len(parts) != len(header):
+            raise MalformedFileError(path, no, f"expected {len(header)} columns ({' '.join(header)}), found {len(parts)} "
+                                               "(inconsistent trait columns)")
+        for col, v in zip(header, parts, strict=False):
+            try:
+                f = float(v)
+            except ValueError:
+                raise MalformedFileError(path, no, f"trait {col!r} must be a number, found {v!r}") from None
+            if not np.isfinite(f):
+                raise MalformedFileError(path, no, f"trait {col!r} is {v} (NaN/inf traits are not allowed; "
+                                                   "impute them and add a *_missing flag column)")
+    df = pd.DataFrame([ln.split() if sep == r"\s+" else ln.split(sep) for _, ln in rows], columns=header).astype(float)
+    if len(df) != num_nodes or not np.array_equal(df[id_column].to_numpy(), np.arange(num_nodes)):
+        raise MalformedFileError(path, None, f"expected one row per node with ids 0..{num_nodes - 1} in order, "
+                                             f"found {len(df)} rows")
+    return df
+
+
+@functools.lru_cache(maxsize=4)
+def _gateway_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    folder = Path(root)
+    index = pd.read_csv(folder / "web_index.csv")
+    node_ids = pd.read_csv(folder / "node_ids.csv", index_col=0)
+    node_ids.columns = ["web_name", "node_name", "node_id"]
+    return index, node_ids
+
+
+def gateway_web_folder(web: str | int) -> str:
+    """The folder name (e.g. ``"AEW03_11"``) of a GATEWAy web given its id (``11``) or folder name."""
+    s = str(web)
+    if s in GATEWAY_WEBS:
+        return s
+    hits = [w for w in GATEWAY_WEBS if w.rsplit("_", 1)[1] == s]
+    if not hits:
+        raise KeyError(f"unknown GATEWAy web {web!r}; ids: {[int(w.rsplit('_', 1)[1]) for w in GATEWAY_WEBS]}")
+    return hits[0]
+
+
+def load_gateway(web: str | int, root: Path | None = None) -> Data:
+    """One GATEWAy web (by id, e.g. ``11``, or folder name, e.g. ``"AEW03_11"``).
+
+    ``edge_index`` holds the links **in exact file line order** (the benchmark folds depend on it), prey →
+    predator. ``x``: the web's trait columns (``met_*``, ``mov_*`` one-hot, ``log_mass``, ``mass_missing``; a
+    web without ``mass_missing`` gets a zero column so that every web has it). ``node_names`` are
+    ``taxon_lifestage`` names from ``node_ids.csv``. Also ``web_id``, ``web_name``, ``ecosystem_type`` and
+    ``published``: the Van Kleunen et al. per-web ROC-AUC / PR-AUC.
+    """
+    folder_name = gateway_web_folder(web)
+    wid = int(folder_name.rsplit("_", 1)[1])
+    edge_file, attr_file = f"webs/{folder_name}/{wid}_edge_list.txt", f"webs/{folder_name}/{wid}_node_attr_list.txt"
+    folder = require_files("gateway", [edge_file, attr_file, "web_index.csv", "node_ids.csv"], root=root)
+    index, node_ids = _gateway_tables(str(folder))
+    row = index[index["web_id"] == wid]
+    if len(row) != 1:
+        raise MalformedFileError(folder / "web_index.csv", None, f"expected one row for web_id {wid}, found {len(row)}")
+    row = row.iloc[0]
+    names_df = node_ids[node_ids["web_name"] == row["web_name"]].sort_values("node_id")
+    n = int(row["n_nodes"])
+    if len(names_df) != n or not np.array_equal(names_df["node_id"].to_numpy(), np.arange(n)):
+        raise MalformedFileError(folder / "node_ids.csv", None, f"expected node ids 0..{n - 1} for web {row['web_name']!r}")
+    traits = read_trait_table(folder / attr_file, n)
+    data = read_edge_list(folder / edge_file, numeric_ids=True, node_names=names_df["node_name"].astype(str).tolist(),
+                          directed=True, duplicates="error", self_loops="keep", name=f"gateway/{wid}")
+    if data.num_edges != int(row["n_links"]):
+        raise MalformedFileError(folder / edge_file, None, f"expected {row['n_links']} links, found {data.num_edges}")
+    cols = [c for c in traits.columns if c != "id"]
+    if "mass_missing" not in cols:
+        traits["mass_missing"] = 0.0
+        cols.append("mass_missing")
+    data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)
+    data.trait_names = cols
+    data.web_id, data.web_name, data.ecosystem_type = wid, str(row["web_name"]), str(row["ecosystem_type"])
+    data.published = {k: float(row[k]) for k in index.columns if k.endswith("_auc")}
+    return data
+
+
+def _log10_with_flag(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    v = pd.to_numeric(values, errors="coerce").to_numpy(float)
+    missing = ~np.isfinite(v) | (v <= 0)
+    logv = np.full(len(v), np.nan)
+    logv[~missing] = np.log10(v[~missing])
+    fill = np.nanmean(logv) if (~missing).any() else 0.0
+    logv[missing] = fill  # mean imputation, flagged
+    return logv, missing.astype(float)
+
+
+def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """A cheddar community (e.g. ``"TL84"``, ``"Millstream/c4"``, ``"pHWebs/Broadstone"``).
+
+    Edges are the ``trophic.links.csv`` rows in file order, ``resource → consumer`` (prey → predator).
+    Cannibal links are self-loops (kept by default). Isolated taxa are kept. ``x``: one-hot ``category``
+    (``cat_*``), ``log10_M`` and ``log10_N`` (missing values mean-imputed and flagged in ``M_missing`` /
+    ``N_missing``), when the web has those columns. ``edge_weight``: ``diet.fraction`` (Benguela) or
+    ``biomass.flow`` (Chesapeake Bay) when present.
+    """
+    if web not in CHEDDAR_WEBS:
+        raise KeyError(f"unknown cheddar web {web!r}; known: {list(CHEDDAR_WEBS)}")
+    folder = require_files("cheddar", [f"{web}/nodes.csv", f"{web}/trophic.links.csv", f"{web}/properties.csv"],
+                           root=root) / web
+    nodes = pd.read_csv(folder / "nodes.csv", dtype={"node": str})
+    links = pd.read_csv(folder / "trophic.links.csv", dtype={"resource": str, "consumer": str})
+    names = nodes["node"].tolist()
+    index = pd.Index(names)
+    if not index.is_unique:
+        raise MalformedFileError(folder / "nodes.csv", None, f"duplicate node name {index[index.duplicated()][0]!r}")
+    a, b = index.get_indexer(links["resource"]), index.get_indexer(links["consumer"])
+    bad = (a < 0) | (b < 0)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise MalformedFileError(folder / "trophic.links.csv", r + 2,
+                                 f"link names a node that is not in nodes.csv: {links.iloc[r].tolist()[:2]}")
+    w = None
+    for wc in ("diet.fraction", "biomass.flow"):
+        if wc in links.columns and links[wc].notna().all():
+            w = links[wc].to_numpy(float)
+    data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="error", self_loops=self_loops,
+                         name=f"cheddar/{web}", path=folder / "trophic.links.csv", line_of_row=lambda r: r + 2)
+    feats, fnames = [], []
+    if "category" in nodes.columns:
+        cats = sorted(nodes["category"].dropna().unique())
+        for c in cats:
+            feats.append((nodes["category"] == c).to_numpy(float))
+            fnames.append(f"cat_{c}")
+    for col in ("M", "N"):
+        if col in nodes.columns:
+            logv, miss = _log10_with_flag(nodes[col])
+            feats += [logv, miss]
+            fnames += [f"log10_{col}", f"{col}_missing"]
+    data.x = torch.tensor(np.stack(feats, 1) if feats else np.zeros((len(names), 0)), dtype=torch.float)
+    data.trait_names = fnames
+    props = pd.read_csv(folder / "properties.csv")
+    data.web_id = web
+    data.web_name = str(props["title"].iloc[0]) if "title" in props.columns else web
+    if "category" in nodes.columns:
+        data.category = nodes["category"].fillna("").astype(str).tolist()
+    return data
+
+
+#: Pajek ECO compartment types (``*partition ECO types``).
+PAJEK_TYPES = {1: "living", 2: "non-living", 3: "input", 4: "output", 5: "respiration"}
+
+
+def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """A Ulanowicz / ATLSS carbon-flow web (e.g. ``"baydry"`` = Florida Bay, dry season).
+
+    Only **feeding arcs** are kept, as the dataset's SOURCE.md defines them: arcs ``i → j`` with ``j`` living
+    (type 1) and ``i`` living or non-living (type 1 or 2; type 2 → 1 is detritivory). Arcs into detritus
+    (egestion, mortality), imports, exports and respiration are dropped, and so are the Input, Output and
+    Respiration vertices. Nodes: the living and non-living compartments, in file order. ``edge_weight``: the
+    carbon flow. ``x``: ``log10_biomass`` (non-positive biomass imputed with the mean and flagged),
+    ``biomass_missing``, ``living``. ``compartment_type``: the ECO type names.
+    """
+    if web not in PAJEK_WEBS:
+        raise KeyError(f"unknown Pajek food web {web!r}; known: {list(PAJEK_WEBS)}")
+    folder = require_files("pajek", [f"{web}.paj"], root=root)
+    path = folder / f"{web}.paj"
+    pj = read_pajek(path)
+    net = pj.network()
+    types = next((v for k, v in pj.partitions.items() if k.lower().startswith("eco")), None)
+    biomass = next((v for k, v in pj.vectors.items() if k.lower().startswith("bio")), None)
+    if types is None or biomass is None or len(types) != net["n"] or len(biomass) != net["n"]:
+        raise MalformedFileError(path, None, "expected an '*partition ECO types' and a '*vector bio-masses' with one "
+                                             "value per vertex")
+    keep = np.flatnonzero(np.isin(types, (1, 2)))
+    new = -np.ones(net["n"], dtype=np.int64)
+    new[keep] = np.arange(len(keep))
+    arcs, w, lines = net["arcs"], net["arc_weight"], net["arc_lines"]
+    feeding = np.isin(types[arcs[:, 0]], (1, 2)) & (types[arcs[:, 1]] == 1)
+    arcs, w, lines = arcs[feeding], w[feeding], lines[feeding]
+    names = [net["node_names"][i] for i in keep]
+    data = edges_to_data(new[arcs[:, 0]], new[arcs[:, 1]], names, weight=w, directed=True, duplicates="error",
+                         self_loops=self_loops, name=f"pajek/{web}", path=path, line_of_row=lambda r: int(lines[r]))
+    logb, miss = _log10_with_flag(pd.Series(biomass[keep]))
+    data.x = torch.tensor(np.stack([logb, miss, (types[keep] == 1).astype(float)], 1), dtype=torch.float)
+    data.trait_names = ["log10_biomass", "biomass_missing", "living"]
+    data.compartment_type = [PAJEK_TYPES[int(t)] for t in types[keep]]
+    data.web_id = web
+    data.web_name = next(iter(pj.networks))
+    return data
+

@@ -1,0 +1,184 @@
+"""Protein–protein interaction datasets (undirected; both directions stored, PyG convention).
+
+Self-loops (a protein listed as interacting with itself) are **kept by default**, as in the source files, so
+that edge counts match each ``SOURCE.md``; pass ``self_loops="remove"`` to drop them. Attention layers that add
+their own self-loops (``GATConv(add_self_loops=True)``) remove existing ones first, so keeping them is harmless
+there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from torch_geometric.data import Data
+
+from gatbio.data.io import (
+    MalformedFileError,
+    SelfLoopPolicy,
+    pajek_to_data,
+    read_edge_list,
+    read_label_table,
+    read_pajek,
+    read_string_actions,
+    read_string_web_export,
+)
+from gatbio.data.sources import PPI_RAW_FILES, TISSUES, require_files
+
+__all__ = ["load_node2vec_ppi", "load_yeast_bu2003", "load_ppi_tissues", "load_shs27k", "load_string_web_sample",
+           "load_ppi_benchmark", "load_ppi_partial", "YEAST_CLASSES"]
+
+#: Pajek ``Yeast.clu`` class codes 1..13 (Bu et al. 2003). ``U`` = uncharacterized.
+YEAST_CLASSES = ("T", "M", "U", "C", "F", "P", "G", "D", "O", "E", "R", "B", "A")
+
+
+def load_node2vec_ppi(root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """node2vec's human PPI: 3,890 proteins, 38,739 interactions (894 self-loops), 50 hallmark labels.
+
+    Node names are the file's 1-based integer ids as strings (the files carry no protein identifiers).
+    ``y`` is float ``(3890, 50)`` multi-hot, ``label_names`` ``"1".."50"``.
+    """
+    folder = require_files("node2vec-ppi", ["node2vec_PPI.edgelist", "node2vec_PPI_labels.txt"], root=root)
+    names = [str(i) for i in range(1, 3891)]
+    # the file lists every interaction in both directions: merge a row with its mirror image
+    data = read_edge_list(folder / "node2vec_PPI.edgelist", numeric_ids=True, index_base=1, node_names=names,
+                          directed=False, duplicates="merge", self_loops=self_loops, name="node2vec-ppi")
+    data.y, data.label_names = read_label_table(folder / "node2vec_PPI_labels.txt", names,
+                                                label_names=[str(i) for i in range(1, 51)], require_all=True)
+    return data
+
+
+def load_yeast_bu2003(root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """Bu et al. (2003) yeast PPI: 2,361 proteins, 7,182 interactions (536 self-loops).
+
+    - ``y``: long ``(N,)``, the 12 known functional classes as ``0..11`` (``label_names``, letters in
+      ``YEAST_CLASSES`` order without ``U``) and ``-1`` for class ``U`` (uncharacterized: unlabelled).
+    - ``y13``: long ``(N,)``, the original 13-class code minus one (``0..12``; names in ``label_names13``).
+    - ``node_names``: ORF names (``YeastS.net``); ``node_descriptions``: the long labels of ``YeastL.net``.
+    """
+    folder = require_files("yeast-bu2003", ["YeastS.net", "YeastL.net", "Yeast.clu"], root=root)
+    data = pajek_to_data(read_pajek(folder / "YeastS.net"), directed=False, self_loops=self_loops)
+    data.name = "yeast-bu2003"
+    long = read_pajek(folder / "YeastL.net").network()["node_names"]
+    data.node_descriptions = list(long)
+    clu = read_pajek(folder / "Yeast.clu").partitions
+    code = np.asarray(next(iter(clu.values())))
+    if len(code) != data.num_nodes or code.min() < 1 or code.max() > 13:
+        raise MalformedFileError(folder / "Yeast.clu", None,
+                                 f"expected {data.num_nodes} class codes in 1..13, found {len(code)}")
+    data.y13 = torch.from_numpy(code - 1).long()
+    data.label_names13 = list(YEAST_CLASSES)
+    known = [c for c in YEAST_CLASSES if c != "U"]
+    remap = np.array([known.index(c) if c != "U" else -1 for c in YEAST_CLASSES])
+    data.y = torch.from_numpy(remap[code - 1]).long()
+    data.label_names = known
+    return data
+
+
+def load_ppi_tissues(root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> list[Data]:
+    """The nine OhmNet brain-tissue PPI graphs (one :class:`Data` per tissue, ``tissue`` set).
+
+    Node names are the Entrez-like gene ids of each tissue's own genes (shared vocabulary across tissues:
+    2,716 distinct genes in all). Each file lists every pair once; both directions are stored.
+    """
+    paths = [f"edgelists/{t}.edgelist" for t in TISSUES]
+    folder = require_files("ppi-tissues", paths, root=root)
+    out = []
+    for t, p in zip(TISSUES, paths, strict=False):
+        d = read_edge_list(folder / p, sep="\t", directed=False, duplicates="error", self_loops=self_loops,
+                           name=f"ppi-tissues/{t}")
+        d.tissue = t
+        out.append(d)
+    return out
+
+
+def load_shs27k(root: Path | None = None, *, min_score: int = 0) -> Data:
+    """SHS27k (STRING ``protein.actions``): 1,690 proteins, 7,624 interacting pairs, 7 interaction modes.
+
+    ``edge_mode`` float ``(E, 7)`` multi-hot per directed edge entry (``mode_names``), ``edge_weight`` the
+    pair's max score / 1000, ``sequences`` the amino-acid sequence of each node (index-aligned).
+    """
+    folder = require_files("shs27k", ["protein.actions.SHS27k.STRING.txt",
+                                      "protein.SHS27k.sequences.dictionary.tsv"], root=root)
+    data = read_string_actions(folder / "protein.actions.SHS27k.STRING.txt", min_score=min_score, name="shs27k")
+    seq = pd.read_csv(folder / "protein.SHS27k.sequences.dictionary.tsv", sep="\t", header=None,
+                      names=["id", "seq"], dtype=str)
+    seqs = dict(zip(seq["id"], seq["seq"], strict=False))
+    missing = [n for n in data.node_names if n not in seqs]
+    if missing:
+        raise MalformedFileError(folder / "protein.SHS27k.sequences.dictionary.tsv", None,
+                                 f"{len(missing)} protein(s) have no sequence, e.g. {missing[:3]}")
+    data.sequences = [seqs[n] for n in data.node_names]
+    return data
+
+
+def load_string_web_sample(root: Path | None = None) -> Data:
+    """The tiny STRING web export (12 proteins, 19 interactions), as a reader fixture."""
+    folder = require_files("string-web-sample", ["string_interactions.tsv"], root=root)
+    return read_string_web_export(folder / "string_interactions.tsv", name="string-web-sample")
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("GATBIO_CACHE", Path.home() / ".cache" / "gatbio"))
+
+
+def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
+    """The 24-graph PPI benchmark through :class:`torch_geometric.datasets.PPI` (20 train, 2 valid, 2 test).
+
+    Needs PyG's raw files (``ppi.zip`` extracted) in ``<data root>/ppi_benchmark/raw/``; the shared folder does not
+    have them (``gatbio.data.download("ppi")`` fetches them). PyG's processed files go next to ``raw/`` when that
+    folder is writable, else under ``$GATBIO_CACHE`` (``~/.cache/gatbio``) with the raw files linked.
+
+    Each graph has ``x`` ``(n, 50)``, ``y`` float ``(n, 121)``, ``split`` (``"train"``/``"valid"``/``"test"``),
+    ``graph_index`` and ``node_names`` ``"<split>:<node index within the split file>"``.
+    """
+    from torch_geometric.datasets import PPI
+
+    folder = require_files("ppi", ["raw/" + f for f in PPI_RAW_FILES], root=root)
+    if not os.access(folder, os.W_OK):
+        cache = _cache_dir() / "ppi_benchmark"
+        (cache / "raw").mkdir(parents=True, exist_ok=True)
+        for f in PPI_RAW_FILES:
+            link = cache / "raw" / f
+            if not link.exists():
+                link.symlink_to((folder / "raw" / f).resolve())
+        folder = cache
+    out = []
+    for split in ("train", "valid", "test"):
+        ids = np.load(folder / "raw" / f"{split}_graph_id.npy")
+        ds = PPI(str(folder), split=split, log=False)
+        offset = 0
+        for k in range(len(ds)):
+            d = ds[k]
+            n = d.num_nodes
+            d.node_names = [f"{split}:{i}" for i in range(offset, offset + n)]
+            d.split, d.graph_index, d.name = split, int(ids[offset]), f"ppi/{split}{k}"
+            offset += n
+            out.append(d)
+    return out
+
+
+def load_ppi_partial(root: Path | None = None) -> list[Data]:
+    """The pieces of the PPI benchmark in the shared folder: 24 graphs with node counts only.
+
+    No edges (``edge_index`` is empty) and no labels; the two validation graphs have ``x`` ``(n, 50)``.
+    Useful to check split and graph sizes, not to train.
+    """
+    files = [f"{s}_graph_id.npy" for s in ("train", "valid", "test")] + ["valid_feats.npy"]
+    folder = require_files("ppi-partial", files, root=root)
+    out = []
+    feats = np.load(folder / "valid_feats.npy")
+    for split in ("train", "valid", "test"):
+        ids = np.load(folder / f"{split}_graph_id.npy")
+        for g in np.unique(ids):
+            idx = np.flatnonzero(ids == g)
+            d = Data(edge_index=torch.empty(2, 0, dtype=torch.long), num_nodes=len(idx))
+            d.node_names = [f"{split}:{i}" for i in idx]
+            d.name, d.split, d.graph_index = f"ppi-partial/{g}", split, int(g)
+            if split == "valid":
+                d.x = torch.from_numpy(feats[idx]).float()
+            out.append(d)
+    return out

@@ -1,0 +1,248 @@
+r"""Trophic levels and trophic incoherence of directed networks (food webs).
+
+Direction convention: an edge ``u → v`` means **v eats u** (prey → predator, resource → consumer), as in
+networkx's ``trophic.py`` and in every food web that :func:`gatbio.data.load` returns. Weights, when used,
+are non-negative interaction strengths (e.g. carbon flows).
+
+Levine (1980)
+    The classic prey-averaged trophic level. Basal species (no prey) have :math:`s_i = 1`, every other species
+
+    .. math::
+        s_i = 1 + \frac{1}{k^{in}_i} \sum_j a_{ji} s_j,
+
+    where :math:`a_{ji}` is the weight of the edge ``j → i`` and :math:`k^{in}_i = \sum_j a_{ji}`.
+    It is defined only when every species can be reached from a basal species; computed by
+    :func:`networkx.trophic_levels`.
+
+MacKay, Johnson & Sansom (2020)
+    Defined on any directed graph (cycles and graphs without basal nodes included). With :math:`W` the weighted
+    adjacency matrix (``W[i, j]`` = weight of ``i → j``), in- and out-strengths :math:`s^{in}, s^{out}`,
+
+    .. math::
+        u = s^{in} + s^{out}, \qquad v = s^{in} - s^{out}, \qquad
+        \Lambda = \operatorname{diag}(u) - W - W^\top, \qquad \Lambda h = v.
+
+    :math:`\Lambda` is the Laplacian of the symmetrised graph, so :math:`h` is defined up to one constant per
+    weakly connected component. We solve each component with one node grounded (one sparse solve,
+    :func:`scipy.sparse.linalg.spsolve`), then **fix the gauge so that the minimum level of each component is
+    1** (the paper sets the minimum to 0 or the mean to 0; 1 makes the levels comparable with Levine's: on a
+    chain or a tree rooted at a single basal species both give the same numbers). An isolated node has level 1.
+    Self-loops do not change :math:`h` (they cancel in :math:`\Lambda`).
+
+Trophic incoherence
+    MacKay et al.'s :math:`F_0 = \sum_{ij} w_{ij} (h_j - h_i - 1)^2 / \sum_{ij} w_{ij}` in ``[0, 1]``: 0 for a
+    perfectly coherent (layered) network such as a chain, 1 for a directed cycle. Also Johnson et al.'s
+    :math:`q`, the standard deviation of :math:`s_j - s_i` over edges with Levine levels
+    (:func:`networkx.trophic_incoherence_parameter`).
+
+Cannibalism (self-loops) is ignored by default (``self_loops="ignore"``), as in cheddar's prey-averaged
+trophic level and networkx's incoherence parameter; pass ``self_loops="include"`` to count it.
+
+References
+----------
+- Levine, S. (1980). Several measures of trophic structure applicable to complex food webs.
+  J. Theor. Biol. 83:195–207.
+- MacKay, R.S., Johnson, S. & Sansom, B. (2020). How directed is a directed network?
+  R. Soc. Open Sci. 7:201138.
+- Johnson, S., Domínguez-García, V., Donetti, L. & Muñoz, M.A. (2014). Trophic coherence determines food-web
+  stability. PNAS 111(50):17923–17928.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+import torch
+from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.linalg import spsolve
+from torch_geometric.data import Data
+from torch_geometric.transforms import BaseTransform
+
+__all__ = ["trophic_levels", "trophic_incoherence", "TrophicLevel", "basal_nodes"]
+
+Method = Literal["mackay", "levine"]
+
+
+def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_loops: str
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, list[str] | None]:
+    """(src, dst, weight, N, node_names) as numpy, self-loops handled."""
+    names = None
+    if isinstance(data_or_edge_index, Data):
+        d = data_or_edge_index
+        ei = d.edge_index
+        num_nodes = d.num_nodes if num_nodes is None else num_nodes
+        if edge_weight is None and weighted:
+            edge_weight = getattr(d, "edge_weight", None)
+        names = getattr(d, "node_names", None)
+    else:
+        ei = data_or_edge_index
+    ei = torch.as_tensor(ei)
+    if ei.dim() != 2 or ei.size(0) != 2:
+        raise ValueError(f"edge_index must have shape (2, E), got {tuple(ei.shape)}")
+    src, dst = ei[0].cpu().numpy().astype(np.int64), ei[1].cpu().numpy().astype(np.int64)
+    n = int(num_nodes) if num_nodes is not None else (int(max(src.max(), dst.max())) + 1 if len(src) else 0)
+    if len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
+        raise ValueError(f"edge_index has node ids outside 0..{n - 1} (num_nodes={n})")
+    if edge_weight is None or not weighted:
+        w = np.ones(len(src))
+    else:
+        w = torch.as_tensor(edge_weight).detach().cpu().numpy().astype(np.float64).reshape(-1)
+        if w.shape != src.shape:
+            raise ValueError(f"edge_weight has {w.size} entries for {len(src)} edges")
+        if (w < 0).any() or not np.isfinite(w).all():
+            raise ValueError("edge_weight must be finite and non-negative")
+    if self_loops not in ("ignore", "include"):
+        raise ValueError(f"self_loops={self_loops!r}: expected 'ignore' or 'include'")
+    if self_loops == "ignore":
+        keep = src != dst
+        src, dst, w = src[keep], dst[keep], w[keep]
+    return src, dst, w, n, names
+
+
+def basal_nodes(data_or_edge_index, num_nodes: int | None = None) -> torch.Tensor:
+    """Indices of nodes with no prey (no incoming edge other than a self-loop)."""
+    src, dst, _, n, _ = _as_graph(data_or_edge_index, num_nodes, None, False, "ignore")
+    indeg = np.bincount(dst, minlength=n)
+    return torch.from_numpy(np.flatnonzero(indeg == 0))
+
+
+def _levine(src, dst, w, n, names) -> np.ndarray:
+    name = (lambda i: repr(names[i])) if names is not None else (lambda i: str(i))
+    indeg = np.bincount(dst, weights=w, minlength=n)
+    basal = np.flatnonzero(indeg == 0)
+    if len(basal) == 0:
+        raise ValueError("food web has no basal species (every node has a prey), so Levine trophic levels are "
+                         "not defined; use method='mackay'")
+    # which nodes can be reached from a basal species (a virtual root linked to every basal node)
+    A = sp.csr_matrix((np.ones(len(src) + len(basal)),
+                       (np.concatenate([src, np.full(len(basal), n)]), np.concatenate([dst, basal]))),
+                      shape=(n + 1, n + 1))
+    reached = breadth_first_order(A, n, directed=True, return_predecessors=False)
+    unreachable = np.setdiff1d(np.arange(n), reached)
+    if len(unreachable):
+        few = ", ".join(name(i) for i in unreachable[:5])
+        raise ValueError(f"{len(unreachable)} node(s) cannot be reached from a basal species (e.g. {few}), so "
+                         "Levine trophic levels are not defined; use method='mackay'")
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist(), strict=False):  # parallel edges: weights add up
+        G.add_edge(a, b, weight=G[a][b]["weight"] + x if G.has_edge(a, b) else x)
+    lv = nx.trophic_levels(G, weight="weight")
+    return np.array([lv[i] for i in range(n)], dtype=np.float64)
+
+
+def _mackay(src, dst, w, n) -> np.ndarray:
+    W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # duplicates are summed
+    s_in = np.asarray(W.sum(axis=0)).ravel()
+    s_out = np.asarray(W.sum(axis=1)).ravel()
+    u, v = s_in + s_out, s_in - s_out
+    L = (sp.diags(u) - W - W.T).tocsr()  # (N, N) Laplacian of the symmetrised graph
+    ncomp, comp = connected_components(W, directed=True, connection="weak")
+    # ground the first node of each component: the remaining system is non-singular (one solve for all)
+    first = np.full(ncomp, -1)
+    for i in range(n - 1, -1, -1):
+        first[comp[i]] = i
+    free = np.ones(n, dtype=bool)
+    free[first] = False
+    h = np.zeros(n)
+    if free.any():
+        idx = np.flatnonzero(free)
+        h[idx] = spsolve(L[idx][:, idx].tocsc(), v[idx])
+    # gauge: minimum level 1 in every weakly connected component
+    mins = np.full(ncomp, np.inf)
+    np.minimum.at(mins, comp, h)
+    return h - mins[comp] + 1.0
+
+
+def trophic_levels(
+    data_or_edge_index,
+    method: Method = "mackay",
+    num_nodes: int | None = None,
+    edge_weight: torch.Tensor | None = None,
+    *,
+    weighted: bool = True,
+    self_loops: Literal["ignore", "include"] = "ignore",
+) -> torch.Tensor:
+    """Trophic level of every node (see the module docstring for the math and conventions).
+
+    Args:
+        data_or_edge_index: a :class:`Data` (its ``edge_weight`` is used when present and ``weighted``) or an
+            ``edge_index`` long ``(2, E)`` with edges prey → predator.
+        method: ``"mackay"`` (any directed graph; per weakly connected component, minimum level 1) or
+            ``"levine"`` (basal species at 1; needs every node reachable from a basal species).
+        num_nodes: number of nodes (default: from ``data`` or the largest id + 1).
+        edge_weight: optional ``(E,)`` non-negative weights (overrides ``data.edge_weight``).
+        weighted: ``False`` ignores all weights.
+        self_loops: ``"ignore"`` (default) or ``"include"`` cannibalism.
+
+    Returns:
+        float ``(N,)`` tensor (float64).
+
+    Raises:
+        ValueError: for ``"levine"`` when there is no basal species or some node cannot be reached from one
+        (the message names a few such nodes and suggests ``method="mackay"``).
+    """
+    src, dst, w, n, names = _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted, self_loops)
+    if method == "levine":
+        h = _levine(src, dst, w, n, names)
+    elif method == "mackay":
+        h = _mackay(src, dst, w, n)
+    else:
+        raise ValueError(f"method={method!r}: expected 'mackay' or 'levine'")
+    return torch.from_numpy(h)
+
+
+def trophic_incoherence(
+    data_or_edge_index,
+    method: Literal["mackay", "johnson"] = "mackay",
+    num_nodes: int | None = None,
+    edge_weight: torch.Tensor | None = None,
+    *,
+    weighted: bool = True,
+    self_loops: Literal["ignore", "include"] = "ignore",
+) -> float:
+    """Trophic incoherence: MacKay et al.'s :math:`F_0` (``"mackay"``, in ``[0, 1]``) or Johnson et al.'s
+    :math:`q` (``"johnson"``, the std of Levine trophic differences over edges). 0 means perfectly coherent.
+    """
+    src, dst, w, n, names = _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted, self_loops)
+    if len(src) == 0:
+        raise ValueError("the graph has no edges (other than self-loops); trophic incoherence is undefined")
+    if method == "mackay":
+        h = _mackay(src, dst, w, n)
+        return float(np.sum(w * (h[dst] - h[src] - 1.0) ** 2) / np.sum(w))
+    if method == "johnson":
+        s = _levine(src, dst, w, n, names)
+        # unweighted std over edges, as networkx.trophic_incoherence_parameter
+        return float(np.std(s[dst] - s[src]))
+    raise ValueError(f"method={method!r}: expected 'mackay' or 'johnson'")
+
+
+class TrophicLevel(BaseTransform):
+    """Adds trophic levels as a node attribute (does not mutate its input).
+
+    Compute it on the **observed** graph of a split (:func:`gatbio.data.splits.observed_graph`) so that
+    held-out links never influence it.
+
+    Args:
+        method: ``"mackay"`` or ``"levine"``.
+        attr_name: attribute to write (default ``"trophic_level"``); ``None`` concatenates to ``x``.
+    """
+
+    def __init__(self, method: Method = "mackay", attr_name: str | None = "trophic_level", **kwargs):
+        self.method, self.attr_name, self.kwargs = method, attr_name, kwargs
+
+    def forward(self, data: Data) -> Data:
+        data = data.clone()
+        h = trophic_levels(data, self.method, **self.kwargs).to(torch.float)
+        if self.attr_name is None:
+            x = getattr(data, "x", None)
+            data.x = h.view(-1, 1) if x is None else torch.cat([x, h.view(-1, 1).to(x.dtype)], dim=-1)
+        else:
+            data[self.attr_name] = h
+        return data
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(method={self.method!r}, attr_name={self.attr_name!r})"
