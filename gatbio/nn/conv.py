@@ -1,0 +1,414 @@
+"""The attention layer: a drop-in superset of PyG's :class:`~torch_geometric.nn.conv.GATConv`."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from torch.nn import Parameter
+from torch_geometric.nn.conv import MessagePassing
+from torch_geometric.nn.dense.linear import Linear
+from torch_geometric.nn.inits import glorot, zeros
+from torch_geometric.utils import add_self_loops, remove_self_loops
+
+from gatbio.nn import functional as GF
+
+ATTENTIONS = ("gat", "gatv2", "dot")
+DEGREE_NORMS = (None, "log", "sym")
+IMPLS = ("auto", "reference", "fused")
+
+
+class GATConv(MessagePassing):
+    r"""Graph attention with degree normalisation, temperature and an additive attention bias.
+
+    With ``attention="gat"``, ``temperature=1.0``, ``degree_norm=None`` and no ``attn_bias`` this is
+    exactly PyG's :class:`~torch_geometric.nn.conv.GATConv` (Veličković et al., ICLR 2018): same
+    arguments, defaults, parameter names and outputs. With ``attention="gatv2"`` it is PyG's
+    :class:`~torch_geometric.nn.conv.GATv2Conv` (Brody et al., ICLR 2022).
+
+    For an edge :math:`j \to i` and head :math:`h` (:math:`W` shared projection, :math:`d` in-degrees with
+    self-loops, :math:`b` the ``attn_bias``), in this order:
+
+    .. math::
+        e_{ij}^{h} &= \begin{cases}
+            \mathrm{LeakyReLU}\big(a_{s,h}^\top W_h x_j + a_{d,h}^\top W_h x_i + a_{e,h}^\top W_{e,h} e_{ij}\big)
+                & \text{gat} \\
+            a_h^\top \mathrm{LeakyReLU}\big(W_{l,h} x_j + W_{r,h} x_i + W_{e,h} e_{ij}\big) & \text{gatv2} \\
+            (W_{q,h} x_i)^\top (W_{k,h} x_j) / \sqrt{C} + a_{e,h}^\top W_{e,h} e_{ij} & \text{dot}
+        \end{cases} \\
+        z_{ij}^{h} &= \big(e_{ij}^{h} - [\lambda_h \log d_j]_{\text{log}} + b_{ij}^{h}\big) / \tau_h \\
+        \alpha_{ij}^{h} &= \operatorname{softmax}_{j \in \mathcal{N}(i) \cup \{i\}}\big(z_{ij}^{h}\big)
+            \cdot \big[\sqrt{d_i / d_j}\big]_{\text{sym}} \\
+        x_i'^{\,h} &= \sum_{j \in \mathcal{N}(i) \cup \{i\}} \mathrm{dropout}(\alpha_{ij}^{h})\, V_h x_j, \qquad
+        x_i' = \big\Vert_h x_i'^{\,h} \text{ (concat) or } \tfrac{1}{H}\textstyle\sum_h x_i'^{\,h}
+            \;+\; [W_{\text{res}} x_i] + \text{bias}
+
+    where :math:`V = W` (gat, dot) or :math:`W_l` (gatv2). The ``log`` prior (:math:`\lambda_h` learnable,
+    initialised to 1) discounts hub sources while each target's attention still sums to one; the ``sym``
+    factor is the degree-normalised attention of "Bag of Tricks for Node Classification with Graph Neural
+    Networks" (Wang et al., 2021), after which attention no longer sums to one. The temperature
+    :math:`\tau_h` is fixed, or learnt per head as :math:`\tau_h = \tau_{\min} + \mathrm{softplus}(\rho_h)`
+    (initialised to 1). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
+    of ``edge_index``; self-loops added by the layer get :math:`b = 0`.
+
+    Args:
+        in_channels (int or tuple): Size of each input sample, or ``(src, dst)`` sizes for bipartite graphs.
+        out_channels (int): Size of each output sample per head (:math:`C`).
+        heads (int, optional): Number of attention heads :math:`H`. (default: :obj:`1`)
+        concat (bool, optional): Concatenate heads (else average them). (default: :obj:`True`)
+        negative_slope (float, optional): LeakyReLU slope. (default: :obj:`0.2`)
+        dropout (float, optional): Dropout probability of the attention weights. (default: :obj:`0.0`)
+        add_self_loops (bool, optional): Replace self-loops by one per node. (default: :obj:`True`)
+        edge_dim (int, optional): Edge feature dimensionality. (default: :obj:`None`)
+        fill_value (float or Tensor or str, optional): Edge features of added self-loops, as in
+            :func:`torch_geometric.utils.add_self_loops`. (default: :obj:`"mean"`)
+        bias (bool, optional): Learn an additive output bias. (default: :obj:`True`)
+        residual (bool, optional): Add a linear residual connection. (default: :obj:`False`)
+        attention (str, optional): ``"gat"``, ``"gatv2"`` or ``"dot"``. (default: :obj:`"gat"`)
+        temperature (float or str, optional): A positive number, or ``"learn"`` for a learnable
+            temperature per head. (default: :obj:`1.0`)
+        min_temperature (float, optional): Lower bound of a learnt temperature. (default: :obj:`0.05`)
+        degree_norm (str, optional): ``None``, ``"log"`` or ``"sym"``. (default: :obj:`None`)
+        share_weights (bool, optional): ``gatv2`` only: one projection for source and target, as in
+            :class:`~torch_geometric.nn.conv.GATv2Conv`. (default: :obj:`False`)
+        impl (str, optional): Aggregation path: ``"reference"`` (PyG message passing), ``"fused"``
+            (never builds the (E, H, C) message tensor) or ``"auto"`` (the faster one available).
+            (default: :obj:`"auto"`)
+        **kwargs (optional): Additional arguments of :class:`torch_geometric.nn.conv.MessagePassing`.
+
+    Shapes:
+        - **input:**
+          node features :math:`(|\mathcal{V}|, F_{in})` or :math:`((|\mathcal{V}_s|, F_s), (|\mathcal{V}_t|, F_t))`,
+          edge indices :math:`(2, |\mathcal{E}|)`,
+          edge features :math:`(|\mathcal{E}|, D)` *(optional)*,
+          attention bias :math:`(|\mathcal{E}|)` or :math:`(|\mathcal{E}|, H)` *(optional)*
+        - **output:** node features :math:`(|\mathcal{V}_t|, H * C)` or :math:`(|\mathcal{V}_t|, C)`
+          (``concat=False``); with ``return_attention_weights``, also ``(edge_index, alpha)`` with
+          edge indices :math:`(2, |\mathcal{E}'|)` (self-loops included) and :math:`\alpha` of shape
+          :math:`(|\mathcal{E}'|, H)`.
+    """
+
+    def __init__(
+        self,
+        in_channels: int | tuple[int, int],
+        out_channels: int,
+        heads: int = 1,
+        concat: bool = True,
+        negative_slope: float = 0.2,
+        dropout: float = 0.0,
+        add_self_loops: bool = True,
+        edge_dim: int | None = None,
+        fill_value: float | Tensor | str = "mean",
+        bias: bool = True,
+        residual: bool = False,
+        *,
+        attention: str = "gat",
+        temperature: float | str = 1.0,
+        min_temperature: float = 0.05,
+        degree_norm: str | None = None,
+        share_weights: bool = False,
+        impl: str = "auto",
+        **kwargs,
+    ):
+        kwargs.setdefault("aggr", "add")
+        super().__init__(node_dim=0, **kwargs)
+        _check_choice("attention", attention, ATTENTIONS)
+        _check_choice("degree_norm", degree_norm, DEGREE_NORMS)
+        _check_choice("impl", impl, IMPLS)
+        for name, value in (("out_channels", out_channels), ("heads", heads)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}={value!r} is not allowed: it must be a positive integer")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout={dropout!r} is not allowed: it must be in [0, 1)")
+        if not (isinstance(min_temperature, (int, float)) and min_temperature > 0):
+            raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be a positive number")
+        if isinstance(temperature, str):
+            if temperature != "learn":
+                raise ValueError(f"temperature={temperature!r} is not allowed: use a positive number or 'learn'")
+        elif not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
+            raise ValueError(f"temperature={temperature!r} is not allowed: it must be a positive number or 'learn'")
+        if share_weights and attention != "gatv2":
+            raise ValueError(f"share_weights=True is only allowed with attention='gatv2', not {attention!r}")
+        if degree_norm is not None and not isinstance(in_channels, int):
+            raise ValueError(
+                f"degree_norm={degree_norm!r} is not supported for bipartite in_channels={in_channels!r}: "
+                "in-degrees of source nodes are undefined there; pass a single int in_channels")
+
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.heads = heads
+        self.concat = concat
+        self.negative_slope = negative_slope
+        self.dropout = dropout
+        self.add_self_loops = add_self_loops
+        self.edge_dim = edge_dim
+        self.fill_value = fill_value
+        self.residual = residual
+        self.attention = attention
+        self.temperature = temperature
+        self.min_temperature = float(min_temperature)
+        self.degree_norm = degree_norm
+        self.share_weights = share_weights
+        self.impl = impl
+
+        H, C = heads, out_channels
+        src_ch, dst_ch = (in_channels, in_channels) if isinstance(in_channels, int) else in_channels
+        self._src_channels, self._dst_channels = src_ch, dst_ch
+
+        # Projections, named as in PyG's GATConv / GATv2Conv so that state dicts carry over.
+        self.lin = self.lin_src = self.lin_dst = None
+        self.lin_l = self.lin_r = None
+        self.lin_query = self.lin_key = None
+        self.att_src = self.att_dst = self.att = None
+        if attention == "gatv2":
+            self.lin_l = Linear(src_ch, H * C, bias=bias, weight_initializer="glorot")
+            self.lin_r = self.lin_l if share_weights else Linear(dst_ch, H * C, bias=bias,
+                                                                  weight_initializer="glorot")
+            self.att = Parameter(torch.empty(1, H, C))
+        else:
+            if isinstance(in_channels, int):
+                self.lin = Linear(in_channels, H * C, bias=False, weight_initializer="glorot")
+            else:
+                self.lin_src = Linear(src_ch, H * C, False, weight_initializer="glorot")
+                self.lin_dst = Linear(dst_ch, H * C, False, weight_initializer="glorot")
+            if attention == "gat":
+                self.att_src = Parameter(torch.empty(1, H, C))
+                self.att_dst = Parameter(torch.empty(1, H, C))
+            else:  # dot
+                self.lin_query = Linear(dst_ch, H * C, bias=False, weight_initializer="glorot")
+                self.lin_key = Linear(src_ch, H * C, bias=False, weight_initializer="glorot")
+
+        if edge_dim is not None:
+            self.lin_edge = Linear(edge_dim, H * C, bias=False, weight_initializer="glorot")
+            self.att_edge = Parameter(torch.empty(1, H, C)) if attention != "gatv2" else None
+        else:
+            self.lin_edge = None
+            self.att_edge = None
+
+        total_out_channels = C * (H if concat else 1)
+        if residual:
+            self.res = Linear(dst_ch, total_out_channels, bias=False, weight_initializer="glorot")
+        else:
+            self.register_parameter("res", None)
+
+        if temperature == "learn":
+            # tau_h = min_temperature + softplus(rho_h): positive and bounded below.
+            self.temperature_rho = Parameter(torch.empty(H))
+        else:
+            self.register_parameter("temperature_rho", None)
+        if degree_norm == "log":
+            self.degree_lambda = Parameter(torch.empty(H))
+        else:
+            self.register_parameter("degree_lambda", None)
+
+        if bias:
+            self.bias = Parameter(torch.empty(total_out_channels))
+        else:
+            self.register_parameter("bias", None)
+
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        super().reset_parameters()
+        for lin in (self.lin, self.lin_src, self.lin_dst, self.lin_l, self.lin_r, self.lin_query,
+                    self.lin_key, self.lin_edge, self.res):
+            if lin is not None:
+                lin.reset_parameters()
+        glorot(self.att_src)
+        glorot(self.att_dst)
+        glorot(self.att)
+        glorot(self.att_edge)
+        zeros(self.bias)
+        if self.temperature_rho is not None:
+            # softplus^{-1}(1 - min_temperature), so that tau starts at 1 (when min_temperature < 1).
+            start = max(1.0 - self.min_temperature, 1e-3)
+            self.temperature_rho.data.fill_(math.log(math.expm1(start)))
+        if self.degree_lambda is not None:
+            self.degree_lambda.data.fill_(1.0)
+
+    def tau(self) -> Tensor | float:
+        """The temperature: a float (fixed) or an (H,) tensor (learnt)."""
+        if self.temperature_rho is None:
+            return float(self.temperature)
+        return self.min_temperature + F.softplus(self.temperature_rho)
+
+    # ------------------------------------------------------------------ forward
+    def forward(
+        self,
+        x: Tensor | tuple[Tensor, Tensor | None],
+        edge_index: Tensor,
+        edge_attr: Tensor | None = None,
+        attn_bias: Tensor | None = None,
+        size: tuple[int, int] | None = None,
+        return_attention_weights: bool | None = None,
+    ):
+        r"""Runs the forward pass.
+
+        Args:
+            x: node features (N, F) or a pair ``(x_src, x_dst)`` for bipartite graphs.
+            edge_index: (2, E) source → target indices.
+            edge_attr: optional (E, edge_dim) edge features.
+            attn_bias: optional (E,) or (E, H) additive bias of the attention logits of the edges of
+                ``edge_index`` (added self-loops get 0).
+            size: optional ``(N_src, N_dst)``.
+            return_attention_weights: if set (to any value, as in PyG), also return
+                ``(edge_index, alpha)`` with the self-loops the layer added and alpha of shape (E', H).
+        """
+        H, C = self.heads, self.out_channels
+        x_src_in, x_dst_in = (x, x) if isinstance(x, Tensor) else x
+        self._check_inputs(x_src_in, x_dst_in, edge_index, edge_attr, attn_bias, size)
+        num_src = x_src_in.size(0) if size is None else size[0]
+        num_dst = (x_dst_in.size(0) if x_dst_in is not None else num_src) if size is None else size[1]
+
+        res = self.res(x_dst_in) if (self.res is not None and x_dst_in is not None) else None
+
+        # 1. Projections: values v (N_src, H, C) and what the scores need.
+        if self.attention == "gatv2":
+            v = self.lin_l(x_src_in).view(-1, H, C)  # (N_src, H, C)
+            if x_dst_in is None:
+                raise ValueError("attention='gatv2' needs target node features: pass x as (x_src, x_dst)")
+            if self.share_weights and x_dst_in is x_src_in:
+                x_r = v
+            else:
+                x_r = self.lin_r(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
+        else:
+            lin_src = self.lin if self.lin is not None else self.lin_src
+            lin_dst = self.lin if self.lin is not None else self.lin_dst
+            v = lin_src(x_src_in).view(-1, H, C)  # (N_src, H, C)
+            if x_dst_in is None:
+                x_d = None
+            elif x_dst_in is x_src_in and self.lin is not None:
+                x_d = v
+            else:
+                x_d = lin_dst(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
+
+        # Self-loops: replace existing ones by one per node; the bias of added loops is 0.
+        if attn_bias is not None and attn_bias.dim() == 1:
+            attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
+        if self.add_self_loops:
+            n_loops = min(num_src, num_dst)
+            keep = edge_index[0] != edge_index[1]
+            edge_index, edge_attr = remove_self_loops(edge_index, edge_attr)
+            edge_index, edge_attr = add_self_loops(edge_index, edge_attr, fill_value=self.fill_value,
+                                                   num_nodes=n_loops)
+            if attn_bias is not None:
+                attn_bias = torch.cat([attn_bias[keep], attn_bias.new_zeros(n_loops, H)], dim=0)
+
+        # 2. Raw scores e_ij (E, H).
+        e_feat = None
+        if edge_attr is not None and self.lin_edge is not None:
+            if edge_attr.dim() == 1:
+                edge_attr = edge_attr.view(-1, 1)
+            e_feat = self.lin_edge(edge_attr).view(-1, H, C)  # (E, H, C)
+        if self.attention == "gat":
+            a_src = (v * self.att_src).sum(dim=-1)  # (N_src, H)
+            a_dst = None if x_d is None else (x_d * self.att_dst).sum(dim=-1)  # (N_dst, H)
+            a_edge = None if e_feat is None else (e_feat * self.att_edge).sum(dim=-1)  # (E, H)
+            scores = GF.gat_scores(a_src, a_dst, edge_index, a_edge, self.negative_slope)
+        elif self.attention == "gatv2":
+            scores = GF.gatv2_scores(v, x_r, edge_index, self.att, e_feat, self.negative_slope)
+        else:  # dot
+            q = self.lin_query(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
+            k = self.lin_key(x_src_in).view(-1, H, C)  # (N_src, H, C)
+            scores = GF.dot_scores(q, k, edge_index)
+            if e_feat is not None:
+                scores = scores + (e_feat * self.att_edge).sum(dim=-1)
+
+        # 3-5. Degree prior, bias, temperature, softmax, degree factor (gatbio.nn.functional).
+        deg = None
+        if self.degree_norm is not None:
+            deg = GF.in_degree(edge_index, max(num_src, num_dst), dtype=scores.dtype)  # (N,)
+        alpha = GF.attention_weights(
+            scores, edge_index, num_dst, attn_bias=attn_bias, temperature=self.tau(),
+            degree_norm=self.degree_norm, degree_lambda=self.degree_lambda, deg=deg,
+        )
+        alpha = F.dropout(alpha, p=self.dropout, training=self.training)  # (E, H)
+
+        # 6. Aggregation of the values.
+        out = self._aggregate(v, alpha, edge_index, num_src, num_dst)  # (N_dst, H, C)
+        out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
+        if res is not None:
+            out = out + res
+        if self.bias is not None:
+            out = out + self.bias
+
+        if return_attention_weights is not None:
+            return out, (edge_index, alpha)
+        return out
+
+    def _aggregate(self, v: Tensor, alpha: Tensor, edge_index: Tensor, num_src: int, num_dst: int) -> Tensor:
+        """out_i = sum_j alpha_ij v_j, shape (N_dst, H, C)."""
+        if self.impl == "fused":
+            raise NotImplementedError("impl='fused' is not available in this build; use impl='reference'")
+        return self.propagate(edge_index, x=(v, None), alpha=alpha, size=(num_src, num_dst))
+
+    def message(self, x_j: Tensor, alpha: Tensor) -> Tensor:
+        return alpha.unsqueeze(-1) * x_j  # (E, H, C)
+
+    # --------------------------------------------------------------- validation
+    def _check_inputs(self, x_src, x_dst, edge_index, edge_attr, attn_bias, size) -> None:
+        """Validate at the boundary, with messages that say what was expected."""
+        if not isinstance(x_src, Tensor) or x_src.dim() != 2:
+            raise ValueError(f"x must be a 2-D tensor (num_nodes, in_channels); got "
+                             f"{tuple(x_src.shape) if isinstance(x_src, Tensor) else type(x_src).__name__}")
+        if x_src.size(1) != self._src_channels:
+            raise ValueError(f"x has {x_src.size(1)} features per node but this layer was built with "
+                             f"in_channels={self.in_channels}")
+        if x_dst is not None and x_dst is not x_src and x_dst.size(1) != self._dst_channels:
+            raise ValueError(f"x_dst has {x_dst.size(1)} features per node but this layer was built with "
+                             f"in_channels={self.in_channels}")
+        if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
+            shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
+            raise ValueError(f"edge_index must be a (2, E) integer tensor; got {shape}")
+        if edge_index.dtype not in (torch.long, torch.int):
+            raise ValueError(f"edge_index must hold integers (torch.long); got dtype {edge_index.dtype}")
+        E = edge_index.size(1)
+        if E > 0:
+            num_src = x_src.size(0) if size is None else size[0]
+            num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
+            lo = int(edge_index.min())
+            if lo < 0:
+                raise ValueError(f"edge_index contains a negative node index ({lo})")
+            max_src, max_dst = int(edge_index[0].max()), int(edge_index[1].max())
+            if max_src >= num_src:
+                raise ValueError(f"edge_index contains source node index {max_src} but there are only "
+                                 f"{num_src} source nodes (valid indices 0..{num_src - 1})")
+            if max_dst >= num_dst:
+                raise ValueError(f"edge_index contains target node index {max_dst} but there are only "
+                                 f"{num_dst} target nodes (valid indices 0..{num_dst - 1})")
+        if edge_attr is not None:
+            if self.lin_edge is None:
+                raise ValueError("edge_attr was given but this layer was built with edge_dim=None; "
+                                 "pass edge_dim=<edge feature size> to the constructor")
+            width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
+            if edge_attr.size(0) != E or width != self.edge_dim:
+                raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, {self.edge_dim}) "
+                                 f"(one row of edge_dim={self.edge_dim} features per edge of edge_index)")
+        if attn_bias is not None:
+            H = self.heads
+            ok = isinstance(attn_bias, Tensor) and (
+                (attn_bias.dim() == 1 and attn_bias.size(0) == E)
+                or (attn_bias.dim() == 2 and attn_bias.shape == (E, H)))
+            if not ok:
+                shape = tuple(attn_bias.shape) if isinstance(attn_bias, Tensor) else type(attn_bias).__name__
+                raise ValueError(f"attn_bias has shape {shape}, expected ({E},) or ({E}, {H}): one value "
+                                 f"(or one per head) for each of the E={E} edges of edge_index")
+
+    def __repr__(self) -> str:
+        extra = []
+        if self.attention != "gat":
+            extra.append(f"attention={self.attention!r}")
+        if self.temperature != 1.0:
+            extra.append(f"temperature={self.temperature!r}")
+        if self.degree_norm is not None:
+            extra.append(f"degree_norm={self.degree_norm!r}")
+        more = "".join(", " + e for e in extra)
+        return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, heads={self.heads}{more})"
+
+
+def _check_choice(name: str, value, allowed: tuple) -> None:
+    if value not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name}={value!r} is not allowed: choose one of {shown}")

@@ -1,0 +1,157 @@
+r"""Pure tensor operations of graph attention, in the order :class:`gatbio.nn.GATConv` applies them.
+
+For an edge :math:`j \to i` (source :math:`j`, target :math:`i`) and head :math:`h`:
+
+.. math::
+    e_{ij}^{h} &= \text{score}^{h}(i, j)
+        && \text{(``gat``, ``gatv2`` or ``dot``; see :class:`~gatbio.nn.GATConv`)} \\
+    z_{ij}^{h} &= \frac{e_{ij}^{h} - \lambda_h \log d_j + b_{ij}^{h}}{\tau_h}
+        && \text{(degree prior, additive bias, temperature)} \\
+    \alpha_{ij}^{h} &= \operatorname{softmax}_{j \in \mathcal{N}(i)} z_{ij}^{h}
+        \cdot \Big(\sqrt{d_i / d_j}\Big)^{[\text{sym}]}
+        && \text{(per-target softmax, optional degree factor)}
+
+where :math:`d` are in-degrees (self-loops included), the :math:`\log d_j` term is used only with
+``degree_norm="log"`` and the :math:`\sqrt{d_i/d_j}` factor only with ``degree_norm="sym"``.
+
+Every function here takes and returns plain tensors, so each step can be tested against a dense reference.
+Shapes: ``N`` nodes, ``E`` edges, ``H`` heads, ``C`` channels per head.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from torch_geometric.utils import degree, softmax
+
+__all__ = [
+    "gat_scores",
+    "gatv2_scores",
+    "dot_scores",
+    "in_degree",
+    "attention_weights",
+]
+
+
+def gat_scores(
+    a_src: Tensor, a_dst: Tensor | None, edge_index: Tensor, a_edge: Tensor | None = None,
+    negative_slope: float = 0.2,
+) -> Tensor:
+    r"""Additive (GAT) scores :math:`\mathrm{LeakyReLU}(a_s^\top W x_j + a_d^\top W x_i + a_e^\top W_e e_{ij})`.
+
+    Args:
+        a_src: (N_src, H) source terms :math:`a_s^\top W x_j`.
+        a_dst: (N_dst, H) target terms, or ``None`` (bipartite without target features).
+        edge_index: (2, E) source, target.
+        a_edge: optional (E, H) edge-feature terms.
+
+    Returns:
+        (E, H) scores.
+    """
+    e = a_src.index_select(0, edge_index[0])  # (E, H)
+    if a_dst is not None:
+        e = e + a_dst.index_select(0, edge_index[1])
+    if a_edge is not None:
+        e = e + a_edge
+    return F.leaky_relu(e, negative_slope)
+
+
+def gatv2_scores(
+    x_src: Tensor, x_dst: Tensor, edge_index: Tensor, att: Tensor, e_feat: Tensor | None = None,
+    negative_slope: float = 0.2,
+) -> Tensor:
+    r"""GATv2 scores :math:`a^\top \mathrm{LeakyReLU}(W_l x_j + W_r x_i + W_e e_{ij})` (Brody et al., ICLR 2022).
+
+    Args:
+        x_src: (N_src, H, C) :math:`W_l x`.
+        x_dst: (N_dst, H, C) :math:`W_r x`.
+        edge_index: (2, E).
+        att: (1, H, C).
+        e_feat: optional (E, H, C) :math:`W_e e`.
+
+    Returns:
+        (E, H) scores.
+    """
+    x = x_src.index_select(0, edge_index[0]) + x_dst.index_select(0, edge_index[1])  # (E, H, C)
+    if e_feat is not None:
+        x = x + e_feat
+    x = F.leaky_relu(x, negative_slope)
+    return (x * att).sum(dim=-1)  # (E, H)
+
+
+def dot_scores(q: Tensor, k: Tensor, edge_index: Tensor) -> Tensor:
+    r"""Scaled dot-product scores :math:`(W_q x_i)^\top (W_k x_j) / \sqrt{C}`.
+
+    Args:
+        q: (N_dst, H, C) queries of the targets.
+        k: (N_src, H, C) keys of the sources.
+        edge_index: (2, E).
+
+    Returns:
+        (E, H) scores.
+    """
+    C = q.size(-1)
+    qi = q.index_select(0, edge_index[1])  # (E, H, C)
+    kj = k.index_select(0, edge_index[0])  # (E, H, C)
+    return (qi * kj).sum(dim=-1) / math.sqrt(C)  # (E, H)
+
+
+def in_degree(edge_index: Tensor, num_nodes: int, dtype: torch.dtype = torch.float) -> Tensor:
+    """In-degree of every node (number of edges whose target it is), as a float tensor of shape (N,)."""
+    return degree(edge_index[1], num_nodes, dtype=dtype)
+
+
+def attention_weights(
+    scores: Tensor,
+    edge_index: Tensor,
+    num_dst: int,
+    *,
+    attn_bias: Tensor | None = None,
+    temperature: Tensor | float | None = None,
+    degree_norm: str | None = None,
+    degree_lambda: Tensor | None = None,
+    deg: Tensor | None = None,
+) -> Tensor:
+    r"""Turn raw scores into attention weights, in the documented order.
+
+    1. degree prior (``degree_norm="log"``): :math:`e - \lambda_h \log d_j`
+    2. additive bias: :math:`+\, b_{ij}^h`
+    3. temperature: :math:`/\, \tau_h`
+    4. softmax over the incoming edges of each target (PyG's :func:`~torch_geometric.utils.softmax`,
+       which subtracts the per-target maximum, so logits of any magnitude are safe)
+    5. degree factor (``degree_norm="sym"``): :math:`\cdot \sqrt{d_i / d_j}`
+
+    Args:
+        scores: (E, H) raw scores.
+        edge_index: (2, E) with self-loops already added (if any).
+        num_dst: number of target nodes.
+        attn_bias: optional (E, H) bias (already broadcast to H heads).
+        temperature: scalar, (H,) tensor, or ``None`` (= 1).
+        degree_norm: ``None``, ``"log"`` or ``"sym"``.
+        degree_lambda: (H,) strengths of the log-degree prior (``"log"`` only).
+        deg: (N,) in-degrees (self-loops included) for the degree modes; degrees below 1 are read as 1.
+
+    Returns:
+        (E, H) attention weights. Each target's weights sum to one except with ``degree_norm="sym"``.
+    """
+    src, dst = edge_index[0], edge_index[1]
+    z = scores
+    if degree_norm == "log":
+        log_d = deg.clamp(min=1).log().index_select(0, src)  # (E,)
+        z = z - degree_lambda.view(1, -1) * log_d.unsqueeze(-1)  # (E, H)
+    if attn_bias is not None:
+        z = z + attn_bias
+    if temperature is not None:
+        if isinstance(temperature, Tensor):
+            z = z / temperature.view(1, -1)
+        elif temperature != 1.0:
+            z = z / temperature
+    alpha = softmax(z, dst, num_nodes=num_dst)  # (E, H)
+    if degree_norm == "sym":
+        d = deg.clamp(min=1)
+        factor = (d.index_select(0, dst) / d.index_select(0, src)).sqrt()  # (E,)
+        alpha = alpha * factor.unsqueeze(-1)
+    return alpha

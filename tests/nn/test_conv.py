@@ -1,0 +1,282 @@
+"""Tests of gatbio.nn.GATConv: equality with PyG, attention invariants, gradients, stability, errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+import torch_geometric.nn as pyg_nn
+from torch_geometric.utils import scatter
+
+from gatbio.nn import GATConv
+
+ATTENTIONS = ["gat", "gatv2", "dot"]
+TEMPERATURES = [1.0, 0.5, "learn"]
+DEGREE_NORMS = [None, "log", "sym"]
+
+
+def small_graph(device="cpu", dtype=torch.float32, seed=0):
+    """7 nodes, 12 directed edges with a hub (node 0), one existing self-loop (3→3), edge features."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(7, 8, generator=g, dtype=dtype)
+    edge_index = torch.tensor([[0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 3, 1],
+                               [1, 2, 3, 4, 0, 0, 0, 5, 6, 4, 3, 2]])
+    edge_attr = torch.randn(edge_index.size(1), 3, generator=g, dtype=dtype)
+    return x.to(device), edge_index.to(device), edge_attr.to(device)
+
+
+def incoming_sums(alpha, edge_index, num_nodes):
+    return scatter(alpha, edge_index[1], dim=0, dim_size=num_nodes, reduce="sum")  # (N, H)
+
+
+# ---------------------------------------------------------------- 1. equality with PyG
+@pytest.mark.parametrize("heads,concat,residual,edge_dim,add_loops",
+                         list(itertools.product([1, 4], [True, False], [True, False], [None, 3], [True, False])))
+@pytest.mark.parametrize("attention,reference", [("gat", pyg_nn.GATConv), ("gatv2", pyg_nn.GATv2Conv)])
+def test_equals_pyg(attention, reference, heads, concat, residual, edge_dim, add_loops, device):
+    x, ei, ea = small_graph(device)
+    kw = dict(heads=heads, concat=concat, residual=residual, edge_dim=edge_dim, add_self_loops=add_loops)
+    ref = reference(8, 5, **kw).to(device)
+    ours = GATConv(8, 5, attention=attention, **kw).to(device)
+    ours.load_state_dict(ref.state_dict(), strict=True)  # same parameter names
+    ea = ea if edge_dim else None
+    out_ref, (ei_ref, a_ref) = ref(x, ei, ea, return_attention_weights=True)
+    out, (ei_ours, a_ours) = ours(x, ei, ea, return_attention_weights=True)
+    assert out.shape == out_ref.shape
+    torch.testing.assert_close(out, out_ref, atol=1e-6, rtol=0)
+    assert torch.equal(ei_ours, ei_ref)
+    assert a_ours.shape == (ei_ref.size(1), heads)
+    torch.testing.assert_close(a_ours, a_ref, atol=1e-6, rtol=0)
+
+
+def test_bipartite_equals_pyg():
+    torch.manual_seed(0)
+    xs, xd = torch.randn(5, 6), torch.randn(3, 4)
+    ei = torch.tensor([[0, 1, 2, 3, 4, 0], [0, 0, 1, 1, 2, 2]])
+    ref = pyg_nn.GATConv((6, 4), 5, heads=2, add_self_loops=False)
+    ours = GATConv((6, 4), 5, heads=2, add_self_loops=False)
+    ours.load_state_dict(ref.state_dict(), strict=True)
+    torch.testing.assert_close(ours((xs, xd), ei), ref((xs, xd), ei), atol=1e-6, rtol=0)
+
+
+def test_defaults_match_pyg_signature():
+    import inspect
+
+    ref = inspect.signature(pyg_nn.GATConv.__init__).parameters
+    ours = inspect.signature(GATConv.__init__).parameters
+    for name, p in ref.items():
+        if name in ("self", "kwargs"):
+            continue
+        assert name in ours, name
+        assert ours[name].default == p.default, name
+
+
+# ---------------------------------------------------------------- 2. attention invariants
+ALL_MODES = list(itertools.product(ATTENTIONS, TEMPERATURES, DEGREE_NORMS))
+
+
+@pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)
+def test_attention_sums_to_one(attention, temperature, degree_norm, device):
+    x, ei, _ = small_graph(device)
+    conv = GATConv(8, 4, heads=3, attention=attention, temperature=temperature, degree_norm=degree_norm).to(device)
+    bias = torch.randn(ei.size(1), 3, device=device)
+    _, (ei2, alpha) = conv(x, ei, attn_bias=bias, return_attention_weights=True)
+    sums = incoming_sums(alpha, ei2, x.size(0))
+    if degree_norm == "sym":
+        # After the softmax each weight is scaled by sqrt(d_i / d_j): check that formula instead.
+        conv_plain = GATConv(8, 4, heads=3, attention=attention, temperature=temperature).to(device)
+        conv_plain.load_state_dict(conv.state_dict(), strict=False)
+        _, (_, a_plain) = conv_plain(x, ei, attn_bias=bias, return_attention_weights=True)
+        deg = torch.bincount(ei2[1], minlength=x.size(0)).float()
+        factor = (deg[ei2[1]] / deg[ei2[0]]).sqrt().unsqueeze(-1)
+        torch.testing.assert_close(alpha, a_plain * factor, atol=1e-6, rtol=1e-5)
+    else:
+        torch.testing.assert_close(sums, torch.ones_like(sums), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)
+def test_bias_constant_per_target_changes_nothing(attention, temperature, degree_norm):
+    x, ei, _ = small_graph()
+    conv = GATConv(8, 4, heads=2, attention=attention, temperature=temperature, degree_norm=degree_norm,
+                   add_self_loops=False).eval()
+    per_target = torch.randn(x.size(0), 2)
+    out0, (_, a0) = conv(x, ei, return_attention_weights=True)
+    out1, (_, a1) = conv(x, ei, attn_bias=per_target[ei[1]], return_attention_weights=True)
+    torch.testing.assert_close(a1, a0, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(out1, out0, atol=1e-5, rtol=1e-5)
+
+
+def test_bias_changes_attention_and_self_loops_get_zero():
+    x, ei, _ = small_graph()
+    conv = GATConv(8, 4, heads=1).eval()
+    bias = torch.zeros(ei.size(1))
+    bias[0] = 5.0  # edge 0 -> 1 gets a big bonus
+    _, (ei2, a0) = conv(x, ei, return_attention_weights=True)
+    _, (_, a1) = conv(x, ei, attn_bias=bias, return_attention_weights=True)
+    e01 = ((ei2[0] == 0) & (ei2[1] == 1)).nonzero().item()
+    assert a1[e01, 0] > a0[e01, 0]
+    # With a bias that is zero everywhere, nothing changes (added self-loops get zero too).
+    _, (_, a2) = conv(x, ei, attn_bias=torch.zeros(ei.size(1), 1).expand(-1, 1).reshape(-1), return_attention_weights=True)
+    torch.testing.assert_close(a2, a0)
+
+
+@pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)
+def test_permutation_equivariance(attention, temperature, degree_norm):
+    x, ei, ea = small_graph()
+    conv = GATConv(8, 4, heads=2, attention=attention, temperature=temperature, degree_norm=degree_norm,
+                   edge_dim=3).eval()
+    bias = torch.randn(ei.size(1), 2)
+    perm = torch.randperm(x.size(0), generator=torch.Generator().manual_seed(3))
+    inv = torch.empty_like(perm)
+    inv[perm] = torch.arange(perm.numel())
+    out = conv(x, ei, ea, attn_bias=bias)
+    out_p = conv(x[perm], inv[ei], ea, attn_bias=bias)  # node perm[k] is now called k
+    torch.testing.assert_close(out_p, out[perm], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_temperature_limits(attention):
+    x, ei, _ = small_graph()
+    hot = GATConv(8, 4, heads=2, attention=attention, temperature=1e6).eval()
+    _, (ei2, a_hot) = hot(x, ei, return_attention_weights=True)
+    deg = torch.bincount(ei2[1], minlength=x.size(0)).float()
+    torch.testing.assert_close(a_hot, (1.0 / deg[ei2[1]]).unsqueeze(-1).expand_as(a_hot), atol=1e-4, rtol=0)
+
+    cold = GATConv(8, 4, heads=2, attention=attention, temperature=1e-4).eval()
+    cold_ref = GATConv(8, 4, heads=2, attention=attention).eval()
+    cold_ref.load_state_dict(cold.state_dict())
+    _, (ei2, a_cold) = cold(x, ei, return_attention_weights=True)
+    _, (_, a_one) = cold_ref(x, ei, return_attention_weights=True)
+    # argmax of the tau=1 weights per target gets (almost) all the mass
+    for i in range(x.size(0)):
+        m = ei2[1] == i
+        for h in range(2):
+            best = a_one[m, h].argmax()
+            assert a_cold[m, h][best] > 0.99
+
+
+def test_learnable_temperature_is_positive_and_bounded():
+    conv = GATConv(8, 4, heads=3, temperature="learn", min_temperature=0.1)
+    torch.testing.assert_close(conv.tau(), torch.ones(3))
+    with torch.no_grad():
+        conv.temperature_rho.fill_(-1e4)
+    assert torch.all(conv.tau() >= 0.1)
+    assert conv.temperature_rho.requires_grad
+
+
+def test_log_degree_prior_discounts_hubs():
+    # Target 5 receives from a hub (0, in-degree 5) and a leaf (1, in-degree 2 with self-loop).
+    ei = torch.tensor([[2, 3, 4, 6, 0, 1, 0], [0, 0, 0, 0, 5, 5, 1]])
+    x = torch.ones(7, 4)  # identical features: plain attention is uniform
+    plain = GATConv(4, 2, heads=1).eval()
+    logn = GATConv(4, 2, heads=1, degree_norm="log").eval()
+    logn.load_state_dict(plain.state_dict(), strict=False)
+    _, (e2, a_plain) = plain(x, ei, return_attention_weights=True)
+    _, (_, a_log) = logn(x, ei, return_attention_weights=True)
+    hub = ((e2[0] == 0) & (e2[1] == 5)).nonzero().item()
+    leaf = ((e2[0] == 1) & (e2[1] == 5)).nonzero().item()
+    assert float(a_plain[hub, 0]) == pytest.approx(float(a_plain[leaf, 0]))
+    assert a_log[hub, 0] < a_log[leaf, 0]
+    # exact: weights proportional to 1/deg(j) when lambda = 1 and scores are equal
+    deg = torch.bincount(e2[1], minlength=7).float()
+    m = e2[1] == 5
+    expected = (1 / deg[e2[0][m]]) / (1 / deg[e2[0][m]]).sum()
+    torch.testing.assert_close(a_log[m, 0], expected, atol=1e-6, rtol=0)
+
+
+# ---------------------------------------------------------------- 3. gradcheck in float64
+@pytest.mark.parametrize("attention,temperature,degree_norm",
+                         list(itertools.product(ATTENTIONS, [0.7, "learn"], DEGREE_NORMS)))
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_gradcheck(attention, temperature, degree_norm, with_bias):
+    x, ei, ea = small_graph(dtype=torch.float64)
+    conv = GATConv(8, 3, heads=2, attention=attention, temperature=temperature, degree_norm=degree_norm,
+                   edge_dim=3, residual=True).double()
+    x = x.clone().requires_grad_()
+    bias = torch.randn(ei.size(1), 2, dtype=torch.float64, requires_grad=True) if with_bias else None
+    params = [p for p in conv.parameters()]
+
+    def f(x, bias, *ps):
+        return conv(x, ei, ea, attn_bias=bias)
+
+    inputs = (x, bias, *params) if bias is not None else (x, None, *params)
+    # fast_mode checks random projections of the Jacobian (same guarantee in expectation, far cheaper)
+    assert torch.autograd.gradcheck(lambda *a: f(*a), inputs, eps=1e-6, atol=1e-5, fast_mode=True)
+
+
+# ---------------------------------------------------------------- 4. numerical stability
+@pytest.mark.parametrize("attention,degree_norm", list(itertools.product(ATTENTIONS, DEGREE_NORMS)))
+def test_no_nan_with_huge_logits_or_tiny_temperature(attention, degree_norm):
+    x, ei, _ = small_graph()
+    for temperature, scale in ((1.0, 1e4), (1e-3, 1.0), (1e-3, 1e4)):
+        conv = GATConv(8, 4, heads=2, attention=attention, temperature=temperature, degree_norm=degree_norm)
+        xs = (x * scale).requires_grad_()
+        bias = torch.full((ei.size(1), 2), 1e4, requires_grad=True)
+        out, (_, alpha) = conv(xs, ei, attn_bias=bias, return_attention_weights=True)
+        out.square().mean().backward()
+        assert torch.isfinite(out).all() and torch.isfinite(alpha).all()
+        assert torch.isfinite(xs.grad).all() and torch.isfinite(bias.grad).all()
+        for p in conv.parameters():
+            assert p.grad is None or torch.isfinite(p.grad).all()
+
+
+# ---------------------------------------------------------------- 5. device agnostic
+@pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)
+def test_runs_on_device(attention, temperature, degree_norm, device):
+    x, ei, ea = small_graph(device)
+    conv = GATConv(8, 4, heads=2, attention=attention, temperature=temperature, degree_norm=degree_norm,
+                   edge_dim=3, residual=True).to(device)
+    out = conv(x, ei, ea, attn_bias=torch.randn(ei.size(1), device=device))
+    assert out.device.type == device.type and out.shape == (7, 8)
+    out.sum().backward()
+
+
+# ---------------------------------------------------------------- 6. errors that say what to do
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(attention="transformer"), r"attention='transformer' is not allowed: choose one of 'gat', 'gatv2', 'dot'"),
+    (dict(degree_norm="mean"), r"degree_norm='mean' is not allowed: choose one of None, 'log', 'sym'"),
+    (dict(temperature=0.0), r"temperature=0.0 is not allowed: it must be a positive number or 'learn'"),
+    (dict(temperature=-2), r"temperature=-2 is not allowed"),
+    (dict(temperature="hot"), r"temperature='hot' is not allowed: use a positive number or 'learn'"),
+    (dict(min_temperature=0), r"min_temperature=0 is not allowed"),
+    (dict(heads=0), r"heads=0 is not allowed"),
+    (dict(share_weights=True), r"share_weights=True is only allowed with attention='gatv2'"),
+])
+def test_bad_constructor_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GATConv(8, 4, **kwargs)
+
+
+def test_bad_call_arguments():
+    x, ei, ea = small_graph()
+    conv = GATConv(8, 4, heads=2)
+    with pytest.raises(ValueError, match=r"attn_bias has shape \(5,\), expected \(12,\) or \(12, 2\)"):
+        conv(x, ei, attn_bias=torch.zeros(5))
+    with pytest.raises(ValueError, match=r"attn_bias has shape \(12, 3\), expected \(12,\) or \(12, 2\)"):
+        conv(x, ei, attn_bias=torch.zeros(12, 3))
+    bad = ei.clone()
+    bad[1, 0] = 9
+    with pytest.raises(ValueError, match=r"target node index 9 but there are only 7 target nodes"):
+        conv(x, bad)
+    bad = ei.clone()
+    bad[0, 0] = 7
+    with pytest.raises(ValueError, match=r"source node index 7 but there are only 7 source nodes"):
+        conv(x, bad)
+    with pytest.raises(ValueError, match=r"x has 5 features per node but this layer was built with in_channels=8"):
+        conv(torch.randn(7, 5), ei)
+    with pytest.raises(ValueError, match=r"edge_index must be a \(2, E\) integer tensor; got \(12,\)"):
+        conv(x, ei[0])
+    with pytest.raises(ValueError, match=r"edge_attr was given but this layer was built with edge_dim=None"):
+        conv(x, ei, ea)
+    with pytest.raises(ValueError, match=r"edge_attr has shape \(12, 3\), expected \(12, 2\)"):
+        GATConv(8, 4, edge_dim=2)(x, ei, ea)
+
+
+def test_repr_and_reset_parameters():
+    conv = GATConv(8, 4, heads=2, temperature="learn", degree_norm="log")
+    assert repr(conv) == "GATConv(8, 4, heads=2, temperature='learn', degree_norm='log')"
+    with torch.no_grad():
+        conv.degree_lambda.fill_(3.0)
+    conv.reset_parameters()
+    assert torch.all(conv.degree_lambda == 1.0)
