@@ -1,0 +1,182 @@
+"""Every named dataset in the shared folder loads with the counts its SOURCE.md gives."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+from torch_geometric.utils import is_undirected
+
+from gatbio.data import dataset_names, list_datasets, load
+from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS
+
+
+def n_self_loops(d):
+    return int((d.edge_index[0] == d.edge_index[1]).sum())
+
+
+def check_contract(d):
+    assert d.edge_index.dtype == torch.long and d.edge_index.dim() == 2 and d.edge_index.size(0) == 2
+    assert isinstance(d.name, str) and d.name
+    assert isinstance(d.node_names, list) and len(d.node_names) == d.num_nodes
+    assert all(isinstance(s, str) for s in d.node_names)
+    if d.num_edges:
+        assert 0 <= int(d.edge_index.min()) and int(d.edge_index.max()) < d.num_nodes
+
+
+def test_node2vec_ppi(data_root):
+    d = load("node2vec-ppi", root=data_root)
+    check_contract(d)
+    # 3,890 nodes; 38,739 undirected pairs incl. 894 self-loops -> 76,584 directed entries
+    assert d.num_nodes == 3890 and d.num_edges == 76584 and n_self_loops(d) == 894
+    assert is_undirected(d.edge_index)
+    assert d.y.shape == (3890, 50) and d.y.dtype == torch.float and len(d.label_names) == 50
+    assert int(d.y.sum()) == 6640 and d.y.sum(1).min() >= 1 and int(d.y.sum(1).max()) == 10
+    no_loops = load("node2vec-ppi", root=data_root, self_loops="remove")
+    assert no_loops.num_edges == 76584 - 894 and n_self_loops(no_loops) == 0
+
+
+def test_yeast_bu2003(data_root):
+    d = load("yeast-bu2003", root=data_root)
+    check_contract(d)
+    assert d.num_nodes == 2361 and n_self_loops(d) == 536
+    assert d.num_edges == (7182 - 536) * 2 + 536 and is_undirected(d.edge_index)
+    assert d.node_names[0] == "YBR236C" and d.node_descriptions[0].startswith("ABD1")
+    sizes13 = torch.bincount(d.y13, minlength=13).tolist()
+    # SOURCE.md: class 1(T):283, 2(M):183, 3(U):586, 4(C):146, ... 13(A):54
+    assert sizes13 == [283, 183, 586, 146, 200, 147, 66, 260, 189, 82, 46, 119, 54]
+    assert d.y.dtype == torch.long and int((d.y == -1).sum()) == 586
+    assert d.label_names == ["T", "M", "C", "F", "P", "G", "D", "O", "E", "R", "B", "A"]
+    assert set(d.y[d.y >= 0].tolist()) == set(range(12))
+    assert d.label_names[int(d.y[d.y13 == 0][0])] == "T"
+
+
+def test_shs27k(data_root):
+    d = load("shs27k", root=data_root)
+    check_contract(d)
+    assert d.num_nodes == 1690 and d.num_edges == 2 * 7624 and is_undirected(d.edge_index)
+    assert d.edge_mode.shape == (2 * 7624, 7) and d.edge_mode.sum(1).min() >= 1
+    assert len(d.sequences) == 1690 and d.node_names[0].startswith("9606.ENSP")
+    assert 0.15 <= float(d.edge_weight.min()) and float(d.edge_weight.max()) <= 0.982
+
+
+def test_string_web_sample(data_root):
+    d = load("string-web-sample", root=data_root)
+    check_contract(d)
+    assert d.num_nodes == 12 and d.num_edges == 2 * 19
+    assert abs(float(d.edge_weight.min()) - 0.406) < 1e-6 and abs(float(d.edge_weight.max()) - 0.999) < 1e-6
+
+
+def test_ppi_tissues(data_root):
+    graphs = load("ppi-tissues", root=data_root)
+    expected = {"cerebellum": (39114, 2608, 1122), "frontal_lobe": (24651, 1952, 906),
+                "medulla_oblongata": (22571, 1828, 869), "midbrain": (31665, 2310, 1001),
+                "occipital_lobe": (22768, 1845, 868), "parietal_lobe": (6702, 754, 409),
+                "pons": (7594, 810, 438), "substantia_nigra": (31654, 2308, 1000),
+                "temporal_lobe": (38281, 2570, 1106)}
+    assert [g.tissue for g in graphs] == list(expected)
+    for g in graphs:
+        check_contract(g)
+        pairs, nodes, loops = expected[g.tissue]
+        assert (g.num_nodes, n_self_loops(g), g.num_edges) == (nodes, loops, 2 * pairs - loops)
+    assert sum((g.num_edges + n_self_loops(g)) // 2 for g in graphs) == 225000
+    assert len(set().union(*[g.node_names for g in graphs])) == 2716
+
+
+def test_ppi_partial(data_root):
+    graphs = load("ppi-partial", root=data_root)
+    assert len(graphs) == 24 and sum(g.num_nodes for g in graphs) == 56944
+    assert [g.num_nodes for g in graphs if g.split == "valid"] == [3230, 3284]
+    assert [g.num_nodes for g in graphs if g.split == "test"] == [3224, 2300]
+    assert all(g.x.shape == (g.num_nodes, 50) for g in graphs if g.split == "valid")
+
+
+def test_all_gateway_webs_match_web_index(data_root):
+    index = pd.read_csv(data_root / "gateway_dev" / "web_index.csv")
+    assert len(GATEWAY_WEBS) == 57 == len(index)
+    for _, row in index.iterrows():
+        d = load(f"gateway/{row.web_id}", root=data_root)
+        check_contract(d)
+        assert (d.num_nodes, d.num_edges) == (row.n_nodes, row.n_links)
+        assert n_self_loops(d) == 0 and d.x.shape[0] == d.num_nodes and not torch.isnan(d.x).any()
+        assert d.trait_names[-2:] == ["log_mass", "mass_missing"]
+        assert all(t.startswith(("met_", "mov_")) for t in d.trait_names[:-2])
+
+
+def test_gateway_keeps_file_line_order(data_root):
+    d = load("gateway/AEW03_11", root=data_root)
+    lines = (data_root / "gateway_dev/webs/AEW03_11/11_edge_list.txt").read_text().split("\n")
+    first = [tuple(map(int, ln.split())) for ln in lines[:5]]
+    assert d.edge_index[:, :5].t().tolist() == [list(p) for p in first]
+    assert d.web_id == 11 and d.published["full_roc_auc"] == pytest.approx(0.99038628133393)
+
+
+CHEDDAR = {"Benguela": (29, 203, 7), "BroadstoneStream": (37, 132, 7), "ChesapeakeBay": (33, 73, 1),
+           "Millstream/c4": (65, 422, 0), "Millstream/d4": (52, 263, 0), "SkipwithPond": (37, 381, 11),
+           "TL84": (56, 269, 5), "TL86": (57, 241, 5), "YthanEstuary": (92, 417, 3),
+           "pHWebs/Afon_Hafren": (25, 135, 4), "pHWebs/Allt_a_Mharcaidh": (40, 334, 7),
+           "pHWebs/Bere_Stream": (66, 943, 6), "pHWebs/Broadstone": (25, 178, 6),
+           "pHWebs/Dargall_Lane": (21, 99, 5), "pHWebs/Duddon_Pike_Beck": (35, 286, 6),
+           "pHWebs/Hardknott_Gill": (44, 386, 5), "pHWebs/Mill_Stream": (87, 1654, 4),
+           "pHWebs/Mosedal_Beck": (21, 108, 5), "pHWebs/Old_Lodge": (23, 137, 4)}
+
+
+def test_cheddar_webs(data_root):
+    assert set(CHEDDAR) == set(CHEDDAR_WEBS)
+    for web, (nodes, links, cannibal) in CHEDDAR.items():
+        d = load(f"cheddar/{web}", root=data_root)
+        check_contract(d)
+        assert (d.num_nodes, d.num_edges, n_self_loops(d)) == (nodes, links, cannibal), web
+        assert not torch.isnan(d.x).any()
+    # direction: Tuesday Lake basal species are exactly the producers (SOURCE.md check)
+    tl = load("cheddar/TL84", root=data_root)
+    has_prey = torch.zeros(tl.num_nodes, dtype=torch.bool)
+    has_prey[tl.edge_index[1]] = True
+    producers = torch.tensor([c == "producer" for c in tl.category])
+    assert torch.equal(~has_prey, producers) and int(producers.sum()) == 31
+
+
+PAJEK = {"ChesLower": (37, 31, 3, 68), "ChesMiddle": (37, 31, 3, 93), "ChesUpper": (37, 31, 3, 100),
+         "Chesapeake": (39, 33, 3, 84), "CrystalC": (24, 20, 1, 61), "CrystalD": (24, 20, 1, 40),
+         "Maspalomas": (24, 18, 3, 33), "Michigan": (39, 35, 1, 139), "Mondego": (46, 42, 1, 306),
+         "Narragan": (35, 31, 1, 127), "StMarks": (54, 48, 3, 222), "baydry": (128, 122, 3, 1830),
+         "baywet": (128, 122, 3, 1798), "cypdry": (71, 65, 3, 468), "cypwet": (71, 65, 3, 459),
+         "gramdry": (69, 63, 3, 664), "gramwet": (69, 63, 3, 664), "mangdry": (97, 91, 3, 1210),
+         "mangwet": (97, 91, 3, 1211)}
+
+
+def test_pajek_foodwebs_feeding_arcs(data_root):
+    assert set(PAJEK) == set(PAJEK_WEBS)
+    for web, (_vertices, living, nonliving, feeding) in PAJEK.items():
+        d = load(f"pajek/{web}", root=data_root)
+        check_contract(d)
+        assert d.num_nodes == living + nonliving and d.num_edges == feeding, web
+        # every edge ends in a living compartment
+        assert all(d.compartment_type[j] == "living" for j in d.edge_index[1].tolist())
+        assert (d.edge_weight > 0).all()
+
+
+def test_load_unknown_and_collection_errors(data_root):
+    with pytest.raises(KeyError, match="unknown dataset 'nope'"):
+        load("nope", root=data_root)
+    with pytest.raises(KeyError, match="collection"):
+        load("gateway", root=data_root)
+    with pytest.raises(KeyError, match="unknown GATEWAy web"):
+        load("gateway/99999", root=data_root)
+
+
+def test_load_returns_independent_copies(data_root):
+    a = load("gateway/11", root=data_root)
+    a.edge_index[0, 0] = 999
+    a.node_names[0] = "changed"
+    b = load("gateway/11", root=data_root)
+    assert int(b.edge_index[0, 0]) != 999 and b.node_names[0] != "changed"
+
+
+def test_list_datasets_reports_presence(data_root, tmp_path):
+    df = list_datasets(root=data_root)
+    assert set(df["name"]) >= {"node2vec-ppi", "gateway/<web>", "ppi"}
+    status = dict(zip(df["name"], df["present"]))
+    assert status["node2vec-ppi"] == "yes" and status["ppi"] == "no"
+    assert (list_datasets(root=tmp_path)["present"] == "no").all()
+    assert "gateway/11" not in dataset_names() and "gateway/AEW03_11" in dataset_names(expand=True)

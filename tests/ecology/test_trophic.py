@@ -1,0 +1,145 @@
+"""Trophic levels and incoherence: chains, published examples, networkx, a real GATEWAy web."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from gatbio.ecology import TrophicLevel, basal_nodes, trophic_incoherence, trophic_levels
+
+
+def ei(pairs):
+    return torch.tensor(pairs, dtype=torch.long).t()
+
+
+def nx_levels(edge_index, n, weight=None):
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    for k, (a, b) in enumerate(edge_index.t().tolist()):
+        G.add_edge(a, b, weight=1.0 if weight is None else float(weight[k]))
+    lv = nx.trophic_levels(G)
+    return torch.tensor([lv[i] for i in range(n)], dtype=torch.float64)
+
+
+@pytest.mark.parametrize("method", ["levine", "mackay"])
+def test_chain_levels_are_positions(method):
+    chain = ei([(0, 1), (1, 2), (2, 3), (3, 4)])
+    torch.testing.assert_close(trophic_levels(chain, method), torch.arange(1, 6, dtype=torch.float64))
+    assert trophic_incoherence(chain) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_levine_omnivore_averages_its_prey():
+    # 0 plant; 1 herbivore eats 0; 2 omnivore eats 0 and 1 -> 1 + (1 + 2) / 2 = 2.5 (Levine 1980)
+    g = ei([(0, 1), (0, 2), (1, 2)])
+    torch.testing.assert_close(trophic_levels(g, "levine"), torch.tensor([1.0, 2.0, 2.5], dtype=torch.float64))
+
+
+def test_mackay_feed_forward_triangle_published_values():
+    # MacKay, Johnson & Sansom (2020), Fig. 1-type example: h = (0, 2/3, 4/3) + const, F0 = 1/9
+    g = ei([(0, 1), (0, 2), (1, 2)])
+    h = trophic_levels(g, "mackay")
+    torch.testing.assert_close(h, torch.tensor([1.0, 5 / 3, 7 / 3], dtype=torch.float64))
+    assert trophic_incoherence(g) == pytest.approx(1 / 9)
+
+
+def test_mackay_cycle_is_flat_and_maximally_incoherent():
+    cyc = ei([(0, 1), (1, 2), (2, 0)])
+    torch.testing.assert_close(trophic_levels(cyc, "mackay"), torch.ones(3, dtype=torch.float64))
+    assert trophic_incoherence(cyc) == pytest.approx(1.0)
+
+
+def test_levine_errors_name_the_fix():
+    with pytest.raises(ValueError, match="no basal species.*method='mackay'"):
+        trophic_levels(ei([(0, 1), (1, 0)]), "levine")
+    # 0 -> 1 is fine, but 2 <-> 3 is a cycle no basal species reaches
+    data = Data(edge_index=ei([(0, 1), (2, 3), (3, 2)]), num_nodes=4)
+    data.node_names = ["alga", "snail", "fishA", "fishB"]
+    with pytest.raises(ValueError, match=r"2 node\(s\) cannot be reached.*'fishA'.*method='mackay'"):
+        trophic_levels(data, "levine")
+
+
+def test_mackay_per_weakly_connected_component_min_one():
+    # two components (a chain 0->1->2 and an edge 3->4) and an isolated node 5
+    g = ei([(0, 1), (1, 2), (3, 4)])
+    h = trophic_levels(g, "mackay", num_nodes=6)
+    torch.testing.assert_close(h, torch.tensor([1.0, 2.0, 3.0, 1.0, 2.0, 1.0], dtype=torch.float64))
+
+
+def test_mackay_solves_the_published_linear_system():
+    rng = np.random.default_rng(0)
+    n = 12
+    pairs = [(a, b) for a in range(n) for b in range(n) if a != b and rng.random() < 0.25]
+    g = ei(pairs)
+    w = torch.rand(g.size(1), dtype=torch.float64) + 0.1
+    h = trophic_levels(g, "mackay", num_nodes=n, edge_weight=w).numpy()
+    W = np.zeros((n, n))
+    np.add.at(W, (g[0].numpy(), g[1].numpy()), w.numpy())
+    u, v = W.sum(0) + W.sum(1), W.sum(0) - W.sum(1)
+    Lam = np.diag(u) - W - W.T
+    np.testing.assert_allclose(Lam @ h, v, atol=1e-9)
+
+
+def test_self_loops_ignored_by_default_and_do_not_move_mackay_levels():
+    g = ei([(0, 1), (1, 2), (2, 2)])
+    torch.testing.assert_close(trophic_levels(g, "levine"), torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+    torch.testing.assert_close(trophic_levels(g, "mackay", self_loops="include"), trophic_levels(g, "mackay"))
+    assert trophic_incoherence(g, self_loops="include") > trophic_incoherence(g)
+
+
+def test_levine_equals_networkx_on_random_dags_with_weights():
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        n = 15
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.3]
+        pairs += [(0, b) for b in range(1, n) if all(p[1] != b for p in pairs)]  # reachable from basal 0
+        g = ei(pairs)
+        w = torch.rand(g.size(1), dtype=torch.float64) + 0.5
+        torch.testing.assert_close(trophic_levels(g, "levine", num_nodes=n, edge_weight=w), nx_levels(g, n, w))
+
+
+def test_johnson_q_equals_networkx():
+    g = ei([(0, 1), (0, 2), (1, 2), (2, 3), (1, 3)])
+    G = nx.DiGraph(g.t().tolist())
+    assert trophic_incoherence(g, "johnson") == pytest.approx(nx.trophic_incoherence_parameter(G))
+
+
+def test_basal_nodes_and_transform_does_not_mutate():
+    data = Data(edge_index=ei([(0, 2), (1, 2), (2, 3)]), num_nodes=4, x=torch.zeros(4, 2))
+    assert basal_nodes(data).tolist() == [0, 1]
+    out = TrophicLevel("levine")(data)
+    assert "trophic_level" not in data and out.trophic_level.tolist() == [1.0, 1.0, 2.0, 3.0]
+    out2 = TrophicLevel("mackay", attr_name=None)(data)
+    assert out2.x.shape == (4, 3) and data.x.shape == (4, 2)
+
+
+def test_real_gateway_web(data_root):
+    from gatbio.data import load
+
+    web = load("gateway/8", root=data_root)  # Ythan Estuary, 92 species, 414 links
+    lev = trophic_levels(web, "levine")
+    basal = basal_nodes(web)
+    assert len(basal) > 0 and torch.all(lev[basal] == 1.0)
+    assert torch.all(lev >= 1.0) and lev.max() < 10
+    G = nx.DiGraph(web.edge_index.t().tolist())
+    G.add_nodes_from(range(web.num_nodes))
+    ref = nx.trophic_levels(G)
+    torch.testing.assert_close(lev, torch.tensor([ref[i] for i in range(web.num_nodes)], dtype=torch.float64))
+    mk = trophic_levels(web, "mackay")
+    assert mk.min() == pytest.approx(1.0)
+    # the two definitions agree in ordering on this web (strong rank correlation), not in values
+    from scipy.stats import spearmanr
+    assert spearmanr(lev.numpy(), mk.numpy()).correlation > 0.8
+    assert 0.0 < trophic_incoherence(web) < 1.0
+
+
+@pytest.mark.parametrize("web", ["cheddar/TL84", "pajek/baydry"])
+def test_real_webs_levine_basal_is_one(data_root, web):
+    from gatbio.data import load
+
+    d = load(web, root=data_root)
+    lev = trophic_levels(d, "levine")
+    assert torch.all(lev[basal_nodes(d)] == 1.0)
+    assert torch.all(lev[lev > 1] >= 2.0 - 1e-9)  # a consumer eats at least level-1 prey
