@@ -320,8 +320,8 @@ def perturb(data: Data, name: str, fraction: float, seed: int = 0, **kwargs) -> 
 # ecology: secondary extinctions and R50
 
 
-def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree",
-                     seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree", seed: int = 0,
+                     protect_basal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     r"""Species lost as species are removed from a food web, with secondary extinctions.
 
     Edges point **prey → predator** (resource → consumer). Species are removed one at a time in ``order``
@@ -329,6 +329,8 @@ def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree"
     primary removal, every consumer that has lost all of its resources goes extinct, repeated until no
     more species go (Dunne et al. 2002). Basal species (no resource other than themselves) never go
     secondarily extinct, and cannibalism does not keep a species alive: self-loops are ignored.
+    With ``protect_basal=True`` basal species are never removed either (skipped in ``order``), the variant
+    Dunne et al. (2002) also report, since removing the few producers trivially starves a web.
 
     Returns:
         ``(removed, lost)``: two arrays of length :math:`S + 1` (``S`` species), the fraction of species
@@ -354,7 +356,7 @@ def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree"
     removed, lost = [0.0], [0.0]
     # Hand-written cascade (not networkx): each extinction only updates the consumers of the lost species.
     for sp in order.tolist():
-        if not alive[sp]:
+        if not alive[sp] or (protect_basal and basal[sp]):
             continue
         n_primary += 1
         stack = [sp]
@@ -375,14 +377,16 @@ def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree"
     return np.asarray(removed), np.asarray(lost)
 
 
-def r50(data: Data, order: Tensor | None = None, by: str = "degree", seed: int = 0) -> float:
+def r50(data: Data, order: Tensor | None = None, by: str = "degree", seed: int = 0,
+        protect_basal: bool = False) -> float:
     r"""Robustness R50: the fraction of species removed before at least half are lost.
 
     :math:`R_{50}` is the fraction of species that must be removed (primary removals) for the total loss,
     primary plus secondary (:func:`extinction_curve`), to reach at least 50 % of the species
-    (Dunne, Williams & Martinez 2002). It lies in :math:`(0, 0.5]`; 0.5 means no secondary extinction
-    happened before half the web was gone.
+    (Dunne, Williams & Martinez 2002). It lies in :math:`(0, \lceil S/2 \rceil / S]`; the maximum means no
+    secondary extinction happened before half the web was gone. With ``protect_basal=True`` (basal species
+    never removed) the loss may never reach half (a web that is mostly producers): then R50 is NaN.
     """
-    removed, lost = extinction_curve(data, order=order, by=by, seed=seed)
+    removed, lost = extinction_curve(data, order=order, by=by, seed=seed, protect_basal=protect_basal)
     hit = np.nonzero(lost >= 0.5 - 1e-12)[0]
-    return float(removed[hit[0]])
+    return float(removed[hit[0]]) if hit.size else float("nan")

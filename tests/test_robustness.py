@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from torch_geometric.data import Data
@@ -156,3 +157,15 @@ def test_basal_species_never_secondarily_extinct():
     # r50 is 0.5 at most when nothing cascades: a web of isolated basal pairs
     web = Data(edge_index=torch.tensor([[0, 2], [0, 2]]), num_nodes=4)
     assert r50(web, by="random") == pytest.approx(0.5)
+
+
+def test_protect_basal_skips_producers():
+    # removing basal 0 then 1 would starve everything; protected, only consumers are removed
+    removed, lost = extinction_curve(chain_web(), order=torch.tensor([0, 1, 2, 3, 4]), protect_basal=True)
+    assert removed.tolist() == [0.0, 0.2]  # only 2 is removed: it starves 3 and 4, nothing else can go
+    assert lost.tolist() == [0.0, 0.6]
+    assert r50(chain_web(), order=torch.tensor([0, 1, 2, 3, 4]), protect_basal=True) == pytest.approx(0.2)
+    # two producers feeding one consumer can never lose half when producers are protected: R50 is undefined
+    web = Data(edge_index=torch.tensor([[0, 1], [2, 2]]), num_nodes=3)
+    assert r50(web, by="degree") == pytest.approx(2 / 3)  # unprotected: 2 then a producer (2 of 3 lost)
+    assert np.isnan(r50(web, by="degree", protect_basal=True))
