@@ -14,10 +14,14 @@ from torch_geometric.nn.inits import glorot, zeros
 from torch_geometric.utils import add_self_loops, remove_self_loops
 
 from gatbio.nn import functional as GF
+from gatbio.nn import fused as FU
 
 ATTENTIONS = ("gat", "gatv2", "dot")
 DEGREE_NORMS = (None, "log", "sym")
 IMPLS = ("auto", "reference", "fused")
+# impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
+# (measured crossover on CPU: experiments/bench_layer.py).
+FUSED_MIN_ELEMENTS = 1 << 18
 
 
 class GATConv(MessagePassing):
@@ -285,6 +289,7 @@ class GATConv(MessagePassing):
                 x_d = lin_dst(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
 
         # Self-loops: replace existing ones by one per node; the bias of added loops is 0.
+        edge_index_in = edge_index
         if attn_bias is not None and attn_bias.dim() == 1:
             attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
         if self.add_self_loops:
@@ -296,25 +301,40 @@ class GATConv(MessagePassing):
             if attn_bias is not None:
                 attn_bias = torch.cat([attn_bias[keep], attn_bias.new_zeros(n_loops, H)], dim=0)
 
-        # 2. Raw scores e_ij (E, H).
-        e_feat = None
+        # 2. Raw scores e_ij (E, H). The fused path (gatbio.nn.fused) never builds an (E, H, C) tensor:
+        #    edge features enter through the folded (edge_dim, H) matrix, dot scores are an SDDMM and
+        #    GATv2 scores are computed in chunks of edges.
+        plan = self._fused_plan(edge_index_in, edge_index, num_src, num_dst)  # None: reference path
+        if edge_attr is not None and edge_attr.dim() == 1:
+            edge_attr = edge_attr.view(-1, 1)
+        e_feat = a_edge = None
         if edge_attr is not None and self.lin_edge is not None:
-            if edge_attr.dim() == 1:
-                edge_attr = edge_attr.view(-1, 1)
-            e_feat = self.lin_edge(edge_attr).view(-1, H, C)  # (E, H, C)
+            if plan is None:
+                e_feat = self.lin_edge(edge_attr).view(-1, H, C)  # (E, H, C)
+                if self.att_edge is not None:
+                    a_edge = (e_feat * self.att_edge).sum(dim=-1)  # (E, H)
+            elif self.att_edge is not None:
+                a_edge = edge_attr @ FU.fold_edge_attention(self.lin_edge.weight, self.att_edge)  # (E, H)
         if self.attention == "gat":
             a_src = (v * self.att_src).sum(dim=-1)  # (N_src, H)
             a_dst = None if x_d is None else (x_d * self.att_dst).sum(dim=-1)  # (N_dst, H)
-            a_edge = None if e_feat is None else (e_feat * self.att_edge).sum(dim=-1)  # (E, H)
             scores = GF.gat_scores(a_src, a_dst, edge_index, a_edge, self.negative_slope)
         elif self.attention == "gatv2":
-            scores = GF.gatv2_scores(v, x_r, edge_index, self.att, e_feat, self.negative_slope)
+            if plan is None:
+                scores = GF.gatv2_scores(v, x_r, edge_index, self.att, e_feat, self.negative_slope)
+            else:
+                w_edge = None if edge_attr is None or self.lin_edge is None else self.lin_edge.weight
+                scores = FU.gatv2_scores(v, x_r, edge_index, self.att, self.negative_slope,
+                                         None if w_edge is None else edge_attr, w_edge)
         else:  # dot
             q = self.lin_query(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
             k = self.lin_key(x_src_in).view(-1, H, C)  # (N_src, H, C)
-            scores = GF.dot_scores(q, k, edge_index)
-            if e_feat is not None:
-                scores = scores + (e_feat * self.att_edge).sum(dim=-1)
+            if plan is None:
+                scores = GF.dot_scores(q, k, edge_index)
+            else:
+                scores = FU.edge_dot(q, k, edge_index, plan) / math.sqrt(C)  # (E, H)
+            if a_edge is not None:
+                scores = scores + a_edge
 
         # 3-5. Degree prior, bias, temperature, softmax, degree factor (gatbio.nn.functional).
         deg = None
@@ -327,7 +347,10 @@ class GATConv(MessagePassing):
         alpha = F.dropout(alpha, p=self.dropout, training=self.training)  # (E, H)
 
         # 6. Aggregation of the values.
-        out = self._aggregate(v, alpha, edge_index, num_src, num_dst)  # (N_dst, H, C)
+        if plan is None:
+            out = self.propagate(edge_index, x=(v, None), alpha=alpha, size=(num_src, num_dst))
+        else:
+            out = FU.attention_aggregate(v, alpha, edge_index, num_dst, plan)  # (N_dst, H, C)
         out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
         if res is not None:
             out = out + res
@@ -338,11 +361,26 @@ class GATConv(MessagePassing):
             return out, (edge_index, alpha)
         return out
 
-    def _aggregate(self, v: Tensor, alpha: Tensor, edge_index: Tensor, num_src: int, num_dst: int) -> Tensor:
-        """out_i = sum_j alpha_ij v_j, shape (N_dst, H, C)."""
-        if self.impl == "fused":
-            raise NotImplementedError("impl='fused' is not available in this build; use impl='reference'")
-        return self.propagate(edge_index, x=(v, None), alpha=alpha, size=(num_src, num_dst))
+    def _fused_plan(self, edge_index_in: Tensor, edge_index: Tensor, num_src: int, num_dst: int):
+        """The :class:`~gatbio.nn.fused.AttentionPlan` of this graph, or ``None`` for the reference path.
+
+        ``impl="auto"`` takes the fused path once the message tensor it avoids has at least
+        ``FUSED_MIN_ELEMENTS`` entries (below that, building the CSR layout costs more than it saves).
+        The plan is cached for the last input ``edge_index`` (same tensor, unmodified), so full-batch
+        training sorts the edges once.
+        """
+        H, C, E = self.heads, self.out_channels, edge_index.size(1)
+        if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS):
+            return None
+        key = (edge_index_in.data_ptr(), edge_index_in._version, tuple(edge_index_in.shape),
+               edge_index_in.device, E, num_src, num_dst, H)
+        cached = self.__dict__.get("_plan_cache")
+        # Holding the input tensor in the cache keeps its storage (and so its data_ptr) from being reused.
+        if cached is not None and cached[0] == key and cached[1] is edge_index_in:
+            return cached[2]
+        plan = FU.AttentionPlan(edge_index, num_src, num_dst, H)
+        self.__dict__["_plan_cache"] = (key, edge_index_in, plan)
+        return plan
 
     def message(self, x_j: Tensor, alpha: Tensor) -> Tensor:
         return alpha.unsqueeze(-1) * x_j  # (E, H, C)

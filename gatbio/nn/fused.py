@@ -56,9 +56,15 @@ __all__ = [
 _SPARSE_DTYPES = (torch.float32, torch.float64)
 # Elements (edges × H × C) per chunk where an edge-wise (E, H, C) intermediate cannot be avoided.
 _CHUNK_ELEMENTS = 1 << 22
-# CSR tensors are "beta" in PyTorch; the operations used here (construction, CSR @ dense, sampled_addmm)
-# are stable and tested against the dense reference in tests/nn/test_fused.py.
-warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+
+
+def _csr(crow: Tensor, col: Tensor, values: Tensor, shape: tuple[int, int]) -> Tensor:
+    """A CSR tensor from trusted indices (built by :class:`_BlockCSR`, so the invariant check is skipped)."""
+    with warnings.catch_warnings():
+        # CSR tensors are "beta" in PyTorch; the operations used here (construction, CSR @ dense,
+        # sampled_addmm) are tested against dense references in tests/nn/test_fused.py.
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        return torch.sparse_csr_tensor(crow, col, values, shape, check_invariants=False)
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ class _BlockCSR:
     def matrix(self, edge_values: Tensor) -> Tensor:
         """The sparse CSR matrix holding ``edge_values`` (E, H)."""
         values = edge_values.index_select(0, self.order).t().reshape(-1)  # (H*E,) head-major
-        return torch.sparse_csr_tensor(self.crow, self.col, values, self.shape, check_invariants=False)
+        return _csr(self.crow, self.col, values, self.shape)
 
     def spmm(self, edge_values: Tensor, dense: Tensor) -> Tensor:
         """Per-head ``A_h(edge_values) @ dense[:, h]`` for dense (n_cols, H, C) → (n_rows, H, C)."""
@@ -117,8 +123,7 @@ class _BlockCSR:
             row = torch.repeat_interleave(torch.arange(n_rows, device=a.device), self.crow.diff())
             values = (a_blocks @ b_blocks.t())[row, self.col]  # (H*E,)
         else:
-            pattern = torch.sparse_csr_tensor(self.crow, self.col, a.new_zeros(nnz), self.shape,
-                                              check_invariants=False)
+            pattern = _csr(self.crow, self.col, a.new_zeros(nnz), self.shape)
             values = torch.sparse.sampled_addmm(pattern, a_blocks, b_blocks.t(), beta=0.0).values()  # (H*E,)
         out = torch.empty(self.order.numel(), H, dtype=dtype, device=a.device)
         out[self.order] = values.view(H, -1).t()  # back to edge order

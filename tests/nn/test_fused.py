@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from gatbio.nn import GATConv
 from gatbio.nn.fused import AttentionPlan, attention_aggregate, edge_dot, fold_edge_attention, gatv2_scores
 
 
@@ -142,3 +143,108 @@ def test_fold_edge_attention_equals_projection_then_attention():
     ref = (lin_edge(edge_attr).view(E, H, C) * att_edge).sum(-1)  # (E, H) via the (E, H, C) projection
     folded = edge_attr @ fold_edge_attention(lin_edge.weight, att_edge)
     torch.testing.assert_close(folded, ref, atol=1e-5, rtol=1e-5)
+
+
+# ------------------------------------------------ GATConv: impl="fused" against impl="reference"
+def _layer_pair(**kwargs):
+    torch.manual_seed(0)
+    ref = GATConv(8, 5, impl="reference", **kwargs)
+    fused = GATConv(8, 5, impl="fused", **kwargs)
+    fused.load_state_dict(ref.state_dict())
+    if kwargs.get("temperature") == "learn":  # move the learnt values away from their start
+        with torch.no_grad():
+            ref.temperature_rho.uniform_(-1, 1)
+            fused.temperature_rho.copy_(ref.temperature_rho)
+    return ref, fused
+
+
+def _graph_with_features(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(9, 8, generator=g)
+    edge_index = torch.tensor([[0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 3, 1, 7, 8, 8],
+                               [1, 2, 3, 4, 0, 0, 0, 5, 6, 4, 3, 2, 0, 0, 7]])  # hub 0, a self-loop 3→3
+    return x, edge_index, torch.randn(15, 3, generator=g), torch.randn(15, generator=g)
+
+
+def _assert_same_forward_backward(ref, fused, x, args, kwargs):
+    xr, xf = x.clone().requires_grad_(), x.clone().requires_grad_()
+    out_r, (ei_r, a_r) = ref(xr, *args, return_attention_weights=True, **kwargs)
+    out_f, (ei_f, a_f) = fused(xf, *args, return_attention_weights=True, **kwargs)
+    torch.testing.assert_close(out_f, out_r, atol=1e-5, rtol=1e-5)
+    assert torch.equal(ei_f, ei_r)
+    torch.testing.assert_close(a_f, a_r, atol=1e-5, rtol=1e-5)
+    grad = torch.randn(out_r.shape, generator=torch.Generator().manual_seed(5))
+    (out_r * grad).sum().backward()
+    (out_f * grad).sum().backward()
+    torch.testing.assert_close(xf.grad, xr.grad, atol=1e-5, rtol=1e-5)
+    params_f = dict(fused.named_parameters())
+    for name, p in ref.named_parameters():
+        assert (p.grad is None) == (params_f[name].grad is None), name
+        if p.grad is not None:
+            torch.testing.assert_close(params_f[name].grad, p.grad, atol=1e-5, rtol=1e-5, msg=name)
+
+
+@pytest.mark.parametrize("degree_norm", [None, "log", "sym"])
+@pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])
+def test_conv_fused_equals_reference_all_options_on(attention, degree_norm):
+    ref, fused = _layer_pair(heads=3, attention=attention, temperature="learn", degree_norm=degree_norm,
+                             edge_dim=3, residual=True)
+    x, ei, ea, bias = _graph_with_features()
+    _assert_same_forward_backward(ref, fused, x, (ei, ea), {"attn_bias": bias})
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])
+@pytest.mark.parametrize("concat,add_self_loops", [(True, False), (False, True)])
+def test_conv_fused_equals_reference_options_off(attention, concat, add_self_loops):
+    ref, fused = _layer_pair(heads=2, attention=attention, concat=concat, add_self_loops=add_self_loops,
+                             temperature=0.5)
+    x, ei, _, _ = _graph_with_features(seed=1)
+    _assert_same_forward_backward(ref, fused, x, (ei,), {})
+
+
+def test_conv_fused_bipartite_and_attention_dropout():
+    torch.manual_seed(0)
+    ref = GATConv((6, 4), 5, heads=2, add_self_loops=False, dropout=0.5, impl="reference")
+    fused = GATConv((6, 4), 5, heads=2, add_self_loops=False, dropout=0.5, impl="fused")
+    fused.load_state_dict(ref.state_dict())
+    xs, xd = torch.randn(5, 6), torch.randn(3, 4)
+    ei = torch.tensor([[0, 1, 2, 3, 4, 0], [0, 0, 1, 1, 2, 2]])
+    # Dropout draws the same mask from the same generator state: identical outputs, not just in distribution.
+    torch.manual_seed(7)
+    out_r, (_, a_r) = ref((xs, xd), ei, return_attention_weights=True)
+    torch.manual_seed(7)
+    out_f, (_, a_f) = fused((xs, xd), ei, return_attention_weights=True)
+    assert (a_r == 0).any()  # some attention weights were dropped
+    torch.testing.assert_close(a_f, a_r)
+    torch.testing.assert_close(out_f, out_r, atol=1e-5, rtol=1e-5)
+
+
+def test_conv_fused_plan_cache_follows_the_graph():
+    layer = GATConv(8, 4, heads=2, impl="fused")
+    x, ei, _, _ = _graph_with_features()
+    out1 = layer(x, ei)
+    plan = layer._plan_cache[2]
+    assert layer(x, ei) is not None and layer._plan_cache[2] is plan  # same graph: plan reused
+    ei2 = ei.flip(0)  # another graph with as many edges
+    ref = GATConv(8, 4, heads=2, impl="reference")
+    ref.load_state_dict(layer.state_dict())
+    torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
+    assert layer._plan_cache[2] is not plan
+    ei2[0, 0] = 5  # modified in place: the cached plan must not be used
+    torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(layer(x, ei), out1)
+
+
+def test_conv_auto_picks_fused_only_for_large_message_tensors():
+    from gatbio.nn.conv import FUSED_MIN_ELEMENTS
+
+    layer = GATConv(8, 4, heads=2)  # impl="auto"
+    x, ei, _, _ = _graph_with_features()
+    layer(x, ei)
+    assert "_plan_cache" not in layer.__dict__  # 24 edges × 8 channels: reference path
+    n = 64
+    big = torch.stack([torch.arange(n).repeat_interleave(n), torch.arange(n).repeat(n)])  # n² edges
+    assert big.size(1) * 2 * 64 >= FUSED_MIN_ELEMENTS  # E × H × C
+    layer16 = GATConv(8, 4 * 16, heads=2)
+    layer16(torch.randn(n, 8), big)
+    assert "_plan_cache" in layer16.__dict__
