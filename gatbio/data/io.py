@@ -387,24 +387,20 @@ def read_string_links(
     """
     path = _check_file(path)
     with open(path, encoding="utf-8") as fh:
-        head = fh.readline().split()
+        head = fh.readline().rstrip("\r\n").split(" ")
     if len(head) < 3 or head[0] != "protein1" or head[1] != "protein2" or score_column not in head:
-        raise MalformedFileError(path, 1, f"expected the header 'protein1 protein2 ... {score_column}', "
-                                          f"found {' '.join(head)!r}")
+        raise MalformedFileError(path, 1, f"expected the header 'protein1 protein2 ... {score_column}' "
+                                          f"(space separated), found {' '.join(head)!r}")
     # Fast path: C engine, only the needed columns, dtype hints (stays within ~2x of a bare read_csv).
     try:
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
                          dtype={"protein1": str, "protein2": str, score_column: np.int32})
-    except (ValueError, pd.errors.ParserError) as err:
-        msg = str(err)
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", msg)
-        if m:
-            raise MalformedFileError(path, int(m.group(2)),
-                                     f"expected {m.group(1)} space-separated columns, found {m.group(3)}") from err
-        # non-integer score, or missing field: find the line on the slow path
-        df = pd.read_csv(path, sep=" ", dtype=str, engine="c")
+    except (ValueError, TypeError) as err:
+        # Slow path, only on bad input: find the offending line.
+        df = _read_table(path, sep=" ", header=True, comment=None, dtype=str, expected=len(head),
+                         expected_desc=" (space separated: " + " ".join(head) + ")")
         _numeric_column(df, score_column, path, score_column, None, True, integer=True)
-        raise MalformedFileError(path, None, f"could not parse: {msg}") from err
+        raise MalformedFileError(path, None, f"could not parse: {err}") from err
     if df[["protein1", "protein2"]].isna().any(axis=None):
         r = _first_bad_row(df[["protein1", "protein2"]].isna().any(axis=1).to_numpy())
         raise MalformedFileError(path, r + 2, "expected 3 space-separated columns (protein1 protein2 score)")

@@ -121,6 +121,10 @@ def load_string_web_sample(root: Path | None = None) -> Data:
     return read_string_web_export(folder / "string_interactions.tsv", name="string-web-sample")
 
 
+#: file prefix -> ``Data.split`` value (PyG's ``PPI`` calls the validation split ``"val"``)
+_SPLIT = {"train": "train", "valid": "val", "test": "test"}
+
+
 def _cache_dir() -> Path:
     return Path(os.environ.get("GATBIO_CACHE", Path.home() / ".cache" / "gatbio"))
 
@@ -132,7 +136,7 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
     have them (``gatbio.data.download("ppi")`` fetches them). PyG's processed files go next to ``raw/`` when that
     folder is writable, else under ``$GATBIO_CACHE`` (``~/.cache/gatbio``) with the raw files linked.
 
-    Each graph has ``x`` ``(n, 50)``, ``y`` float ``(n, 121)``, ``split`` (``"train"``/``"valid"``/``"test"``),
+    Each graph has ``x`` ``(n, 50)``, ``y`` float ``(n, 121)``, ``split`` (``"train"``/``"val"``/``"test"``),
     ``graph_index`` and ``node_names`` ``"<split>:<node index within the split file>"``.
     """
     from torch_geometric.datasets import PPI
@@ -149,13 +153,13 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
     out = []
     for split in ("train", "valid", "test"):
         ids = np.load(folder / "raw" / f"{split}_graph_id.npy")
-        ds = PPI(str(folder), split=split, log=False)
+        ds = PPI(str(folder), split="val" if split == "valid" else split)
         offset = 0
         for k in range(len(ds)):
             d = ds[k]
             n = d.num_nodes
             d.node_names = [f"{split}:{i}" for i in range(offset, offset + n)]
-            d.split, d.graph_index, d.name = split, int(ids[offset]), f"ppi/{split}{k}"
+            d.split, d.graph_index, d.name = _SPLIT[split], int(ids[offset]), f"ppi/{_SPLIT[split]}{k}"
             offset += n
             out.append(d)
     return out
@@ -177,7 +181,7 @@ def load_ppi_partial(root: Path | None = None) -> list[Data]:
             idx = np.flatnonzero(ids == g)
             d = Data(edge_index=torch.empty(2, 0, dtype=torch.long), num_nodes=len(idx))
             d.node_names = [f"{split}:{i}" for i in idx]
-            d.name, d.split, d.graph_index = f"ppi-partial/{g}", split, int(g)
+            d.name, d.split, d.graph_index = f"ppi-partial/{g}", _SPLIT[split], int(g)
             if split == "valid":
                 d.x = torch.from_numpy(feats[idx]).float()
             out.append(d)

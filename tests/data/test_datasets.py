@@ -86,9 +86,9 @@ def test_ppi_tissues(data_root):
 def test_ppi_partial(data_root):
     graphs = load("ppi-partial", root=data_root)
     assert len(graphs) == 24 and sum(g.num_nodes for g in graphs) == 56944
-    assert [g.num_nodes for g in graphs if g.split == "valid"] == [3230, 3284]
+    assert [g.num_nodes for g in graphs if g.split == "val"] == [3230, 3284]
     assert [g.num_nodes for g in graphs if g.split == "test"] == [3224, 2300]
-    assert all(g.x.shape == (g.num_nodes, 50) for g in graphs if g.split == "valid")
+    assert all(g.x.shape == (g.num_nodes, 50) for g in graphs if g.split == "val")
 
 
 def test_all_gateway_webs_match_web_index(data_root):

@@ -1,0 +1,367 @@
+"""Readers on tiny files with known answers, and on malformed files (each message asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from gatbio.data.io import (
+    MalformedFileError,
+    pajek_to_data,
+    read_adjacency_matrix,
+    read_biogrid_tab3,
+    read_edge_list,
+    read_gaf,
+    read_label_table,
+    read_pajek,
+    read_string_actions,
+    read_string_links,
+    read_string_web_export,
+)
+
+
+def write(tmp_path, name, text, newline="\n"):
+    p = tmp_path / name
+    p.write_bytes(text.replace("\n", newline).encode())
+    return p
+
+
+def edges(d):
+    return [(d.node_names[a], d.node_names[b]) for a, b in d.edge_index.t().tolist()]
+
+
+# ---------------------------------------------------------------- generic edge lists
+
+
+def test_whitespace_edge_list_keeps_names_order_and_comments(tmp_path):
+    p = write(tmp_path, "e.txt", "# comment\nfox  rabbit\nrabbit\tgrass\n\ngrass fox\n")
+    d = read_edge_list(p)
+    assert d.node_names == ["fox", "rabbit", "grass"] and d.num_nodes == 3
+    assert edges(d) == [("fox", "rabbit"), ("rabbit", "grass"), ("grass", "fox")]
+    assert d.name == "e"
+
+
+def test_csv_with_header_weights_and_named_columns(tmp_path):
+    p = write(tmp_path, "e.csv", "prey,predator,w\nalga,snail,0.5\nsnail,fish,2\n")
+    d = read_edge_list(p, sep=",", header=True, source="prey", target="predator", weight="w")
+    assert edges(d) == [("alga", "snail"), ("snail", "fish")]
+    assert d.edge_weight.tolist() == [0.5, 2.0]
+
+
+def test_undirected_stores_both_directions_and_self_loop_once(tmp_path):
+    p = write(tmp_path, "u.tsv", "A\tB\nB\tC\nC\tC\n")
+    d = read_edge_list(p, sep="\t", directed=False)
+    assert sorted(edges(d)) == sorted([("A", "B"), ("B", "A"), ("B", "C"), ("C", "B"), ("C", "C")])
+
+
+def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
+    p = write(tmp_path, "n.txt", "1 2\n2 3\n")
+    d = read_edge_list(p, numeric_ids=True, index_base=1, num_nodes=5)
+    assert d.num_nodes == 5 and d.edge_index.tolist() == [[0, 1], [1, 2]] and d.node_names[4] == "5"
+
+
+@pytest.mark.parametrize("text,kw,msg", [
+    ("a b\nb c\n# x\nc d e\n", {}, r"e\.txt:4: expected 2 columns \(source target\), found 3"),
+    ("a b c\nd\n", {"weight": 2}, r"e\.txt:2: expected 3 columns \(source target weight\), found fewer"),
+    ("1 2\n2 x\n", {"numeric_ids": True}, r"e\.txt:2: target id must be an integer, found 'x'"),
+    ("1 2 0.5\n2 3 abc\n", {"weight": 2}, r"e\.txt:2: weight must be a number, found 'abc'"),
+    ("a b\nb a\na b\n", {"duplicates": "error"},
+     r"e\.txt:3: duplicate edge 'a' - 'b' \(1 duplicate rows\); pass duplicates='merge' or 'keep'"),
+    ("a b\nb a\n", {"duplicates": "error", "directed": False},
+     r"e\.txt:2: duplicate interaction \(in either direction\) 'b' - 'a'"),
+    ("a b\nb b\n", {"self_loops": "error"}, r"e\.txt:2: self-loop 'b' -> 'b' \(1 in total\); pass self_loops="),
+    ("0 1\n1 7\n", {"numeric_ids": True, "num_nodes": 3}, r"e\.txt:2: node id 7 is out of range for 3 nodes"),
+    ("# only a comment\n", {}, r"e\.txt: the file has no data rows"),
+])
+def test_malformed_edge_lists(tmp_path, text, kw, msg):
+    p = write(tmp_path, "e.txt", text)
+    with pytest.raises(MalformedFileError, match=msg):
+        read_edge_list(p, **kw)
+
+
+def test_empty_and_missing_files(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"e\.txt: the file is empty"):
+        read_edge_list(write(tmp_path, "e.txt", ""))
+    with pytest.raises(FileNotFoundError, match="nope.txt: no such file"):
+        read_edge_list(tmp_path / "nope.txt")
+
+
+def test_duplicate_policies(tmp_path):
+    p = write(tmp_path, "e.txt", "a b 1\nb c 5\na b 3\n")
+    assert read_edge_list(p, weight=2).num_edges == 3
+    merged = read_edge_list(p, weight=2, duplicates="merge")
+    assert edges(merged) == [("a", "b"), ("b", "c")] and merged.edge_weight.tolist() == [3.0, 5.0]
+    summed = read_edge_list(p, weight=2, duplicates="merge", reduce="sum")
+    assert summed.edge_weight.tolist() == [4.0, 5.0]
+    loops = write(tmp_path, "l.txt", "a a\na b\n")
+    assert edges(read_edge_list(loops, self_loops="remove")) == [("a", "b")]
+
+
+def test_unknown_names_against_given_node_list(tmp_path):
+    p = write(tmp_path, "e.txt", "a b\nb zz\n")
+    with pytest.raises(MalformedFileError, match=r"e\.txt:2: 1 node\(s\) not in node_names, e\.g\. \['zz'\]"):
+        read_edge_list(p, node_names=["a", "b"])
+
+
+# ---------------------------------------------------------------- STRING / BioGRID
+
+
+STRING_LINKS = ("protein1 protein2 combined_score\n9606.ENSP01 9606.ENSP02 900\n9606.ENSP02 9606.ENSP01 900\n"
+                "9606.ENSP01 9606.ENSP03 300\n9606.ENSP03 9606.ENSP01 300\n9606.ENSP02 9606.ENSP03 701\n"
+                "9606.ENSP03 9606.ENSP02 701\n")
+
+
+def test_string_links_merges_directions_and_thresholds(tmp_path):
+    p = write(tmp_path, "9606.protein.links.v12.0.txt", STRING_LINKS)
+    d = read_string_links(p)
+    assert d.num_nodes == 3 and d.num_edges == 6  # 3 interactions, both directions
+    hi = read_string_links(p, min_score=700)
+    assert hi.num_edges == 4 and sorted(set(hi.edge_weight.tolist())) == pytest.approx([0.701, 0.9])
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("protein1\tprotein2\tcombined_score\na\tb\t1\n", r"links\.txt:1: expected the header 'protein1 protein2"),
+    ("protein1 protein2 combined_score\na b 10\na b c 4\n", r"links\.txt:3: expected 3 columns \(space separated: protein1 protein2 combined_score\), found 4"),
+    ("protein1 protein2 combined_score\na b 10\nc d high\n", r"links\.txt:3: combined_score must be an integer, found 'high'"),
+])
+def test_string_links_malformed(tmp_path, text, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_string_links(write(tmp_path, "links.txt", text))
+
+
+def test_string_actions_modes_per_pair(tmp_path):
+    text = ("item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore\n"
+            "P1\tP2\tbinding\t\tf\tf\t500\nP2\tP1\tbinding\t\tf\tf\t500\nP1\tP2\tactivation\tactivation\tt\tt\t800\n"
+            "P2\tP3\treaction\t\tt\tt\t300\n")
+    d = read_string_actions(write(tmp_path, "a.txt", text))
+    assert d.num_nodes == 3 and d.num_edges == 4
+    m = {pair: row for pair, row in zip(edges(d), d.edge_mode.tolist(), strict=True)}
+    assert [d.mode_names[i] for i, v in enumerate(m[("P1", "P2")]) if v] == ["activation", "binding"]
+    assert m[("P2", "P1")] == m[("P1", "P2")]
+    bad = write(tmp_path, "b.txt", text.replace("reaction", "teleport"))
+    with pytest.raises(MalformedFileError, match=r"b\.txt:5: unknown mode 'teleport'"):
+        read_string_actions(bad)
+
+
+def test_string_web_export(data_root):
+    d = read_string_web_export(data_root / "string_web_export_sample" / "string_interactions.tsv")
+    assert d.num_nodes == 12 and d.num_edges == 38
+    assert ("MAP2K3", "MAPK14") in edges(d) and d.string_ids[d.node_names.index("MAPK14")] == "9606.ENSP00000229794"
+
+
+BIOGRID_HEADER = ("#BioGRID Interaction ID\tEntrez Gene Interactor A\tEntrez Gene Interactor B\t"
+                  "BioGRID ID Interactor A\tBioGRID ID Interactor B\tOfficial Symbol Interactor A\t"
+                  "Official Symbol Interactor B\tExperimental System\tExperimental System Type\t"
+                  "Organism ID Interactor A\tOrganism ID Interactor B\n")
+
+
+def test_biogrid_tab3(tmp_path):
+    rows = ["1\t7157\t4193\t113010\t110358\tTP53\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
+            "2\t4193\t7157\t110358\t113010\tMDM2\tTP53\tAffinity Capture-MS\tphysical\t9606\t9606",
+            "3\t7157\t1026\t113010\t107461\tTP53\tCDKN1A\tSynthetic Lethality\tgenetic\t9606\t9606",
+            "4\t7157\t99\t113010\t1\tTP53\tYEASTX\tTwo-hybrid\tphysical\t9606\t559292"]
+    p = write(tmp_path, "BIOGRID.tab3.txt", BIOGRID_HEADER + "\n".join(rows) + "\n")
+    d = read_biogrid_tab3(p, organism=9606, physical_only=True)
+    assert d.node_names == ["TP53", "MDM2"] and d.num_edges == 2 and d.edge_weight.tolist() == [2.0, 2.0]
+    assert read_biogrid_tab3(p, id_column="entrez").num_nodes == 4
+    with pytest.raises(MalformedFileError, match=r"x\.txt:1: no column 'Official Symbol Interactor A'"):
+        read_biogrid_tab3(write(tmp_path, "x.txt", "a\tb\n1\t2\n"))
+
+
+# ---------------------------------------------------------------- labels
+
+
+def test_label_table_node2vec_format(tmp_path):
+    p = write(tmp_path, "labels.txt", "1 3 2 \n2 1\n3 2\n1 1\n")
+    y, names = read_label_table(p, ["1", "2", "3"])
+    assert names == ["1", "2", "3"]
+    assert y.tolist() == [[1, 1, 1], [1, 0, 0], [0, 1, 0]]
+
+
+def test_label_table_unknown_nodes_shows_a_few(tmp_path):
+    p = write(tmp_path, "labels.txt", "1 3\n9 1\n10 2\n")
+    with pytest.raises(MalformedFileError,
+                       match=r"labels\.txt:2: 2 line\(s\) name nodes that are not in the graph, e\.g\. '9' \(line 2\), '10' \(line 3\)"):
+        read_label_table(p, ["1", "2"])
+    with pytest.raises(MalformedFileError, match=r"labels\.txt:1: expected 'node label \[label \.\.\.\]'"):
+        read_label_table(write(tmp_path, "labels.txt", "1\n"), ["1"])
+
+
+GAF = """!gaf-version: 2.2
+!generated-by: test
+UniProtKB\tP04637\tTP53\tenables\tGO:0003700\tPMID:1\tIDA\t\tF\tp53\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+UniProtKB\tP04637\tTP53\tinvolved_in\tGO:0006915\tPMID:1\tIMP\t\tP\tp53\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+UniProtKB\tQ00987\tMDM2\tinvolved_in\tGO:0006915\tPMID:2\tIDA\t\tP\tmdm2\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+UniProtKB\tQ00987\tMDM2\tNOT|enables\tGO:0003700\tPMID:2\tIDA\t\tF\tmdm2\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+UniProtKB\tQ00987\tMDM2\tenables\tGO:0004842\tGO_REF:1\tIEA\t\tF\tmdm2\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+UniProtKB\tP38936\tCDKN1A\tinvolved_in\tGO:0006915\tPMID:3\tTAS\t\tP\tp21\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t
+"""
+
+
+def test_gaf_multilabel_with_min_count(tmp_path):
+    p = write(tmp_path, "goa.gaf", GAF)
+    y, terms, nodes = read_gaf(p, ["TP53", "MDM2", "XYZ"])
+    assert terms == ["GO:0003700", "GO:0006915"]  # NOT row and IEA row dropped
+    assert y.tolist() == [[1, 1], [0, 1], [0, 0]]
+    y2, terms2, _ = read_gaf(p, ["TP53", "MDM2", "CDKN1A"], min_count=2)
+    assert terms2 == ["GO:0006915"] and y2[:, 0].tolist() == [1, 1, 1]
+    y3, terms3, _ = read_gaf(p, ["TP53", "MDM2"], aspect="P")
+    assert terms3 == ["GO:0006915"]
+
+
+def test_gaf_malformed(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"g\.gaf:1: expected a '!gaf-version: 2\.x' header line"):
+        read_gaf(write(tmp_path, "g.gaf", "UniProtKB\tP1\n"))
+    bad = GAF.replace("GO:0006915\tPMID:2", "GO6915\tPMID:2")
+    with pytest.raises(MalformedFileError, match=r"g\.gaf:5: GO_ID must look like 'GO:0005515', found 'GO6915'"):
+        read_gaf(write(tmp_path, "g.gaf", bad))
+    short = GAF.replace("\tTAS\t\tP\tp21\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t", "\tTAS")
+    with pytest.raises(MalformedFileError, match=r"g\.gaf:8: expected 17 tab-separated GAF 2\.2 columns, found 7"):
+        read_gaf(write(tmp_path, "g.gaf", short))
+
+
+# ---------------------------------------------------------------- Pajek
+
+
+PAJ = """% a test project
+*Network test
+*Vertices 4
+ 1 "grass land"
+ 2 "rabbit"
+ 3 fox
+ 4 "soil"
+*Arcs
+ 1 2 1.5
+ 2 3 0.5
+*Edges
+ 3 4
+*Arcslist
+ 4 1 2
+*Partition types
+*Vertices 4
+1
+1
+1
+2
+*Vector mass
+*Vertices 4
+10.0
+2
+1e-1
+0
+"""
+
+
+def test_pajek_arcs_edges_lists_partitions_vectors_crlf(tmp_path):
+    pj = read_pajek(write(tmp_path, "t.paj", PAJ, newline="\r\n"))
+    net = pj.network()
+    assert net["node_names"] == ["grass land", "rabbit", "fox", "soil"]
+    assert net["arcs"].tolist() == [[0, 1], [1, 2], [3, 0], [3, 1]]  # 1-based -> 0-based
+    assert net["edges"].tolist() == [[2, 3]]
+    assert pj.partitions["types"].tolist() == [1, 1, 1, 2]
+    np.testing.assert_allclose(pj.vectors["mass"], [10.0, 2.0, 0.1, 0.0])
+    d = pajek_to_data(pj)  # directed (has arcs): edges stored both ways
+    assert set(edges(d)) >= {("grass land", "rabbit"), ("fox", "soil"), ("soil", "fox")}
+    assert d.edge_weight[:2].tolist() == [1.5, 0.5]
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("*Vertices 2\n1 \"a\"\n2 \"b\"\n*Arcs\n1 3\n", r"t\.net:5: vertex id 3 outside 1\.\.2 \(Pajek ids are 1-based\)"),
+    ("*Vertices 2\n1 \"a\"\n*Arcs\n1 x\n", r"t\.net:4: expected integer vertex ids, found '1 x'"),
+    ("*Vertices 2\n*Arcs\n1 2 heavy\n", r"t\.net:3: weight must be a number, found 'heavy'"),
+    ("*Arcs\n1 2\n", r"t\.net:1: \*arcs before \*vertices"),
+    ("*Partition p\n*Vertices 3\n1\n2\n", r"t\.net: \*partition 'p': expected 3 values, found 2"),
+    ("*Vertices two\n", r"t\.net:1: expected '\*vertices N'"),
+])
+def test_pajek_malformed(tmp_path, text, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_pajek(write(tmp_path, "t.net", text))
+
+
+# ---------------------------------------------------------------- adjacency matrices
+
+
+def test_adjacency_matrix_conventions(tmp_path):
+    # rows = prey, columns = predators: A[0,1] = 1 means 1 eats 0
+    p = write(tmp_path, "m.txt", "0 1 1\n0 0 1\n0 0 0\n")
+    a = read_adjacency_matrix(p, convention="row_to_col", node_names=["plant", "herbivore", "carnivore"])
+    assert edges(a) == [("plant", "herbivore"), ("plant", "carnivore"), ("herbivore", "carnivore")]
+    b = read_adjacency_matrix(p, convention="col_to_row")
+    assert b.edge_index.tolist() == [[1, 2, 2], [0, 0, 1]]
+    with pytest.raises(TypeError):
+        read_adjacency_matrix(p)  # the convention must be explicit
+    with pytest.raises(ValueError, match="convention='rows'"):
+        read_adjacency_matrix(p, convention="rows")
+    with pytest.raises(MalformedFileError, match=r"sq\.txt: expected a square matrix, found 2 rows x 3 columns"):
+        read_adjacency_matrix(write(tmp_path, "sq.txt", "0 1 0\n1 0 0\n"), convention="row_to_col")
+    with pytest.raises(MalformedFileError, match=r"nn\.txt:2: column 2: expected a number, found 'x'"):
+        read_adjacency_matrix(write(tmp_path, "nn.txt", "0 1\n0 x\n"), convention="row_to_col")
+
+
+def test_weighted_adjacency_with_header_and_index(tmp_path):
+    p = write(tmp_path, "m.csv", "name,a,b\na,0,2.5\nb,0,0\n")
+    d = read_adjacency_matrix(p, convention="row_to_col", sep=",", header=True, index_col=True, weighted=True)
+    assert d.node_names == ["a", "b"] and edges(d) == [("a", "b")] and d.edge_weight.tolist() == [2.5]
+
+
+# ---------------------------------------------------------------- food-web traits
+
+
+def test_trait_table_errors(tmp_path):
+    from gatbio.data.foodweb import read_trait_table
+
+    ok = read_trait_table(write(tmp_path, "t.txt", "id met_a log_mass\n0 1 -2.5\n1 0 3\n"), 2)
+    assert ok["log_mass"].tolist() == [-2.5, 3.0]
+    with pytest.raises(MalformedFileError, match=r"t\.txt:3: trait 'log_mass' is nan \(NaN/inf traits are not allowed"):
+        read_trait_table(write(tmp_path, "t.txt", "id met_a log_mass\n0 1 -2.5\n1 0 nan\n"), 2)
+    with pytest.raises(MalformedFileError, match=r"t\.txt:2: expected 3 columns \(id met_a log_mass\), found 2 \(inconsistent"):
+        read_trait_table(write(tmp_path, "t.txt", "id met_a log_mass\n0 1\n"), 1)
+    with pytest.raises(MalformedFileError, match=r"t\.txt:2: trait 'met_a' must be a number, found 'yes'"):
+        read_trait_table(write(tmp_path, "t.txt", "id met_a log_mass\n0 yes 1\n"), 1)
+    with pytest.raises(MalformedFileError, match=r"t\.txt: expected one row per node with ids 0\.\.2 in order"):
+        read_trait_table(write(tmp_path, "t.txt", "id met_a log_mass\n0 1 1\n1 1 1\n"), 3)
+
+
+# ---------------------------------------------------------------- PyG PPI layout
+
+
+def test_ppi_benchmark_through_pyg_on_a_tiny_raw_set(tmp_path, monkeypatch):
+    """PyG's PPI raw layout written by the test: 2 train graphs, 1 valid, 1 test."""
+    from gatbio.data import load
+
+    raw = tmp_path / "ppi_benchmark" / "raw"
+    raw.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    sizes = {"train": [3, 4], "valid": [3], "test": [2]}
+    gid = 1
+    for split, ns in sizes.items():
+        n = sum(ns)
+        ids, links, off = [], [], 0
+        for k in ns:
+            ids += [gid] * k
+            links += [{"source": off + i, "target": off + i + 1} for i in range(k - 1)]
+            gid, off = gid + 1, off + k
+        graph = {"directed": False, "multigraph": False, "graph": {},
+                 "nodes": [{"id": i} for i in range(n)], "links": links}
+        (raw / f"{split}_graph.json").write_text(json.dumps(graph))
+        np.save(raw / f"{split}_feats.npy", rng.standard_normal((n, 50)))
+        np.save(raw / f"{split}_labels.npy", (rng.random((n, 121)) < 0.3).astype(np.int64))
+        np.save(raw / f"{split}_graph_id.npy", np.array(ids, dtype=np.int64))
+    monkeypatch.setenv("GATBIO_CACHE", str(tmp_path / "cache"))
+    graphs = load("ppi", root=tmp_path)
+    assert [g.split for g in graphs] == ["train", "train", "val", "test"]
+    assert [g.num_nodes for g in graphs] == [3, 4, 3, 2] and [g.graph_index for g in graphs] == [1, 2, 3, 4]
+    assert graphs[1].x.shape == (4, 50) and graphs[1].y.shape == (4, 121)
+    assert graphs[1].node_names == ["train:3", "train:4", "train:5", "train:6"]
+    assert graphs[1].num_edges == 6  # path of 4 nodes, both directions
+    assert torch.is_floating_point(graphs[0].y)
+
+
+def test_ppi_benchmark_missing_says_where_to_put_files(tmp_path):
+    from gatbio.data import DatasetNotFoundError, load
+
+    with pytest.raises(DatasetNotFoundError, match=r"dataset 'ppi': 12 file\(s\) missing under .*ppi_benchmark"):
+        load("ppi", root=tmp_path)
