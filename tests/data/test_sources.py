@@ -1,0 +1,119 @@
+"""Data root lookup and the download path, tested against a loopback HTTP server."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import io
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from gatbio.data import sources
+from gatbio.data.sources import DATASETS, DatasetInfo, DatasetNotFoundError, FileSource, data_root, download
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A loopback HTTP server serving ``tmp_path / "www"``; yields ``(base_url, folder)``."""
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", www
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def serve(www: Path, url: str, payload: bytes) -> None:
+    p = www / url.split("://", 1)[1]
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(payload)
+
+
+@pytest.fixture
+def fake_dataset(monkeypatch):
+    payload = b"a b\nb c\n"
+    info = DatasetInfo("fake", "fake_folder", "ppi", "t", "c", "l", "undirected", "3", "2", "none",
+                       (FileSource("edges.txt", "https://example.org/repo/abc/edges.txt",
+                                   hashlib.sha256(payload).hexdigest()),
+                        FileSource("notes.txt", None, None)))
+    monkeypatch.setitem(DATASETS, "fake", info)
+    return info, payload
+
+
+def test_data_root_lookup_order(monkeypatch, tmp_path):
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    assert data_root() == tmp_path
+    monkeypatch.delenv("GATBIO_DATA")
+    root = data_root()
+    assert root.name in ("data", "gatbio")  # ../shared/data when present, else ~/.cache/gatbio
+    monkeypatch.setattr(sources, "_REPO", tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    assert data_root() == Path.home() / ".cache" / "gatbio"
+
+
+def test_download_writes_file_with_checked_sha256(server, tmp_path, fake_dataset):
+    base, www = server
+    info, payload = fake_dataset
+    serve(www, info.files[0].url, payload)
+    written = download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"])
+    assert written == [tmp_path / "data" / "fake_folder" / "edges.txt"]
+    assert written[0].read_bytes() == payload
+    # already present: nothing fetched again
+    assert download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"]) == []
+
+
+def test_download_rejects_a_wrong_sha256_and_writes_nothing(server, tmp_path, fake_dataset):
+    base, www = server
+    info, _ = fake_dataset
+    serve(www, info.files[0].url, b"tampered\n")
+    with pytest.raises(ValueError, match="sha256 mismatch for edges.txt.*the file was not written"):
+        download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"])
+    assert not (tmp_path / "data" / "fake_folder").exists() or not any((tmp_path / "data" / "fake_folder").iterdir())
+
+
+def test_offline_gives_one_message_naming_file_and_place(tmp_path, fake_dataset):
+    dead = "http://127.0.0.1:9"  # discard port: connection refused
+    with pytest.raises(DatasetNotFoundError) as err:
+        download("fake", root=tmp_path, mirror=dead, files=["edges.txt"])
+    msg = str(err.value)
+    assert "dataset 'fake': 1 file(s) missing" in msg and "download failed" in msg
+    assert f"put edges.txt at {tmp_path / 'fake_folder' / 'edges.txt'}" in msg
+    assert "from https://example.org/repo/abc/edges.txt" in msg
+    with pytest.raises(DatasetNotFoundError, match=r"put notes.txt at .*no public URL: place it by hand"):
+        download("fake", root=tmp_path, mirror=dead)
+
+
+def test_zip_member_download_for_yeast(server, tmp_path, data_root):
+    base, www = server
+    info = DATASETS["yeast-bu2003"]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for f in info.files:
+            zf.writestr(f.member, (data_root / info.folder / f.path).read_bytes())
+    serve(www, info.files[0].url, buf.getvalue())
+    written = download("yeast-bu2003", root=tmp_path, mirror=base)
+    assert sorted(p.name for p in written) == ["Yeast.clu", "Yeast.paj", "YeastL.net", "YeastS.net"]
+    from gatbio.data import load
+
+    assert load("yeast-bu2003", root=tmp_path).num_nodes == 2361
+
+
+def test_registry_urls_point_at_pinned_commits():
+    for info in DATASETS.values():
+        for f in info.files:
+            if f.url is None:
+                continue
+            assert f.url.startswith(("https://raw.githubusercontent.com/", "https://data.pyg.org/"))
+            if "githubusercontent" in f.url:
+                commit = f.url.split("/")[5]
+                assert len(commit) == 40, f.url
+            if f.sha256 is None:
+                assert f.url == sources.PPI_ZIP_URL  # the only file without a published checksum
