@@ -34,6 +34,10 @@ def parallel_map(
     items = list(items)
     if jobs == 0 or jobs < -1:
         raise ValueError(f"jobs={jobs} is not allowed: use a positive number of processes or -1 for all cores")
+    for i, args in enumerate(items):
+        if not isinstance(args, (tuple, list)):
+            raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
+                             f"arguments for fn, e.g. ({args!r},)")
     if scheduler is None and jobs == 1:
         return [fn(*args) for args in tqdm(items, desc=desc, disable=not progress)]
 

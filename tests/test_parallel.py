@@ -1,0 +1,52 @@
+"""parallel_map: serial, joblib processes and a Dask cluster give the same results, in input order."""
+
+from __future__ import annotations
+
+import operator
+
+import pytest
+
+from gatbio.parallel import parallel_map
+
+ITEMS = [(i, i + 1) for i in range(12)]
+EXPECTED = [i * (i + 1) for i in range(12)]
+
+
+def _fails_on_three(i: int) -> int:
+    if i == 3:
+        raise ValueError("item 3 is bad")
+    return i
+
+
+def test_serial_and_joblib_agree_in_input_order():
+    assert parallel_map(operator.mul, ITEMS, jobs=1, progress=False) == EXPECTED
+    assert parallel_map(operator.mul, ITEMS, jobs=2, progress=False) == EXPECTED
+    assert parallel_map(operator.mul, [], jobs=2, progress=False) == []
+
+
+def test_dask_cluster_on_loopback_agrees_with_joblib():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        out = parallel_map(operator.mul, ITEMS, scheduler=cluster.scheduler_address, progress=False)
+    assert out == EXPECTED
+
+
+def test_errors_surface_from_every_backend():
+    items = [(i,) for i in range(5)]
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        parallel_map(_fails_on_three, items, jobs=1, progress=False)
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        parallel_map(_fails_on_three, items, jobs=2, progress=False)
+
+
+@pytest.mark.parametrize("jobs", [0, -2])
+def test_bad_jobs_are_rejected(jobs):
+    with pytest.raises(ValueError, match=f"jobs={jobs} is not allowed"):
+        parallel_map(operator.mul, ITEMS, jobs=jobs)
+
+
+def test_items_must_be_argument_tuples():
+    with pytest.raises(ValueError, match=r"items\[1\] is 5 \(int\)"):
+        parallel_map(operator.neg, [(1,), 5], jobs=1)
