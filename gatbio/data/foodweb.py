@@ -22,7 +22,8 @@ from torch_geometric.data import Data
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files
 
-__all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_trait_table", "gateway_web_folder",
+__all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_cheddar", "read_pajek_foodweb",
+           "read_trait_table", "gateway_web_folder",
            "GATEWAY_TRAIT_ORDER"]
 
 #: Trait columns of GATEWAy node tables: metabolic / movement one-hot groups, then body mass.
@@ -147,6 +148,19 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
         raise KeyError(f"unknown cheddar web {web!r}; known: {list(CHEDDAR_WEBS)}")
     folder = require_files("cheddar", [f"{web}/nodes.csv", f"{web}/trophic.links.csv", f"{web}/properties.csv"],
                            root=root) / web
+    data = read_cheddar(folder, self_loops=self_loops)
+    data.name, data.web_id = f"cheddar/{web}", web
+    return data
+
+
+def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """Read a community saved in cheddar's CSV layout (``nodes.csv``, ``trophic.links.csv``, optional
+    ``properties.csv``); see :func:`load_cheddar` for what comes out."""
+    folder = Path(folder)
+    for f in ("nodes.csv", "trophic.links.csv"):
+        if not (folder / f).is_file():
+            raise FileNotFoundError(f"{folder / f}: no such file (a cheddar community folder has nodes.csv and "
+                                    "trophic.links.csv)")
     nodes = pd.read_csv(folder / "nodes.csv", dtype={"node": str})
     links = pd.read_csv(folder / "trophic.links.csv", dtype={"resource": str, "consumer": str})
     names = nodes["node"].tolist()
@@ -164,7 +178,7 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
         if wc in links.columns and links[wc].notna().all():
             w = links[wc].to_numpy(float)
     data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="error", self_loops=self_loops,
-                         name=f"cheddar/{web}", path=folder / "trophic.links.csv", line_of_row=lambda r: r + 2)
+                         name=folder.name, path=folder / "trophic.links.csv", line_of_row=lambda r: r + 2)
     feats, fnames = [], []
     if "category" in nodes.columns:
         cats = sorted(nodes["category"].dropna().unique())
@@ -178,9 +192,9 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
             fnames += [f"log10_{col}", f"{col}_missing"]
     data.x = torch.tensor(np.stack(feats, 1) if feats else np.zeros((len(names), 0)), dtype=torch.float)
     data.trait_names = fnames
-    props = pd.read_csv(folder / "properties.csv")
-    data.web_id = web
-    data.web_name = str(props["title"].iloc[0]) if "title" in props.columns else web
+    props = pd.read_csv(folder / "properties.csv") if (folder / "properties.csv").is_file() else pd.DataFrame()
+    data.web_id = folder.name
+    data.web_name = str(props["title"].iloc[0]) if "title" in props.columns else folder.name
     if "category" in nodes.columns:
         data.category = nodes["category"].fillna("").astype(str).tolist()
     return data
@@ -203,7 +217,15 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
     if web not in PAJEK_WEBS:
         raise KeyError(f"unknown Pajek food web {web!r}; known: {list(PAJEK_WEBS)}")
     folder = require_files("pajek", [f"{web}.paj"], root=root)
-    path = folder / f"{web}.paj"
+    data = read_pajek_foodweb(folder / f"{web}.paj", self_loops=self_loops)
+    data.name, data.web_id = f"pajek/{web}", web
+    return data
+
+
+def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+    """Read a SCOR-derived Pajek flow web (``*partition ECO types``, ``*network``, ``*vector bio-masses``), keeping
+    feeding arcs only; see :func:`load_pajek_foodweb`."""
+    path = Path(path)
     pj = read_pajek(path)
     net = pj.network()
     types = next((v for k, v in pj.partitions.items() if k.lower().startswith("eco")), None)
@@ -219,12 +241,12 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
     arcs, w, lines = arcs[feeding], w[feeding], lines[feeding]
     names = [net["node_names"][i] for i in keep]
     data = edges_to_data(new[arcs[:, 0]], new[arcs[:, 1]], names, weight=w, directed=True, duplicates="error",
-                         self_loops=self_loops, name=f"pajek/{web}", path=path, line_of_row=lambda r: int(lines[r]))
+                         self_loops=self_loops, name=path.stem, path=path, line_of_row=lambda r: int(lines[r]))
     logb, miss = _log10_with_flag(pd.Series(biomass[keep]))
     data.x = torch.tensor(np.stack([logb, miss, (types[keep] == 1).astype(float)], 1), dtype=torch.float)
     data.trait_names = ["log10_biomass", "biomass_missing", "living"]
     data.compartment_type = [PAJEK_TYPES[int(t)] for t in types[keep]]
-    data.web_id = web
+    data.web_id = path.stem
     data.web_name = next(iter(pj.networks))
     return data
 

@@ -176,7 +176,7 @@ def test_load_returns_independent_copies(data_root):
 def test_list_datasets_reports_presence(data_root, tmp_path):
     df = list_datasets(root=data_root)
     assert set(df["name"]) >= {"node2vec-ppi", "gateway/<web>", "ppi"}
-    status = dict(zip(df["name"], df["present"]))
+    status = dict(zip(df["name"], df["present"], strict=False))
     assert status["node2vec-ppi"] == "yes" and status["ppi"] == "no"
     assert (list_datasets(root=tmp_path)["present"] == "no").all()
     assert "gateway/11" not in dataset_names() and "gateway/AEW03_11" in dataset_names(expand=True)

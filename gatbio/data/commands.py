@@ -1,0 +1,59 @@
+"""``gatbio datasets``: list the named datasets (nodes, edges, labels/traits, presence, citation), list the
+webs of a collection, or download a dataset.
+
+Usage::
+
+    gatbio datasets                      # one row per dataset, with whether its files are present
+    gatbio datasets --long               # plus license and citation
+    gatbio datasets --members gateway    # the webs of a collection (load them as gateway/<web>)
+    gatbio datasets --download node2vec-ppi [--root DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("datasets", help="list the named datasets (counts, presence, citation)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--root", default=None, help="data root (default: $GATBIO_DATA, ../shared/data, ~/.cache/gatbio)")
+    p.add_argument("--long", action="store_true", help="also show license and citation columns")
+    p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
+    p.add_argument("--download", metavar="NAME", help="download the missing files of a dataset (sha256 checked)")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from gatbio.data import DATASETS, data_root, download, list_datasets
+
+    root = args.root
+    if args.download:
+        if args.download not in DATASETS:
+            raise ValueError(f"unknown dataset {args.download!r}; known: {', '.join(DATASETS)}")
+        written = download(args.download, root=root)
+        print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
+        return 0
+    if args.members:
+        info = DATASETS.get(args.members)
+        if info is None or not info.is_collection:
+            names = [n for n, i in DATASETS.items() if i.is_collection]
+            raise ValueError(f"--members {args.members!r}: expected a collection, one of {names}")
+        for m in info.members:
+            print(f"{info.name}/{m}")
+        return 0
+    df = list_datasets(root)
+    cols = ["name", "kind", "webs", "nodes", "edges", "labels/traits", "present"]
+    if args.long:
+        cols += ["direction", "license", "citation"]
+    print(f"data root: {root or data_root()}")
+    with pd.option_context("display.max_colwidth", 200, "display.width", 250):
+        print(df[cols].to_string(index=False))
+    if not args.long:
+        print("\ncitations:")
+        for _, r in df.iterrows():
+            print(f"  {r['name']}: {r['citation']}")
+    return 0

@@ -1,0 +1,34 @@
+"""``gatbio datasets``."""
+
+from __future__ import annotations
+
+from gatbio.cli import main
+
+
+def test_datasets_lists_every_dataset_with_presence(data_root, capsys):
+    assert main(["datasets", "--root", str(data_root)]) == 0
+    out = capsys.readouterr().out
+    for name in ("node2vec-ppi", "yeast-bu2003", "shs27k", "ppi-tissues", "gateway/<web>", "cheddar/<web>",
+                 "pajek/<web>", "ppi-partial"):
+        assert name in out
+    ppi_row = next(ln for ln in out.splitlines() if ln.strip().startswith("ppi ") or ln.split()[:1] == ["ppi"])
+    assert ppi_row.rstrip().endswith("no")  # the full benchmark is not in the shared folder
+    assert "Grover & Leskovec (2016)" in out and "3,890" in out
+
+
+def test_datasets_members_and_errors(capsys, tmp_path):
+    assert main(["datasets", "--members", "gateway"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 57 and "gateway/AEW03_11" in out
+    assert main(["datasets", "--members", "node2vec-ppi"]) == 1
+    assert "expected a collection" in capsys.readouterr().err
+    assert main(["datasets", "--root", str(tmp_path)]) == 0
+    assert " yes" not in capsys.readouterr().out
+
+
+def test_datasets_download_offline_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GATBIO_MIRROR", "http://127.0.0.1:9")
+    assert main(["datasets", "--download", "string-web-sample", "--root", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gatbio datasets: error: dataset 'string-web-sample': 1 file(s) missing")
+    assert "put string_interactions.tsv at" in err

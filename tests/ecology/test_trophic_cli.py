@@ -1,0 +1,65 @@
+"""``gatbio trophic FILE``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from gatbio.cli import main
+
+
+def test_trophic_edge_list_table_and_csv(tmp_path, capsys):
+    web = tmp_path / "chain.txt"
+    web.write_text("grass rabbit\nrabbit fox\n")
+    out_csv = tmp_path / "out" / "levels.csv"
+    assert main(["trophic", str(web), "--method", "levine", "--csv", str(out_csv)]) == 0
+    out = capsys.readouterr().out
+    assert "3 species, 2 links" in out and "F0=0.0000" in out
+    df = pd.read_csv(out_csv)
+    assert df.to_dict("list") == {"species": ["grass", "rabbit", "fox"], "trophic_level": [1.0, 2.0, 3.0],
+                                  "prey": [0, 1, 1], "predators": [1, 1, 0]}
+
+
+def test_trophic_direction_flag_and_csv_format(tmp_path, capsys):
+    web = tmp_path / "links.csv"
+    web.write_text("consumer,resource\nfox,rabbit\nrabbit,grass\n")
+    assert main(["trophic", str(web), "--csv", str(tmp_path / "a.csv")]) == 0  # resource/consumer by name
+    assert pd.read_csv(tmp_path / "a.csv").set_index("species")["trophic_level"].to_dict() == \
+        {"fox": 3.0, "rabbit": 2.0, "grass": 1.0}
+    flipped = tmp_path / "f.txt"
+    flipped.write_text("fox rabbit\nrabbit grass\n")
+    assert main(["trophic", str(flipped), "--direction", "predator-prey", "--csv", str(tmp_path / "b.csv")]) == 0
+    assert pd.read_csv(tmp_path / "b.csv").set_index("species")["trophic_level"]["fox"] == 3.0
+    capsys.readouterr()
+
+
+def test_trophic_errors_are_one_line(tmp_path, capsys):
+    assert main(["trophic", str(tmp_path / "missing.txt")]) == 1
+    assert "no such file or folder" in capsys.readouterr().err
+    cyc = tmp_path / "c.txt"
+    cyc.write_text("a b\nb a\n")
+    assert main(["trophic", str(cyc), "--method", "levine"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gatbio trophic: error: food web has no basal species") and "method='mackay'" in err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a b\nb c d e\n")
+    assert main(["trophic", str(bad)]) == 1
+    assert "bad.txt:2: expected 2 columns (source target), found 4" in capsys.readouterr().err
+    m = tmp_path / "m.txt"
+    m.write_text("0 1\n0 0\n")
+    assert main(["trophic", str(m), "--format", "adjacency"]) == 1
+    assert "needs --convention" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["pajek/baydry", "gateway/11"])
+def test_trophic_named_webs_and_files(data_root, capsys, target):
+    assert main(["trophic", target, "--sort"]) == 0
+    out = capsys.readouterr().out
+    assert "species  trophic_level  prey  predators" in out
+
+
+def test_trophic_cheddar_folder_and_pajek_file(data_root, capsys):
+    assert main(["trophic", str(data_root / "foodwebs_cheddar" / "TL84"), "--method", "levine"]) == 0
+    assert "56 species, 269 links" in capsys.readouterr().out
+    assert main(["trophic", str(data_root / "foodwebs_ulanowicz_pajek" / "baydry.paj")]) == 0
+    assert "125 species, 1830 links" in capsys.readouterr().out
