@@ -1,0 +1,708 @@
+r"""The hub-robustness sweep: how much do a trained model's predictions depend on a few hubs?
+
+For each dataset, model and seed, the model is **trained once on the clean graph** and then evaluated,
+without retraining, on perturbed copies of the graph (:mod:`gatbio.robustness`): the top 0–20 % nodes by
+degree, betweenness or PageRank removed, the same number of random nodes removed (the control), Gaussian
+noise on the hubs' input features, or half of the hubs' links dropped. Not retraining is deliberate: the
+question is how much *deployed* predictions lean on hubs (a hub missing from the next release of a PPI
+database, a species lost from a web), and a retrained model would mix that with the training noise.
+
+Two tasks, each reusing the project's own models and protocol:
+
+- ``protein``: multi-label protein function on node2vec-PPI (:mod:`gatbio.tasks.protein`), micro-F1 of the
+  top-k protocol on the surviving test proteins;
+- ``foodweb``: directed link prediction on food webs (:mod:`gatbio.tasks.foodweb`), PR-AUC on the held-out
+  pairs whose two species survive; beside it, the ecological robustness R50 of each web under the same
+  removal orders (:func:`gatbio.robustness.r50`).
+
+The drop at fraction :math:`f` is measured against the same model's clean score **on the same evaluation
+items** (``clean`` in the results), so removing hubs that happen to be easy or hard test nodes does not
+masquerade as robustness. Attention diagnostics (:mod:`gatbio.metrics`) of the last attention layer are
+saved with every point: the Jensen–Shannon divergence of each unperturbed node's attention, the entropy
+ratio and the attention mass on hubs, and the prediction flip rate among unperturbed nodes.
+
+Results: ``<out_dir>/runs/<task>/<dataset>/<model>/seed<s>/<perturbation>.json`` (one curve each; a
+resumed sweep skips existing files and retrains only what is missing), the splits under ``splits/``, and
+the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robustness_summary`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch_geometric.data import Data
+from tqdm.auto import tqdm
+
+from gatbio import metrics
+from gatbio.config import config_to_dict, load_config, save_config
+from gatbio.parallel import parallel_map
+from gatbio.results import is_done, read_json, write_csv, write_json
+from gatbio.robustness import PERTURBATIONS, Perturbation, extinction_curve, perturb, r50, rank_nodes
+
+__all__ = [
+    "MODELS",
+    "ProteinSettings",
+    "FoodwebSettings",
+    "RobustnessConfig",
+    "load",
+    "run",
+    "summarize",
+    "run_quick",
+    "r50_table",
+    "QUICK_CONFIG",
+]
+
+#: The model variants compared: name → options of the attention layer. ``pyg_gat`` is PyG's own
+#: ``GATConv`` (vanilla GAT, the reference), ``gcn`` a GCN baseline without attention; the others are
+#: :class:`gatbio.nn.GATConv` with degree normalisation and/or temperature.
+MODELS: dict[str, dict[str, Any]] = {
+    "pyg_gat": {"conv": "pyg_gat"},
+    "gat_log": {"degree_norm": "log"},
+    "gat_sym": {"degree_norm": "sym"},
+    "gat_t0.5": {"temperature": 0.5},
+    "gat_t2": {"temperature": 2.0},
+    "gat_tlearn": {"temperature": "learn"},
+    "gat_log_tlearn": {"degree_norm": "log", "temperature": "learn"},
+    "gatv2": {"attention": "gatv2"},
+    "gcn": {"conv": "gcn"},
+}
+
+_REPO = Path(__file__).resolve().parents[2]
+#: The quick config (``make demo``, the notebook test).
+QUICK_CONFIG = _REPO / "experiments" / "configs" / "robustness_quick.yaml"
+
+
+@dataclass
+class ProteinSettings:
+    """Protein function on a PPI graph (the protein task's model and inputs)."""
+
+    enabled: bool = True
+    dataset: str = "node2vec-ppi"
+    inputs: list[str] = field(default_factory=lambda: ["prone"])
+    dim: int = 64
+    hidden: int = 16
+    heads: int = 2
+    dropout: float = 0.2
+    epochs: int = 100
+    lr: float = 0.01
+    weight_decay: float = 5e-4
+    train: float = 0.5
+    val: float = 0.1
+
+
+@dataclass
+class FoodwebSettings:
+    """Directed link prediction on food webs (the food-web task's model)."""
+
+    enabled: bool = True
+    webs: list[str] = field(default_factory=lambda: ["cheddar/YthanEstuary", "cheddar/Benguela", "cheddar/TL84"])
+    hidden: int = 32
+    heads: int = 2
+    epochs: int = 200
+    lr: float = 0.01
+    test: float = 0.2
+    val: float = 0.1
+    negatives: str = "degree"  # held-out non-links: "degree"-matched (harder) or "uniform"
+
+
+@dataclass
+class RobustnessConfig:
+    """The sweep: models × perturbations × fractions × seeds, on the enabled tasks."""
+
+    name: str = "robustness"
+    out_dir: str = "results/robustness"
+    models: list[str] = field(default_factory=lambda: list(MODELS))
+    perturbations: list[str] = field(default_factory=lambda: list(PERTURBATIONS))
+    fractions: list[float] = field(default_factory=lambda: [0.0, 0.01, 0.02, 0.05, 0.1, 0.2])
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    sigma: float = 1.0            # feature noise, in per-feature standard deviations
+    edge_drop_p: float = 0.5      # share of each hub's links dropped
+    betweenness_k: int = 256      # betweenness sample size on graphs above 1000 nodes
+    hub_fraction: float = 0.05    # "hubs" for the attention-mass diagnostic: the top 5 % by degree
+    r50_random_orders: int = 20   # random removal orders per web for the R50 control
+    jobs: int = 1
+    threads: int = 1              # torch threads per job
+    protein: ProteinSettings = field(default_factory=ProteinSettings)
+    foodweb: FoodwebSettings = field(default_factory=FoodwebSettings)
+
+
+def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
+    bad = [m for m in cfg.models if m not in MODELS]
+    if bad:
+        raise ValueError(f"config models: unknown model {bad[0]!r}; choose from {', '.join(MODELS)}")
+    bad = [p for p in cfg.perturbations if p not in PERTURBATIONS]
+    if bad:
+        raise ValueError(f"config perturbations: unknown perturbation {bad[0]!r}; "
+                         f"choose from {', '.join(PERTURBATIONS)}")
+    for f in cfg.fractions:
+        if not 0.0 <= f <= 1.0:
+            raise ValueError(f"config fractions: {f} is outside [0, 1]; give fractions of nodes, e.g. 0.05 for 5%")
+    if not cfg.fractions or min(cfg.fractions) != 0.0:
+        raise ValueError("config fractions: include 0.0, the unperturbed point every curve starts from")
+    if not cfg.seeds:
+        raise ValueError("config seeds: give at least one seed")
+    if not (cfg.protein.enabled or cfg.foodweb.enabled):
+        raise ValueError("config: enable at least one task (protein.enabled or foodweb.enabled)")
+    if cfg.foodweb.enabled and "pyg_gat" not in cfg.models:
+        pass  # the headline ratio needs pyg_gat; the summary says so when it is missing
+    cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
+    return cfg
+
+
+def load(path: str | Path | None = None, overrides: list[str] | None = None) -> RobustnessConfig:
+    """The sweep config from a YAML file and ``key=value`` overrides, validated."""
+    return _validate(load_config(RobustnessConfig, path, overrides))
+
+
+def _slug(name: str) -> str:
+    return name.replace("/", "__")
+
+
+# --------------------------------------------------------------------------------------------------
+# models and attention capture
+
+
+def _is_attention_layer(module: torch.nn.Module) -> bool:
+    from torch_geometric.nn import GATConv as PyGGATConv
+    from torch_geometric.nn import GATv2Conv
+
+    from gatbio.nn import GATConv
+
+    return isinstance(module, (GATConv, PyGGATConv, GATv2Conv))
+
+
+@torch.no_grad()
+def forward_with_attention(model: torch.nn.Module, call) -> tuple[Tensor, tuple[Tensor, Tensor] | None]:
+    """Run ``call()`` (a forward pass of ``model``) and also return the last attention layer's attention.
+
+    A forward pre-hook records the inputs of the last attention layer (in module order); the layer is then
+    run once more on them with ``return_attention_weights=True``. This works for any model built from
+    :class:`gatbio.nn.GATConv` or PyG's ``GATConv`` / ``GATv2Conv`` without the model having to expose its
+    attention; a model without attention (GCN) gives ``None``. The last layer is the informative one: in the
+    first layer, the logits of an edge depend only on its two endpoints' inputs, so removing other nodes
+    leaves the (renormalised) attention on the surviving edges unchanged unless the layer normalises by
+    degree.
+    """
+    layers = [m for m in model.modules() if _is_attention_layer(m)]
+    layer = layers[-1] if layers else None
+    if layer is None:
+        return call(), None
+    seen: dict[str, Any] = {}
+
+    def hook(_mod, args, kwargs):
+        if "args" not in seen:
+            seen["args"], seen["kwargs"] = args, dict(kwargs)
+
+    handle = layer.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        out = call()
+    finally:
+        handle.remove()
+    if "args" not in seen:
+        return out, None
+    kwargs = {**seen["kwargs"], "return_attention_weights": True}
+    _, (ei, alpha) = layer(*seen["args"], **kwargs)
+    return out, (ei.detach(), alpha.detach())
+
+
+def _attention_stats(att, hubs: Tensor, num_nodes: int) -> dict[str, float]:
+    """Mean entropy ratio over nodes and heads, and the attention mass on ``hubs``, of one attention map."""
+    if att is None:
+        return {"entropy_ratio": float("nan"), "hub_mass": float("nan"), "hub_mass_uniform": float("nan")}
+    ei, alpha = att
+    ratio = metrics.attention_entropy_ratio(ei, alpha, num_nodes)
+    mass = metrics.hub_attention_mass(ei, alpha, hubs, num_nodes)
+    return {"entropy_ratio": float(np.nanmean(ratio.numpy())) if (~torch.isnan(ratio)).any() else float("nan"),
+            "hub_mass": mass["mass"], "hub_mass_uniform": mass["uniform"]}
+
+
+class _NoAttnBias(torch.nn.Module):
+    """Wraps a PyG layer that has no ``attn_bias`` argument (PyG ``GATConv``, ``GCNConv``) so that it can
+    stand in for :class:`gatbio.nn.GATConv` inside a model; an actual bias is refused, not ignored."""
+
+    def __init__(self, conv: torch.nn.Module, attention: bool) -> None:
+        super().__init__()
+        self.conv = conv
+        self.attention = attention
+
+    def reset_parameters(self) -> None:
+        self.conv.reset_parameters()
+
+    def forward(self, x, edge_index, edge_attr=None, attn_bias=None, size=None, return_attention_weights=None):
+        if attn_bias is not None:
+            raise ValueError(f"{self.conv.__class__.__name__} takes no attn_bias: build the model without an "
+                             "attention bias (e.g. FoodWebGAT(trophic_bias=False)) to compare layer variants")
+        if not self.attention:
+            out = self.conv(x, edge_index)
+            return (out, (edge_index, None)) if return_attention_weights else out
+        return self.conv(x, edge_index, edge_attr=edge_attr, size=size,
+                         return_attention_weights=return_attention_weights)
+
+
+def make_variant(conv: torch.nn.Module, name: str) -> torch.nn.Module:
+    """A fresh layer of variant ``name`` (see :data:`MODELS`) with the shape and settings of ``conv``.
+
+    ``conv`` is a :class:`gatbio.nn.GATConv` of an existing model; the new layer keeps its channels, heads,
+    concat, dropout, self-loop and residual settings. All of our variants score with ``attention="gat"``
+    (as vanilla GAT does) unless the variant itself sets ``attention``.
+    """
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
+    opts = dict(MODELS[name])
+    kind = opts.pop("conv", "gatbio")
+    common = dict(heads=conv.heads, concat=conv.concat, negative_slope=conv.negative_slope, dropout=conv.dropout,
+                  add_self_loops=conv.add_self_loops, edge_dim=conv.edge_dim, bias=conv.bias is not None,
+                  residual=conv.residual)
+    if kind == "pyg_gat":
+        from torch_geometric.nn import GATConv as PyGGATConv
+
+        return _NoAttnBias(PyGGATConv(conv.in_channels, conv.out_channels, **common), attention=True)
+    if kind == "gcn":
+        from torch_geometric.nn import GCNConv
+
+        width = conv.out_channels * (conv.heads if conv.concat else 1)
+        return _NoAttnBias(GCNConv(conv.in_channels, width, add_self_loops=conv.add_self_loops), attention=False)
+    from gatbio.nn import GATConv
+
+    opts.setdefault("attention", "gat")
+    return GATConv(conv.in_channels, conv.out_channels, **common, **opts)
+
+
+def with_variant(model: torch.nn.Module, name: str) -> torch.nn.Module:
+    """``model`` with every :class:`gatbio.nn.GATConv` replaced by a fresh layer of variant ``name``.
+
+    This is how the sweep reuses the protein and food-web models unchanged: same architecture, only the
+    attention layer differs between the compared variants. Returns the same (modified) model object.
+    """
+    from gatbio.nn import GATConv
+
+    targets = [(parent, child_name, child) for parent in model.modules()
+               for child_name, child in parent.named_children() if isinstance(child, GATConv)]
+    if not targets:
+        raise ValueError(f"{model.__class__.__name__} has no gatbio.nn.GATConv layer to replace")
+    for parent, child_name, child in targets:
+        setattr(parent, child_name, make_variant(child, name))
+    return model
+
+
+# --------------------------------------------------------------------------------------------------
+# the two tasks: a clean problem, a model fitted once on it, and evaluation on perturbed copies
+
+
+def _mean_over(values: Tensor, mask: Tensor) -> float:
+    v = values.reshape(values.size(0), -1)[mask]  # (n, H)
+    v = v[~torch.isnan(v)]
+    return float(v.mean()) if v.numel() else float("nan")
+
+
+class _Problem:
+    """One dataset and seed: the clean graph, the split, and how to fit and score a model on it."""
+
+    task: str
+    metric: str
+    name: str
+    data: Data  # the graph the perturbations act on (what the model passes messages over)
+
+    def fit(self, model_name: str) -> tuple[torch.nn.Module, dict]:
+        raise NotImplementedError
+
+    def forward(self, model, data: Data) -> tuple[Tensor, Any]:
+        raise NotImplementedError
+
+    def items(self, pert: Perturbation | None) -> tuple[Any, Any, Tensor]:
+        """(items in the perturbed graph's ids, the same items in clean ids, unaffected mask over them)."""
+        raise NotImplementedError
+
+    def score(self, out: Tensor, items) -> float:
+        raise NotImplementedError
+
+    def predictions(self, out: Tensor, items) -> np.ndarray:
+        raise NotImplementedError
+
+    def split_dict(self) -> dict:
+        raise NotImplementedError
+
+    def evaluate(self, model, clean_out: Tensor, clean_att, pert: Perturbation) -> dict[str, float]:
+        """Score on the perturbed graph, the clean score on the same items, flip rate and attention shift."""
+        out, att = self.forward(model, pert.data)
+        items_new, items_old, unaffected = self.items(pert)
+        score, clean = self.score(out, items_new), self.score(clean_out, items_old)
+        flips = metrics.flip_rate(self.predictions(clean_out, items_old), self.predictions(out, items_new),
+                                  mask=unaffected)
+        row = {"score": score, "clean": clean, "drop": clean - score,
+               "relative": score / clean if clean > 0 else float("nan"),
+               "flip_rate": flips, "n_items": int(unaffected.numel()), "n_affected": pert.num_affected}
+        if att is not None and clean_att is not None and pert.data.num_nodes > 0:
+            js = metrics.attention_js_divergence(*clean_att, *att, node_map=pert.node_map,
+                                                 num_nodes=pert.data.num_nodes)  # (N', H)
+            row["js_attention"] = _mean_over(js, pert.unaffected_mask())
+            ratio = metrics.attention_entropy_ratio(*att, pert.data.num_nodes)
+            row["entropy_ratio"] = _mean_over(ratio, torch.ones(ratio.size(0), dtype=torch.bool))
+        else:
+            row["js_attention"] = row["entropy_ratio"] = float("nan")
+        return row
+
+
+# --------------------------------------------------------------------------------------------------
+# the sweep
+
+#: Which config values each perturbation takes.
+def _perturb_kwargs(cfg: RobustnessConfig, name: str) -> dict[str, Any]:
+    if name == "feature_noise":
+        return {"sigma": cfg.sigma}
+    if name == "edge_drop":
+        return {"p": cfg.edge_drop_p}
+    if name == "betweenness":
+        return {"k": cfg.betweenness_k}
+    return {}
+
+
+def _datasets(cfg: RobustnessConfig) -> list[tuple[str, str]]:
+    out = []
+    if cfg.protein.enabled:
+        out.append(("protein", cfg.protein.dataset))
+    if cfg.foodweb.enabled:
+        out += [("foodweb", w) for w in cfg.foodweb.webs]
+    return out
+
+
+def _run_path(out_dir: Path, task: str, dataset: str, model: str, seed: int, pert: str) -> Path:
+    return out_dir / "runs" / task / _slug(dataset) / model / f"seed{seed}" / f"{pert}.json"
+
+
+def _make_problem(task: str, dataset: str, seed: int, cfg: RobustnessConfig) -> _Problem:
+    if task == "protein":
+        return _ProteinProblem(dataset, seed, cfg.protein)
+    return _FoodwebProblem(dataset, seed, cfg.foodweb)
+
+
+def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
+    """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
+    torch.set_num_threads(max(1, cfg.threads))
+    out_dir = Path(cfg.out_dir)
+    todo = [m for m in cfg.models
+            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p)) for p in cfg.perturbations)]
+    if not todo:
+        return {"dataset": dataset, "seed": seed, "fitted": 0, "seconds": 0.0}
+    t_start = time.perf_counter()
+    problem = _make_problem(task, dataset, seed, cfg)
+    split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
+    if not is_done(split_path):
+        write_json(split_path, problem.split_dict())
+    clean = problem.data
+    n = int(clean.num_nodes)
+    # Perturbed graphs depend on (dataset, seed) only: built once, shared by every model (paired comparison).
+    perts = {(p, f): perturb(clean, p, f, seed=seed, **_perturb_kwargs(cfg, p))
+             for p in cfg.perturbations for f in cfg.fractions}
+    hubs = rank_nodes(clean, "degree", seed=seed)[: max(1, int(round(cfg.hub_fraction * n)))]
+    for model_name in todo:
+        torch.manual_seed(seed)
+        t0 = time.perf_counter()
+        model, fit_info = problem.fit(model_name)
+        fit_info["fit_seconds"] = round(time.perf_counter() - t0, 2)
+        model.eval()
+        clean_out, clean_att = problem.forward(model, clean)
+        att_stats = _attention_stats(clean_att, hubs, n)
+        for p in cfg.perturbations:
+            path = _run_path(out_dir, task, dataset, model_name, seed, p)
+            if is_done(path):
+                continue
+            curve = [{"fraction": f, **problem.evaluate(model, clean_out, clean_att, perts[(p, f)])}
+                     for f in cfg.fractions]
+            write_json(path, {
+                "task": task, "dataset": dataset, "model": model_name, "seed": seed, "perturbation": p,
+                "metric": problem.metric, "layer": MODELS[model_name], "perturb_kwargs": _perturb_kwargs(cfg, p),
+                "retrained": False, "split": str(split_path.relative_to(out_dir)), "fit": fit_info,
+                "clean_attention": att_stats, "curve": curve,
+            })
+    return {"dataset": dataset, "seed": seed, "fitted": len(todo),
+            "seconds": round(time.perf_counter() - t_start, 1)}
+
+
+def r50_table(webs: list[str], orders: list[str], seeds: list[int], random_orders: int = 20,
+              k: int | None = None) -> tuple[Any, Any]:
+    """R50 of each web (all its links) under each removal order, with and without protected basal species.
+
+    Targeted orders are repeated over ``seeds`` (they differ only in how ties are broken); ``random`` uses
+    ``random_orders`` seeded permutations. Returns ``(table, curves)``: R50 mean ± std per (web, order,
+    protect_basal), and the extinction curves (one row per step) for the figures.
+    """
+    import pandas as pd
+
+    from gatbio.data import load as load_dataset
+
+    rows, curve_rows = [], []
+    for web in webs:
+        data = load_dataset(web)
+        for order in orders:
+            order_seeds = range(random_orders) if order == "random" else seeds
+            for seed in order_seeds:
+                ranking = rank_nodes(data, order, seed=seed, k=k)
+                for protect in (False, True):
+                    rows.append({"web": web, "order": order, "seed": seed, "protect_basal": protect,
+                                 "r50": r50(data, order=ranking, protect_basal=protect)})
+                removed, lost = extinction_curve(data, order=ranking)
+                curve_rows += [{"web": web, "order": order, "seed": seed, "removed": a, "lost": b}
+                               for a, b in zip(removed, lost)]
+    df = pd.DataFrame(rows)
+    g = df.groupby(["web", "order", "protect_basal"], sort=False)["r50"]
+    table = pd.concat([g.mean().rename("r50_mean"), g.std(ddof=1).rename("r50_std"), g.size().rename("n")],
+                      axis=1).reset_index()
+    return table, pd.DataFrame(curve_rows)
+
+
+def summarize(cfg: RobustnessConfig) -> str:
+    """Write the summary tables and figures of the sweep in ``cfg.out_dir``; return a printable summary."""
+    import pandas as pd
+
+    from gatbio.tasks import robustness_summary as rs
+
+    out_dir = Path(cfg.out_dir)
+    df = rs.load_runs(out_dir)
+    curves, auc = rs.curve_table(df), rs.auc_table(df)
+    head = rs.headline_table(df, fraction=0.05 if 0.05 in cfg.fractions else max(cfg.fractions))
+    write_csv(out_dir / "summary" / "curves.csv", curves)
+    write_csv(out_dir / "summary" / "auc.csv", auc)
+    write_csv(out_dir / "summary" / "headline.csv", head)
+    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    for dataset in dict.fromkeys(curves["dataset"]):
+        rs.plot_curves(curves, dataset, "score", out_dir / "figures" / f"curves_{_slug(dataset)}.png")
+    lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
+             f"{df['fraction'].nunique()} fractions x {df['seed'].nunique()} seeds -> {out_dir}"]
+    if cfg.foodweb.enabled:
+        orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
+        table, ext = r50_table(cfg.foodweb.webs, orders, cfg.seeds, cfg.r50_random_orders, cfg.betweenness_k)
+        write_csv(out_dir / "summary" / "r50.csv", table)
+        write_csv(out_dir / "summary" / "extinction_curves.csv", ext)
+        rs.plot_extinctions(ext, out_dir / "figures" / "extinctions.png")
+        r = table[~table["protect_basal"]].pivot(index="web", columns="order", values="r50_mean")
+        lines += ["R50 (fraction of species removed before half are lost):", r.round(3).to_string()]
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        show = head[["dataset", "perturbation", "model", "clean", "drop", "drop_ci_low", "drop_ci_high", "ratio"]]
+        lines += [f"drop at {head['fraction'].iloc[0]:.0%} (95% CI over seeds; ratio = drop / pyg_gat drop):",
+                  show.round(4).to_string(index=False)]
+        wide = auc.pivot_table(index=["dataset", "model"], columns="perturbation", values="auc_mean", sort=False)
+        lines += ["area under the degradation curve (1 = no degradation):", wide.round(3).to_string()]
+    text = "\n".join(lines)
+    (out_dir / "summary" / "summary.txt").write_text(text + "\n")
+    return text
+
+
+def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True) -> str:
+    """Run the sweep (resuming: finished runs are skipped), then write and return the summary."""
+    cfg = _validate(cfg)
+    out_dir = Path(cfg.out_dir)
+    save_config(cfg, out_dir / "config.yaml")
+    if not summary_only:
+        items = [(cfg, task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
+        t0 = time.perf_counter()
+        done = parallel_map(_job, items, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
+        write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
+                                             "config": config_to_dict(cfg)})
+    return summarize(cfg)
+
+
+def run_quick(out_dir: str | Path) -> str:
+    """The quick config on real data (``make demo``): a few models, seeds and webs in about a minute."""
+    cfg = load(QUICK_CONFIG, [f"out_dir={Path(out_dir) / 'robustness'}"])
+    return run(cfg, progress=False)
+
+
+class _ProteinProblem(_Problem):
+    """Multi-label protein function on a PPI graph; items are the test proteins, metric micro-F1 (top-k)."""
+
+    task, metric = "protein", "micro_f1"
+
+    def __init__(self, dataset: str, seed: int, s: ProteinSettings) -> None:
+        from gatbio.data import load as load_dataset
+        from gatbio.data.splits import node_split, split_masks
+        from gatbio.embed import node_inputs
+
+        self.name, self.seed, self.s = dataset, seed, s
+        raw = load_dataset(dataset)
+        if raw.y is None or raw.y.dim() != 2:
+            raise ValueError(f"dataset {dataset!r} has no multi-label targets y (N, L): the protein task of the "
+                             "robustness sweep needs one, e.g. protein.dataset=node2vec-ppi")
+        n = int(raw.num_nodes)
+        # Inputs are structural embeddings of the clean graph (no labels involved), fixed for the perturbed
+        # copies: a perturbation changes what the model aggregates, not the embedding space it was trained in.
+        x = node_inputs(raw.edge_index, n, kinds=tuple(s.inputs), dim=s.dim, seed=seed)  # (N, F)
+        self.split = node_split(n, train=s.train, val=s.val, seed=seed)
+        masks = split_masks(self.split)
+        self.data = Data(x=x, y=raw.y.float(), edge_index=raw.edge_index, num_nodes=n,
+                         train_mask=masks["train"], val_mask=masks["val"], test_mask=masks["test"])
+
+    def split_dict(self) -> dict:
+        return self.split
+
+    def fit(self, model_name: str):
+        model = with_variant(_protein_model(self.data.x.size(1), self.data.y.size(1), self.s), model_name)
+        return model, _fit_protein(model, self.data, self.s)
+
+    def forward(self, model, data: Data):
+        return forward_with_attention(model, lambda: model(data.x, data.edge_index))
+
+    def items(self, pert):
+        test_new = pert.data.test_mask.nonzero().view(-1)  # (T',) in the perturbed graph
+        test_old = pert.kept[test_new]  # the same proteins in clean ids
+        unaffected = pert.unaffected_mask()[test_new]
+        return (test_new, pert.data.y), (test_old, self.data.y), unaffected
+
+    def score(self, out, items):
+        idx, y = items
+        return metrics.f1_top_k(y[idx], out[idx])["micro_f1"] if idx.numel() else float("nan")
+
+    def predictions(self, out, items):
+        idx, y = items
+        return metrics.top_k_predictions(out[idx], y[idx].sum(1))
+
+
+class _FoodwebProblem(_Problem):
+    """Directed link prediction on a food web; items are the held-out pairs, metric PR-AUC."""
+
+    task, metric = "foodweb", "pr_auc"
+
+    def __init__(self, dataset: str, seed: int, s: FoodwebSettings) -> None:
+        from gatbio.data import load as load_dataset
+        from gatbio.data.splits import link_split, observed_graph
+
+        self.name, self.seed, self.s = dataset, seed, s
+        web = load_dataset(dataset)
+        self.fold = link_split(web, val=s.val, test=s.test, seed=seed, negatives=s.negatives)
+        observed = observed_graph(web, self.fold)  # message passing and features see training links only
+        x, levels = _foodweb_features(observed)  # (N, F), (N,)
+        self.data = Data(x=x, levels=levels, edge_index=observed.edge_index, num_nodes=int(web.num_nodes))
+        pairs = torch.cat([self.fold.test_pos, self.fold.test_neg], dim=1)  # (2, P)
+        labels = torch.cat([torch.ones(self.fold.test_pos.size(1)), torch.zeros(self.fold.test_neg.size(1))])
+        self.pairs, self.labels = pairs, labels
+
+    def split_dict(self) -> dict:
+        return self.fold.to_dict()
+
+    def fit(self, model_name: str):
+        model = with_variant(_foodweb_model(self.data.x.size(1), self.s), model_name)
+        return model, _fit_foodweb(model, self.data, self.fold, self.s)
+
+    def forward(self, model, data: Data):
+        return forward_with_attention(model, lambda: model(data.x, data.edge_index, data.levels))
+
+    def items(self, pert):
+        mapped = pert.node_map[self.pairs]  # (2, P), -1 where a species was removed
+        keep = (mapped >= 0).all(0)
+        hit = torch.zeros(pert.node_map.numel(), dtype=torch.bool)
+        hit[pert.affected] = True
+        unaffected = ~(hit[self.pairs[0]] | hit[self.pairs[1]])[keep]
+        return (mapped[:, keep], self.labels[keep]), (self.pairs[:, keep], self.labels[keep]), unaffected
+
+    def score(self, out, items):
+        pairs, labels = items
+        return metrics.pr_auc(labels, out[pairs[0], pairs[1]])
+
+    def predictions(self, out, items):
+        pairs, _ = items
+        return (out[pairs[0], pairs[1]] > 0).numpy()
+
+
+# --------------------------------------------------------------------------------------------------
+# models and training loops of the two tasks
+
+
+class _ProteinGAT(torch.nn.Module):
+    """Two :class:`gatbio.nn.GATConv` layers with residual connections for multi-label protein function."""
+
+    def __init__(self, in_channels: int, out_channels: int, hidden: int, heads: int, dropout: float) -> None:
+        super().__init__()
+        from gatbio.nn import GATConv
+
+        self.dropout = dropout
+        self.conv1 = GATConv(in_channels, hidden, heads=heads, residual=True)
+        self.conv2 = GATConv(hidden * heads, out_channels, heads=1, residual=True)
+
+    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        x = torch.nn.functional.dropout(x, self.dropout, self.training)
+        h = torch.nn.functional.elu(self.conv1(x, edge_index))  # (N, H*C)
+        h = torch.nn.functional.dropout(h, self.dropout, self.training)
+        return self.conv2(h, edge_index)  # (N, L) logits
+
+
+def _protein_model(in_dim: int, out_dim: int, s: ProteinSettings) -> torch.nn.Module:
+    return _ProteinGAT(in_dim, out_dim, s.hidden, s.heads, s.dropout)
+
+
+def _fit_protein(model: torch.nn.Module, data: Data, s: ProteinSettings) -> dict:
+    """Full-batch Adam on the training proteins (binary cross-entropy per label); the last epoch is kept."""
+    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
+    tr = data.train_mask
+    for _ in range(s.epochs):
+        model.train()
+        opt.zero_grad()
+        out = model(data.x, data.edge_index)  # (N, L)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(out[tr], data.y[tr])
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        out = model(data.x, data.edge_index)
+    va = data.val_mask
+    return {"epochs": s.epochs, "train_loss": loss.item(), "val_micro_f1": metrics.f1_top_k(data.y[va], out[va])["micro_f1"]}
+
+
+def _foodweb_features(observed: Data) -> tuple[Tensor, Tensor]:
+    """Species inputs from the observed web only: traits (if any), log in/out-degree, MacKay trophic level."""
+    from torch_geometric.utils import degree
+
+    from gatbio.ecology import trophic_levels
+
+    n = int(observed.num_nodes)
+    ei = observed.edge_index
+    levels = trophic_levels(ei, method="mackay", num_nodes=n, weighted=False).float()  # (N,)
+    cols = [degree(ei[1], n).log1p(), degree(ei[0], n).log1p(), levels]  # prey count, consumer count, level
+    x = torch.stack(cols, dim=1)  # (N, 3)
+    if getattr(observed, "x", None) is not None:
+        x = torch.cat([observed.x.float(), x], dim=1)
+    std = x.std(0, keepdim=True)
+    x = (x - x.mean(0, keepdim=True)) / torch.where(std > 0, std, torch.ones_like(std))
+    return x, levels
+
+
+def _foodweb_model(in_dim: int, s: FoodwebSettings) -> torch.nn.Module:
+    from gatbio.nn.link_models import FoodWebGAT
+
+    # No trophic attention bias: PyG's GATConv and GCN take none, and the comparison is about the layers.
+    return FoodWebGAT(in_dim, s.hidden, heads=s.heads, trophic_bias=False, attention="gat")
+
+
+def _fit_foodweb(model: torch.nn.Module, data: Data, fold, s: FoodwebSettings) -> dict:
+    """Full-matrix training: observed links are positives, every other ordered pair that is not held out
+    (validation / test pairs, self-pairs) a negative; positives weighted up to balance the classes."""
+    n = int(data.num_nodes)
+    target = torch.zeros(n, n)
+    target[data.edge_index[0], data.edge_index[1]] = 1.0
+    use = ~torch.eye(n, dtype=torch.bool)
+    for pairs in (fold.test_pos, fold.test_neg, fold.val_pos, fold.val_neg):
+        if pairs is not None:
+            use[pairs[0], pairs[1]] = False
+    pos = float(target[use].sum())
+    weight = torch.tensor((float(use.sum()) - pos) / max(pos, 1.0))
+    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=5e-4)
+    for _ in range(s.epochs):
+        model.train()
+        opt.zero_grad()
+        out = model(data.x, data.edge_index, data.levels)  # (N, N)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(out[use], target[use], pos_weight=weight)
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        out = model(data.x, data.edge_index, data.levels)
+    val = torch.cat([fold.val_pos, fold.val_neg], 1)
+    lab = torch.cat([torch.ones(fold.val_pos.size(1)), torch.zeros(fold.val_neg.size(1))])
+    return {"epochs": s.epochs, "train_loss": loss.item(), "val_pr_auc": metrics.pr_auc(lab, out[val[0], val[1]])}

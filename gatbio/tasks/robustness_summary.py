@@ -1,0 +1,213 @@
+r"""Summaries of a hub-robustness sweep: degradation curves, their areas, the headline table, figures.
+
+Input: the per-run JSON files written by :func:`gatbio.tasks.robustness.run` (one per dataset / model / seed
+/ perturbation, each holding the curve over fractions). Output: tidy tables (mean ± std over seeds) and
+figures. Everything here is a pure function of the result files, so a summary can be remade at any time
+(``gatbio robustness --config FILE --summary-only``) and the notebook calls the same functions.
+
+Definitions (per dataset, model, perturbation and seed; :math:`f` the fraction of nodes perturbed):
+
+- ``score(f)``: micro-F1 (protein function) or PR-AUC (food-web links) on the evaluated items that survive
+  the perturbation; ``clean(f)``: the same model's score on the **same** items on the clean graph, so the
+  drop :math:`\Delta(f) = \mathrm{clean}(f) - \mathrm{score}(f)` measures only the effect of the perturbation
+  (not the change of evaluation set when hubs are removed).
+- ``relative(f) = score(f) / clean(f)``; the **area under the degradation curve** is the trapezoidal mean
+  of ``relative`` over the swept fractions, :math:`\frac{1}{f_{max}}\int_0^{f_{max}} \mathrm{relative}(f)\,df`
+  (1 = no degradation at any fraction).
+- confidence intervals: the Student-t 95 % interval of the mean over seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from gatbio.results import read_json
+
+__all__ = [
+    "load_runs",
+    "curve_table",
+    "auc_table",
+    "headline_table",
+    "mean_ci",
+    "plot_curves",
+    "plot_extinctions",
+]
+
+#: Per-fraction columns of a run file that are averaged in the curve table.
+CURVE_METRICS = ("score", "clean", "drop", "relative", "flip_rate", "js_attention")
+
+
+def load_runs(out_dir: str | Path) -> pd.DataFrame:
+    """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame."""
+    rows = []
+    for path in sorted(Path(out_dir).glob("runs/**/*.json")):
+        run = read_json(path)
+        meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
+        for r in run["curve"]:
+            rows.append({**meta, **r})
+    if not rows:
+        raise FileNotFoundError(f"no run results under {Path(out_dir) / 'runs'}: run the sweep first "
+                                "(gatbio robustness --config FILE)")
+    df = pd.DataFrame(rows)
+    for c in CURVE_METRICS:
+        if c in df:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+def _pool_webs(df: pd.DataFrame) -> pd.DataFrame:
+    """Food webs pooled: the mean over webs per (model, seed, perturbation, fraction), as dataset 'foodwebs'."""
+    fw = df[df["task"] == "foodweb"]
+    if fw.empty:
+        return df
+    keys = ["task", "model", "seed", "perturbation", "metric", "fraction"]
+    pooled = fw.groupby(keys, sort=False)[[c for c in CURVE_METRICS if c in fw]].mean().reset_index()
+    pooled["dataset"] = f"foodwebs (mean of {fw['dataset'].nunique()})"
+    return pd.concat([df, pooled], ignore_index=True)
+
+
+def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float, int]:
+    """Mean, lower and upper bound of the Student-t ``level`` interval of the mean, and n (NaNs dropped)."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    n = v.size
+    if n == 0:
+        return float("nan"), float("nan"), float("nan"), 0
+    m = float(v.mean())
+    if n == 1:
+        return m, float("nan"), float("nan"), 1
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * v.std(ddof=1) / np.sqrt(n))
+    return m, m - half, m + half, n
+
+
+def curve_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
+    """Mean and std over seeds of each curve metric, per (dataset, model, perturbation, fraction)."""
+    if pool_webs:
+        df = _pool_webs(df)
+    keys = ["task", "dataset", "model", "perturbation", "fraction"]
+    metrics = [c for c in CURVE_METRICS if c in df]
+    g = df.groupby(keys, sort=False)[metrics]
+    out = g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).join(g.size().rename("n"))
+    return out.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _area(group: pd.DataFrame) -> float:
+    g = group.sort_values("fraction")
+    f, r = g["fraction"].to_numpy(float), g["relative"].to_numpy(float)
+    ok = ~np.isnan(r)
+    f, r = f[ok], r[ok]
+    if f.size < 2 or f[-1] <= f[0]:
+        return float("nan")
+    return float(np.trapezoid(r, f) / (f[-1] - f[0]))
+
+
+def auc_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
+    """Area under each degradation curve (mean relative score over the swept fractions), mean ± std over seeds.
+
+    One row per (dataset, model, perturbation): ``auc_mean``, ``auc_std``, ``n`` seeds, and ``clean``, the
+    mean clean score at fraction 0.
+    """
+    if pool_webs:
+        df = _pool_webs(df)
+    keys = ["task", "dataset", "model", "perturbation"]
+    per_seed = (df.groupby(keys + ["seed"], sort=False)[["fraction", "relative"]]
+                .apply(_area).rename("auc").reset_index())
+    clean = df[df["fraction"] == 0].groupby(keys, sort=False)["clean"].mean().rename("clean")
+    g = per_seed.groupby(keys, sort=False)["auc"]
+    out = pd.concat([g.mean().rename("auc_mean"), g.std(ddof=1).rename("auc_std"), g.size().rename("n")], axis=1)
+    return out.join(clean).reset_index()
+
+
+def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequence[str] = ("degree", "feature_noise"),
+                   reference: str = "pyg_gat", pool_webs: bool = True) -> pd.DataFrame:
+    """The drop at ``fraction`` per model with a 95 % CI over seeds, and its ratio to the ``reference`` model.
+
+    ``ratio`` is mean drop / mean drop of ``reference`` (vanilla GAT; NaN when that drop is not positive); the target of the robustness study is a
+    degree-normalised or temperature-controlled variant with ``ratio <= 0.5``. ``ratio_ci`` is a paired
+    percentile bootstrap over seeds (2,000 resamples, seed 0) where both models share the seeds.
+    """
+    if pool_webs:
+        df = _pool_webs(df)
+    at = df[np.isclose(df["fraction"], fraction) & df["perturbation"].isin(list(perturbations))]
+    rows = []
+    rng = np.random.default_rng(0)
+    for (task, dataset, pert), grp in at.groupby(["task", "dataset", "perturbation"], sort=False):
+        ref = grp[grp["model"] == reference].set_index("seed")["drop"]
+        ref_mean = float(ref.mean()) if len(ref) else float("nan")
+        for model, g in grp.groupby("model", sort=False):
+            m, lo, hi, n = mean_ci(g["drop"])
+            row = {"task": task, "dataset": dataset, "perturbation": pert, "model": model, "fraction": fraction,
+                   "clean": float(g["clean"].mean()), "drop": m, "drop_ci_low": lo, "drop_ci_high": hi, "n": n,
+                   "ratio": m / ref_mean if ref_mean > 0 else float("nan")}
+            mine = g.set_index("seed")["drop"]
+            both = mine.index.intersection(ref.index)
+            if len(both) >= 2:
+                a, b = mine.loc[both].to_numpy(float), ref.loc[both].to_numpy(float)
+                idx = rng.integers(0, len(both), size=(2000, len(both)))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    boots = a[idx].mean(1) / b[idx].mean(1)
+                boots = boots[np.isfinite(boots)]
+                if boots.size:
+                    row["ratio_ci_low"], row["ratio_ci_high"] = np.percentile(boots, [2.5, 97.5]).tolist()
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", path: str | Path | None = None):
+    """Degradation curves of one dataset: one panel per perturbation, one line (± std band) per model."""
+    import matplotlib
+
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    d = curves[curves["dataset"] == dataset]
+    perts = list(dict.fromkeys(d["perturbation"]))
+    fig, axes = plt.subplots(1, len(perts), figsize=(3.2 * len(perts), 3.0), sharey=True, squeeze=False)
+    for ax, pert in zip(axes[0], perts):
+        for model, g in d[d["perturbation"] == pert].groupby("model", sort=False):
+            g = g.sort_values("fraction")
+            x, y, s = 100 * g["fraction"], g[f"{metric_name}_mean"], g[f"{metric_name}_std"].fillna(0)
+            ax.plot(x, y, marker="o", ms=3, label=model, lw=1.8 if model == "pyg_gat" else 1.0)
+            ax.fill_between(x, y - s, y + s, alpha=0.12)
+        ax.set_title(pert)
+        ax.set_xlabel("% nodes perturbed")
+    axes[0][0].set_ylabel(metric_name)
+    axes[0][-1].legend(fontsize=6, loc="lower left")
+    fig.suptitle(dataset, fontsize=9)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
+
+
+def plot_extinctions(curves: pd.DataFrame, path: str | Path | None = None):
+    """Secondary-extinction curves (fraction lost vs fraction removed) of each web, one panel per order."""
+    import matplotlib
+
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    orders = list(dict.fromkeys(curves["order"]))
+    fig, axes = plt.subplots(1, len(orders), figsize=(3.2 * len(orders), 3.0), sharey=True, squeeze=False)
+    for ax, order in zip(axes[0], orders):
+        for web, g in curves[(curves["order"] == order) & (curves["seed"] == curves["seed"].min())].groupby("web"):
+            ax.plot(g["removed"], g["lost"], lw=1, label=web)
+        ax.axhline(0.5, color="k", lw=0.5, ls="--")
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.5, ls=":")
+        ax.set_title(order)
+        ax.set_xlabel("fraction removed")
+    axes[0][0].set_ylabel("fraction lost (primary + secondary)")
+    axes[0][-1].legend(fontsize=6)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
