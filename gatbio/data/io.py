@@ -381,7 +381,8 @@ def read_string_links(
     """Read a STRING ``protein.links`` file (``protein1 protein2 combined_score``, space separated).
 
     STRING lists every interaction in both directions; the result is undirected with one entry per direction
-    (duplicates merged, score = max). ``edge_weight`` is ``combined_score / 1000``. Rows with a score below
+    (duplicates merged, score = max), interactions ordered by node pair, nodes in order of first appearance
+    (``protein1`` column first). Self-loops are removed by default. ``edge_weight`` is ``combined_score / 1000``. Rows with a score below
     ``min_score`` (STRING's 0–1000 scale; 400 = "medium", 700 = "high confidence") are dropped.
     Also reads the ``protein.links.detailed`` / ``full`` variants (only the three columns are used).
     """
@@ -393,8 +394,9 @@ def read_string_links(
                                           f"(space separated), found {' '.join(head)!r}")
     # Fast path: C engine, only the needed columns, dtype hints (stays within ~2x of a bare read_csv).
     try:
+        # object (not pandas' default "str") columns parse about 2x faster and factorize directly
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
-                         dtype={"protein1": str, "protein2": str, score_column: np.int32})
+                         dtype={"protein1": object, "protein2": object, score_column: np.int32})
     except (ValueError, TypeError) as err:
         # Slow path, only on bad input: find the offending line.
         df = _read_table(path, sep=" ", header=True, comment=None, dtype=str, expected=len(head),
@@ -404,15 +406,37 @@ def read_string_links(
     if df[["protein1", "protein2"]].isna().any(axis=None):
         r = _first_bad_row(df[["protein1", "protein2"]].isna().any(axis=1).to_numpy())
         raise MalformedFileError(path, r + 2, "expected 3 space-separated columns (protein1 protein2 score)")
+    score = df[score_column].to_numpy()
+    p1, p2 = df["protein1"].to_numpy(), df["protein2"].to_numpy()
     if min_score:
-        df = df[df[score_column].to_numpy() >= min_score]
-    both = np.empty(2 * len(df), dtype=object)
-    both[0::2], both[1::2] = df["protein1"].to_numpy(), df["protein2"].to_numpy()
-    codes, uniques = pd.factorize(both)
-    return edges_to_data(codes[0::2], codes[1::2], uniques.tolist(),
-                         weight=df[score_column].to_numpy(np.float32) / 1000.0, directed=False,
-                         duplicates="merge", self_loops=self_loops, reduce="max",
-                         name=name or path.name, path=path)
+        keep = score >= min_score
+        p1, p2, score = p1[keep], p2[keep], score[keep]
+    codes, uniques = pd.factorize(np.concatenate([p1, p2]))
+    a, b = codes[: len(p1)], codes[len(p1):]
+    if self_loops != "keep":
+        loop = a == b
+        if loop.any() and self_loops == "error":
+            r = _first_bad_row(loop)
+            raise MalformedFileError(path, None, f"self-loop {uniques[a[r]]!r} ({int(loop.sum())} in total); "
+                                                 "pass self_loops='keep' or 'remove'")
+        a, b, score = a[~loop], b[~loop], score[~loop]
+    # Merge the two listings of each interaction (and any duplicates) with one sort of the canonical pair key
+    # and a segmented max, instead of the generic first-occurrence-order merge of edges_to_data (2-3x slower).
+    n = len(uniques)
+    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    key = lo * n + hi
+    order = np.argsort(key, kind="stable")
+    key_sorted = key[order]
+    start = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]])
+    w = np.maximum.reduceat(score[order], start).astype(np.float32) / 1000.0 if len(order) else score.astype(np.float32)
+    src, dst = lo[order][start], hi[order][start]
+    nl = src != dst
+    ei = np.concatenate([np.stack([src, dst]), np.stack([dst[nl], src[nl]])], axis=1)
+    data = Data(edge_index=torch.from_numpy(ei), num_nodes=n)
+    data.node_names = uniques.tolist()
+    data.name = name or path.name
+    data.edge_weight = torch.from_numpy(np.concatenate([w, w[nl]]))
+    return data
 
 
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
