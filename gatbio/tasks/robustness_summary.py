@@ -30,6 +30,7 @@ from gatbio.results import read_json
 
 __all__ = [
     "load_runs",
+    "attention_table",
     "curve_table",
     "auc_table",
     "headline_table",
@@ -58,6 +59,23 @@ def load_runs(out_dir: str | Path) -> pd.DataFrame:
         if c in df:
             df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
+
+
+def attention_table(out_dir: str | Path) -> pd.DataFrame:
+    """Clean-graph attention diagnostics per (dataset, model): entropy ratio and hub attention mass
+    (with its uniform-attention reference), mean and std over seeds. Models without attention give NaN."""
+    rows = {}
+    for path in sorted(Path(out_dir).glob("runs/**/*.json")):
+        run = read_json(path)
+        key = (run["task"], run["dataset"], run["model"], run["seed"])
+        rows[key] = {"task": key[0], "dataset": key[1], "model": key[2], "seed": key[3],
+                     **{k: (np.nan if v is None else v) for k, v in run["clean_attention"].items()}}
+    df = pd.DataFrame(list(rows.values()))
+    if df.empty:
+        raise FileNotFoundError(f"no run results under {Path(out_dir) / 'runs'}")
+    cols = ["entropy_ratio", "hub_mass", "hub_mass_uniform"]
+    g = df.groupby(["task", "dataset", "model"], sort=False)[cols]
+    return g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).reset_index()
 
 
 def _pool_webs(df: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,173 @@
+"""The hub-robustness sweep: layer variants, attention capture, summaries, the CLI, a quick real run, the notebook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch_geometric.nn import GATConv as PyGGATConv
+from torch_geometric.nn import GCNConv
+
+from gatbio.cli import main as cli_main
+from gatbio.nn import GATConv
+from gatbio.tasks import robustness as rb
+from gatbio.tasks import robustness_summary as rs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class TwoLayer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = GATConv(3, 4, heads=2, residual=True)
+        self.conv2 = GATConv(8, 2, heads=1)
+
+    def forward(self, x, edge_index):
+        return self.conv2(torch.relu(self.conv1(x, edge_index)), edge_index)
+
+
+EI = torch.tensor([[0, 1, 2, 3, 0, 2], [1, 0, 0, 0, 3, 1]])
+
+
+@pytest.mark.parametrize("name", list(rb.MODELS))
+def test_with_variant_swaps_every_layer_and_keeps_shapes(name):
+    torch.manual_seed(0)
+    model = rb.with_variant(TwoLayer(), name)
+    convs = [m for m in model.modules() if isinstance(m, (GATConv, PyGGATConv, GCNConv))]
+    assert len(convs) == 2
+    if name == "pyg_gat":
+        assert all(type(c) is PyGGATConv for c in convs) and convs[0].res is not None
+    elif name == "gcn":
+        assert all(type(c) is GCNConv for c in convs)
+    else:
+        assert all(type(c) is GATConv for c in convs)
+        for key, value in rb.MODELS[name].items():
+            assert getattr(convs[0], key) == value
+        assert convs[0].attention == rb.MODELS[name].get("attention", "gat") and convs[0].residual
+    assert model(torch.randn(4, 3), EI).shape == (4, 2)
+
+
+def test_unknown_variant_and_model_without_attention_layers():
+    with pytest.raises(ValueError, match="unknown model 'gat_magic'.*pyg_gat"):
+        rb.make_variant(GATConv(3, 4), "gat_magic")
+    with pytest.raises(ValueError, match="no gatbio.nn.GATConv layer"):
+        rb.with_variant(torch.nn.Linear(3, 3), "gat_log")
+
+
+def test_pyg_wrapper_refuses_an_attention_bias():
+    layer = rb.make_variant(GATConv(3, 4), "pyg_gat")
+    with pytest.raises(ValueError, match="takes no attn_bias"):
+        layer(torch.randn(4, 3), EI, attn_bias=torch.zeros(EI.size(1)))
+
+
+def test_forward_with_attention_returns_the_last_layer():
+    torch.manual_seed(0)
+    model = TwoLayer().eval()
+    x = torch.randn(4, 3)
+    out, (ei, alpha) = rb.forward_with_attention(model, lambda: model(x, EI))
+    assert torch.equal(out, model(x, EI))
+    assert alpha.shape == (ei.size(1), 1)  # conv2 has one head: the last layer, not conv1 (two heads)
+    sums = torch.zeros(4).index_add_(0, ei[1], alpha[:, 0])
+    assert torch.allclose(sums, torch.ones(4), atol=1e-6)
+    gcn = rb.with_variant(TwoLayer(), "gcn").eval()
+    assert rb.forward_with_attention(gcn, lambda: gcn(x, EI))[1] is None
+
+
+def fake_runs(tmp_path: Path) -> Path:
+    """Two models, two seeds, one perturbation: pyg_gat drops by 0.10 / 0.20 at 5 %, gat_log by 0.04 / 0.06."""
+    drops = {"pyg_gat": [0.10, 0.20], "gat_log": [0.04, 0.06]}
+    for model, per_seed in drops.items():
+        for seed, d in enumerate(per_seed):
+            curve = [{"fraction": f, "score": 0.5 - d * k, "clean": 0.5, "drop": d * k, "relative": (0.5 - d * k) / 0.5,
+                      "flip_rate": 0.0, "js_attention": 0.0} for f, k in ((0.0, 0), (0.05, 1), (0.1, 2))]
+            run = {"task": "protein", "dataset": "toy", "model": model, "seed": seed, "perturbation": "degree",
+                   "metric": "micro_f1", "clean_attention": {"entropy_ratio": 0.9, "hub_mass": 0.2,
+                                                             "hub_mass_uniform": 0.1}, "curve": curve}
+            p = tmp_path / "runs" / model / f"seed{seed}" / "degree.json"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(run))
+    return tmp_path
+
+
+def test_summary_tables_known_values(tmp_path):
+    df = rs.load_runs(fake_runs(tmp_path))
+    auc = rs.auc_table(df).set_index("model")
+    # relative curve of pyg_gat seed 0: 1, 0.8, 0.6 over fractions 0, .05, .1 -> trapezoid mean 0.8
+    expect = np.mean([(1 + 0.8) / 4 + (0.8 + 0.6) / 4, (1 + 0.6) / 4 + (0.6 + 0.2) / 4])
+    assert auc.loc["pyg_gat", "auc_mean"] == pytest.approx(expect)
+    assert auc.loc["gat_log", "auc_mean"] > auc.loc["pyg_gat", "auc_mean"]
+    head = rs.headline_table(df, fraction=0.05, perturbations=["degree"]).set_index("model")
+    assert head.loc["pyg_gat", "drop"] == pytest.approx(0.15) and head.loc["pyg_gat", "ratio"] == pytest.approx(1.0)
+    assert head.loc["gat_log", "ratio"] == pytest.approx(0.05 / 0.15)
+    assert head.loc["gat_log", "drop_ci_low"] < 0.05 < head.loc["gat_log", "drop_ci_high"]
+    assert rs.attention_table(tmp_path).set_index("model").loc["gat_log", "hub_mass_mean"] == pytest.approx(0.2)
+
+
+def test_mean_ci():
+    m, lo, hi, n = rs.mean_ci([1.0, 2.0, 3.0])
+    assert (m, n) == (2.0, 3) and lo == pytest.approx(2 - 4.302653 / np.sqrt(3), rel=1e-5) and hi > m
+
+
+def test_config_errors_are_clear(tmp_path, capsys):
+    cfg = REPO / "experiments" / "configs" / "robustness_quick.yaml"
+    assert cli_main(["robustness", "--config", str(cfg), "fractions=[0.0,1.5]"]) == 1
+    assert "fractions: 1.5 is outside [0, 1]" in capsys.readouterr().err
+    assert cli_main(["robustness", "--config", str(cfg), "models=[gat_magic]"]) == 1
+    assert "unknown model 'gat_magic'" in capsys.readouterr().err
+    assert cli_main(["robustness", "--config", str(cfg), "perturbations=[hubs]"]) == 1
+    assert "unknown perturbation 'hubs'" in capsys.readouterr().err
+    assert cli_main(["robustness", "--config", str(cfg), "fractions=[0.05]"]) == 1
+    assert "include 0.0" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def quick_run(data_root, tmp_path_factory):
+    """The quick config on real data, once for this module (also what the notebook reads)."""
+    out = tmp_path_factory.mktemp("robustness_quick")
+    text = rb.run_quick(out)
+    return out / "robustness", text
+
+
+@pytest.mark.slow
+def test_quick_run_on_real_data(quick_run):
+    out, text = quick_run
+    cfg = rb.load(rb.QUICK_CONFIG)
+    runs = sorted(out.glob("runs/**/*.json"))
+    n_datasets = 1 + len(cfg.foodweb.webs)
+    assert len(runs) == n_datasets * len(cfg.models) * len(cfg.seeds) * len(cfg.perturbations)
+    df = rs.load_runs(out)
+    at0 = df[df["fraction"] == 0]
+    assert np.allclose(at0["drop"], 0) and np.allclose(at0["flip_rate"], 0)
+    assert (df["score"].dropna().between(0, 1)).all()
+    assert (out / "splits" / "protein" / "node2vec-ppi" / "seed0.json").is_file()
+    for name in ("curves.csv", "auc.csv", "headline.csv", "r50.csv"):
+        assert (out / "summary" / name).is_file()
+    r50 = pd.read_csv(out / "summary" / "r50.csv")
+    assert r50["r50_mean"].dropna().between(0, 1).all()
+    assert "area under the degradation curve" in text
+    # removing the top 20 % by degree removes more edges than removing 20 % at random
+    js = df[(df["fraction"] == 0.2) & (df["model"] == "pyg_gat") & (df["task"] == "protein")]
+    assert js.set_index("perturbation").loc["degree", "n_items"] <= js.set_index("perturbation").loc["feature_noise", "n_items"]
+
+
+@pytest.mark.slow
+def test_resume_skips_finished_runs(quick_run):
+    out, _ = quick_run
+    before = {p: p.stat().st_mtime_ns for p in out.glob("runs/**/*.json")}
+    cfg = rb.load(rb.QUICK_CONFIG, [f"out_dir={out}"])
+    rb.run(cfg, progress=False)
+    timing = json.loads((out / "timing.json").read_text())
+    assert all(job["fitted"] == 0 for job in timing["jobs"])
+    assert before == {p: p.stat().st_mtime_ns for p in out.glob("runs/**/*.json")}
+
+
+@pytest.mark.slow
+def test_notebook_runs_on_the_quick_results(quick_run):
+    from conftest import run_notebook
+
+    out, _ = quick_run
+    run_notebook(REPO / "notebooks" / "hub_robustness.ipynb", env={"GATBIO_ROBUSTNESS_DIR": str(out)})
