@@ -381,8 +381,8 @@ def read_string_links(
     """Read a STRING ``protein.links`` file (``protein1 protein2 combined_score``, space separated).
 
     STRING lists every interaction in both directions; the result is undirected with one entry per direction
-    (duplicates merged, score = max), interactions ordered by node pair, nodes in order of first appearance
-    (``protein1`` column first). Self-loops are removed by default. ``edge_weight`` is ``combined_score / 1000``. Rows with a score below
+    (duplicates merged, score = max), interactions ordered by node pair, nodes sorted by protein id.
+    Self-loops are removed by default. ``edge_weight`` is ``combined_score / 1000``. Rows with a score below
     ``min_score`` (STRING's 0–1000 scale; 400 = "medium", 700 = "high confidence") are dropped.
     Also reads the ``protein.links.detailed`` / ``full`` variants (only the three columns are used).
     """
@@ -394,9 +394,12 @@ def read_string_links(
                                           f"(space separated), found {' '.join(head)!r}")
     # Fast path: C engine, only the needed columns, dtype hints (stays within ~2x of a bare read_csv).
     try:
-        # object (not pandas' default "str") columns parse about 2x faster and factorize directly
+        # The C parser builds the categorical codes straight from its token buffer (no Python string
+        # objects), in one pass (low_memory=False): as fast as a bare read_csv, 2-3x faster than
+        # parsing to strings and factorizing them afterwards.
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
-                         dtype={"protein1": object, "protein2": object, score_column: np.int32})
+                         dtype={"protein1": "category", "protein2": "category", score_column: np.int32},
+                         low_memory=False)
     except (ValueError, TypeError) as err:
         # Slow path, only on bad input: find the offending line.
         df = _read_table(path, sep=" ", header=True, comment=None, dtype=str, expected=len(head),
@@ -407,12 +410,17 @@ def read_string_links(
         r = _first_bad_row(df[["protein1", "protein2"]].isna().any(axis=1).to_numpy())
         raise MalformedFileError(path, r + 2, "expected 3 space-separated columns (protein1 protein2 score)")
     score = df[score_column].to_numpy()
-    p1, p2 = df["protein1"].to_numpy(), df["protein2"].to_numpy()
+    c1, c2 = df["protein1"].cat, df["protein2"].cat
+    uniques = c1.categories.union(c2.categories)  # sorted protein ids
+    a = uniques.get_indexer(c1.categories)[c1.codes.to_numpy()]
+    b = uniques.get_indexer(c2.categories)[c2.codes.to_numpy()]
     if min_score:
         keep = score >= min_score
-        p1, p2, score = p1[keep], p2[keep], score[keep]
-    codes, uniques = pd.factorize(np.concatenate([p1, p2]))
-    a, b = codes[: len(p1)], codes[len(p1):]
+        a, b, score = a[keep], b[keep], score[keep]
+        used = np.unique(np.concatenate([a, b]))  # drop proteins left without an interaction
+        remap = np.full(len(uniques), -1)
+        remap[used] = np.arange(len(used))
+        a, b, uniques = remap[a], remap[b], uniques[used]
     if self_loops != "keep":
         loop = a == b
         if loop.any() and self_loops == "error":
