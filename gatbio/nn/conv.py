@@ -316,8 +316,14 @@ class GATConv(MessagePassing):
             elif self.att_edge is not None:
                 a_edge = edge_attr @ FU.fold_edge_attention(self.lin_edge.weight, self.att_edge)  # (E, H)
         if self.attention == "gat":
-            a_src = (v * self.att_src).sum(dim=-1)  # (N_src, H)
-            a_dst = None if x_d is None else (x_d * self.att_dst).sum(dim=-1)  # (N_dst, H)
+            if plan is None:
+                a_src = (v * self.att_src).sum(dim=-1)  # (N_src, H)
+                a_dst = None if x_d is None else (x_d * self.att_dst).sum(dim=-1)  # (N_dst, H)
+            elif x_d is v:
+                a_src, a_dst = FU.head_dots(v, self.att_src, self.att_dst)  # (N, H) each, one GEMM
+            else:
+                (a_src,) = FU.head_dots(v, self.att_src)
+                a_dst = None if x_d is None else FU.head_dots(x_d, self.att_dst)[0]
             scores = GF.gat_scores(a_src, a_dst, edge_index, a_edge, self.negative_slope)
         elif self.attention == "gatv2":
             if plan is None:

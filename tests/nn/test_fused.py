@@ -6,7 +6,14 @@ import pytest
 import torch
 
 from gatbio.nn import GATConv
-from gatbio.nn.fused import AttentionPlan, attention_aggregate, edge_dot, fold_edge_attention, gatv2_scores
+from gatbio.nn.fused import (
+    AttentionPlan,
+    attention_aggregate,
+    edge_dot,
+    fold_edge_attention,
+    gatv2_scores,
+    head_dots,
+)
 
 
 def _graph(num_src=7, num_dst=5, num_edges=40, seed=0):
@@ -84,7 +91,7 @@ def test_edge_dot_matches_reference_and_gradcheck(device):
     ref = (q[edge_index[1]] * k[edge_index[0]]).sum(-1)  # (E, H)
     torch.testing.assert_close(s, ref, atol=1e-5, rtol=1e-5)
     grad = torch.randn(ref.shape, generator=g).to(device)
-    for a, b in zip(torch.autograd.grad(s, (q, k), grad), torch.autograd.grad(ref, (q, k), grad)):
+    for a, b in zip(torch.autograd.grad(s, (q, k), grad), torch.autograd.grad(ref, (q, k), grad), strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
     q64 = q.detach().double().cpu().requires_grad_()
     k64 = k.detach().double().cpu().requires_grad_()
@@ -113,7 +120,7 @@ def test_gatv2_scores_chunked_match_reference(with_edges):
     ref = _gatv2_reference(xs, xd, edge_index, att, 0.2, None if ea is None else (ea @ w.t()).view(30, H, C))
     torch.testing.assert_close(out, ref, atol=1e-5, rtol=1e-5)
     grad = torch.randn(ref.shape, generator=g)
-    for a, b in zip(torch.autograd.grad(out, inputs, grad), torch.autograd.grad(ref, inputs, grad)):
+    for a, b in zip(torch.autograd.grad(out, inputs, grad), torch.autograd.grad(ref, inputs, grad), strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
     doubles = [t.detach().double().requires_grad_() for t in inputs]
 
@@ -248,3 +255,14 @@ def test_conv_auto_picks_fused_only_for_large_message_tensors():
     layer16 = GATConv(8, 4 * 16, heads=2)
     layer16(torch.randn(n, 8), big)
     assert "_plan_cache" in layer16.__dict__
+
+
+def test_head_dots_equal_elementwise_products():
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(5, 3, 4, generator=g, dtype=torch.double, requires_grad=True)
+    a1 = torch.randn(1, 3, 4, generator=g, dtype=torch.double, requires_grad=True)
+    a2 = torch.randn(1, 3, 4, generator=g, dtype=torch.double, requires_grad=True)
+    d1, d2 = head_dots(x, a1, a2)
+    torch.testing.assert_close(d1, (x * a1).sum(-1))
+    torch.testing.assert_close(d2, (x * a2).sum(-1))
+    assert torch.autograd.gradcheck(lambda x, a1, a2: torch.cat(head_dots(x, a1, a2), 1), (x, a1, a2))
