@@ -1,0 +1,614 @@
+r"""Food-web link inference: the GATEWAy benchmark protocol, the new-species protocol, and prediction.
+
+Direction convention: an edge :math:`i \to j` means **j eats i** (prey → predator), as in the GATEWAy files.
+
+Protocols (``protocol`` column of the results)
+----------------------------------------------
+- ``links`` (the GATEWAy protocol of Van Kleunen et al. 2026, ``gateway_dev/SOURCE.md``): the web's links, in
+  file order, are cut into 5 consecutive blocks (:func:`gatbio.data.splits.gateway_folds`); each block in turn
+  is held out as test positives, the other 80% is the observed network; the test negatives are **all ordered
+  non-links of the full web**. ROC-AUC and average precision per fold; a web's figure is the mean over folds.
+- ``species`` (a species new to the web): the species are cut into 5 seeded folds; all links of a fold's
+  species are held out; the test pairs are every ordered pair touching one of them. Predictions come from
+  the traits and the rest of the web.
+
+Everything a model sees (degrees, trophic levels, message passing, training pairs) is computed from the
+observed network of the fold. Models train inside it by cross-fitting (:func:`gatbio.linkpred.inner_splits`):
+every observed link is a training positive, with features from the rest of the observed network.
+
+Models (``model`` column)
+-------------------------
+``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias; one row per seed),
+``no_trophic_bias`` (the same without the bias), ``gat_structure`` (no traits), ``full`` (rank average of the
+seed-averaged ``gat``, ``l3_ra`` and ``boosted_stack``), ``structure_only`` (rank average of
+``gat_structure``, ``l3_ra`` and ``boosted_stack_structure``), and the baselines ``preferential_attachment``,
+``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack`` (pair features with traits)
+and ``boosted_stack_structure`` (without traits).
+
+Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.json`` (per fold and seed, with the splits),
+``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
+``summary_species.csv``, ``summary_large_sparse.csv`` (connectance ≤ 0.06), ``ablation.csv`` (trophic bias,
+paired over webs and seeds), ``config.yaml`` and ``timing.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+import torch
+import torch.nn.functional as F
+from torch_geometric.data import Data
+
+from gatbio import linkpred as lp
+from gatbio.metrics import pr_auc, roc_auc
+
+__all__ = [
+    "GATParams", "FoodWebConfig", "QUICK_WEBS", "OUR_MODELS", "BASELINES",
+    "read_web_folder", "find_web_folders", "node_inputs", "prepare_traits", "observed_levels",
+    "fit_gat", "gat_scores", "fold_scores", "link_folds", "species_folds", "run_web", "benchmark",
+    "summarize_results", "predict_missing_links", "run_quick",
+]
+
+#: Our models and the baselines, in table order.
+OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
+BASELINES = ("boosted_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment", "niche")
+#: A few small GATEWAy webs of different ecosystems for the quick run (``make demo``, the notebook test).
+QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125", "Fawn lake_75", "Razorback Lake_95")
+
+
+@dataclass
+class GATParams:
+    """Settings of :class:`gatbio.nn.FoodWebGAT` and its training (:func:`fit_gat`)."""
+
+    hidden_channels: int = 16
+    heads: int = 4
+    num_layers: int = 2
+    dropout: float = 0.0
+    attention: str = "gatv2"
+    epochs: int = 150
+    lr: float = 0.01
+    weight_decay: float = 1e-4
+    rounds: int = 2  # rounds of cross-fitting masks cycled through during training
+    adjacency_inputs: bool = True  # the observed diet / consumer rows as node inputs
+
+
+@dataclass
+class FoodWebConfig:
+    """The benchmark config (``experiments/configs/foodweb_*.yaml``; ``key=value`` overrides)."""
+
+    webs: str = ""  # folder of web folders (the gateway_dev/webs layout); empty: <data root>/gateway_dev/webs
+    out: str = "results/foodweb"
+    only: list[str] = field(default_factory=list)  # web folder names to run (empty: all)
+    protocols: list[str] = field(default_factory=lambda: ["links", "species"])
+    models: list[str] = field(default_factory=lambda: list(OUR_MODELS + BASELINES))
+    # new-species protocol: structure-only models cannot see a species without links, so they are left out
+    species_models: list[str] = field(default_factory=lambda: [
+        "full", "gat", "no_trophic_bias", "full_without_gat", "boosted_stack", "l3_ra", "jaccard", "preferential_attachment", "niche"])
+    n_folds: int = 5
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])  # GAT seeds, links protocol (bias ablation)
+    species_seeds: list[int] = field(default_factory=lambda: [0])  # GAT seeds, species protocol
+    split_seed: int = 0  # species folds and the cross-fitting splits
+    jobs: int = 1
+    threads: int = 1  # torch threads per worker
+    niche_steps: int = 200
+    large_sparse_connectance: float = 0.06
+    published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
+    gat: GATParams = field(default_factory=GATParams)
+    stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(max_negatives=5000, max_iter=100,
+                                                                          learning_rate=0.1))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# reading webs
+# ----------------------------------------------------------------------------------------------------------
+
+
+def find_web_folders(webs_dir: str | Path) -> list[Path]:
+    """The web folders of ``webs_dir`` (each holds one ``*_edge_list.txt``), sorted by name."""
+    webs_dir = Path(webs_dir)
+    if not webs_dir.is_dir():
+        raise FileNotFoundError(f"{webs_dir}: no such folder (expected a folder of web folders, like "
+                                "gateway_dev/webs/)")
+    found = sorted(p for p in webs_dir.iterdir() if p.is_dir() and any(p.glob("*_edge_list.txt")))
+    if not found:
+        raise FileNotFoundError(f"{webs_dir}: no web folders with a *_edge_list.txt file (layout: "
+                                "DIR/<name>_<id>/<id>_edge_list.txt and <id>_node_attr_list.txt)")
+    return found
+
+
+def read_web_folder(folder: str | Path) -> Data:
+    """One web folder in the GATEWAy layout: ``<id>_edge_list.txt`` (``resource consumer`` ids, prey →
+    predator, **file order kept**) and optionally ``<id>_node_attr_list.txt`` (header, ``id`` first).
+
+    Uses the readers of :mod:`gatbio.data` (validation with file:line messages). Node names are the ids.
+    """
+    folder = Path(folder)
+    edges = sorted(folder.glob("*_edge_list.txt"))
+    if len(edges) != 1:
+        raise FileNotFoundError(f"{folder}: expected exactly one *_edge_list.txt, found {len(edges)}")
+    from gatbio.data.foodweb import read_trait_table
+    from gatbio.data.io import read_edge_list
+
+    attrs = sorted(folder.glob("*_node_attr_list.txt"))
+    n = None
+    if attrs:
+        with open(attrs[0], encoding="utf-8") as fh:
+            n = sum(1 for ln in fh if ln.strip()) - 1
+    data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, directed=True, duplicates="error",
+                          self_loops="remove", name=folder.name)
+    if attrs:
+        traits = read_trait_table(attrs[0], data.num_nodes)
+        cols = [c for c in traits.columns if c != "id"]
+        data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)
+        data.trait_names = cols
+    return data
+
+
+# ----------------------------------------------------------------------------------------------------------
+# features
+# ----------------------------------------------------------------------------------------------------------
+
+
+def adjacency_of(edge_index, num_nodes: int) -> sp.csr_matrix:
+    """The binary (N, N) adjacency of a prey → predator edge index."""
+    ei = np.asarray(torch.as_tensor(edge_index).cpu().numpy()).reshape(2, -1)
+    return lp.as_adjacency(sp.csr_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(num_nodes, num_nodes)))
+
+
+def observed_levels(A: sp.csr_matrix) -> np.ndarray:
+    """MacKay trophic levels (N,) of the observed adjacency (defined for any directed graph: no basal species
+    needed; a species without links gets level 1)."""
+    from gatbio.ecology import trophic_levels
+
+    r, c = A.nonzero()
+    return trophic_levels(torch.from_numpy(np.stack([r, c])).long(), "mackay", num_nodes=A.shape[0]).numpy()
+
+
+def prepare_traits(x, names: list[str] | None = None) -> tuple[np.ndarray | None, list[str]]:
+    """Standardise traits per web; NaN values are imputed by the column median and flagged.
+
+    Fallback for missing traits (documented, tested): a column with NaN gets its median (0 when all NaN)
+    and an extra 0/1 column ``<name>_missing``; constant columns are kept (they standardise to 0).
+    Returns ``(None, [])`` when ``x`` is None.
+    """
+    if x is None:
+        return None, []
+    x = np.asarray(torch.as_tensor(x).cpu().numpy() if torch.is_tensor(x) else x, dtype=float)
+    names = list(names) if names is not None else [f"x{i}" for i in range(x.shape[1])]
+    cols, out_names = [], []
+    for k in range(x.shape[1]):
+        v = x[:, k].copy()
+        bad = ~np.isfinite(v)
+        if bad.all():
+            v[:] = 0.0
+        elif bad.any():
+            v[bad] = np.median(v[~bad])
+        sd = v.std()
+        cols.append((v - v.mean()) / (sd if sd > 0 else 1.0))
+        out_names.append(names[k])
+        if bad.any():
+            cols.append(bad.astype(float))
+            out_names.append(f"{names[k]}_missing")
+    return np.stack(cols, axis=1), out_names
+
+
+def node_inputs(A: sp.csr_matrix, levels: np.ndarray, traits: np.ndarray | None, adjacency: bool = True
+                ) -> torch.Tensor:
+    """Node inputs of the GAT: log(1 + observed out/in degree), trophic level − 1, standardised traits and
+    (``adjacency``) the node's rows of the observed adjacency and its transpose (who it eats / who eats it)."""
+    k_out, k_in = lp.degrees(A)
+    parts = [np.log1p(k_out)[:, None], np.log1p(k_in)[:, None], (levels - 1.0)[:, None]]
+    if traits is not None:
+        parts.append(traits)
+    if adjacency:
+        D = A.toarray()
+        parts += [D, D.T]
+    return torch.tensor(np.concatenate(parts, axis=1), dtype=torch.float)  # (N, F)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the GAT link predictor: cross-fitted training inside the observed network
+# ----------------------------------------------------------------------------------------------------------
+
+
+def training_masks(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, mode: str = "links",
+                   seed: int = 0) -> list[tuple]:
+    """The cross-fitting masks :func:`fit_gat` cycles through: ``params.rounds`` × 5 splits of
+    :func:`gatbio.linkpred.inner_splits`, each as ``(x, edge_index, levels, rows, cols, y)`` tensors with
+    inputs, messages and trophic levels from the split's remaining links only."""
+    masks = []
+    for r in range(params.rounds):
+        for s in lp.inner_splits(A, 5, mode, seed * 1000 + r):
+            lv = observed_levels(s.A_msg)
+            masks.append((
+                node_inputs(s.A_msg, lv, traits, params.adjacency_inputs),  # (N, F)
+                torch.from_numpy(np.stack(s.A_msg.nonzero())).long(),  # (2, E_msg)
+                torch.tensor(lv, dtype=torch.float),  # (N,)
+                torch.from_numpy(s.rows).long(), torch.from_numpy(s.cols).long(),  # (P,), (P,)
+                torch.tensor(s.y, dtype=torch.float),  # (P,)
+            ))
+    return masks
+
+
+def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, trophic_bias: bool = True,
+            mode: str = "links", seed: int = 0, masks: list[tuple] | None = None):
+    """Train a :class:`gatbio.nn.FoodWebGAT` inside the observed network ``A``.
+
+    Training cycles through cross-fitting masks (:func:`training_masks`): in each, a fifth of the observed
+    links (``mode="links"``) or all links of a fifth of the species (``mode="species"``) are hidden; the model
+    sees the rest (inputs, trophic levels and messages all recomputed) and is trained with binary
+    cross-entropy on the hidden links against every observed non-link among the candidate pairs. Every
+    observed link is a positive in every round. ``masks`` may be passed to share them between models.
+
+    Returns:
+        the trained model (eval mode).
+    """
+    from gatbio.nn.link_models import FoodWebGAT
+
+    if masks is None:
+        masks = training_masks(A, traits, params, mode, seed)
+    torch.manual_seed(seed)
+    model = FoodWebGAT(masks[0][0].size(1), params.hidden_channels, params.heads, params.num_layers,
+                       params.dropout, trophic_bias=trophic_bias, attention=params.attention)
+    opt = torch.optim.Adam(model.parameters(), lr=params.lr, weight_decay=params.weight_decay, foreach=True)
+    model.train()
+    for epoch in range(params.epochs):
+        x, ei, lv, rows, cols, y = masks[epoch % len(masks)]
+        opt.zero_grad()
+        logits = model(x, ei, lv)[rows, cols]  # (P,)
+        loss = F.binary_cross_entropy_with_logits(logits, y)
+        loss.backward()
+        opt.step()
+    return model.eval()
+
+
+def gat_scores(model, A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams) -> np.ndarray:
+    """(N, N) logits of a trained model with inputs and messages from the whole observed network ``A``."""
+    lv = observed_levels(A)
+    with torch.no_grad():
+        s = model(node_inputs(A, lv, traits, params.adjacency_inputs),
+                  torch.from_numpy(np.stack(A.nonzero())).long(), torch.tensor(lv, dtype=torch.float))
+    return s.numpy().astype(np.float64)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# folds and scores
+# ----------------------------------------------------------------------------------------------------------
+
+
+def link_folds(data: Data, n_folds: int = 5) -> list[dict[str, Any]]:
+    """The GATEWAy folds as ``{"fold", "observed" (2, E_obs), "test" (N, N) bool mask, "split"}``.
+
+    ``test`` marks the evaluated pairs: the held-out links and every non-link of the full web. ``split``
+    (saved with the results) is the held-out block of file lines.
+    """
+    from gatbio.data.splits import gateway_folds
+
+    n = data.num_nodes
+    full = adjacency_of(data.edge_index, n).toarray() > 0
+    out = []
+    for f in gateway_folds(data, n_folds):
+        A_obs = adjacency_of(f.train_edge_index, n).toarray() > 0
+        test = ~A_obs
+        np.fill_diagonal(test, False)
+        E = data.edge_index.size(1)
+        bounds = np.array_split(np.arange(E), n_folds)[f.fold]
+        out.append({"fold": f.fold, "observed": f.train_edge_index, "test": test, "truth": full,
+                    "split": {"test_lines": [int(bounds[0]), int(bounds[-1]) + 1]}})
+    return out
+
+
+def species_folds(data: Data, n_folds: int = 5, seed: int = 0) -> list[dict[str, Any]]:
+    """New-species folds: species in ``n_folds`` seeded groups; a group's links are all held out; ``test``
+    marks every ordered pair (i ≠ j) touching a held-out species."""
+    n = data.num_nodes
+    if n < n_folds:
+        raise ValueError(f"{getattr(data, 'name', 'web')}: {n} species cannot be cut into {n_folds} folds")
+    full = adjacency_of(data.edge_index, n).toarray() > 0
+    perm = np.random.default_rng(seed).permutation(n)
+    ei = data.edge_index.numpy()
+    out = []
+    for f, held in enumerate(np.array_split(perm, n_folds)):
+        out_mask = np.zeros(n, dtype=bool)
+        out_mask[held] = True
+        keep = ~(out_mask[ei[0]] | out_mask[ei[1]])
+        test = out_mask[:, None] | out_mask[None, :]
+        np.fill_diagonal(test, False)
+        out.append({"fold": f, "observed": data.edge_index[:, torch.from_numpy(keep)], "test": test, "truth": full,
+                    "split": {"held_out_species": sorted(int(i) for i in held)}})
+    return out
+
+
+def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int]
+                ) -> dict[str, list[np.ndarray]]:
+    """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``."""
+    want = set(cfg.models)
+    need = set(want)
+    if "full" in want:
+        need |= {"gat", "l3_ra", "boosted_stack"}
+    if "structure_only" in want:
+        need |= {"gat_structure", "l3_ra", "boosted_stack_structure"}
+    if "full_without_gat" in want:
+        need |= {"l3_ra", "boosted_stack"}
+    out: dict[str, list[np.ndarray]] = {}
+    struct = lp.structure_scores(A) if need & {"l3_ra", "jaccard", "preferential_attachment"} else {}
+    for name in ("l3_ra", "jaccard", "preferential_attachment"):
+        if name in need:
+            out[name] = [struct[name]]
+    if "niche" in need:
+        out["niche"] = [lp.probabilistic_niche(A, cfg.niche_steps, init=observed_levels(A))]
+    if "boosted_stack" in need:
+        out["boosted_stack"] = [lp.boosted_stack(A, observed_levels, traits, mode, cfg.stack, cfg.split_seed)]
+    if "boosted_stack_structure" in need:
+        out["boosted_stack_structure"] = [lp.boosted_stack(A, observed_levels, None, mode, cfg.stack, cfg.split_seed)]
+    masks: dict[tuple, list] = {}  # shared by the models of one seed (same cross-fitting splits)
+    for name, tr, bias, sds in (("gat", traits, True, seeds), ("no_trophic_bias", traits, False, seeds),
+                                ("gat_structure", None, True, seeds[:1])):
+        if name not in need:
+            continue
+        out[name] = []
+        for s in sds:
+            key = (tr is None, s)
+            if key not in masks:
+                masks[key] = training_masks(A, tr, cfg.gat, mode, s)
+            model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key])
+            out[name].append(gat_scores(model, A, tr, cfg.gat))
+    if "full" in want:
+        gat_mean = lp.rank_average(out["gat"])
+        out["full"] = [lp.rank_average([gat_mean, out["l3_ra"][0], out["boosted_stack"][0]])]
+    if "structure_only" in want:
+        out["structure_only"] = [lp.rank_average([out["gat_structure"][0], out["l3_ra"][0],
+                                                  out["boosted_stack_structure"][0]])]
+    if "full_without_gat" in want:  # the ensemble without its GAT member: what the GAT adds
+        out["full_without_gat"] = [lp.rank_average([out["l3_ra"][0], out["boosted_stack"][0]])]
+    return {k: v for k, v in out.items() if k in want}
+
+
+def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig) -> str:
+    """Run every protocol, fold, model and seed on one web folder; write ``OUT/webs/<web>.json`` atomically.
+
+    A web whose result file exists is skipped (resume). Returns the result path.
+    """
+    from gatbio.results import is_done, write_json
+
+    folder, out_dir = Path(folder), Path(out_dir)
+    path = out_dir / "webs" / f"{folder.name}.json"
+    if is_done(path):
+        return str(path)
+    torch.set_num_threads(cfg.threads)
+    t0 = time.time()
+    data = read_web_folder(folder)
+    if data.num_edges < cfg.n_folds:
+        raise ValueError(f"{folder}: {data.num_edges} links cannot be cut into {cfg.n_folds} folds")
+    traits, trait_names = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
+    n, L = data.num_nodes, data.num_edges
+    rows, splits, fold_seconds = [], {}, []
+    for protocol in cfg.protocols:
+        if protocol == "links":
+            folds, seeds = link_folds(data, cfg.n_folds), list(cfg.seeds)
+        elif protocol == "species":
+            folds, seeds = species_folds(data, cfg.n_folds, cfg.split_seed), list(cfg.species_seeds)
+        else:
+            raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+        splits[protocol] = [f["split"] for f in folds]
+        for f in folds:
+            A = adjacency_of(f["observed"], n)
+            t1 = time.time()
+            models = cfg.models if protocol == "links" else [m for m in cfg.species_models if m in cfg.models]
+            scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds)
+            y = f["truth"][f["test"]]
+            for model, per_seed in scores.items():
+                for k, s in enumerate(per_seed):
+                    seed = seeds[k] if model in ("gat", "no_trophic_bias", "gat_structure") else -1
+                    rows.append({"web": folder.name, "protocol": protocol, "fold": f["fold"], "model": model,
+                                 "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
+                                 "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
+            fold_seconds.append({"protocol": protocol, "fold": f["fold"], "seconds": time.time() - t1})
+    write_json(path, {"web": folder.name, "num_nodes": n, "num_links": L, "connectance": L / (n * (n - 1)),
+                      "traits": trait_names, "seconds": time.time() - t0, "fold_seconds": fold_seconds, "splits": splits,
+                      "rows": rows})
+    return str(path)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the benchmark
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _published(cfg: FoodWebConfig, webs_dir: Path) -> pd.DataFrame | None:
+    path = Path(cfg.published) if cfg.published else webs_dir.parent / "web_index.csv"
+    if not path.is_file():
+        return None
+    idx = pd.read_csv(path)
+    if "data_dir" not in idx.columns:
+        raise ValueError(f"{path}: expected a 'data_dir' column naming the web folders")
+    return idx.set_index("data_dir")
+
+
+def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
+                      ) -> dict[str, pd.DataFrame]:
+    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring)."""
+    from gatbio.results import read_json, write_csv
+
+    cfg = cfg or FoodWebConfig()
+    out_dir = Path(out_dir)
+    files = sorted((out_dir / "webs").glob("*.json"))
+    if not files:
+        raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
+    recs = [read_json(p) for p in files]
+    fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
+    meta = pd.DataFrame([{k: rec[k] for k in ("web", "num_nodes", "num_links", "connectance", "seconds")}
+                         for rec in recs]).set_index("web")
+    pub = _published(cfg, Path(webs_dir)) if webs_dir is not None else None
+    tables: dict[str, pd.DataFrame] = {"per_fold": fold}
+    # a web's figure: mean over folds (and seeds)
+    per_web = (fold.groupby(["protocol", "web", "model"], sort=False)[["roc_auc", "pr_auc"]].mean().reset_index())
+    per_web = per_web.join(meta[["num_nodes", "num_links", "connectance"]], on="web")
+    if pub is not None:
+        for k in ("full_pr_auc", "full_roc_auc", "struc_pr_auc"):
+            per_web[f"published_{k}"] = per_web["web"].map(pub[k]) if k in pub.columns else np.nan
+    order = {m: i for i, m in enumerate(OUR_MODELS + BASELINES)}
+
+    def summary(df: pd.DataFrame, with_published: bool = True) -> pd.DataFrame:
+        g = df.groupby("model")
+        s = pd.DataFrame({"n_webs": g["web"].nunique(), "median_roc_auc": g["roc_auc"].median(),
+                          "mean_roc_auc": g["roc_auc"].mean(), "median_pr_auc": g["pr_auc"].median(),
+                          "mean_pr_auc": g["pr_auc"].mean()})
+        if with_published and "published_full_pr_auc" in df.columns:
+            s["win_rate_vs_published"] = g.apply(lambda d: float((d["pr_auc"] > d["published_full_pr_auc"]).mean()),
+                                                 include_groups=False)
+        s = s.reset_index()
+        s = s.iloc[np.argsort([order.get(m, 99) for m in s["model"]], kind="stable")]
+        if with_published and pub is not None:  # the published models as reference rows (same webs)
+            webs = df["web"].unique()
+            p = pub.loc[pub.index.intersection(webs)]
+            for name, pre in (("published_full", "full"), ("published_structure", "struc"),
+                              ("published_traits", "attr")):
+                if f"{pre}_pr_auc" in p.columns and len(p):
+                    s.loc[len(s)] = {"model": name, "n_webs": len(p), "median_roc_auc": p[f"{pre}_roc_auc"].median(),
+                                     "mean_roc_auc": p[f"{pre}_roc_auc"].mean(),
+                                     "median_pr_auc": p[f"{pre}_pr_auc"].median(),
+                                     "mean_pr_auc": p[f"{pre}_pr_auc"].mean()}
+        return s.round(4)
+
+    for protocol, suffix in (("links", ""), ("species", "_species")):
+        d = per_web[per_web["protocol"] == protocol].drop(columns="protocol")
+        if len(d) == 0:
+            continue
+        tables[f"per_web{suffix}"] = d
+        tables[f"summary{suffix}"] = summary(d, with_published=protocol == "links")
+        if protocol == "links":
+            sparse = d[d["connectance"] <= cfg.large_sparse_connectance]
+            if len(sparse):
+                tables["summary_large_sparse"] = summary(sparse)
+    # trophic-bias ablation: paired over webs, per seed (mean over folds), for each protocol
+    ab = []
+    for protocol, d in fold[fold["model"].isin(["gat", "no_trophic_bias"])].groupby("protocol"):
+        w = d.groupby(["web", "seed", "model"])["pr_auc"].mean().unstack("model").dropna()
+        if not {"gat", "no_trophic_bias"} <= set(w.columns):
+            continue
+        diff_seed = (w["gat"] - w["no_trophic_bias"]).groupby("seed")
+        per_web_diff = (w["gat"] - w["no_trophic_bias"]).groupby("web").mean()
+        med_gap = w.groupby("seed").apply(lambda x: x["gat"].median() - x["no_trophic_bias"].median())
+        ab.append({"protocol": protocol, "n_webs": per_web_diff.size, "n_seeds": diff_seed.ngroups,
+                   "median_pr_auc_gat": w.groupby("web")["gat"].mean().median(),
+                   "median_pr_auc_no_bias": w.groupby("web")["no_trophic_bias"].mean().median(),
+                   "median_gap_mean_over_seeds": med_gap.mean(), "median_gap_std_over_seeds": med_gap.std(ddof=1),
+                   "paired_diff_median": per_web_diff.median(), "paired_diff_mean": per_web_diff.mean(),
+                   "paired_diff_q25": per_web_diff.quantile(0.25), "paired_diff_q75": per_web_diff.quantile(0.75),
+                   "webs_improved": float((per_web_diff > 0).mean())})
+    if ab:
+        tables["ablation"] = pd.DataFrame(ab).round(4)
+    for name, df in tables.items():
+        write_csv(out_dir / f"{name}.csv", df)
+    return tables
+
+
+def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Run :func:`run_web` on every web folder of ``cfg.webs`` (parallel over webs, resumable), then
+    :func:`summarize_results`. Returns the tables."""
+    from gatbio.config import save_config
+    from gatbio.parallel import parallel_map
+    from gatbio.results import write_json
+
+    webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
+    folders = find_web_folders(webs_dir)
+    if cfg.only:
+        names = {p.name for p in folders}
+        unknown = [w for w in cfg.only if w not in names]
+        if unknown:
+            raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
+        folders = [p for p in folders if p.name in set(cfg.only)]
+    bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
+    if bad:
+        raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")
+    out_dir = Path(cfg.out)
+    save_config(cfg, out_dir / "config.yaml")
+    # largest webs first: better load balance over workers
+    folders.sort(key=lambda p: -p.joinpath(next(p.glob("*_edge_list.txt")).name).stat().st_size)
+    t0 = time.time()
+    parallel_map(run_web, [(p, out_dir, cfg) for p in folders], jobs=cfg.jobs, desc="food webs", progress=progress)
+    wall = time.time() - t0
+    tables = summarize_results(out_dir, webs_dir, cfg)
+    write_json(out_dir / "timing.json", {"wall_seconds_this_call": wall, "jobs": cfg.jobs, "webs": len(folders)})
+    return tables
+
+
+def _default_webs_dir() -> Path:
+    from gatbio.data import data_root
+
+    return data_root() / "gateway_dev" / "webs"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# prediction for a user's web
+# ----------------------------------------------------------------------------------------------------------
+
+
+def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None = None, seeds: list[int] | None = None,
+                          traits: np.ndarray | None = None, trait_names: list[str] | None = None
+                          ) -> pd.DataFrame:
+    """The ``top`` most likely missing links of a web (pairs that are not links), best first.
+
+    Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
+    otherwise, trained on the whole web. Columns: ``rank, resource, consumer, score, resource_level,
+    consumer_level`` (score: rank-average in (0, 1]; levels: MacKay trophic levels of the web).
+    """
+    cfg = cfg or FoodWebConfig()
+    n = data.num_nodes
+    if data.num_edges == 0:
+        raise ValueError(f"{getattr(data, 'name', 'the web')} has no links: nothing to learn from")
+    if top < 1:
+        raise ValueError(f"--top must be at least 1, got {top}")
+    A = adjacency_of(data.edge_index, n)
+    if A.nnz < 5:
+        raise ValueError(f"{getattr(data, 'name', 'the web')} has only {A.nnz} links (other than self-loops); "
+                         "at least 5 are needed to cross-fit the models")
+    x = traits if traits is not None else getattr(data, "x", None)
+    names = trait_names if trait_names is not None else getattr(data, "trait_names", None)
+    tr, _ = prepare_traits(x, names)
+    model = "full" if tr is not None else "structure_only"
+    cfg = dataclasses.replace(cfg, models=[model])
+    s = fold_scores(A, tr, cfg, "links", list(seeds or cfg.seeds))[model][0]
+    cand = ~(A.toarray() > 0)
+    np.fill_diagonal(cand, False)
+    i, j = np.nonzero(cand)
+    order = np.argsort(-s[i, j], kind="stable")[:top]
+    lv = observed_levels(A)
+    node_names = list(getattr(data, "node_names", None) or [str(k) for k in range(n)])
+    return pd.DataFrame({
+        "rank": np.arange(1, len(order) + 1),
+        "resource": [node_names[k] for k in i[order]], "consumer": [node_names[k] for k in j[order]],
+        "score": s[i[order], j[order]].round(6),
+        "resource_level": lv[i[order]].round(4), "consumer_level": lv[j[order]].round(4),
+        "model": model,
+    })
+
+
+def run_quick(out_dir: str | Path) -> str:
+    """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 4 small GATEWAy webs, both protocols,
+    one GAT seed, for ``make demo`` and the notebook test. Returns a short printable summary."""
+    cfg = quick_config(out_dir)
+    tables = benchmark(cfg, progress=False)
+    s = tables["summary"].set_index("model")
+    lines = [f"{len(cfg.only)} GATEWAy webs, links protocol, median PR-AUC / ROC-AUC (results in {cfg.out}):"]
+    for m in ("full", "structure_only", "gat", "no_trophic_bias", "l3_ra", "published_full"):
+        if m in s.index:
+            lines.append(f"  {m:<16} {s.loc[m, 'median_pr_auc']:.3f} / {s.loc[m, 'median_roc_auc']:.3f}")
+    if "summary_species" in tables:
+        sp_ = tables["summary_species"].set_index("model")
+        lines.append(f"  new-species protocol, full: PR-AUC {sp_.loc['full', 'median_pr_auc']:.3f}")
+    return "\n".join(lines)
+
+
+def quick_config(out_dir: str | Path) -> FoodWebConfig:
+    """The quick config in code (a pip-installed gatbio has no experiments/ folder)."""
+    return FoodWebConfig(out=str(out_dir), only=list(QUICK_WEBS), seeds=[0], species_seeds=[0],
+                         gat=GATParams(epochs=60))
