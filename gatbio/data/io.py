@@ -222,17 +222,13 @@ def edges_to_data(
         uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         if len(uniq) < len(key):
             if duplicates == "error":
-                seen = np.zeros(len(uniq), dtype=bool)
-                # the first row whose pair was already seen
-                order = np.arange(len(key))
-                dup_row = order[first[inverse] != order][0]
-                r = int(dup_row)
+                pos = np.arange(len(key))
+                r = int(pos[first[inverse] != pos][0])  # the first row whose pair was seen before
                 what = "edge" if directed else "interaction (in either direction)"
                 raise MalformedFileError(
                     path, where(r),
                     f"duplicate {what} {node_names[src[r]]!r} - {node_names[dst[r]]!r} "
                     f"({len(key) - len(uniq)} duplicate rows); pass duplicates='merge' or 'keep'")
-                del seen
             order = np.argsort(first, kind="stable")  # keep first-occurrence order
             if weight is not None:
                 w = pd.Series(weight).groupby(inverse).agg(reduce if reduce != "first" else "first")

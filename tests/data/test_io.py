@@ -72,6 +72,8 @@ def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
      r"e\.txt:3: duplicate edge 'a' - 'b' \(1 duplicate rows\); pass duplicates='merge' or 'keep'"),
     ("a b\nb a\n", {"duplicates": "error", "directed": False},
      r"e\.txt:2: duplicate interaction \(in either direction\) 'b' - 'a'"),
+    ("a a\na b\nc d\na b\n", {"self_loops": "remove", "duplicates": "error"},
+     r"e\.txt:4: duplicate edge 'a' - 'b'"),  # line numbers survive the removal of self-loops
     ("a b\nb b\n", {"self_loops": "error"}, r"e\.txt:2: self-loop 'b' -> 'b' \(1 in total\); pass self_loops="),
     ("0 1\n1 7\n", {"numeric_ids": True, "num_nodes": 3}, r"e\.txt:2: node id 7 is out of range for 3 nodes"),
     ("# only a comment\n", {}, r"e\.txt: the file has no data rows"),
