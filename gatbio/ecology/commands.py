@@ -59,19 +59,29 @@ def _guess_format(path: Path) -> str:
     return "edgelist"
 
 
-def read_foodweb(args: argparse.Namespace):
-    """The food web named by the command-line arguments, as prey → predator :class:`Data`."""
+def read_foodweb_file(
+    file: str | Path,
+    format: str = "auto",
+    *,
+    direction: str = "prey-predator",
+    source: str | None = None,
+    target: str | None = None,
+    weight: str | None = None,
+    convention: str | None = None,
+):
+    """A food web from a file, folder or named web, as prey → predator :class:`Data` (see the module docstring
+    for the formats)."""
     from gatbio.data import io
     from gatbio.data.foodweb import read_cheddar, read_pajek_foodweb
 
-    path = Path(args.file)
+    path = Path(file)
     if not path.exists():
         from gatbio.data import DATASETS, load
 
-        if args.file.split("/", 1)[0] in DATASETS:
-            return load(args.file)
+        if str(file).split("/", 1)[0] in DATASETS:
+            return load(str(file))  # named webs are already prey -> predator
         raise FileNotFoundError(f"{path}: no such file or folder (nor a named web such as gateway/11)")
-    fmt = _guess_format(path) if args.format == "auto" else args.format
+    fmt = _guess_format(path) if format == "auto" else format
     if fmt == "cheddar":
         data = read_cheddar(path)
     elif fmt == "pajek":
@@ -87,22 +97,38 @@ def read_foodweb(args: argparse.Namespace):
         cols = list(pd.read_csv(path, nrows=0).columns)
         if len(cols) < 2:
             raise ValueError(f"{path}: expected a header with at least 2 columns, found {cols}")
-        src = args.source or ("resource" if "resource" in cols else cols[0])
-        dst = args.target or ("consumer" if "consumer" in cols else cols[1])
-        data = io.read_edge_list(path, sep=",", header=True, source=src, target=dst, weight=args.weight)
+        src = source or ("resource" if "resource" in cols else cols[0])
+        dst = target or ("consumer" if "consumer" in cols else cols[1])
+        data = io.read_edge_list(path, sep=",", header=True, source=src, target=dst, weight=weight)
     elif fmt == "adjacency":
-        if args.convention is None:
+        if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
-        data = io.read_adjacency_matrix(path, convention=args.convention, weighted=True)
-    else:
+        data = io.read_adjacency_matrix(path, convention=convention, weighted=True)
+    elif fmt == "edgelist":
         with open(path, encoding="utf-8") as fh:
             first = next((ln for ln in fh if ln.strip() and not ln.startswith("#")), "")
-        weight = 2 if len(first.split()) >= 3 else None
-        data = io.read_edge_list(path, weight=weight)
-    if args.direction == "predator-prey":
+        data = io.read_edge_list(path, weight=2 if len(first.split()) >= 3 else None)
+    else:
+        raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar or adjacency")
+    return _orient(data, direction)
+
+
+def _orient(data, direction: str):
+    if direction not in ("prey-predator", "predator-prey"):
+        raise ValueError(f"direction={direction!r}: expected 'prey-predator' or 'predator-prey'")
+    if direction == "predator-prey":
         data.edge_index = data.edge_index.flip(0)
     return data
+
+
+def read_foodweb(args: argparse.Namespace):
+    """The food web named by parsed command-line arguments (``file`` and optionally ``format``, ``direction``,
+    ``source``, ``target``, ``weight``, ``convention``)."""
+    return read_foodweb_file(args.file, getattr(args, "format", "auto"),
+                             direction=getattr(args, "direction", "prey-predator"),
+                             source=getattr(args, "source", None), target=getattr(args, "target", None),
+                             weight=getattr(args, "weight", None), convention=getattr(args, "convention", None))
 
 
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
