@@ -82,35 +82,48 @@ QUICK_CONFIG = _REPO / "experiments" / "configs" / "robustness_quick.yaml"
 
 @dataclass
 class ProteinSettings:
-    """Protein function on a PPI graph (the protein task's model and inputs)."""
+    """Protein function on a PPI graph, with the protein task's model (:class:`gatbio.nn.GATNodeClassifier`),
+    inputs (:func:`gatbio.tasks.protein.node_features`), split and training loop (:func:`gatbio.train.fit`)."""
 
     enabled: bool = True
     dataset: str = "node2vec-ppi"
     inputs: list[str] = field(default_factory=lambda: ["prone"])
     dim: int = 64
     hidden: int = 16
-    heads: int = 2
-    dropout: float = 0.2
+    heads: int = 4
+    layers: int = 2
+    dropout: float = 0.5
+    input_dropout: float = 0.5
+    attn_dropout: float = 0.2
+    linear_skip: bool = True  # the protein model's linear skip from inputs to logits
     epochs: int = 100
     lr: float = 0.01
     weight_decay: float = 5e-4
-    train: float = 0.5
-    val: float = 0.1
+    patience: int = 6
+    eval_every: int = 4
+    train: float = 0.5  # labelled fraction for training (its validation part carved out of it)
+    val_fraction: float = 0.1
 
 
 @dataclass
 class FoodwebSettings:
-    """Directed link prediction on food webs (the food-web task's model)."""
+    """Directed link prediction on food webs, with the food-web task's predictor
+    (:class:`gatbio.nn.FoodWebGAT`), inputs and cross-fitted training (:mod:`gatbio.tasks.foodweb`)."""
 
     enabled: bool = True
     webs: list[str] = field(default_factory=lambda: ["cheddar/YthanEstuary", "cheddar/Benguela", "cheddar/TL84"])
-    hidden: int = 32
-    heads: int = 2
-    epochs: int = 200
-    lr: float = 0.01
+    hidden: int = 16
+    heads: int = 4
+    layers: int = 2
+    dropout: float = 0.1
+    epochs: int = 100
+    lr: float = 0.02
+    weight_decay: float = 1e-4
+    rounds: int = 2              # rounds of cross-fitting masks cycled through during training
+    adjacency_inputs: bool = True
     test: float = 0.2
     val: float = 0.1
-    negatives: str = "degree"  # held-out non-links: "degree"-matched (harder) or "uniform"
+    negatives: str = "degree"    # held-out non-links: "degree"-matched (harder) or "uniform"
 
 
 @dataclass
@@ -522,30 +535,44 @@ class _ProteinProblem(_Problem):
     task, metric = "protein", "micro_f1"
 
     def __init__(self, dataset: str, seed: int, s: ProteinSettings) -> None:
-        from gatbio.data import load as load_dataset
-        from gatbio.data.splits import node_split, split_masks
-        from gatbio.embed import node_inputs
+        from gatbio.tasks import protein
 
         self.name, self.seed, self.s = dataset, seed, s
-        raw = load_dataset(dataset)
+        raw = protein.load_data(dataset)
         if raw.y is None or raw.y.dim() != 2:
             raise ValueError(f"dataset {dataset!r} has no multi-label targets y (N, L): the protein task of the "
                              "robustness sweep needs one, e.g. protein.dataset=node2vec-ppi")
         n = int(raw.num_nodes)
         # Inputs are structural embeddings of the clean graph (no labels involved), fixed for the perturbed
         # copies: a perturbation changes what the model aggregates, not the embedding space it was trained in.
-        x = node_inputs(raw.edge_index, n, kinds=tuple(s.inputs), dim=s.dim, seed=seed)  # (N, F)
-        self.split = node_split(n, train=s.train, val=s.val, seed=seed)
-        masks = split_masks(self.split)
-        self.data = Data(x=x, y=raw.y.float(), edge_index=raw.edge_index, num_nodes=n,
-                         train_mask=masks["train"], val_mask=masks["val"], test_mask=masks["test"])
+        x = protein.node_features(raw, s.inputs, dim=s.dim, seed=seed)  # (N, F)
+        self.split = protein.make_split(raw, s.train, seed, s.val_fraction)
+        test = torch.zeros(n, dtype=torch.bool)
+        test[torch.tensor(self.split["test"], dtype=torch.long)] = True
+        self.data = Data(x=x, y=raw.y.float(), edge_index=raw.edge_index, num_nodes=n, test_mask=test)
 
     def split_dict(self) -> dict:
         return self.split
 
     def fit(self, model_name: str):
-        model = with_variant(_protein_model(self.data.x.size(1), self.data.y.size(1), self.s), model_name)
-        return model, _fit_protein(model, self.data, self.s)
+        from gatbio.nn.node_models import GATNodeClassifier
+        from gatbio.tasks.protein import val_score
+        from gatbio.train import TrainConfig, fit
+
+        s, d = self.s, self.data
+        opts = dict(MODELS[model_name])
+        conv = {"pyg_gat": "pyg-gat", "gcn": "gcn"}.get(opts.pop("conv", ""), "gatbio")
+        if conv == "gatbio":
+            opts.setdefault("attention", "gat")
+        model = GATNodeClassifier(d.x.size(1), d.y.size(1), hidden_channels=s.hidden, heads=s.heads,
+                                  num_layers=s.layers, dropout=s.dropout, input_dropout=s.input_dropout,
+                                  attn_dropout=s.attn_dropout, linear_skip=s.linear_skip, conv=conv, **opts)
+        tcfg = TrainConfig(epochs=s.epochs, lr=s.lr, weight_decay=s.weight_decay, patience=s.patience,
+                           eval_every=s.eval_every)
+        fit_idx = torch.tensor(self.split["fit"], dtype=torch.long)
+        val_idx = torch.tensor(self.split["val"], dtype=torch.long)
+        res = fit(model, d.x, d.edge_index, d.y, fit_idx, val_idx, val_score(True), tcfg, seed=self.seed)
+        return model, {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
 
     def forward(self, model, data: Data):
         return forward_with_attention(model, lambda: model(data.x, data.edge_index))
@@ -575,11 +602,18 @@ class _FoodwebProblem(_Problem):
         from gatbio.data.splits import link_split, observed_graph
 
         self.name, self.seed, self.s = dataset, seed, s
+        from gatbio.tasks.foodweb import adjacency_of, node_inputs, observed_levels, prepare_traits
+
         web = load_dataset(dataset)
         self.fold = link_split(web, val=s.val, test=s.test, seed=seed, negatives=s.negatives)
         observed = observed_graph(web, self.fold)  # message passing and features see training links only
-        x, levels = _foodweb_features(observed)  # (N, F), (N,)
-        self.data = Data(x=x, levels=levels, edge_index=observed.edge_index, num_nodes=int(web.num_nodes))
+        n = int(web.num_nodes)
+        self.A = adjacency_of(observed.edge_index, n)
+        self.traits, _ = prepare_traits(getattr(web, "x", None), getattr(web, "trait_names", None))
+        levels = observed_levels(self.A)  # (N,)
+        x = node_inputs(self.A, levels, self.traits, s.adjacency_inputs)  # (N, F), fixed under perturbations
+        self.data = Data(x=x, levels=torch.tensor(levels, dtype=torch.float),
+                         edge_index=torch.from_numpy(np.stack(self.A.nonzero())).long(), num_nodes=n)
         pairs = torch.cat([self.fold.test_pos, self.fold.test_neg], dim=1)  # (2, P)
         labels = torch.cat([torch.ones(self.fold.test_pos.size(1)), torch.zeros(self.fold.test_neg.size(1))])
         self.pairs, self.labels = pairs, labels
@@ -588,8 +622,12 @@ class _FoodwebProblem(_Problem):
         return self.fold.to_dict()
 
     def fit(self, model_name: str):
-        model = with_variant(_foodweb_model(self.data.x.size(1), self.s), model_name)
-        return model, _fit_foodweb(model, self.data, self.fold, self.s)
+        model, loss = _fit_foodweb(self.A, self.traits, self.s, model_name, self.seed)
+        with torch.no_grad():
+            out = model(self.data.x, self.data.edge_index, self.data.levels)  # (N, N)
+        val = torch.cat([self.fold.val_pos, self.fold.val_neg], 1)
+        lab = torch.cat([torch.ones(self.fold.val_pos.size(1)), torch.zeros(self.fold.val_neg.size(1))])
+        return model, {"epochs": self.s.epochs, "train_loss": loss, "val_pr_auc": metrics.pr_auc(lab, out[val[0], val[1]])}
 
     def forward(self, model, data: Data):
         return forward_with_attention(model, lambda: model(data.x, data.edge_index, data.levels))
@@ -615,94 +653,38 @@ class _FoodwebProblem(_Problem):
 # models and training loops of the two tasks
 
 
-class _ProteinGAT(torch.nn.Module):
-    """Two :class:`gatbio.nn.GATConv` layers with residual connections for multi-label protein function."""
+def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int) -> tuple[torch.nn.Module, float]:
+    """Train :class:`gatbio.nn.FoodWebGAT` with its attention layers replaced by variant ``model_name``.
 
-    def __init__(self, in_channels: int, out_channels: int, hidden: int, heads: int, dropout: float) -> None:
-        super().__init__()
-        from gatbio.nn import GATConv
-
-        self.dropout = dropout
-        self.conv1 = GATConv(in_channels, hidden, heads=heads, residual=True)
-        self.conv2 = GATConv(hidden * heads, out_channels, heads=1, residual=True)
-
-    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
-        x = torch.nn.functional.dropout(x, self.dropout, self.training)
-        h = torch.nn.functional.elu(self.conv1(x, edge_index))  # (N, H*C)
-        h = torch.nn.functional.dropout(h, self.dropout, self.training)
-        return self.conv2(h, edge_index)  # (N, L) logits
-
-
-def _protein_model(in_dim: int, out_dim: int, s: ProteinSettings) -> torch.nn.Module:
-    return _ProteinGAT(in_dim, out_dim, s.hidden, s.heads, s.dropout)
-
-
-def _fit_protein(model: torch.nn.Module, data: Data, s: ProteinSettings) -> dict:
-    """Full-batch Adam on the training proteins (binary cross-entropy per label); the last epoch is kept."""
-    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
-    tr = data.train_mask
-    for _ in range(s.epochs):
-        model.train()
-        opt.zero_grad()
-        out = model(data.x, data.edge_index)  # (N, L)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(out[tr], data.y[tr])
-        loss.backward()
-        opt.step()
-    model.eval()
-    with torch.no_grad():
-        out = model(data.x, data.edge_index)
-    va = data.val_mask
-    return {"epochs": s.epochs, "train_loss": loss.item(), "val_micro_f1": metrics.f1_top_k(data.y[va], out[va])["micro_f1"]}
-
-
-def _foodweb_features(observed: Data) -> tuple[Tensor, Tensor]:
-    """Species inputs from the observed web only: traits (if any), log in/out-degree, MacKay trophic level."""
-    from torch_geometric.utils import degree
-
-    from gatbio.ecology import trophic_levels
-
-    n = int(observed.num_nodes)
-    ei = observed.edge_index
-    levels = trophic_levels(ei, method="mackay", num_nodes=n, weighted=False).float()  # (N,)
-    cols = [degree(ei[1], n).log1p(), degree(ei[0], n).log1p(), levels]  # prey count, consumer count, level
-    x = torch.stack(cols, dim=1)  # (N, 3)
-    if getattr(observed, "x", None) is not None:
-        x = torch.cat([observed.x.float(), x], dim=1)
-    std = x.std(0, keepdim=True)
-    x = (x - x.mean(0, keepdim=True)) / torch.where(std > 0, std, torch.ones_like(std))
-    return x, levels
-
-
-def _foodweb_model(in_dim: int, s: FoodwebSettings) -> torch.nn.Module:
+    The cross-fitting of :func:`gatbio.tasks.foodweb.fit_gat` (same masks, inputs and loss), with one
+    difference: the model is built here so that its layers can be swapped before training (``fit_gat``
+    builds its own). No trophic attention bias: PyG's ``GATConv`` and GCN take none, and the comparison
+    is about the layers.
+    """
+    from gatbio.linkpred import inner_splits
     from gatbio.nn.link_models import FoodWebGAT
+    from gatbio.tasks.foodweb import node_inputs, observed_levels
 
-    # No trophic attention bias: PyG's GATConv and GCN take none, and the comparison is about the layers.
-    return FoodWebGAT(in_dim, s.hidden, heads=s.heads, trophic_bias=False, attention="gat")
-
-
-def _fit_foodweb(model: torch.nn.Module, data: Data, fold, s: FoodwebSettings) -> dict:
-    """Full-matrix training: observed links are positives, every other ordered pair that is not held out
-    (validation / test pairs, self-pairs) a negative; positives weighted up to balance the classes."""
-    n = int(data.num_nodes)
-    target = torch.zeros(n, n)
-    target[data.edge_index[0], data.edge_index[1]] = 1.0
-    use = ~torch.eye(n, dtype=torch.bool)
-    for pairs in (fold.test_pos, fold.test_neg, fold.val_pos, fold.val_neg):
-        if pairs is not None:
-            use[pairs[0], pairs[1]] = False
-    pos = float(target[use].sum())
-    weight = torch.tensor((float(use.sum()) - pos) / max(pos, 1.0))
-    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=5e-4)
-    for _ in range(s.epochs):
-        model.train()
+    torch.manual_seed(seed)
+    masks = []
+    for r in range(s.rounds):
+        for split in inner_splits(A, 5, "links", seed * 1000 + r):
+            lv = observed_levels(split.A_msg)
+            masks.append((node_inputs(split.A_msg, lv, traits, s.adjacency_inputs),  # (N, F)
+                          torch.from_numpy(np.stack(split.A_msg.nonzero())).long(),  # (2, E_msg)
+                          torch.tensor(lv, dtype=torch.float),  # (N,)
+                          torch.from_numpy(split.rows).long(), torch.from_numpy(split.cols).long(),
+                          torch.tensor(split.y, dtype=torch.float)))
+    model = FoodWebGAT(masks[0][0].size(1), s.hidden, s.heads, s.layers, s.dropout, trophic_bias=False,
+                       attention="gat")
+    model = with_variant(model, model_name)
+    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
+    model.train()
+    loss = torch.zeros(())
+    for epoch in range(s.epochs):
+        x, ei, lv, rows, cols, y = masks[epoch % len(masks)]
         opt.zero_grad()
-        out = model(data.x, data.edge_index, data.levels)  # (N, N)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(out[use], target[use], pos_weight=weight)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(x, ei, lv)[rows, cols], y)  # (P,)
         loss.backward()
         opt.step()
-    model.eval()
-    with torch.no_grad():
-        out = model(data.x, data.edge_index, data.levels)
-    val = torch.cat([fold.val_pos, fold.val_neg], 1)
-    lab = torch.cat([torch.ones(fold.val_pos.size(1)), torch.zeros(fold.val_neg.size(1))])
-    return {"epochs": s.epochs, "train_loss": loss.item(), "val_pr_auc": metrics.pr_auc(lab, out[val[0], val[1]])}
+    return model.eval(), loss.item()
