@@ -346,7 +346,7 @@ def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree"
     src, dst = ei[0].tolist(), ei[1].tolist()
     resources: list[set[int]] = [set() for _ in range(s)]
     consumers: list[set[int]] = [set() for _ in range(s)]
-    for u, v in zip(src, dst):
+    for u, v in zip(src, dst, strict=True):
         resources[v].add(u)
         consumers[u].add(v)
     left = [len(r) for r in resources]  # resources still alive, per species

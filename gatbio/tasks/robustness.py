@@ -28,8 +28,6 @@ the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robus
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +37,11 @@ import numpy as np
 import torch
 from torch import Tensor
 from torch_geometric.data import Data
-from tqdm.auto import tqdm
 
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config, save_config
 from gatbio.parallel import parallel_map
-from gatbio.results import is_done, read_json, write_csv, write_json
+from gatbio.results import is_done, write_csv, write_json
 from gatbio.robustness import PERTURBATIONS, Perturbation, extinction_curve, perturb, r50, rank_nodes
 
 __all__ = [
@@ -164,8 +161,6 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         raise ValueError("config seeds: give at least one seed")
     if not (cfg.protein.enabled or cfg.foodweb.enabled):
         raise ValueError("config: enable at least one task (protein.enabled or foodweb.enabled)")
-    if cfg.foodweb.enabled and "pyg_gat" not in cfg.models:
-        pass  # the headline ratio needs pyg_gat; the summary says so when it is missing
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
     return cfg
 
@@ -367,8 +362,8 @@ class _Problem:
 # --------------------------------------------------------------------------------------------------
 # the sweep
 
-#: Which config values each perturbation takes.
 def _perturb_kwargs(cfg: RobustnessConfig, name: str) -> dict[str, Any]:
+    """The config values that perturbation ``name`` takes."""
     if name == "feature_noise":
         return {"sigma": cfg.sigma}
     if name == "edge_drop":
@@ -464,7 +459,7 @@ def r50_table(webs: list[str], orders: list[str], seeds: list[int], random_order
                                  "r50": r50(data, order=ranking, protect_basal=protect)})
                 removed, lost = extinction_curve(data, order=ranking)
                 curve_rows += [{"web": web, "order": order, "seed": seed, "removed": a, "lost": b}
-                               for a, b in zip(removed, lost)]
+                               for a, b in zip(removed, lost, strict=True)]
     df = pd.DataFrame(rows)
     g = df.groupby(["web", "order", "protect_basal"], sort=False)["r50"]
     table = pd.concat([g.mean().rename("r50_mean"), g.std(ddof=1).rename("r50_std"), g.size().rename("n")],

@@ -187,7 +187,7 @@ def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", 
     d = curves[curves["dataset"] == dataset]
     perts = list(dict.fromkeys(d["perturbation"]))
     fig, axes = plt.subplots(1, len(perts), figsize=(3.2 * len(perts), 3.0), sharey=True, squeeze=False)
-    for ax, pert in zip(axes[0], perts):
+    for ax, pert in zip(axes[0], perts, strict=True):
         for model, g in d[d["perturbation"] == pert].groupby("model", sort=False):
             g = g.sort_values("fraction")
             x, y, s = 100 * g["fraction"], g[f"{metric_name}_mean"], g[f"{metric_name}_std"].fillna(0)
@@ -215,7 +215,7 @@ def plot_extinctions(curves: pd.DataFrame, path: str | Path | None = None):
 
     orders = list(dict.fromkeys(curves["order"]))
     fig, axes = plt.subplots(1, len(orders), figsize=(3.2 * len(orders), 3.0), sharey=True, squeeze=False)
-    for ax, order in zip(axes[0], orders):
+    for ax, order in zip(axes[0], orders, strict=True):
         for web, g in curves[(curves["order"] == order) & (curves["seed"] == curves["seed"].min())].groupby("web"):
             ax.plot(g["removed"], g["lost"], lw=1, label=web)
         ax.axhline(0.5, color="k", lw=0.5, ls="--")
