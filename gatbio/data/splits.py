@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from sklearn.model_selection import KFold
 from torch_geometric.data import Data
+from torch_geometric.utils import is_undirected
 
 __all__ = ["LinkFold", "gateway_folds", "link_split", "node_split", "split_masks", "observed_graph", "all_non_links",
            "split_to_dict", "split_from_dict"]
@@ -138,11 +139,13 @@ def observed_graph(data: Data, split: LinkFold) -> Data:
 
 
 def _sample_negatives(n: int, forbidden: set[int], count: int, rng: np.random.Generator,
-                      mode: str, src_pool: np.ndarray | None = None, dst_pool: np.ndarray | None = None
-                      ) -> np.ndarray:
+                      mode: str, src_pool: np.ndarray | None = None, dst_pool: np.ndarray | None = None,
+                      undirected: bool = False) -> np.ndarray:
     out: list[tuple[int, int]] = []
     seen = set(forbidden)
     max_pairs = n * (n - 1) - len({k for k in forbidden if k // n != k % n})
+    if undirected:
+        max_pairs //= 2
     if count > max_pairs:
         raise ValueError(f"asked for {count} negative pairs but only {max_pairs} non-links exist")
     tries = 0
@@ -154,6 +157,8 @@ def _sample_negatives(n: int, forbidden: set[int], count: int, rng: np.random.Ge
         else:
             s, d = rng.integers(0, n, m), rng.integers(0, n, m)
         for a, b in zip(s.tolist(), d.tolist(), strict=False):
+            if undirected and a > b:
+                a, b = b, a  # one direction per pair; forbidden holds both directions of every link
             k = a * n + b
             if a != b and k not in seen:
                 seen.add(k)
@@ -174,8 +179,9 @@ def link_split(
     seed: int = 0,
     neg_ratio: float = 1.0,
     negatives: Literal["uniform", "degree"] = "uniform",
+    undirected: bool | None = None,
 ) -> LinkFold:
-    """A seeded random directed link split with sampled negatives.
+    """A seeded random link split with sampled negatives (directed by default; undirected graphs detected).
 
     Args:
         val, test: fractions of the links held out for validation and test.
@@ -184,13 +190,22 @@ def link_split(
         negatives: ``"uniform"`` (random ordered non-links) or ``"degree"`` (degree-matched: sources drawn
             proportional to out-degree, targets to in-degree of the observed network; Aiyappa et al. 2025).
 
-    Negatives are never links of the full graph and never self-pairs; validation and test negatives are
-    disjoint.
+        undirected: split interactions rather than directed edges (default: auto, ``is_undirected``). Each
+            held-out interaction leaves the training graph in **both** directions (otherwise its mirror image
+            would leak it); ``test_pos`` / ``val_pos`` / negatives then hold one direction per pair (``u < v``);
+            self-loops stay in training.
+
+    Negatives are never links of the full graph (in either direction, for undirected graphs) and never
+    self-pairs; validation and test negatives are disjoint.
     """
     if not 0 <= val < 1 or not 0 < test < 1 or val + test >= 1:
         raise ValueError(f"val={val}, test={test}: need 0 <= val, 0 < test and val + test < 1")
     if negatives not in ("uniform", "degree"):
         raise ValueError(f"negatives={negatives!r}: expected 'uniform' or 'degree'")
+    if undirected is None:
+        undirected = data.edge_index.numel() > 0 and is_undirected(data.edge_index, num_nodes=data.num_nodes)
+    if undirected:
+        return _undirected_link_split(data, val, test, seed, neg_ratio, negatives)
     n, E = int(data.num_nodes), data.edge_index.size(1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(E)
@@ -213,7 +228,39 @@ def link_split(
         val_neg=torch.from_numpy(neg[:, n_neg_test:]).long(),
         num_nodes=n,
         meta={"protocol": "random-link-split", "seed": seed, "val": val, "test": test, "neg_ratio": neg_ratio,
-              "negatives": negatives, "graph": getattr(data, "name", None)},
+              "negatives": negatives, "undirected": False, "graph": getattr(data, "name", None)},
+    )
+
+
+def _undirected_link_split(data: Data, val: float, test: float, seed: int, neg_ratio: float, negatives: str
+                           ) -> LinkFold:
+    n = int(data.num_nodes)
+    ei = data.edge_index
+    loops = ei[:, ei[0] == ei[1]]
+    pairs = ei[:, ei[0] < ei[1]]  # one direction per interaction (both are stored)
+    P = pairs.size(1)
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(P)
+    n_test, n_val = int(round(test * P)), int(round(val * P))
+    if n_test == 0 or P - n_test - n_val <= 0:
+        raise ValueError(f"{P} interactions are too few for val={val}, test={test}")
+    test_idx, val_idx, train_idx = perm[:n_test], perm[n_test:n_test + n_val], np.sort(perm[n_test + n_val:])
+    train_pairs = pairs[:, torch.from_numpy(train_idx)]
+    train = torch.cat([train_pairs, train_pairs.flip(0), loops], dim=1)
+    forbidden = set(_pair_keys(ei, n).tolist())  # both directions are in ei
+    tr = train.numpy()
+    pools = (tr[0], tr[1]) if negatives == "degree" else (None, None)
+    n_neg_test, n_neg_val = int(round(neg_ratio * n_test)), int(round(neg_ratio * n_val))
+    neg = _sample_negatives(n, forbidden, n_neg_test + n_neg_val, rng, negatives, *pools, undirected=True)
+    return LinkFold(
+        train_edge_index=train.clone(),
+        test_pos=pairs[:, torch.from_numpy(test_idx)].clone(),
+        test_neg=torch.from_numpy(neg[:, :n_neg_test]).long(),
+        val_pos=pairs[:, torch.from_numpy(val_idx)].clone(),
+        val_neg=torch.from_numpy(neg[:, n_neg_test:]).long(),
+        num_nodes=n,
+        meta={"protocol": "random-link-split", "seed": seed, "val": val, "test": test, "neg_ratio": neg_ratio,
+              "negatives": negatives, "undirected": True, "graph": getattr(data, "name", None)},
     )
 
 
