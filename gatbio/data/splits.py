@@ -204,63 +204,34 @@ def link_split(
         raise ValueError(f"negatives={negatives!r}: expected 'uniform' or 'degree'")
     if undirected is None:
         undirected = data.edge_index.numel() > 0 and is_undirected(data.edge_index, num_nodes=data.num_nodes)
-    if undirected:
-        return _undirected_link_split(data, val, test, seed, neg_ratio, negatives)
-    n, E = int(data.num_nodes), data.edge_index.size(1)
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(E)
-    n_test, n_val = int(round(test * E)), int(round(val * E))
-    if n_test == 0 or E - n_test - n_val <= 0:
-        raise ValueError(f"{E} links are too few for val={val}, test={test}")
-    test_idx, val_idx, train_idx = perm[:n_test], perm[n_test:n_test + n_val], np.sort(perm[n_test + n_val:])
-    ei = data.edge_index
-    train = ei[:, torch.from_numpy(train_idx)]
-    forbidden = set(_pair_keys(ei, n).tolist())
-    tr = train.numpy()
-    pools = (tr[0], tr[1]) if negatives == "degree" else (None, None)
-    n_neg_test, n_neg_val = int(round(neg_ratio * n_test)), int(round(neg_ratio * n_val))
-    neg = _sample_negatives(n, forbidden, n_neg_test + n_neg_val, rng, negatives, *pools)
-    return LinkFold(
-        train_edge_index=train.clone(),
-        test_pos=ei[:, torch.from_numpy(test_idx)].clone(),
-        test_neg=torch.from_numpy(neg[:, :n_neg_test]).long(),
-        val_pos=ei[:, torch.from_numpy(val_idx)].clone(),
-        val_neg=torch.from_numpy(neg[:, n_neg_test:]).long(),
-        num_nodes=n,
-        meta={"protocol": "random-link-split", "seed": seed, "val": val, "test": test, "neg_ratio": neg_ratio,
-              "negatives": negatives, "undirected": False, "graph": getattr(data, "name", None)},
-    )
-
-
-def _undirected_link_split(data: Data, val: float, test: float, seed: int, neg_ratio: float, negatives: str
-                           ) -> LinkFold:
     n = int(data.num_nodes)
     ei = data.edge_index
-    loops = ei[:, ei[0] == ei[1]]
-    pairs = ei[:, ei[0] < ei[1]]  # one direction per interaction (both are stored)
-    P = pairs.size(1)
+    # what is split: directed edges, or one direction (u < v) per interaction of an undirected graph
+    items = ei[:, ei[0] < ei[1]] if undirected else ei
+    P = items.size(1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(P)
     n_test, n_val = int(round(test * P)), int(round(val * P))
     if n_test == 0 or P - n_test - n_val <= 0:
-        raise ValueError(f"{P} interactions are too few for val={val}, test={test}")
+        raise ValueError(f"{P} links are too few for val={val}, test={test}")
     test_idx, val_idx, train_idx = perm[:n_test], perm[n_test:n_test + n_val], np.sort(perm[n_test + n_val:])
-    train_pairs = pairs[:, torch.from_numpy(train_idx)]
-    train = torch.cat([train_pairs, train_pairs.flip(0), loops], dim=1)
-    forbidden = set(_pair_keys(ei, n).tolist())  # both directions are in ei
+    train = items[:, torch.from_numpy(train_idx)]
+    if undirected:  # both directions of each training interaction, and the self-loops
+        train = torch.cat([train, train.flip(0), ei[:, ei[0] == ei[1]]], dim=1)
+    forbidden = set(_pair_keys(ei, n).tolist())
     tr = train.numpy()
     pools = (tr[0], tr[1]) if negatives == "degree" else (None, None)
     n_neg_test, n_neg_val = int(round(neg_ratio * n_test)), int(round(neg_ratio * n_val))
-    neg = _sample_negatives(n, forbidden, n_neg_test + n_neg_val, rng, negatives, *pools, undirected=True)
+    neg = _sample_negatives(n, forbidden, n_neg_test + n_neg_val, rng, negatives, *pools, undirected=undirected)
     return LinkFold(
         train_edge_index=train.clone(),
-        test_pos=pairs[:, torch.from_numpy(test_idx)].clone(),
+        test_pos=items[:, torch.from_numpy(test_idx)].clone(),
         test_neg=torch.from_numpy(neg[:, :n_neg_test]).long(),
-        val_pos=pairs[:, torch.from_numpy(val_idx)].clone(),
+        val_pos=items[:, torch.from_numpy(val_idx)].clone(),
         val_neg=torch.from_numpy(neg[:, n_neg_test:]).long(),
         num_nodes=n,
         meta={"protocol": "random-link-split", "seed": seed, "val": val, "test": test, "neg_ratio": neg_ratio,
-              "negatives": negatives, "undirected": True, "graph": getattr(data, "name", None)},
+              "negatives": negatives, "undirected": bool(undirected), "graph": getattr(data, "name", None)},
     )
 
 
