@@ -142,9 +142,7 @@ def _mackay(src, dst, w, n) -> np.ndarray:
     L = (sp.diags(u) - W - W.T).tocsr()  # (N, N) Laplacian of the symmetrised graph
     ncomp, comp = connected_components(W, directed=True, connection="weak")
     # ground the first node of each component: the remaining system is non-singular (one solve for all)
-    first = np.full(ncomp, -1)
-    for i in range(n - 1, -1, -1):
-        first[comp[i]] = i
+    _, first = np.unique(comp, return_index=True)  # (ncomp,) lowest node index of each component
     free = np.ones(n, dtype=bool)
     free[first] = False
     h = np.zeros(n)
