@@ -99,6 +99,7 @@ def test_all_gateway_webs_match_web_index(data_root):
         check_contract(d)
         assert (d.num_nodes, d.num_edges) == (row.n_nodes, row.n_links)
         assert n_self_loops(d) == 0 and d.x.shape[0] == d.num_nodes and not torch.isnan(d.x).any()
+        assert d.edge_index.flatten().unique().numel() == d.num_nodes  # SOURCE.md: no isolated nodes
         assert d.trait_names[-2:] == ["log_mass", "mass_missing"]
         assert all(t.startswith(("met_", "mov_")) for t in d.trait_names[:-2])
 
@@ -119,6 +120,27 @@ CHEDDAR = {"Benguela": (29, 203, 7), "BroadstoneStream": (37, 132, 7), "Chesapea
            "pHWebs/Dargall_Lane": (21, 99, 5), "pHWebs/Duddon_Pike_Beck": (35, 286, 6),
            "pHWebs/Hardknott_Gill": (44, 386, 5), "pHWebs/Mill_Stream": (87, 1654, 4),
            "pHWebs/Mosedal_Beck": (21, 108, 5), "pHWebs/Old_Lodge": (23, 137, 4)}
+
+
+# SOURCE.md: basal (no resources), top (no consumers), isolated; a cannibal is its own resource/consumer
+CHEDDAR_ROLES = {"Benguela": (2, 0, 0), "BroadstoneStream": (28, 10, 10), "ChesapeakeBay": (5, 12, 0),
+                 "Millstream/c4": (32, 23, 0), "Millstream/d4": (31, 20, 0), "SkipwithPond": (3, 2, 1),
+                 "TL84": (31, 6, 6), "TL86": (35, 7, 6), "YthanEstuary": (4, 30, 0),
+                 "pHWebs/Afon_Hafren": (10, 2, 0), "pHWebs/Allt_a_Mharcaidh": (14, 4, 0),
+                 "pHWebs/Bere_Stream": (27, 11, 1), "pHWebs/Broadstone": (8, 1, 0), "pHWebs/Dargall_Lane": (9, 1, 0),
+                 "pHWebs/Duddon_Pike_Beck": (13, 4, 0), "pHWebs/Hardknott_Gill": (15, 1, 0),
+                 "pHWebs/Mill_Stream": (33, 9, 0), "pHWebs/Mosedal_Beck": (10, 1, 0), "pHWebs/Old_Lodge": (12, 1, 0)}
+
+
+def test_cheddar_direction_basal_top_isolated(data_root):
+    for web, (basal, top, isolated) in CHEDDAR_ROLES.items():
+        d = load(f"cheddar/{web}", root=data_root)
+        has_res = torch.zeros(d.num_nodes, dtype=torch.bool)
+        has_con = torch.zeros(d.num_nodes, dtype=torch.bool)
+        has_res[d.edge_index[1]] = True  # prey -> predator: the target has a resource
+        has_con[d.edge_index[0]] = True
+        assert (int((~has_res).sum()), int((~has_con).sum()), int((~has_res & ~has_con).sum())) == \
+            (basal, top, isolated), web
 
 
 def test_cheddar_webs(data_root):
