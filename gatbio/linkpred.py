@@ -331,6 +331,7 @@ def boosted_stack(
         (N, N) scores (predicted probabilities).
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
+    from threadpoolctl import threadpool_limits
 
     params = params or StackParams()
     A = as_adjacency(A)
@@ -347,10 +348,13 @@ def boosted_stack(
         min_samples_leaf=params.min_samples_leaf, l2_regularization=params.l2_regularization,
         early_stopping=False, random_state=seed,
     )
-    clf.fit(np.concatenate(feats), y)
     F_all, _ = pair_features(A, trophic_fn(A), x)
     N = A.shape[0]
-    return clf.predict_proba(F_all)[:, 1].reshape(N, N)
+    # one OpenMP thread: these tables are small (thread start-up costs more than it saves), and benchmark
+    # workers run in parallel over webs already
+    with threadpool_limits(limits=1, user_api="openmp"):
+        clf.fit(np.concatenate(feats), y)
+        return clf.predict_proba(F_all)[:, 1].reshape(N, N)
 
 
 def rank_average(scores: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:

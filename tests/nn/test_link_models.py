@@ -1,0 +1,67 @@
+"""FoodWebGAT and the trophic-level attention bias on 5-node webs."""
+
+from __future__ import annotations
+
+import torch
+
+from gatbio.nn.link_models import FoodWebGAT, TrophicBias
+
+EI = torch.tensor([[0, 1, 1, 2, 3], [2, 2, 3, 4, 4]])  # prey -> predator
+LEVELS = torch.tensor([1.0, 1.5, 2.0, 2.7, 3.6])  # distinct level gaps per receiver
+
+
+def test_trophic_bias_starts_at_zero_and_has_head_shape():
+    b = TrophicBias(heads=3)
+    out = b(torch.tensor([-1.0, 0.0, 2.5]))
+    assert out.shape == (3, 3) and torch.count_nonzero(out) == 0
+
+
+def test_scores_are_directed_and_shaped():
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, hidden_channels=8, heads=2).eval()
+    s = m(torch.randn(5, 4), EI, LEVELS)
+    assert s.shape == (5, 5)
+    assert not torch.allclose(s, s.t())  # "j eats i" is not "i eats j"
+
+
+def test_zero_initialised_bias_equals_the_model_without_it():
+    torch.manual_seed(0)
+    with_bias = FoodWebGAT(4, 8, heads=2, trophic_bias=True).eval()
+    without = FoodWebGAT(4, 8, heads=2, trophic_bias=False).eval()
+    without.load_state_dict({k: v for k, v in with_bias.state_dict().items() if k in without.state_dict()})
+    x = torch.randn(5, 4)
+    torch.testing.assert_close(with_bias(x, EI, LEVELS), without(x, EI, LEVELS))
+    # a non-zero bias changes the attention, hence the scores (the level gaps differ within a receiver)
+    with torch.no_grad():
+        with_bias.bias_prey[0].lin.weight.normal_()
+    assert not torch.allclose(with_bias(x, EI, LEVELS), without(x, EI, LEVELS))
+
+
+def test_bias_gets_gradients():
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, 8, heads=2)
+    m(torch.randn(5, 4), EI, LEVELS).sum().backward()
+    assert m.bias_prey[0].lin.weight.grad is not None
+    assert m.bias_prey[0].lin.weight.grad.abs().sum() > 0
+
+
+def test_permutation_equivariance():
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, 8, heads=2).eval()
+    x = torch.randn(5, 4)
+    perm = torch.tensor([3, 0, 4, 1, 2])
+    inv = torch.argsort(perm)
+    s = m(x, EI, LEVELS)
+    s_p = m(x[perm], inv[EI], LEVELS[perm])
+    torch.testing.assert_close(s_p, s[perm][:, perm])
+
+
+def test_attention_sums_to_one_per_receiver():
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, 8, heads=2).eval()
+    _, att = m.encode(torch.randn(5, 4), EI, LEVELS, return_attention_weights=True)
+    layer, role, ei, alpha = att[0]
+    assert role == "prey" and alpha.shape == (EI.size(1), 2)
+    sums = torch.zeros(5, 2).index_add_(0, ei[1], alpha)
+    receivers = torch.unique(EI[1])
+    torch.testing.assert_close(sums[receivers], torch.ones(len(receivers), 2))
