@@ -22,7 +22,8 @@ from torch_geometric.data import Data
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files
 
-__all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_cheddar", "read_pajek_foodweb",
+__all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
+           "read_pajek_foodweb",
            "read_trait_table", "gateway_web_folder",
            "GATEWAY_TRAIT_ORDER"]
 
@@ -109,19 +110,43 @@ def load_gateway(web: str | int, root: Path | None = None) -> Data:
     n = int(row["n_nodes"])
     if len(names_df) != n or not np.array_equal(names_df["node_id"].to_numpy(), np.arange(n)):
         raise MalformedFileError(folder / "node_ids.csv", None, f"expected node ids 0..{n - 1} for web {row['web_name']!r}")
-    traits = read_trait_table(folder / attr_file, n)
-    data = read_edge_list(folder / edge_file, numeric_ids=True, node_names=names_df["node_name"].astype(str).tolist(),
-                          directed=True, duplicates="error", self_loops="keep", name=f"gateway/{wid}")
+    data = read_gateway_web(folder / "webs" / folder_name, node_names=names_df["node_name"].astype(str).tolist())
+    data.name = f"gateway/{wid}"
     if data.num_edges != int(row["n_links"]):
         raise MalformedFileError(folder / edge_file, None, f"expected {row['n_links']} links, found {data.num_edges}")
-    cols = [c for c in traits.columns if c != "id"]
-    if "mass_missing" not in cols:
-        traits["mass_missing"] = 0.0
-        cols.append("mass_missing")
-    data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)
-    data.trait_names = cols
     data.web_id, data.web_name, data.ecosystem_type = wid, str(row["web_name"]), str(row["ecosystem_type"])
     data.published = {k: float(row[k]) for k in index.columns if k.endswith("_auc")}
+    return data
+
+
+def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
+                     self_loops: SelfLoopPolicy = "keep") -> Data:
+    """Read a web folder in the GATEWAy layout: ``<id>_edge_list.txt`` (``resource consumer`` ids ``0..S-1``,
+    prey → predator, **file line order kept**) and optionally ``<id>_node_attr_list.txt`` (header, ``id`` first,
+    one row per node; traits → ``x``, ``trait_names``; a zero ``mass_missing`` column is added when absent).
+
+    Node names are the ids as strings unless ``node_names`` is given. Duplicate links are an error.
+    """
+    folder = Path(folder)
+    edges = sorted(folder.glob("*_edge_list.txt"))
+    if len(edges) != 1:
+        raise FileNotFoundError(f"{folder}: expected exactly one *_edge_list.txt (GATEWAy layout), found {len(edges)}")
+    attrs = sorted(folder.glob("*_node_attr_list.txt"))
+    n = len(node_names) if node_names is not None else None
+    if attrs and n is None:
+        with open(attrs[0], encoding="utf-8") as fh:
+            n = sum(1 for ln in fh if ln.strip()) - 1  # rows after the header
+    data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, node_names=node_names, directed=True,
+                          duplicates="error", self_loops=self_loops, name=folder.name)
+    if attrs:
+        traits = read_trait_table(attrs[0], data.num_nodes)
+        cols = [c for c in traits.columns if c != "id"]
+        if "mass_missing" not in cols:
+            traits["mass_missing"] = 0.0
+            cols.append("mass_missing")
+        data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)
+        data.trait_names = cols
+    data.web_id = folder.name
     return data
 
 

@@ -8,6 +8,7 @@ Formats (``--format``, default ``auto`` from the name):
   when present, else the first two) and optional ``--weight``;
 - ``pajek``: ``.net``/``.paj``; a SCOR flow web (with an ``ECO types`` partition) keeps its feeding arcs only;
 - ``cheddar``: a folder with ``nodes.csv`` and ``trophic.links.csv``;
+- ``gateway``: a folder with ``<id>_edge_list.txt`` (and optionally ``<id>_node_attr_list.txt``);
 - ``adjacency``: a square 0/1 or weighted matrix; needs ``--convention row_to_col|col_to_row``.
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first.
@@ -31,7 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("trophic", help="trophic levels of a food web (table or CSV)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="food-web file/folder, or a named web such as gateway/11")
-    p.add_argument("--format", default="auto", choices=["auto", "edgelist", "csv", "pajek", "cheddar", "adjacency"])
+    p.add_argument("--format", default="auto", choices=["auto", "edgelist", "csv", "pajek", "cheddar", "gateway", "adjacency"])
     p.add_argument("--method", default="mackay", choices=["mackay", "levine"],
                    help="mackay (any directed graph; default) or levine (needs basal species)")
     p.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
@@ -50,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _guess_format(path: Path) -> str:
     if path.is_dir():
-        return "cheddar"
+        return "gateway" if any(path.glob("*_edge_list.txt")) else "cheddar"
     suffix = path.suffix.lower()
     if suffix in (".net", ".paj"):
         return "pajek"
@@ -72,7 +73,7 @@ def read_foodweb_file(
     """A food web from a file, folder or named web, as prey → predator :class:`Data` (see the module docstring
     for the formats)."""
     from gatbio.data import io
-    from gatbio.data.foodweb import read_cheddar, read_pajek_foodweb
+    from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_pajek_foodweb
 
     path = Path(file)
     if not path.exists():
@@ -84,6 +85,8 @@ def read_foodweb_file(
     fmt = _guess_format(path) if format == "auto" else format
     if fmt == "cheddar":
         data = read_cheddar(path)
+    elif fmt == "gateway":
+        data = read_gateway_web(path)
     elif fmt == "pajek":
         pj = io.read_pajek(path)
         if any(k.lower().startswith("eco") for k in pj.partitions):
@@ -110,7 +113,7 @@ def read_foodweb_file(
             first = next((ln for ln in fh if ln.strip() and not ln.startswith("#")), "")
         data = io.read_edge_list(path, weight=2 if len(first.split()) >= 3 else None)
     else:
-        raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar or adjacency")
+        raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     return _orient(data, direction)
 
 

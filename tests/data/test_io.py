@@ -367,3 +367,18 @@ def test_ppi_benchmark_missing_says_where_to_put_files(tmp_path):
 
     with pytest.raises(DatasetNotFoundError, match=r"dataset 'ppi': 12 file\(s\) missing under .*ppi_benchmark"):
         load("ppi", root=tmp_path)
+
+
+def test_gateway_layout_folder_reader(tmp_path):
+    from gatbio.data.foodweb import read_gateway_web
+
+    web = tmp_path / "Pond_7"
+    web.mkdir()
+    (web / "7_edge_list.txt").write_text("2 0\n0 1\n2 1\n")
+    (web / "7_node_attr_list.txt").write_text("id met_plant mov_swim log_mass\n0 0 1 -1.5\n1 0 1 0.5\n2 1 0 -3\n")
+    d = read_gateway_web(web)
+    assert d.edge_index.tolist() == [[2, 0, 2], [0, 1, 1]]  # file order kept
+    assert d.trait_names == ["met_plant", "mov_swim", "log_mass", "mass_missing"] and d.x.shape == (3, 4)
+    (web / "7_edge_list.txt").write_text("2 0\n0 1\n2 0\n")
+    with pytest.raises(MalformedFileError, match=r"7_edge_list\.txt:3: duplicate edge '2' - '0'"):
+        read_gateway_web(web)

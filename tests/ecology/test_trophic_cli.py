@@ -63,3 +63,8 @@ def test_trophic_cheddar_folder_and_pajek_file(data_root, capsys):
     assert "56 species, 269 links" in capsys.readouterr().out
     assert main(["trophic", str(data_root / "foodwebs_ulanowicz_pajek" / "baydry.paj")]) == 0
     assert "125 species, 1830 links" in capsys.readouterr().out
+
+
+def test_trophic_gateway_folder(data_root, capsys):
+    assert main(["trophic", str(data_root / "gateway_dev" / "webs" / "AEW03_11")]) == 0
+    assert "122 species, 1811 links" in capsys.readouterr().out
