@@ -1,0 +1,566 @@
+"""Protein function prediction on PPI graphs: config → seeds → data → train → results → summary.
+
+What one run does (:func:`run`), for each labelled fraction f and repetition seed s:
+
+1. split the labelled proteins: a fraction f for training, the rest for test (:func:`gatbio.data.splits.node_split`,
+   saved to ``splits/``); a validation part (``val_fraction`` of the *training* proteins) is carved out for early
+   stopping and for the realistic threshold, so test labels are never seen;
+2. compute node inputs once per graph (NetMF / ProNE / spectral embeddings, PyG encodings: unsupervised,
+   from the graph alone, :mod:`gatbio.embed`);
+3. run every variant in ``variants`` (:data:`VARIANTS`) on the same split and write one ``results.json`` per
+   (fraction, seed, variant) under ``runs/`` (finished runs are skipped when the sweep is resumed);
+4. summarise mean ± std over seeds (``summary.csv``, ``summary.md``) and plot F1 against the labelled fraction
+   (``f1_vs_fraction.png``).
+
+Metrics. Multi-label (node2vec-PPI): the published protocol of node2vec / NetMF / ProNE, each test protein
+gets its top-k labels with k its true label count (:func:`gatbio.metrics.f1_top_k`), Micro- and Macro-F1; and
+the *realistic* score (``*_thr``) that does not peek at k: one global probability threshold chosen on the
+validation proteins (:func:`gatbio.metrics.f1_threshold`). Single-label (yeast): accuracy and Macro-F1.
+
+Variants. Baselines: ``neighbor_vote`` (labels of labelled neighbours), ``label_prop`` (PyG
+``LabelPropagation``, Zhou et al. 2004), ``lr_spectral`` / ``lr_netmf`` / ``lr_prone`` (one-vs-rest liblinear
+logistic regression on the embedding: the published pipeline), ``mlp``, ``gcn`` (PyG ``GCNConv``),
+``pyg_gat`` (PyG ``GATConv``). Ours (:class:`gatbio.nn.node_models.GATNodeClassifier` on
+:class:`gatbio.nn.GATConv`): ``gat``, ``gat_degnorm`` (log-degree factor), ``gat_temp`` (learnt temperature),
+``gat_degnorm_temp``, ``gatv2``, ``gat_labels`` (+ label input, label trick) and ``gat_labels+lr`` (mean of
+``gat_labels`` and ``lr_prone`` probabilities). Neural models train on the training proteins minus the
+validation part; the logistic regressions on all training proteins, as in the published protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from gatbio.config import load_config, save_config
+from gatbio.metrics import f1_threshold, f1_top_k
+from gatbio.results import format_mean_std, is_done, read_json, summarize, write_csv, write_json
+
+__all__ = [
+    "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
+    "node_features", "make_model", "attention_neighbourhood", "predict_unannotated", "QUICK_CONFIG",
+]
+
+BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone")
+#: GATNodeClassifier options per neural variant (merged over the config's model settings).
+NEURAL: dict[str, dict[str, Any]] = {
+    "mlp": {"conv": "mlp"},
+    "gcn": {"conv": "gcn"},
+    "pyg_gat": {"conv": "pyg-gat"},
+    "gat": {},
+    "gat_degnorm": {"degree_norm": "log"},
+    "gat_temp": {"temperature": "learn"},
+    "gat_degnorm_temp": {"degree_norm": "log", "temperature": "learn"},
+    "gatv2": {"attention": "gatv2"},
+    "gat_labels": {"labels": True},
+}
+#: Ensembles: name → members whose probabilities are averaged.
+ENSEMBLES: dict[str, tuple[str, ...]] = {"gat_labels+lr": ("gat_labels", "lr_prone")}
+VARIANTS = BASELINES + tuple(NEURAL) + tuple(ENSEMBLES)
+
+#: The quick config shipped with the package (``make demo``, notebook test); mirrors protein_quick.yaml.
+QUICK_CONFIG: dict[str, Any] = {
+    "name": "protein_quick", "fractions": [0.5], "seeds": [0],
+    "variants": ["neighbor_vote", "lr_prone", "gat", "gat_labels", "gat_labels+lr"], "epochs": 60,
+}
+
+
+@dataclass
+class ProteinConfig:
+    """One protein-function experiment (YAML in ``experiments/configs/protein_*.yaml``)."""
+
+    name: str = "protein"
+    dataset: str = "node2vec-ppi"  #: node2vec-ppi (multi-label) or yeast-bu2003 (single-label)
+    fractions: list[float] = field(default_factory=lambda: [0.5])  #: labelled fraction used for training
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])  #: one repetition (split + init) per seed
+    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
+    val_fraction: float = 0.1  #: of the training proteins, for early stopping and the realistic threshold
+    # node inputs of the neural models (see gatbio.embed.EMBEDDINGS; "id" = learnable node embeddings)
+    inputs: list[str] = field(default_factory=lambda: ["prone", "netmf"])
+    embed_dim: int = 128
+    embed_seed: int = 0
+    # model
+    hidden: int = 32
+    heads: int = 4
+    layers: int = 2
+    dropout: float = 0.5
+    input_dropout: float = 0.5
+    attn_dropout: float = 0.2
+    id_dim: int = 64  #: size of learnable node-ID embeddings when inputs contain "id"
+    # training
+    epochs: int = 100
+    lr: float = 0.01
+    weight_decay: float = 5e-4
+    patience: int = 6  #: evaluations without improvement
+    eval_every: int = 4
+    # output
+    out_dir: str = "results/protein"
+    jobs: int = 1  #: parallel (fraction, seed) units
+    threads: int = 1  #: torch threads per worker
+    attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels, first unit)
+
+
+def load(path: str | Path | None = None, overrides: list[str] | None = None) -> ProteinConfig:
+    """Config from YAML + ``key=value`` overrides, checked (unknown variants / inputs / fractions name the fix)."""
+    cfg = load_config(ProteinConfig, path, overrides)
+    check(cfg)
+    return cfg
+
+
+def check(cfg: ProteinConfig) -> None:
+    from gatbio.embed import EMBEDDINGS
+
+    bad = [v for v in cfg.variants if v not in VARIANTS]
+    if bad:
+        raise ValueError(f"unknown variant(s) {bad} in 'variants'; choose from {', '.join(VARIANTS)}")
+    bad = [k for k in cfg.inputs if k not in EMBEDDINGS + ("id",)]
+    if bad or not cfg.inputs:
+        raise ValueError(f"'inputs' must be a non-empty list of {', '.join(EMBEDDINGS + ('id',))}; got {cfg.inputs}")
+    bad = [f for f in cfg.fractions if not 0 < f < 1]
+    if bad or not cfg.fractions:
+        raise ValueError(f"'fractions' must be in (0, 1) exclusive, got {cfg.fractions}")
+    if not cfg.seeds:
+        raise ValueError("'seeds' is empty: give at least one seed, e.g. seeds=[0]")
+    if not 0 < cfg.val_fraction < 1:
+        raise ValueError(f"val_fraction={cfg.val_fraction} must be in (0, 1)")
+    if cfg.dataset not in ("node2vec-ppi", "yeast-bu2003"):
+        raise ValueError(f"dataset={cfg.dataset!r}: this task runs node2vec-ppi or yeast-bu2003 "
+                         "(the 24-graph PPI benchmark: gatbio.tasks.protein_ppi)")
+
+
+# ----------------------------------------------------------------------------------------------- data + inputs
+def load_data(name: str):
+    """The PPI graph with self-loops removed (GATConv adds its own; NetMF/ProNE see the interactions only)."""
+    from gatbio.data import load as load_dataset
+
+    return load_dataset(name, self_loops="remove")
+
+
+def node_features(data, kinds, dim: int = 128, seed: int = 0, standardize: bool = True) -> torch.Tensor | None:
+    """Inputs for the neural models: embeddings / encodings of ``kinds`` (minus ``"id"``), or ``None``."""
+    from gatbio.embed import node_inputs
+
+    kinds = [k for k in kinds if k != "id"]
+    if not kinds:
+        return None
+    return node_inputs(data.edge_index, data.num_nodes, kinds=kinds, dim=dim, seed=seed, standardize=standardize)
+
+
+def is_multilabel(data) -> bool:
+    return data.y.dim() == 2
+
+
+def labelled_mask(data) -> torch.Tensor:
+    return data.y.sum(1) > 0 if is_multilabel(data) else data.y >= 0
+
+
+def num_labels(data) -> int:
+    return data.y.size(1) if is_multilabel(data) else int(data.y.max()) + 1
+
+
+# ----------------------------------------------------------------------------------------------- metrics
+def evaluate(y_true: np.ndarray, proba: np.ndarray, multilabel: bool, threshold: float | None = None) -> dict:
+    """The task's metrics on one set of proteins (see module docstring)."""
+    from sklearn.metrics import accuracy_score, f1_score
+
+    if multilabel:
+        out = f1_top_k(y_true, proba)
+        if threshold is not None:
+            thr = f1_threshold(y_true, proba, threshold)
+            out.update(micro_f1_thr=thr["micro_f1"], macro_f1_thr=thr["macro_f1"], threshold=threshold)
+        return out
+    pred = proba.argmax(1)
+    return {"accuracy": float(accuracy_score(y_true, pred)),
+            "macro_f1": float(f1_score(y_true, pred, average="macro", labels=np.arange(proba.shape[1]),
+                                       zero_division=0))}
+
+
+def val_score(multilabel: bool):
+    """Early-stopping score on validation proteins: Macro-F1 (top-k for multi-label, argmax otherwise)."""
+    def score(y_true: np.ndarray, proba: np.ndarray) -> float:
+        return evaluate(y_true, proba, multilabel)["macro_f1"]
+    return score
+
+
+def choose_threshold(y_val: np.ndarray, proba_val: np.ndarray) -> float:
+    """The global probability threshold with the best validation Micro-F1 (grid of 50 quantiles)."""
+    grid = np.unique(np.quantile(proba_val, np.linspace(0.5, 0.995, 50)))
+    scores = [f1_threshold(y_val, proba_val, t)["micro_f1"] for t in grid]
+    return float(grid[int(np.argmax(scores))])
+
+
+# ----------------------------------------------------------------------------------------------- baselines
+def neighbor_vote(data, train_idx: torch.Tensor, n_labels: int) -> np.ndarray:
+    """Score of each label = fraction of a protein's labelled neighbours that carry it (ties: label prior)."""
+    from torch_geometric.utils import scatter
+
+    from gatbio.train import label_matrix
+
+    y_in = label_matrix(data.y, train_idx, n_labels)  # (N, L)
+    src, dst = data.edge_index
+    votes = scatter(y_in[src], dst, dim=0, dim_size=data.num_nodes, reduce="sum")  # (N, L)
+    known = scatter(labelled_mask_of(train_idx, data.num_nodes)[src].float(), dst, dim=0,
+                    dim_size=data.num_nodes, reduce="sum").clamp(min=1)  # (N,)
+    prior = y_in[train_idx].mean(0, keepdim=True)  # (1, L), breaks ties and scores isolated proteins
+    return (votes / known.unsqueeze(1) + 1e-3 * prior).numpy()
+
+
+def labelled_mask_of(idx: torch.Tensor, n: int) -> torch.Tensor:
+    m = torch.zeros(n, dtype=torch.bool)
+    m[idx] = True
+    return m
+
+
+def label_propagation(data, train_idx: torch.Tensor, n_labels: int, alpha: float = 0.9,
+                      num_layers: int = 20) -> np.ndarray:
+    """PyG :class:`~torch_geometric.nn.models.LabelPropagation` (Zhou et al. 2004) from the training labels."""
+    from torch_geometric.nn import LabelPropagation
+
+    from gatbio.train import label_matrix
+
+    y_in = label_matrix(data.y, train_idx, n_labels)
+    out = LabelPropagation(num_layers=num_layers, alpha=alpha)(y_in, data.edge_index,
+                                                              mask=labelled_mask_of(train_idx, data.num_nodes))
+    prior = y_in[train_idx].mean(0, keepdim=True)
+    return (out + 1e-3 * prior).numpy()
+
+
+def logistic_regression(emb: np.ndarray, y: np.ndarray, train_idx: np.ndarray, multilabel: bool) -> np.ndarray:
+    """One-vs-rest liblinear logistic regression (C=1), as in the DeepWalk/node2vec/NetMF/ProNE protocol."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    clf = OneVsRestClassifier(LogisticRegression(solver="liblinear"))
+    if multilabel:
+        clf.fit(emb[train_idx], y[train_idx])
+        return clf.predict_proba(emb)
+    n = int(y.max()) + 1
+    clf.fit(emb[train_idx], y[train_idx])
+    proba = np.zeros((emb.shape[0], n))
+    proba[:, clf.classes_] = clf.predict_proba(emb)
+    return proba
+
+
+# ----------------------------------------------------------------------------------------------- neural models
+def make_model(cfg: ProteinConfig, variant: str, in_channels: int, n_labels: int, num_nodes: int,
+               multilabel: bool):
+    """The :class:`~gatbio.nn.node_models.GATNodeClassifier` of a neural ``variant``."""
+    from gatbio.nn.node_models import GATNodeClassifier
+
+    opts = dict(NEURAL[variant])
+    labels = opts.pop("labels", False)
+    use_id = "id" in cfg.inputs
+    return GATNodeClassifier(
+        in_channels, n_labels, hidden_channels=cfg.hidden, heads=cfg.heads, num_layers=cfg.layers,
+        dropout=cfg.dropout, input_dropout=cfg.input_dropout, attn_dropout=cfg.attn_dropout,
+        label_channels=n_labels if labels else 0, num_nodes=num_nodes if use_id else None,
+        embedding_dim=cfg.id_dim if use_id else 0, task="multilabel" if multilabel else "multiclass", **opts)
+
+
+def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int):
+    """Train one neural variant; returns (model, fit result)."""
+    from gatbio.train import TrainConfig, fit
+
+    torch.manual_seed(seed)
+    multilabel = is_multilabel(data)
+    model = make_model(cfg, variant, 0 if x is None else x.size(1), num_labels(data), data.num_nodes, multilabel)
+    tcfg = TrainConfig(epochs=cfg.epochs, lr=cfg.lr, weight_decay=cfg.weight_decay, patience=cfg.patience,
+                       eval_every=cfg.eval_every, label_trick=bool(model.label_channels))
+    res = fit(model, x, data.edge_index, data.y, fit_idx, val_idx, val_score(multilabel), tcfg, seed=seed)
+    return model, res
+
+
+# ----------------------------------------------------------------------------------------------- one unit
+def _paths(cfg: ProteinConfig, frac: float, seed: int) -> tuple[Path, Path]:
+    out = Path(cfg.out_dir)
+    tag = f"f{frac:.2f}_s{seed}"
+    return out / "splits" / f"{cfg.dataset}_{tag}.json", out / "runs" / cfg.dataset / tag
+
+
+def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
+    """Labelled proteins → train (fraction ``frac``) / test; the validation part is carved from train."""
+    from gatbio.data.splits import node_split
+
+    sp = node_split(data.num_nodes, train=frac, val=0.0, seed=seed, labeled=labelled_mask(data))
+    rng = np.random.default_rng(10_000 + seed)
+    train = np.array(sp["train"])
+    n_val = max(1, int(round(val_fraction * len(train))))
+    val = np.sort(rng.choice(train, size=n_val, replace=False))
+    sp["val"] = val.tolist()
+    sp["fit"] = sorted(set(sp["train"]) - set(sp["val"]))
+    sp["protocol"] = (f"{frac:.0%} of labelled proteins train (incl. a {val_fraction:.0%} validation part "
+                      "for early stopping / thresholds), the rest test")
+    return sp
+
+
+def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
+    """All variants of one (fraction, seed): one ``results.json`` each; returns the result dicts."""
+    torch.set_num_threads(cfg.threads)
+    data = load_data(cfg.dataset)
+    multilabel = is_multilabel(data)
+    split_path, run_dir = _paths(cfg, frac, seed)
+    sp = read_json(split_path) if is_done(split_path) else make_split(data, frac, seed, cfg.val_fraction)
+    write_json(split_path, sp)
+    train, val, fit_idx, test = (torch.tensor(sp[k], dtype=torch.long) for k in ("train", "val", "fit", "test"))
+    y_np = data.y.numpy()
+    probas: dict[str, np.ndarray] = {}
+    thresholds: dict[str, float | None] = {}
+    results = []
+    todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json")]
+    needed = set(todo) | {m for v in todo if v in ENSEMBLES for m in ENSEMBLES[v]}
+    for variant in [v for v in VARIANTS if v in needed]:  # members before ensembles
+        t0 = time.perf_counter()
+        extra: dict[str, Any] = {}
+        thr = None
+        if variant in ("neighbor_vote", "label_prop"):
+            fn = neighbor_vote if variant == "neighbor_vote" else label_propagation
+            if multilabel:
+                thr = choose_threshold(y_np[sp["val"]], fn(data, fit_idx, num_labels(data))[sp["val"]])
+            proba = fn(data, train, num_labels(data))
+        elif variant.startswith("lr_"):
+            emb = inputs[variant[3:]].numpy()
+            if multilabel:  # threshold: a model fitted without the validation part, scored on it
+                thr = choose_threshold(y_np[sp["val"]], logistic_regression(emb, y_np, sp["fit"], True)[sp["val"]])
+            proba = logistic_regression(emb, y_np, sp["train"], multilabel)
+        elif variant in NEURAL:
+            model, res = train_neural(cfg, variant, data, inputs["nn"], fit_idx, val, seed)
+            from gatbio.train import predict
+
+            if multilabel:
+                thr = choose_threshold(y_np[sp["val"]], predict(model, inputs["nn"], data.edge_index, data.y,
+                                                                fit_idx).numpy()[sp["val"]])
+            proba = predict(model, inputs["nn"], data.edge_index, data.y, train).numpy()
+            extra = {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
+            if cfg.attention_example and variant == "gat_labels" and frac == cfg.fractions[0] \
+                    and seed == cfg.seeds[0] and NEURAL[variant].get("labels"):
+                ex = attention_neighbourhood(model, data, inputs["nn"], train, test, proba)
+                write_json(Path(cfg.out_dir) / "attention_example.json", ex)
+        else:  # ensemble
+            members = ENSEMBLES[variant]
+            proba = np.mean([probas[m] for m in members], axis=0)
+            if multilabel:
+                t = [thresholds[m] for m in members]
+                thr = float(np.mean(t)) if all(x is not None for x in t) else None
+            extra = {"members": list(members)}
+        probas[variant], thresholds[variant] = proba, thr
+        if variant not in todo:
+            continue
+        row = {"dataset": cfg.dataset, "fraction": frac, "seed": seed, "variant": variant,
+               **evaluate(y_np[sp["test"]], proba[sp["test"]], multilabel, thr),
+               "n_train": len(sp["train"]), "n_test": len(sp["test"]),
+               "seconds": round(time.perf_counter() - t0, 3), "split": str(split_path), **extra}
+        write_json(run_dir / f"{variant}.json", row)
+        results.append(row)
+    return results
+
+
+def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
+    """Embeddings once per graph: raw ones for the logistic regressions, standardised ones for the networks."""
+    from gatbio.embed import node_inputs
+
+    out: dict[str, torch.Tensor | None] = {}
+    for kind in ("spectral", "netmf", "prone"):
+        needs = f"lr_{kind}" in cfg.variants or (kind == "prone" and any(
+            "lr_prone" in ENSEMBLES.get(v, ()) for v in cfg.variants))
+        if needs:
+            out[kind] = node_inputs(data.edge_index, data.num_nodes, kinds=[kind], dim=cfg.embed_dim,
+                                    seed=cfg.embed_seed)
+    out["nn"] = node_features(data, cfg.inputs, cfg.embed_dim, cfg.embed_seed)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- the sweep
+def run(cfg: ProteinConfig, summary_only: bool = False) -> str:
+    """The whole experiment; returns the printable summary table (also written to ``summary.md``)."""
+    from gatbio.parallel import parallel_map
+
+    check(cfg)
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, out / "config.yaml")
+    if not summary_only:
+        data = load_data(cfg.dataset)
+        t0 = time.perf_counter()
+        inputs = compute_inputs(cfg, data)
+        write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
+        units = [(cfg, f, s, inputs) for f in cfg.fractions for s in cfg.seeds]
+        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed")
+    return summarize_runs(cfg)
+
+
+def _metrics(cfg: ProteinConfig) -> list[str]:
+    if cfg.dataset == "yeast-bu2003":
+        return ["accuracy", "macro_f1"]
+    return ["macro_f1", "micro_f1", "macro_f1_thr", "micro_f1_thr"]
+
+
+def summarize_runs(cfg: ProteinConfig) -> str:
+    """``summary.csv`` (mean/std/n), ``summary.md`` (mean ± std) and the F1 figure from the run files."""
+    out = Path(cfg.out_dir)
+    files = [out / "runs" / cfg.dataset / f"f{f:.2f}_s{s}" / f"{v}.json"
+             for f in cfg.fractions for s in cfg.seeds for v in cfg.variants]
+    rows = [read_json(p) for p in files if is_done(p)]
+    if not rows:
+        raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
+    df = pd.DataFrame(rows)
+    metrics = [m for m in _metrics(cfg) if m in df.columns]
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    df = df.sort_values(["fraction", "variant"], key=lambda c: c.map(order) if c.name == "variant" else c)
+    summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"])
+    write_csv(out / "summary.csv", summ)
+    table = format_mean_std(summ, ["fraction", "variant"], metrics)
+    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n" + table.to_markdown(index=False) \
+        if _has_tabulate() else table.to_string(index=False)
+    from gatbio.results import atomic_write_text
+
+    atomic_write_text(out / "summary.md", text + "\n")
+    if len(cfg.fractions) > 1:
+        plot_f1(summ, out / "f1_vs_fraction.png", metrics[:2], cfg.dataset)
+    return text
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "") -> None:
+    """F1 (mean ± std over seeds) against the labelled fraction, one line per variant, one panel per metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.5), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        for v, g in summ.groupby("variant", sort=False):
+            style = "-" if v.startswith("gat") else "--"
+            ax.errorbar(g["fraction"], g[f"{m}_mean"], yerr=g[f"{m}_std"], label=v, linestyle=style,
+                        marker="o", ms=3, capsize=2)
+        ax.set_xlabel("labelled fraction")
+        ax.set_ylabel(m.replace("_", "-"))
+        ax.set_title(f"{title}: {m}")
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(path)  # atomic
+
+
+def run_quick(out_dir: str | Path = "results/demo/protein") -> str:
+    """The quick config (node2vec-PPI, 50% labelled, one seed, five variants): for ``make demo`` (≤ 2 min)."""
+    cfg = load(None, [f"{k}={v}" for k, v in QUICK_CONFIG.items() if k != "variants"]
+               + [f"variants=[{','.join(QUICK_CONFIG['variants'])}]", f"out_dir={out_dir}"])
+    return run(cfg)
+
+
+# ----------------------------------------------------------------------------------------------- explanations
+def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Tensor, proba: np.ndarray,
+                            top: int = 10, node: int | None = None) -> dict:
+    """One protein's attended neighbours in the last GAT layer (heads averaged), with its labels.
+
+    Picks ``node`` or, by default, the test protein with the most neighbours among ``nodes``.
+    """
+    from gatbio.train import label_matrix
+
+    model.eval()
+    with torch.no_grad():
+        lab = label_matrix(data.y, known, model.out_channels) if model.label_channels else None
+        _, att = model(x, data.edge_index, lab, return_attention_weights=True)
+    ei, alpha = att[-1]
+    alpha = alpha.mean(1)  # (E',)
+    if node is None:
+        deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes)
+        node = int(nodes[deg[nodes].argmax()])
+    sel = (ei[1] == node).nonzero().view(-1)
+    order = sel[alpha[sel].argsort(descending=True)][:top]
+    names = list(getattr(data, "node_names", range(data.num_nodes)))
+    lnames = list(getattr(data, "label_names", range(model.out_channels)))
+
+    def labels_of(i: int) -> list[str]:
+        yi = data.y[i]
+        return [lnames[j] for j in (yi > 0).nonzero().view(-1).tolist()] if yi.dim() else [lnames[int(yi)]]
+
+    return {
+        "protein": str(names[node]), "index": node,
+        "true_labels": labels_of(node),
+        "top_predicted": [lnames[j] for j in np.argsort(-proba[node])[:5]],
+        "neighbours": [{"protein": str(names[int(ei[0, e])]), "attention": float(alpha[e]),
+                        "self": int(ei[0, e]) == node,
+                        "known_labels": labels_of(int(ei[0, e])) if bool((known == ei[0, e]).any()) else []}
+                       for e in order.tolist()],
+    }
+
+
+def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, explain_top: int = 5,
+                        seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Train ``gat_labels`` on every annotated protein of ``data`` and predict the others.
+
+    ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
+    ``label_names``. A tenth of the annotated proteins is held out for early stopping. Returns
+    ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
+    ``isolated`` flag (no interaction: predicted from its own inputs only), and one row per (protein, attended
+    neighbour) with the last layer's attention (heads averaged).
+    """
+    cfg = cfg or ProteinConfig(epochs=100)
+    known_mask = labelled_mask(data)
+    known = known_mask.nonzero().view(-1)
+    if len(known) < 2:
+        raise ValueError(f"the label table annotates {len(known)} protein(s) of the graph; need at least 2 "
+                         "labelled proteins to train")
+    if known_mask.all():
+        raise ValueError("every protein in the graph is annotated: nothing to predict")
+    rng = np.random.default_rng(seed)
+    perm = torch.from_numpy(rng.permutation(known.numpy()))
+    n_val = max(1, len(perm) // 10)
+    val, fit_idx = perm[:n_val].sort().values, perm[n_val:].sort().values
+    x = node_features(data, cfg.inputs, min(cfg.embed_dim, max(2, data.num_nodes - 2)), cfg.embed_seed)
+    model, _ = train_neural(cfg, "gat_labels", data, x, fit_idx, val, seed)
+    from gatbio.train import predict
+
+    proba = predict(model, x, data.edge_index, data.y, known).numpy()
+    deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes).numpy()
+    names = [str(n) for n in data.node_names]
+    lnames = [str(n) for n in data.label_names]
+    unknown = (~known_mask).nonzero().view(-1).tolist()
+    rows = []
+    for i in unknown:
+        order = np.argsort(-proba[i])[:top]
+        rows.append({"protein": names[i], "isolated": bool(deg[i] == 0),
+                     "predicted": ";".join(lnames[j] for j in order),
+                     "scores": ";".join(f"{proba[i, j]:.4f}" for j in order)})
+    model.eval()
+    with torch.no_grad():
+        from gatbio.train import label_matrix
+
+        _, att = model(x, data.edge_index, label_matrix(data.y, known, model.out_channels),
+                       return_attention_weights=True)
+    ei, alpha = att[-1]
+    alpha = alpha.mean(1)  # (E',) heads averaged
+    dst, src = ei[1].numpy(), ei[0].numpy()  # (E',)
+    df = pd.DataFrame({"protein": [names[j] for j in dst], "neighbour": [names[j] for j in src],
+                       "attention": alpha.numpy(), "_dst": dst, "_src": src})
+    df = df[df["_dst"].isin(set(unknown)) & (df["_dst"] != df["_src"])]  # attention paid by unannotated proteins
+    df = df.sort_values(["_dst", "attention"], ascending=[True, False]).groupby("_dst").head(explain_top)
+    df["top_prediction"] = [lnames[int(np.argmax(proba[i]))] for i in df["_dst"]]
+    ymat = data.y.numpy()
+    df["neighbour_known_labels"] = [";".join(lnames[j] for j in np.nonzero(ymat[i])[0]) for i in df["_src"]]
+    explain = df.drop(columns=["_dst", "_src"]).reset_index(drop=True)
+    return pd.DataFrame(rows), explain
+
+
+def config_dict(cfg: ProteinConfig) -> dict:
+    return dataclasses.asdict(cfg)
