@@ -104,7 +104,6 @@ def _read_table(
     sep: str,
     header: bool,
     comment: str | None,
-    usecols: Sequence[int] | None = None,
     expected: int | None = None,
     expected_desc: str = "",
     dtype=None,
@@ -157,6 +156,8 @@ def _numeric_column(df: pd.DataFrame, col, path: Path, what: str, comment, heade
         line = _row_line(path, row, comment, header)
         val = s.iloc[row]
         kind = "an integer" if integer else "a number"
+        if pd.isna(val):
+            raise MalformedFileError(path, line, f"{what} is missing (too few columns on this line)")
         raise MalformedFileError(path, line, f"{what} must be {kind}, found {val!r}")
     return num.to_numpy(np.int64 if integer else np.float64)
 

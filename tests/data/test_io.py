@@ -68,6 +68,7 @@ def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
     ("a b c\nd\n", {"weight": 2}, r"e\.txt:2: expected 3 columns \(source target weight\), found fewer"),
     ("1 2\n2 x\n", {"numeric_ids": True}, r"e\.txt:2: target id must be an integer, found 'x'"),
     ("1 2 0.5\n2 3 abc\n", {"weight": 2}, r"e\.txt:2: weight must be a number, found 'abc'"),
+    ("1 2 0.5\n2 3\n", {"weight": 2}, r"e\.txt:2: weight is missing \(too few columns on this line\)"),
     ("a b\nb a\na b\n", {"duplicates": "error"},
      r"e\.txt:3: duplicate edge 'a' - 'b' \(1 duplicate rows\); pass duplicates='merge' or 'keep'"),
     ("a b\nb a\n", {"duplicates": "error", "directed": False},
