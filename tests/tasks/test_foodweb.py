@@ -1,0 +1,171 @@
+"""The food-web task: folds, traits fallback, per-web results, resume, summaries, predict and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from gatbio.cli import main as gatbio_main
+from gatbio.tasks import foodweb as fw
+
+
+def niche_edges(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    niche = np.sort(rng.uniform(0, 1, n))
+    r = niche * rng.uniform(0.15, 0.45, n)
+    c = np.array([rng.uniform(r[j] / 2, niche[j]) for j in range(n)])
+    A = np.abs(niche[:, None] - c[None, :]) <= r[None, :] / 2
+    np.fill_diagonal(A, False)
+    i, j = np.nonzero(A)
+    order = rng.permutation(len(i))  # GATEWAy files are pre-shuffled
+    return np.stack([i[order], j[order]]), niche
+
+
+def write_web(folder, n=16, seed=0, traits=True):
+    """A web folder in the gateway_dev/webs layout."""
+    wid = folder.name.rsplit("_", 1)[1]
+    folder.mkdir(parents=True)
+    ei, niche = niche_edges(n, seed)
+    (folder / f"{wid}_edge_list.txt").write_text("".join(f"{a} {b}\n" for a, b in ei.T))
+    if traits:
+        rows = [f"{k} {int(k % 2)} {int(k % 2 == 0)} {np.log10(niche[k] + 0.01):.5f}" for k in range(n)]
+        (folder / f"{wid}_node_attr_list.txt").write_text("id met_a met_b log_mass\n" + "\n".join(rows) + "\n")
+    return ei
+
+
+def tiny_cfg(tmp_path, **kw) -> fw.FoodWebConfig:
+    base = dict(webs=str(tmp_path / "webs"), out=str(tmp_path / "out"), seeds=[0, 1], species_seeds=[0],
+                gat=fw.GATParams(epochs=4, hidden_channels=4, heads=2, rounds=1),
+                stack=fw.lp.StackParams(max_iter=10, max_negatives=200), niche_steps=10)
+    base.update(kw)
+    return fw.FoodWebConfig(**base)
+
+
+def test_prepare_traits_imputes_and_flags_nan():
+    x = np.array([[1.0, np.nan], [2.0, 4.0], [3.0, 8.0]])
+    out, names = fw.prepare_traits(x, ["a", "b"])
+    assert names == ["a", "b", "b_missing"]
+    assert np.isfinite(out).all()
+    np.testing.assert_array_equal(out[:, 2], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(out.mean(0)[:2], 0.0, atol=1e-12)  # standardised
+    assert fw.prepare_traits(None) == (None, [])
+
+
+def test_species_folds_partition_the_species():
+    ei, _ = niche_edges(17, 1)
+    data = Data(edge_index=torch.from_numpy(ei).long(), num_nodes=17)
+    folds = fw.species_folds(data, 5, seed=0)
+    held = [set(f["split"]["held_out_species"]) for f in folds]
+    assert set().union(*held) == set(range(17)) and sum(map(len, held)) == 17
+    for f, h in zip(folds, held, strict=True):
+        obs = f["observed"].numpy()
+        assert not (np.isin(obs[0], list(h)) | np.isin(obs[1], list(h))).any()
+        touch = np.zeros(17, dtype=bool)
+        touch[list(h)] = True
+        expect = touch[:, None] | touch[None, :]
+        np.fill_diagonal(expect, False)
+        np.testing.assert_array_equal(f["test"], expect)
+
+
+def test_link_folds_follow_the_gateway_protocol(data_root):
+    data = fw.read_web_folder(data_root / "gateway_dev" / "webs" / "PP2I4_250")
+    folds = fw.link_folds(data)
+    n, E = data.num_nodes, data.num_edges
+    assert [f["split"]["test_lines"] for f in folds][0] == [0, 12]
+    for f in folds:
+        y = f["truth"][f["test"]]
+        lo, hi = f["split"]["test_lines"]
+        assert y.sum() == hi - lo  # the held-out block
+        assert (~y).sum() == n * (n - 1) - E  # every non-link of the full web
+
+
+def test_run_web_writes_results_and_resumes(tmp_path, monkeypatch):
+    write_web(tmp_path / "webs" / "Tiny_1", n=15)
+    cfg = tiny_cfg(tmp_path)
+    path = fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg)
+    rec = json.loads(open(path).read())
+    rows = rec["rows"]
+    links = [r for r in rows if r["protocol"] == "links"]
+    assert {r["model"] for r in links} == set(fw.OUR_MODELS + fw.BASELINES)
+    assert len([r for r in links if r["model"] == "gat"]) == 5 * 2  # folds x seeds
+    assert len(rec["splits"]["links"]) == 5 and len(rec["splits"]["species"]) == 5
+    assert all(0 <= r["pr_auc"] <= 1 and 0 <= r["roc_auc"] <= 1 for r in rows)
+    # resume: a finished web is not recomputed
+    monkeypatch.setattr(fw, "fold_scores", lambda *a, **k: pytest.fail("recomputed a finished web"))
+    assert fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg) == path
+
+
+def test_benchmark_tables(tmp_path):
+    write_web(tmp_path / "webs" / "A_1", n=14, seed=1)
+    write_web(tmp_path / "webs" / "B_2", n=16, seed=2)
+    cfg = tiny_cfg(tmp_path, models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack", "gat_structure",
+                                     "structure_only", "boosted_stack_structure"])
+    tables = fw.benchmark(cfg, progress=False)
+    s = tables["summary"]
+    assert list(s.columns[:6]) == ["model", "n_webs", "median_roc_auc", "mean_roc_auc", "median_pr_auc", "mean_pr_auc"]
+    assert s["model"].is_unique and (s["n_webs"] == 2).all()
+    per_web = tables["per_web"]
+    assert {"web", "model", "roc_auc", "pr_auc"} <= set(per_web.columns)
+    assert (tmp_path / "out" / "summary.csv").is_file() and (tmp_path / "out" / "per_web_species.csv").is_file()
+    ab = tables["ablation"].set_index("protocol")
+    assert ab.loc["links", "n_seeds"] == 2 and ab.loc["links", "n_webs"] == 2
+
+
+def test_benchmark_rejects_unknown_models_and_folders(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        fw.benchmark(tiny_cfg(tmp_path), progress=False)
+    write_web(tmp_path / "webs" / "A_1", n=12)
+    with pytest.raises(ValueError, match="unknown model"):
+        fw.benchmark(tiny_cfg(tmp_path, models=["gatt"]), progress=False)
+
+
+def test_predict_on_a_web_without_basal_species():
+    # every species has a prey (a cycle plus chords): MacKay levels are still defined
+    n = 10
+    src = list(range(n)) + [0, 2, 4, 6]
+    dst = [(i + 1) % n for i in range(n)] + [5, 7, 9, 1]
+    data = Data(edge_index=torch.tensor([src, dst]), num_nodes=n, node_names=[f"sp{i}" for i in range(n)])
+    cfg = fw.FoodWebConfig(gat=fw.GATParams(epochs=3, hidden_channels=4, heads=1, rounds=1),
+                           stack=fw.lp.StackParams(max_iter=5))
+    df = fw.predict_missing_links(data, top=5, cfg=cfg, seeds=[0])
+    assert len(df) == 5 and df["model"].iloc[0] == "structure_only"
+    links = set(zip(src, dst, strict=True))
+    assert not any((int(a[2:]), int(b[2:])) in links for a, b in zip(df["resource"], df["consumer"], strict=True))
+    assert df["score"].is_monotonic_decreasing
+
+
+def test_predict_rejects_a_web_without_links():
+    with pytest.raises(ValueError, match="no links"):
+        fw.predict_missing_links(Data(edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=4))
+
+
+def test_cli_predict_with_traits_and_bad_input(tmp_path, capsys):
+    ei, _ = niche_edges(14, 3)
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"s{a} s{b}\n" for a, b in ei.T))
+    names = sorted({f"s{k}" for k in ei.ravel()}, key=lambda s: int(s[1:]))
+    traits = tmp_path / "traits.csv"
+    traits.write_text("species,mass\n" + "\n".join(f"{s},{'' if k == 0 else k}" for k, s in enumerate(names)) + "\n")
+    out = tmp_path / "links.csv"
+    args = ["foodweb", "predict", str(web), "--top", "4", "--out", str(out), "--traits", str(traits), "--seeds", "0"]
+    assert gatbio_main(args) == 0  # NaN trait (empty cell): imputed and flagged
+    import pandas as pd
+
+    df = pd.read_csv(out)
+    assert len(df) == 4 and df["model"].iloc[0] == "full"
+    assert {"resource", "consumer", "score", "resource_level", "consumer_level"} <= set(df.columns)
+    traits.write_text("species,mass\ns0,1\nnot_a_species,2\n")
+    assert gatbio_main(args) == 1
+    assert "not in the web" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# no links\n")
+    assert gatbio_main(["foodweb", "predict", str(empty)]) == 1
+
+
+def test_cli_benchmark_bad_folder(tmp_path, capsys):
+    assert gatbio_main(["foodweb", "benchmark", "--webs", str(tmp_path / "nope"), "--out", str(tmp_path)]) == 1
+    assert "no such folder" in capsys.readouterr().err
