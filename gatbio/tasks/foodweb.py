@@ -25,7 +25,7 @@ seed-averaged ``gat``, ``l3_ra`` and ``boosted_stack``), ``structure_only`` (ran
 ``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack`` (pair features with traits)
 and ``boosted_stack_structure`` (without traits).
 
-Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.json`` (per fold and seed, with the splits),
+Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
 ``summary_species.csv``, ``summary_large_sparse.csv`` (connectance ≤ 0.06), ``ablation.csv`` (trophic bias,
 paired over webs and seeds), ``config.yaml`` and ``timing.json``.
@@ -72,10 +72,10 @@ class GATParams:
     num_layers: int = 2
     dropout: float = 0.0
     attention: str = "gatv2"
-    epochs: int = 150
+    epochs: int = 100
     lr: float = 0.01
     weight_decay: float = 1e-4
-    rounds: int = 2  # rounds of cross-fitting masks cycled through during training
+    rounds: int = 1  # rounds of cross-fitting masks cycled through during training
     adjacency_inputs: bool = True  # the observed diet / consumer rows as node inputs
 
 
@@ -371,15 +371,16 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     return {k: v for k, v in out.items() if k in want}
 
 
-def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig) -> str:
-    """Run every protocol, fold, model and seed on one web folder; write ``OUT/webs/<web>.json`` atomically.
+def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
+    """Run one protocol (every fold, model and seed) on one web folder; write
+    ``OUT/webs/<web>.<protocol>.json`` atomically (rows per fold, model and seed, plus the splits).
 
-    A web whose result file exists is skipped (resume). Returns the result path.
+    A (web, protocol) whose result file exists is skipped (resume). Returns the result path.
     """
     from gatbio.results import is_done, write_json
 
     folder, out_dir = Path(folder), Path(out_dir)
-    path = out_dir / "webs" / f"{folder.name}.json"
+    path = out_dir / "webs" / f"{folder.name}.{protocol}.json"
     if is_done(path):
         return str(path)
     torch.set_num_threads(cfg.threads)
@@ -389,31 +390,29 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig) -> str:
         raise ValueError(f"{folder}: {data.num_edges} links cannot be cut into {cfg.n_folds} folds")
     traits, trait_names = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
     n, L = data.num_nodes, data.num_edges
-    rows, splits, fold_seconds = [], {}, []
-    for protocol in cfg.protocols:
-        if protocol == "links":
-            folds, seeds = link_folds(data, cfg.n_folds), list(cfg.seeds)
-        elif protocol == "species":
-            folds, seeds = species_folds(data, cfg.n_folds, cfg.split_seed), list(cfg.species_seeds)
-        else:
-            raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
-        splits[protocol] = [f["split"] for f in folds]
-        for f in folds:
-            A = adjacency_of(f["observed"], n)
-            t1 = time.time()
-            models = cfg.models if protocol == "links" else [m for m in cfg.species_models if m in cfg.models]
-            scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds)
-            y = f["truth"][f["test"]]
-            for model, per_seed in scores.items():
-                for k, s in enumerate(per_seed):
-                    seed = seeds[k] if model in ("gat", "no_trophic_bias", "gat_structure") else -1
-                    rows.append({"web": folder.name, "protocol": protocol, "fold": f["fold"], "model": model,
-                                 "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
-                                 "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
-            fold_seconds.append({"protocol": protocol, "fold": f["fold"], "seconds": time.time() - t1})
-    write_json(path, {"web": folder.name, "num_nodes": n, "num_links": L, "connectance": L / (n * (n - 1)),
-                      "traits": trait_names, "seconds": time.time() - t0, "fold_seconds": fold_seconds, "splits": splits,
-                      "rows": rows})
+    if protocol == "links":
+        folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
+    elif protocol == "species":
+        folds, seeds = species_folds(data, cfg.n_folds, cfg.split_seed), list(cfg.species_seeds)
+        models = [m for m in cfg.species_models if m in cfg.models]
+    else:
+        raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    rows, fold_seconds = [], []
+    for f in folds:
+        A = adjacency_of(f["observed"], n)
+        t1 = time.time()
+        scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds)
+        y = f["truth"][f["test"]]
+        for model, per_seed in scores.items():
+            for k, s in enumerate(per_seed):
+                seed = seeds[k] if model in ("gat", "no_trophic_bias", "gat_structure") else -1
+                rows.append({"web": folder.name, "protocol": protocol, "fold": f["fold"], "model": model,
+                             "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
+                             "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
+        fold_seconds.append(time.time() - t1)
+    write_json(path, {"web": folder.name, "protocol": protocol, "num_nodes": n, "num_links": L,
+                      "connectance": L / (n * (n - 1)), "traits": trait_names, "seconds": time.time() - t0,
+                      "fold_seconds": fold_seconds, "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)
 
 
@@ -444,8 +443,8 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_json(p) for p in files]
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
-    meta = pd.DataFrame([{k: rec[k] for k in ("web", "num_nodes", "num_links", "connectance", "seconds")}
-                         for rec in recs]).set_index("web")
+    meta = pd.DataFrame([{k: rec[k] for k in ("web", "num_nodes", "num_links", "connectance")}
+                         for rec in recs]).drop_duplicates("web").set_index("web")
     pub = _published(cfg, Path(webs_dir)) if webs_dir is not None else None
     tables: dict[str, pd.DataFrame] = {"per_fold": fold}
     # a web's figure: mean over folds (and seeds)
@@ -516,7 +515,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
     :func:`summarize_results`. Returns the tables."""
     from gatbio.config import save_config
     from gatbio.parallel import parallel_map
-    from gatbio.results import write_json
+    from gatbio.results import read_json, write_json
 
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
     folders = find_web_folders(webs_dir)
@@ -531,13 +530,22 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
         raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")
     out_dir = Path(cfg.out)
     save_config(cfg, out_dir / "config.yaml")
-    # largest webs first: better load balance over workers
-    folders.sort(key=lambda p: -p.joinpath(next(p.glob("*_edge_list.txt")).name).stat().st_size)
+    for protocol in cfg.protocols:
+        if protocol not in ("links", "species"):
+            raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    # smallest webs first (an interrupted run has most webs done); the links protocol first
+    folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
+    items = [(p, out_dir, cfg, protocol) for protocol in cfg.protocols for p in folders]
     t0 = time.time()
-    parallel_map(run_web, [(p, out_dir, cfg) for p in folders], jobs=cfg.jobs, desc="food webs", progress=progress)
+    parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
     tables = summarize_results(out_dir, webs_dir, cfg)
-    write_json(out_dir / "timing.json", {"wall_seconds_this_call": wall, "jobs": cfg.jobs, "webs": len(folders)})
+    recs = [read_json(p) for p in sorted((out_dir / "webs").glob("*.json"))]
+    write_json(out_dir / "timing.json", {
+        "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
+        "compute_seconds_all_runs": sum(r["seconds"] for r in recs),
+        "compute_seconds_by_protocol": {p: sum(r["seconds"] for r in recs if r["protocol"] == p) for p in cfg.protocols},
+    })
     return tables
 
 

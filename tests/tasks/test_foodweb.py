@@ -86,17 +86,21 @@ def test_link_folds_follow_the_gateway_protocol(data_root):
 def test_run_web_writes_results_and_resumes(tmp_path, monkeypatch):
     write_web(tmp_path / "webs" / "Tiny_1", n=15)
     cfg = tiny_cfg(tmp_path)
-    path = fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg)
+    path = fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg, "links")
     rec = json.loads(open(path).read())
     rows = rec["rows"]
+    species = json.loads(open(fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg, "species")).read())
+    assert len(species["splits"]) == 5 and {r["protocol"] for r in species["rows"]} == {"species"}
     links = [r for r in rows if r["protocol"] == "links"]
     assert {r["model"] for r in links} == set(fw.OUR_MODELS + fw.BASELINES)
     assert len([r for r in links if r["model"] == "gat"]) == 5 * 2  # folds x seeds
-    assert len(rec["splits"]["links"]) == 5 and len(rec["splits"]["species"]) == 5
+    blocks = [sp["test_lines"] for sp in rec["splits"]]  # consecutive blocks of file lines
+    assert blocks[0][0] == 0 and blocks[-1][1] == rec["num_links"]
+    assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:], strict=False))
     assert all(0 <= r["pr_auc"] <= 1 and 0 <= r["roc_auc"] <= 1 for r in rows)
     # resume: a finished web is not recomputed
     monkeypatch.setattr(fw, "fold_scores", lambda *a, **k: pytest.fail("recomputed a finished web"))
-    assert fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg) == path
+    assert fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg, "links") == path
 
 
 def test_benchmark_tables(tmp_path):
