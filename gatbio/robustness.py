@@ -205,10 +205,15 @@ def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = No
     return torch.from_numpy(order).long()
 
 
-def _top(data: Data, fraction: float, by: str, seed: int, k: int | None) -> Tensor:
+def _top(data: Data, fraction: float, by: str, seed: int, k: int | None, order: Tensor | None = None) -> Tensor:
     fraction = _check_fraction(fraction)
     _check_graph(data)
-    return rank_nodes(data, by=by, seed=seed, k=k)[: _count(fraction, int(data.num_nodes))]
+    n = int(data.num_nodes)
+    if order is None:
+        order = rank_nodes(data, by=by, seed=seed, k=k)
+    elif order.dim() != 1 or order.numel() != n:
+        raise ValueError(f"order must be a ranking of all {n} nodes (rank_nodes output), got shape {tuple(order.shape)}")
+    return order[: _count(fraction, n)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -216,14 +221,15 @@ def _top(data: Data, fraction: float, by: str, seed: int, k: int | None) -> Tens
 
 
 def remove_nodes(data: Data, fraction: float, by: str = "degree", seed: int = 0,
-                 k: int | None = None) -> Perturbation:
+                 k: int | None = None, order: Tensor | None = None) -> Perturbation:
     """Remove the top ``fraction`` of nodes ranked ``by`` (``"random"``: a random set, the control).
 
     Every node-level attribute (``x``, ``y``, masks, ...) is restricted to the surviving nodes and edges
     touching a removed node are dropped (:meth:`torch_geometric.data.Data.subgraph`); survivors keep their
-    relative order, so ``node_map`` is increasing on them.
+    relative order, so ``node_map`` is increasing on them. ``order`` (a :func:`rank_nodes` result) skips
+    recomputing the ranking when several fractions are swept (every perturbation takes it).
     """
-    removed = _top(data, fraction, by, seed, k)  # (K,)
+    removed = _top(data, fraction, by, seed, k, order)  # (K,)
     n = int(data.num_nodes)
     keep = torch.ones(n, dtype=torch.bool)
     keep[removed] = False
@@ -236,7 +242,7 @@ def remove_nodes(data: Data, fraction: float, by: str = "degree", seed: int = 0,
 
 
 def noise_hub_features(data: Data, fraction: float, sigma: float = 1.0, by: str = "degree", seed: int = 0,
-                       attr: str = "x", k: int | None = None) -> Perturbation:
+                       attr: str = "x", k: int | None = None, order: Tensor | None = None) -> Perturbation:
     r"""Add Gaussian noise to the features of the top ``fraction`` of nodes.
 
     .. math::
@@ -251,7 +257,7 @@ def noise_hub_features(data: Data, fraction: float, sigma: float = 1.0, by: str 
     x = _node_attr(data, attr, "the features to perturb (attr=...)")
     if not x.is_floating_point():
         raise ValueError(f"node attribute {attr!r} has dtype {x.dtype}: Gaussian noise needs float features")
-    hubs = _top(data, fraction, by, seed, k)
+    hubs = _top(data, fraction, by, seed, k, order)
     gen = torch.Generator().manual_seed(int(seed))
     scale = x.std(dim=0, keepdim=True) if x.size(0) > 1 else torch.ones_like(x[:1])  # (1, F)
     noise = torch.randn((hubs.numel(),) + tuple(x.shape[1:]), generator=gen, dtype=x.dtype)  # (K, F)
@@ -265,14 +271,14 @@ def noise_hub_features(data: Data, fraction: float, sigma: float = 1.0, by: str 
 
 
 def drop_hub_edges(data: Data, fraction: float, p: float = 0.5, by: str = "degree", seed: int = 0,
-                   k: int | None = None) -> Perturbation:
+                   k: int | None = None, order: Tensor | None = None) -> Perturbation:
     """Drop a share ``p`` of the edges incident to the top ``fraction`` of nodes (seeded).
 
     An undirected link stored in both directions is dropped in both. Self-loops are kept. Node ids do not
     change. ``affected`` holds the hubs and every node that lost a link (in ranking order, hubs first).
     """
     p = _check_fraction(p, "p")
-    hubs = _top(data, fraction, by, seed, k)
+    hubs = _top(data, fraction, by, seed, k, order)
     n = int(data.num_nodes)
     is_hub = torch.zeros(n, dtype=torch.bool)
     is_hub[hubs] = True
@@ -308,7 +314,7 @@ def perturb(data: Data, name: str, fraction: float, seed: int = 0, **kwargs) -> 
 
     ``degree`` / ``betweenness`` / ``pagerank`` / ``random`` remove nodes; ``feature_noise`` and
     ``edge_drop`` act on the top-degree nodes. Extra keyword arguments go to the function (``sigma=``,
-    ``p=``, ``k=``).
+    ``p=``, ``k=``, ``order=``).
     """
     if name not in PERTURBATIONS:
         raise ValueError(f"unknown perturbation {name!r}; choose one of: {', '.join(PERTURBATIONS)}")

@@ -169,3 +169,12 @@ def test_protect_basal_skips_producers():
     web = Data(edge_index=torch.tensor([[0, 1], [2, 2]]), num_nodes=3)
     assert r50(web, by="degree") == pytest.approx(2 / 3)  # unprotected: 2 then a producer (2 of 3 lost)
     assert np.isnan(r50(web, by="degree", protect_basal=True))
+
+
+def test_precomputed_order_is_used_and_checked():
+    d = star_plus_tail()
+    order = torch.tensor([4, 3, 2, 1, 0])
+    assert remove_nodes(d, 0.2, order=order).affected.tolist() == [4]
+    assert noise_hub_features(d, 0.2, order=order).affected.tolist() == [4]
+    with pytest.raises(ValueError, match="ranking of all 5 nodes"):
+        drop_hub_edges(d, 0.2, order=order[:3])

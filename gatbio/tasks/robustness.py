@@ -28,6 +28,7 @@ the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robus
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -368,8 +369,6 @@ def _perturb_kwargs(cfg: RobustnessConfig, name: str) -> dict[str, Any]:
         return {"sigma": cfg.sigma}
     if name == "edge_drop":
         return {"p": cfg.edge_drop_p}
-    if name == "betweenness":
-        return {"k": cfg.betweenness_k}
     return {}
 
 
@@ -408,9 +407,13 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     clean = problem.data
     n = int(clean.num_nodes)
     # Perturbed graphs depend on (dataset, seed) only: built once, shared by every model (paired comparison).
-    perts = {(p, f): perturb(clean, p, f, seed=seed, **_perturb_kwargs(cfg, p))
+    # Rankings once per kind (betweenness is the slow one), then every fraction is a prefix of them.
+    rankings = {by: rank_nodes(clean, by, seed=seed, k=cfg.betweenness_k)
+                for by in {PERTURBATIONS[p][1] for p in cfg.perturbations} | {"degree"}}
+    perts = {(p, f): perturb(clean, p, f, seed=seed, order=rankings[PERTURBATIONS[p][1]],
+                             **_perturb_kwargs(cfg, p))
              for p in cfg.perturbations for f in cfg.fractions}
-    hubs = rank_nodes(clean, "degree", seed=seed)[: max(1, int(round(cfg.hub_fraction * n)))]
+    hubs = rankings["degree"][: max(1, int(round(cfg.hub_fraction * n)))]
     for model_name in todo:
         torch.manual_seed(seed)
         t0 = time.perf_counter()
@@ -482,7 +485,8 @@ def summarize(cfg: RobustnessConfig) -> str:
     write_csv(out_dir / "summary" / "headline.csv", head)
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     for dataset in dict.fromkeys(curves["dataset"]):
-        rs.plot_curves(curves, dataset, "score", out_dir / "figures" / f"curves_{_slug(dataset)}.png")
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("_")
+        rs.plot_curves(curves, dataset, "relative", out_dir / "figures" / f"curves_{name}.png")
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {df['seed'].nunique()} seeds -> {out_dir}"]
     if cfg.foodweb.enabled:

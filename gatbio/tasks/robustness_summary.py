@@ -195,7 +195,7 @@ def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", 
             ax.fill_between(x, y - s, y + s, alpha=0.12)
         ax.set_title(pert)
         ax.set_xlabel("% nodes perturbed")
-    axes[0][0].set_ylabel(metric_name)
+    axes[0][0].set_ylabel({"relative": "score / clean score (same items)"}.get(metric_name, metric_name))
     axes[0][-1].legend(fontsize=6, loc="lower left")
     fig.suptitle(dataset, fontsize=9)
     fig.tight_layout()
