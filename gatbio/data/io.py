@@ -407,10 +407,13 @@ def read_string_links(
         r = _first_bad_row(df[["protein1", "protein2"]].isna().any(axis=1).to_numpy())
         raise MalformedFileError(path, r + 2, "expected 3 space-separated columns (protein1 protein2 score)")
     score = df[score_column].to_numpy()
+    if len(score) and (score.min() < 0 or score.max() > 1000):
+        r = _first_bad_row((score < 0) | (score > 1000))
+        raise MalformedFileError(path, r + 2, f"{score_column} must be in 0..1000 (STRING scale), found {score[r]}")
     c1, c2 = df["protein1"].cat, df["protein2"].cat
     uniques = c1.categories.union(c2.categories)  # sorted protein ids
-    a = uniques.get_indexer(c1.categories)[c1.codes.to_numpy()]
-    b = uniques.get_indexer(c2.categories)[c2.codes.to_numpy()]
+    a = uniques.get_indexer(c1.categories).astype(np.int64)[c1.codes.to_numpy()]  # (E,) node index
+    b = uniques.get_indexer(c2.categories).astype(np.int64)[c2.codes.to_numpy()]
     if min_score:
         keep = score >= min_score
         a, b, score = a[keep], b[keep], score[keep]
@@ -425,16 +428,18 @@ def read_string_links(
             raise MalformedFileError(path, None, f"self-loop {uniques[a[r]]!r} ({int(loop.sum())} in total); "
                                                  "pass self_loops='keep' or 'remove'")
         a, b, score = a[~loop], b[~loop], score[~loop]
-    # Merge the two listings of each interaction (and any duplicates) with one sort of the canonical pair key
-    # and a segmented max, instead of the generic first-occurrence-order merge of edges_to_data (2-3x slower).
+    # Merge the two listings of each interaction (and any duplicates): pack (canonical pair, score) into one
+    # int64, sort the values (faster than an argsort), keep the last -- highest score -- entry of each pair.
+    # Hand-written because the generic first-occurrence merge of edges_to_data is 2-3x slower at this size.
     n = len(uniques)
-    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
-    key = lo * n + hi
-    order = np.argsort(key, kind="stable")
-    key_sorted = key[order]
-    start = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]])
-    w = np.maximum.reduceat(score[order], start).astype(np.float32) / 1000.0 if len(order) else score.astype(np.float32)
-    src, dst = lo[order][start], hi[order][start]
+    if len(score) == 0:
+        raise MalformedFileError(path, None, f"no interactions left with {score_column} >= {min_score}")
+    lo = np.minimum(a, b)
+    packed = np.sort((lo * n + (a + b - lo)) << 10 | score)  # (E,) int64: pair key, then score (< 1024)
+    key = packed >> 10
+    last = np.flatnonzero(np.r_[key[1:] != key[:-1], True])
+    w = (packed[last] & 1023).astype(np.float32) / 1000.0
+    src, dst = key[last] // n, key[last] % n
     nl = src != dst
     ei = np.concatenate([np.stack([src, dst]), np.stack([dst[nl], src[nl]])], axis=1)
     data = Data(edge_index=torch.from_numpy(ei), num_nodes=n)

@@ -121,6 +121,9 @@ def test_string_links_merges_directions_and_thresholds(tmp_path):
     p = write(tmp_path, "9606.protein.links.v12.0.txt", STRING_LINKS)
     d = read_string_links(p)
     assert d.num_nodes == 3 and d.num_edges == 6  # 3 interactions, both directions
+    assert d.edge_weight.tolist() == pytest.approx([0.9, 0.3, 0.701, 0.9, 0.3, 0.701])
+    with pytest.raises(MalformedFileError, match="no interactions left with combined_score >= 950"):
+        read_string_links(p, min_score=950)
     hi = read_string_links(p, min_score=700)
     assert hi.num_edges == 4 and sorted(set(hi.edge_weight.tolist())) == pytest.approx([0.701, 0.9])
 
@@ -129,6 +132,7 @@ def test_string_links_merges_directions_and_thresholds(tmp_path):
     ("protein1\tprotein2\tcombined_score\na\tb\t1\n", r"links\.txt:1: expected the header 'protein1 protein2"),
     ("protein1 protein2 combined_score\na b 10\na b c 4\n", r"links\.txt:3: expected 3 columns \(space separated: protein1 protein2 combined_score\), found 4"),
     ("protein1 protein2 combined_score\na b 10\nc d high\n", r"links\.txt:3: combined_score must be an integer, found 'high'"),
+    ("protein1 protein2 combined_score\na b 10\nc d 1200\n", r"links\.txt:3: combined_score must be in 0\.\.1000"),
 ])
 def test_string_links_malformed(tmp_path, text, msg):
     with pytest.raises(MalformedFileError, match=msg):
