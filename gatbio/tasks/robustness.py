@@ -483,6 +483,7 @@ def summarize(cfg: RobustnessConfig) -> str:
     write_csv(out_dir / "summary" / "curves.csv", curves)
     write_csv(out_dir / "summary" / "auc.csv", auc)
     write_csv(out_dir / "summary" / "headline.csv", head)
+    write_csv(out_dir / "summary" / "headline_verdict.csv", rs.headline_verdict(head))
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     for dataset in dict.fromkeys(curves["dataset"]):
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("_")
@@ -501,6 +502,13 @@ def summarize(cfg: RobustnessConfig) -> str:
         show = head[["dataset", "perturbation", "model", "clean", "drop", "drop_ci_low", "drop_ci_high", "ratio"]]
         lines += [f"drop at {head['fraction'].iloc[0]:.0%} (95% CI over seeds; ratio = drop / pyg_gat drop):",
                   show.round(4).to_string(index=False)]
+        verdict = rs.headline_verdict(head)
+        if not verdict.empty:
+            fmt = lambda t: f"[{t[0]:.4f}, {t[1]:.4f}]"  # noqa: E731
+            v = verdict.assign(vanilla_ci=verdict["vanilla_ci"].map(fmt), best_ci=verdict["best_ci"].map(fmt),
+                               ratio_ci=verdict["ratio_ci"].map(lambda t: f"[{t[0]:.2f}, {t[1]:.2f}]"))
+            lines += ["headline (target: best variant's drop <= 50% of vanilla GAT's):",
+                      v.drop(columns="task").round(4).to_string(index=False)]
         wide = auc.pivot_table(index=["dataset", "model"], columns="perturbation", values="auc_mean", sort=False)
         lines += ["area under the degradation curve (1 = no degradation):", wide.round(3).to_string()]
     text = "\n".join(lines)

@@ -34,6 +34,8 @@ __all__ = [
     "curve_table",
     "auc_table",
     "headline_table",
+    "headline_verdict",
+    "VARIANTS",
     "mean_ci",
     "plot_curves",
     "plot_extinctions",
@@ -173,6 +175,39 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
                 if boots.size:
                     row["ratio_ci_low"], row["ratio_ci_high"] = np.percentile(boots, [2.5, 97.5]).tolist()
             rows.append(row)
+    return pd.DataFrame(rows)
+
+
+#: The degree-normalised or temperature-controlled variants the headline target is about.
+VARIANTS = ("gat_log", "gat_sym", "gat_t0.5", "gat_t2", "gat_tlearn", "gat_log_tlearn")
+
+
+def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: float = 0.5) -> pd.DataFrame:
+    """Per (dataset, perturbation): vanilla GAT's drop, the best variant (smallest mean drop among
+    :data:`VARIANTS`), its drop and ratio with their intervals, and whether ``ratio <= target``.
+
+    ``met`` is ``"yes"`` when the ratio's bootstrap upper bound is within the target, ``"point only"`` when
+    only the mean ratio is, ``"no"`` otherwise, and ``"undefined"`` when vanilla GAT does not degrade."""
+    rows = []
+    for (task, dataset, pert), g in head.groupby(["task", "dataset", "perturbation"], sort=False):
+        ref = g[g["model"] == reference]
+        var = g[g["model"].isin(VARIANTS)]
+        if ref.empty or var.empty:
+            continue
+        ref, best = ref.iloc[0], var.loc[var["drop"].idxmin()]
+        ratio, hi = best["ratio"], best.get("ratio_ci_high", np.nan)
+        if not ref["drop"] > 0:
+            met = "undefined"
+        elif np.isfinite(hi) and hi <= target:
+            met = "yes"
+        elif ratio <= target:
+            met = "point only"
+        else:
+            met = "no"
+        rows.append({"task": task, "dataset": dataset, "perturbation": pert,
+                     "vanilla_drop": ref["drop"], "vanilla_ci": (ref["drop_ci_low"], ref["drop_ci_high"]),
+                     "best": best["model"], "best_drop": best["drop"], "best_ci": (best["drop_ci_low"], best["drop_ci_high"]),
+                     "ratio": ratio, "ratio_ci": (best.get("ratio_ci_low", np.nan), hi), "target_met": met})
     return pd.DataFrame(rows)
 
 

@@ -105,6 +105,11 @@ def test_summary_tables_known_values(tmp_path):
     assert head.loc["gat_log", "ratio"] == pytest.approx(0.05 / 0.15)
     assert head.loc["gat_log", "drop_ci_low"] < 0.05 < head.loc["gat_log", "drop_ci_high"]
     assert rs.attention_table(tmp_path).set_index("model").loc["gat_log", "hub_mass_mean"] == pytest.approx(0.2)
+    verdict = rs.headline_verdict(rs.headline_table(df, fraction=0.05, perturbations=["degree"])).iloc[0]
+    assert verdict["best"] == "gat_log" and verdict["ratio"] == pytest.approx(1 / 3)
+    assert verdict["target_met"] in ("yes", "point only")
+    assert rs.headline_verdict(rs.headline_table(df, fraction=0.0, perturbations=["degree"])).iloc[0][
+        "target_met"] == "undefined"  # vanilla GAT does not degrade at 0 %
 
 
 def test_mean_ci():
