@@ -289,6 +289,9 @@ def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
     from gatbio.data.splits import node_split
 
     sp = node_split(data.num_nodes, train=frac, val=0.0, seed=seed, labeled=labelled_mask(data))
+    # node_split rounds train and test sizes separately and can drop one labelled protein (e.g. 20 + 20 of
+    # 41); the published protocol tests on every protein that is not training, so test = the rest.
+    sp["test"] = sorted(set(torch.nonzero(labelled_mask(data)).view(-1).tolist()) - set(sp["train"]))
     rng = np.random.default_rng(10_000 + seed)
     train = np.array(sp["train"])
     n_val = max(1, int(round(val_fraction * len(train))))

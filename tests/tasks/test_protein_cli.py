@@ -1,0 +1,54 @@
+"""`gatbio protein predict` on user files: predictions, explanations, isolated proteins, bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gatbio.cli import main
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Two communities of 12 proteins (kinases / transporters), half annotated, one bridge."""
+    rng = np.random.default_rng(0)
+    edges = [f"{c}{i} {c}{j}" for c in "KT" for i in range(12) for j in range(i + 1, 12) if rng.random() < 0.5]
+    (tmp_path / "edges.txt").write_text("\n".join(edges + ["K0 T0"]) + "\n")
+    labels = [f"{c}{i} {'kinase' if c == 'K' else 'transport'}" for c in "KT" for i in range(0, 12, 2)]
+    (tmp_path / "labels.txt").write_text("\n".join(labels) + "\n")
+    (tmp_path / "nodes.txt").write_text("\n".join([f"{c}{i}" for c in "KT" for i in range(12)] + ["LONE"]) + "\n")
+    return tmp_path
+
+
+def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, capsys):
+    rc = main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "labels.txt"),
+               "--nodes", str(files / "nodes.txt"), "--out", str(files / "pred.csv"),
+               "--explain", str(files / "why.csv"), "--epochs", "40", "--top", "2"])
+    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in capsys.readouterr().out
+    pred = pd.read_csv(files / "pred.csv")
+    assert sorted(pred["protein"]) == sorted([f"{c}{i}" for c in "KT" for i in range(1, 12, 2)] + ["LONE"])
+    assert pred.set_index("protein").loc["LONE", "isolated"] and not pred["isolated"].iloc[:-1].any()
+    top = pred.set_index("protein")["predicted"].str.split(";").str[0]
+    assert (top[[f"K{i}" for i in range(1, 12, 2)]] == "kinase").all()
+    assert (top[[f"T{i}" for i in range(1, 12, 2)]] == "transport").all()
+    why = pd.read_csv(files / "why.csv")
+    assert set(why.columns) >= {"protein", "neighbour", "attention", "neighbour_known_labels"}
+    assert "LONE" not in set(why["protein"]) and (why["protein"] != why["neighbour"]).all()
+    assert why.groupby("protein").size().max() <= 5 and why["attention"].between(0, 1).all()
+
+
+def test_bad_input_gives_one_clear_line(files, capsys):
+    base = ["protein", "predict", "--edges", str(files / "edges.txt"), "--out", str(files / "p.csv")]
+    (files / "ghost.txt").write_text("K1 kinase\nGHOST kinase\n")
+    assert main(base + ["--labels", str(files / "ghost.txt")]) != 0
+    err = capsys.readouterr().err
+    assert "ghost.txt:2" in err and "'GHOST'" in err and "--nodes FILE" in err
+    (files / "empty.txt").write_text("# no labels yet\n")
+    assert main(base + ["--labels", str(files / "empty.txt")]) != 0
+    assert "no label rows" in capsys.readouterr().err
+    (files / "one.txt").write_text("K1 kinase\n")
+    assert main(base + ["--labels", str(files / "one.txt")]) != 0
+    assert "annotates 1 protein(s)" in capsys.readouterr().err
+    (files / "loops.txt").write_text("A A\nB B\n")
+    assert main(["protein", "predict", "--edges", str(files / "loops.txt"), "--labels", str(files / "one.txt"),
+                 "--out", str(files / "p.csv")]) != 0
+    assert "no interactions between two different proteins" in capsys.readouterr().err
