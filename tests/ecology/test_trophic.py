@@ -143,3 +143,15 @@ def test_real_webs_levine_basal_is_one(data_root, web):
     lev = trophic_levels(d, "levine")
     assert torch.all(lev[basal_nodes(d)] == 1.0)
     assert torch.all(lev[lev > 1] >= 2.0 - 1e-9)  # a consumer eats at least level-1 prey
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_levels_are_permutation_equivariant_and_weight_scale_invariant(method):
+    g = ei([(0, 1), (0, 2), (1, 2), (2, 3), (1, 3), (4, 3), (0, 4)])
+    w = torch.tensor([1.0, 2.0, 0.5, 3.0, 1.0, 2.0, 1.0], dtype=torch.float64)
+    h = trophic_levels(g, method, edge_weight=w)
+    perm = torch.tensor([3, 0, 4, 1, 2])  # new id of old node i is perm[i]
+    h_perm = trophic_levels(perm[g], method, edge_weight=w)
+    torch.testing.assert_close(h_perm[perm], h)
+    torch.testing.assert_close(trophic_levels(g, method, edge_weight=10 * w), h)
+    assert not torch.allclose(trophic_levels(g, method), h)  # the weights do matter
