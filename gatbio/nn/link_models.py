@@ -20,11 +20,11 @@ observed network only (MacKay et al. 2020; :func:`gatbio.ecology.trophic_levels`
 The decoder scores the ordered pair (i, j) asymmetrically, with separate resource and consumer embeddings:
 
 .. math::
-    s_{ij} = \langle \mathbf{P} \mathbf{z}_i, \mathbf{Q} \mathbf{z}_j \rangle + \mathbf{p}^\top \mathbf{z}_i
-    + \mathbf{q}^\top \mathbf{z}_j + \beta(h_j - h_i),
+    s_{ij} = \langle \mathbf{P} \mathbf{z}_i, \mathbf{Q} \mathbf{z}_j \rangle / \sqrt{d}
+    + \mathbf{p}^\top \mathbf{z}_i + \mathbf{q}^\top \mathbf{z}_j \; [+ \beta(h_j - h_i)],
 
-so :math:`s_{ij} \neq s_{ji}` in general (:math:`\beta` is an optional learned RBF function of the level
-difference of the pair, on when the attention bias is on).
+so :math:`s_{ij} \neq s_{ji}` in general (:math:`\beta`, off by default, is a learned RBF function of the
+pair's level difference: ``decoder_bias=True``).
 
 References:
     MacKay, R. S., Johnson, S. & Sansom, B. How directed is a directed network? R. Soc. Open Sci. 7, 201138 (2020).
@@ -92,6 +92,8 @@ class FoodWebGAT(nn.Module):
             decoder). ``False`` gives the ablation ``no_trophic_bias``. (default: :obj:`True`)
         attention (str, optional): ``"gat"`` or ``"gatv2"`` scoring in :class:`gatbio.nn.GATConv`.
             (default: :obj:`"gatv2"`)
+        decoder_bias (bool, optional): Also add a learned function of :math:`h_j - h_i` to the pair score.
+            (default: :obj:`False`: the trophic information enters through the attention only)
 
     Shapes:
         - **input:** node features :math:`(N, F_{in})`, observed edges :math:`(2, E)` prey → predator,
@@ -108,6 +110,7 @@ class FoodWebGAT(nn.Module):
         dropout: float = 0.1,
         trophic_bias: bool = True,
         attention: str = "gatv2",
+        decoder_bias: bool = False,
     ) -> None:
         super().__init__()
         if num_layers < 1:
@@ -118,6 +121,7 @@ class FoodWebGAT(nn.Module):
         self.num_layers = num_layers
         self.dropout = dropout
         self.trophic_bias = trophic_bias
+        self.decoder_bias = decoder_bias
         width = hidden_channels * heads
         self.lin_in = nn.Linear(in_channels, width)
         # one attention layer over resources (i -> j: j gathers from its prey) and one over consumers
@@ -138,7 +142,7 @@ class FoodWebGAT(nn.Module):
         self.con = nn.Linear(width, width)  # consumer role (the "j")
         self.res_bias = nn.Linear(width, 1)
         self.con_bias = nn.Linear(width, 1)
-        self.pair_bias = TrophicBias(1) if trophic_bias else None
+        self.pair_bias = TrophicBias(1) if decoder_bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -172,11 +176,13 @@ class FoodWebGAT(nn.Module):
         return (h, att) if return_attention_weights else h
 
     def decode(self, z: Tensor, levels: Tensor) -> Tensor:
-        """Logits (N, N) of "j eats i" for every ordered pair (i, j)."""
-        r, c = self.res(z), self.con(z)  # (N, W) each
-        s = r @ c.t() / r.size(1) ** 0.5 + self.res_bias(z) + self.con_bias(z).t()  # (N, N)
+        """Logits (N, N) of "j eats i" for every ordered pair (i, j); batched: z (B, N, W), levels (B, N)
+        give (B, N, N)."""
+        r, c = self.res(z), self.con(z)  # (..., N, W) each
+        s = r @ c.transpose(-1, -2) / r.size(-1) ** 0.5  # (..., N, N)
+        s = s + self.res_bias(z) + self.con_bias(z).transpose(-1, -2)
         if self.pair_bias is not None:
-            d = levels[None, :] - levels[:, None]  # (N, N): h_j - h_i
+            d = levels[..., None, :] - levels[..., :, None]  # (..., N, N): h_j - h_i
             s = s + self.pair_bias(d.reshape(-1)).view_as(s)
         return s
 

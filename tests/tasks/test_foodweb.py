@@ -173,3 +173,17 @@ def test_cli_predict_with_traits_and_bad_input(tmp_path, capsys):
 def test_cli_benchmark_bad_folder(tmp_path, capsys):
     assert gatbio_main(["foodweb", "benchmark", "--webs", str(tmp_path / "nope"), "--out", str(tmp_path)]) == 1
     assert "no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_notebook_runs_on_quick_results(tmp_path, data_root):
+    """The notebook executes top to bottom on a tiny benchmark of one real web."""
+    from conftest import REPO, run_notebook
+
+    cfg = fw.FoodWebConfig(webs=str(data_root / "gateway_dev" / "webs"), out=str(tmp_path / "res"), only=["PP2I4_250"],
+                           seeds=[0], models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack",
+                                              "structure_only", "gat_structure", "boosted_stack_structure"],
+                           gat=fw.GATParams(epochs=5), stack=fw.lp.StackParams(max_iter=10, max_negatives=500))
+    fw.benchmark(cfg, progress=False)
+    run_notebook(REPO / "notebooks" / "food_web_inference.ipynb",
+                 env={"FOODWEB_RESULTS": cfg.out, "FOODWEB_EPOCHS": "10", "GATBIO_DATA": str(data_root)})
