@@ -7,6 +7,7 @@ Usage::
     gatbio datasets --long               # plus license and citation
     gatbio datasets --members gateway    # the webs of a collection (load them as gateway/<web>)
     gatbio datasets --download node2vec-ppi [--root DIR]
+    gatbio datasets --verify [NAME]      # sha256 of every present file against the registry
 """
 
 from __future__ import annotations
@@ -23,14 +24,31 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--long", action="store_true", help="also show license and citation columns")
     p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
     p.add_argument("--download", metavar="NAME", help="download the missing files of a dataset (sha256 checked)")
+    p.add_argument("--verify", metavar="NAME", nargs="?", const="all",
+                   help="check the sha256 of the present files (all datasets, or NAME); exit 1 on a mismatch")
     p.set_defaults(func=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     from gatbio.data import DATASETS, data_root, download, list_datasets
+    from gatbio.data.sources import verify
 
     root = args.root
+    if args.verify:
+        names = list(DATASETS) if args.verify == "all" else [args.verify]
+        bad = 0
+        for name in names:
+            if name not in DATASETS:
+                raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+            status = verify(name, root=root)
+            counts = {k: sum(1 for v in status.values() if v.startswith(k)) for k in ("ok", "missing", "unchecked", "MISMATCH")}
+            print(f"{name}: " + ", ".join(f"{v} {k.lower()}" for k, v in counts.items() if v))
+            for path, v in status.items():
+                if v.startswith("MISMATCH"):
+                    print(f"  {path}: {v}")
+                    bad += 1
+        return 1 if bad else 0
     if args.download:
         if args.download not in DATASETS:
             raise ValueError(f"unknown dataset {args.download!r}; known: {', '.join(DATASETS)}")

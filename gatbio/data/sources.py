@@ -37,7 +37,7 @@ from pathlib import Path
 from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "download",
-           "fetch_url", "dataset_path", "sha256_file"]
+           "fetch_url", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -328,6 +328,27 @@ def download(
         _atomic_write(dest, payload)
         written.append(dest)
     return written
+
+
+def verify(name: str, *, root: str | Path | None = None) -> dict[str, str]:
+    """Check the sha256 of every present file of dataset ``name`` against the registry.
+
+    Returns ``{path: status}`` with status ``"ok"``, ``"missing"``, ``"unchecked"`` (no published sha256) or
+    ``"MISMATCH (got <sha256>)"``.
+    """
+    info = DATASETS[name]
+    base = Path(root) if root is not None else data_root()
+    out = {}
+    for f in info.files:
+        p = base / info.folder / f.path
+        if not p.is_file():
+            out[f.path] = "missing"
+        elif f.sha256 is None:
+            out[f.path] = "unchecked"
+        else:
+            got = sha256_file(p)
+            out[f.path] = "ok" if got == f.sha256 else f"MISMATCH (got {got})"
+    return out
 
 
 def require_files(name: str, paths: list[str], *, root: str | Path | None = None) -> Path:

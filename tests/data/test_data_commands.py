@@ -32,3 +32,17 @@ def test_datasets_download_offline_is_one_clear_line(tmp_path, capsys, monkeypat
     err = capsys.readouterr().err
     assert err.startswith("gatbio datasets: error: dataset 'string-web-sample': 1 file(s) missing")
     assert "put string_interactions.tsv at" in err
+
+
+def test_datasets_verify_checks_sha256(data_root, tmp_path, capsys):
+    import shutil
+
+    assert main(["datasets", "--verify", "string-web-sample", "--root", str(data_root)]) == 0
+    assert "string-web-sample: 1 ok" in capsys.readouterr().out
+    copy = tmp_path / "string_web_export_sample"
+    copy.mkdir()
+    shutil.copy(data_root / "string_web_export_sample" / "string_interactions.tsv", copy)
+    with open(copy / "string_interactions.tsv", "a") as fh:
+        fh.write("X\tY\n")
+    assert main(["datasets", "--verify", "string-web-sample", "--root", str(tmp_path)]) == 1
+    assert "string_interactions.tsv: MISMATCH" in capsys.readouterr().out
