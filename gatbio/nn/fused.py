@@ -114,7 +114,8 @@ class _BlockCSR:
         if dtype not in _SPARSE_DTYPES:
             return self.spmm(edge_values.float(), dense.float()).to(dtype)
         _, H, C = dense.shape
-        out = self.matrix(edge_values.to(dtype)) @ dense.reshape(-1, C)  # (n_rows*H, C)
+        with torch.autocast(dense.device.type, enabled=False):  # sparse kernels run in the given dtype
+            out = self.matrix(edge_values.to(dtype)) @ dense.reshape(-1, C)  # (n_rows*H, C)
         return out.view(-1, H, C)
 
     def sddmm(self, a: Tensor, b: Tensor) -> Tensor:
@@ -125,14 +126,15 @@ class _BlockCSR:
         H, C = a.shape[1:]
         a2, b2 = a.reshape(-1, C), b.reshape(-1, C)  # (n_rows*H, C), (n_cols*H, C)
         nnz, (n_rows, n_cols) = self.col.numel(), self.shape
-        if nnz > n_rows * n_cols:
-            # Repeated edges and more of them than matrix cells: sampled_addmm rejects this (PyTorch 2.x),
-            # and the dense product is smaller than the edge list anyway.
-            row = torch.repeat_interleave(torch.arange(n_rows, device=a.device), self.crow.diff())
-            values = (a2 @ b2.t())[row, self.col]  # (E*H,)
-        else:
-            pattern = _csr(self.crow, self.col, a.new_zeros(nnz), self.shape)
-            values = torch.sparse.sampled_addmm(pattern, a2, b2.t(), beta=0.0).values()  # (E*H,)
+        with torch.autocast(a.device.type, enabled=False):
+            if nnz > n_rows * n_cols:
+                # Repeated edges and more of them than matrix cells: sampled_addmm rejects this (PyTorch
+                # 2.x), and the dense product is smaller than the edge list anyway.
+                row = torch.repeat_interleave(torch.arange(n_rows, device=a.device), self.crow.diff())
+                values = (a2 @ b2.t())[row, self.col]  # (E*H,)
+            else:
+                pattern = _csr(self.crow, self.col, a.new_zeros(nnz), self.shape)
+                values = torch.sparse.sampled_addmm(pattern, a2, b2.t(), beta=0.0).values()  # (E*H,)
         out = torch.empty_like(values)
         out[self.perm] = values  # back to edge order
         return out.view(-1, H)

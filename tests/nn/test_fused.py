@@ -266,3 +266,13 @@ def test_head_dots_equal_elementwise_products():
     torch.testing.assert_close(d1, (x * a1).sum(-1))
     torch.testing.assert_close(d2, (x * a2).sum(-1))
     assert torch.autograd.gradcheck(lambda x, a1, a2: torch.cat(head_dots(x, a1, a2), 1), (x, a1, a2))
+
+
+def test_conv_fused_under_cpu_autocast_matches_float32():
+    layer = GATConv(8, 4, heads=2, impl="fused")
+    x, ei, _, _ = _graph_with_features()
+    ref = layer(x, ei)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = layer(x, ei)
+    out.float().sum().backward()  # the backward pass runs too
+    torch.testing.assert_close(out.float(), ref, atol=5e-2, rtol=5e-2)  # bf16 precision
