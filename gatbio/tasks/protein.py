@@ -22,8 +22,9 @@ Variants. Baselines: ``neighbor_vote`` (labels of labelled neighbours), ``label_
 logistic regression on the embedding: the published pipeline), ``mlp``, ``gcn`` (PyG ``GCNConv``),
 ``pyg_gat`` (PyG ``GATConv``). Ours (:class:`gatbio.nn.node_models.GATNodeClassifier` on
 :class:`gatbio.nn.GATConv`): ``gat``, ``gat_degnorm`` (log-degree factor), ``gat_temp`` (learnt temperature),
-``gat_degnorm_temp``, ``gatv2``, ``gat_labels`` (+ label input, label trick) and ``gat_labels+lr`` (mean of
-``gat_labels`` and ``lr_prone`` probabilities). Neural models train on the training proteins minus the
+``gat_degnorm_temp``, ``gatv2``, ``gat_labels`` (+ label input, label trick), ``gat_labels+lr`` (mean of
+``gat_labels`` and ``lr_prone`` probabilities) and ``gat_ens`` (mean of ``gat``, ``gatv2``, ``lr_prone`` and
+``lr_netmf``). Neural models train on the training proteins minus the
 validation part; the logistic regressions on all training proteins, as in the published protocol.
 """
 
@@ -62,7 +63,10 @@ NEURAL: dict[str, dict[str, Any]] = {
     "gat_labels": {"labels": True},
 }
 #: Ensembles: name → members whose probabilities are averaged.
-ENSEMBLES: dict[str, tuple[str, ...]] = {"gat_labels+lr": ("gat_labels", "lr_prone")}
+ENSEMBLES: dict[str, tuple[str, ...]] = {
+    "gat_labels+lr": ("gat_labels", "lr_prone"),
+    "gat_ens": ("gat", "gatv2", "lr_prone", "lr_netmf"),  # our layer's two modes + the published pipeline
+}
 VARIANTS = BASELINES + tuple(NEURAL) + tuple(ENSEMBLES)
 
 #: The quick config shipped with the package (``make demo``, notebook test); mirrors protein_quick.yaml.
@@ -368,11 +372,10 @@ def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
     """Embeddings once per graph: raw ones for the logistic regressions, standardised ones for the networks."""
     from gatbio.embed import node_inputs
 
+    members = set(cfg.variants) | {m for v in cfg.variants for m in ENSEMBLES.get(v, ())}
     out: dict[str, torch.Tensor | None] = {}
     for kind in ("spectral", "netmf", "prone"):
-        needs = f"lr_{kind}" in cfg.variants or (kind == "prone" and any(
-            "lr_prone" in ENSEMBLES.get(v, ()) for v in cfg.variants))
-        if needs:
+        if f"lr_{kind}" in members:
             out[kind] = node_inputs(data.edge_index, data.num_nodes, kinds=[kind], dim=cfg.embed_dim,
                                     seed=cfg.embed_seed)
     out["nn"] = node_features(data, cfg.inputs, cfg.embed_dim, cfg.embed_seed)
