@@ -60,7 +60,7 @@ __all__ = [
 OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
 BASELINES = ("boosted_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment", "niche")
 #: A few small GATEWAy webs of different ecosystems for the quick run (``make demo``, the notebook test).
-QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125", "Fawn lake_75", "Razorback Lake_95")
+QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125", "Razorback Lake_95")
 
 
 @dataclass
@@ -86,6 +86,10 @@ class FoodWebConfig:
     webs: str = ""  # folder of web folders (the gateway_dev/webs layout); empty: <data root>/gateway_dev/webs
     out: str = "results/foodweb"
     only: list[str] = field(default_factory=list)  # web folder names to run (empty: all)
+    # named webs of gatbio.data.load (e.g. cheddar/TL84, pajek/baydry) instead of a folder: their links are
+    # shuffled once (seeded by split_seed) before the consecutive folds, since their file order is not random
+    named: list[str] = field(default_factory=list)
+    use_traits: bool = True  # False: structure only, even where a web has traits
     protocols: list[str] = field(default_factory=lambda: ["links", "species"])
     models: list[str] = field(default_factory=lambda: list(OUR_MODELS + BASELINES))
     # new-species protocol: structure-only models cannot see a species without links, so they are left out
@@ -97,11 +101,11 @@ class FoodWebConfig:
     split_seed: int = 0  # species folds and the cross-fitting splits
     jobs: int = 1
     threads: int = 1  # torch threads per worker
-    niche_steps: int = 200
+    niche_steps: int = 100
     large_sparse_connectance: float = 0.06
     published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
     gat: GATParams = field(default_factory=GATParams)
-    stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(max_negatives=5000, max_iter=100,
+    stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(max_negatives=5000, max_iter=60,
                                                                           learning_rate=0.1))
 
 
@@ -388,17 +392,34 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
     """
     from gatbio.results import is_done, write_json
 
-    folder, out_dir = Path(folder), Path(out_dir)
-    path = out_dir / "webs" / f"{folder.name}.{protocol}.json"
+    out_dir = Path(out_dir)
+    is_named = isinstance(folder, str) and not Path(folder).is_dir()
+    web = folder.replace("/", "__") if is_named else Path(folder).name
+    path = out_dir / "webs" / f"{web}.{protocol}.json"
     if is_done(path):
         return str(path)
     torch.set_num_threads(cfg.threads)
     t0 = time.time()
-    data = read_web_folder(folder)
+    if is_named:
+        from gatbio.data import load
+
+        data = load(folder)
+        keep = data.edge_index[0] != data.edge_index[1]  # cannibalism is not predicted
+        perm = torch.from_numpy(np.random.default_rng(cfg.split_seed).permutation(int(keep.sum())))
+        data = Data(edge_index=data.edge_index[:, keep][:, perm], num_nodes=data.num_nodes,
+                    node_names=data.node_names, name=folder)
+    else:
+        data = read_web_folder(folder)
+    if not cfg.use_traits:
+        data.x = None
     if data.num_edges < cfg.n_folds:
         raise ValueError(f"{folder}: {data.num_edges} links cannot be cut into {cfg.n_folds} folds")
     traits, trait_names = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
     n, L = data.num_nodes, data.num_edges
+    if traits is None:  # models that need traits fall back to their structure-only twins
+        cfg = dataclasses.replace(cfg, models=[m for m in cfg.models if m not in ("full", "gat", "no_trophic_bias",
+                                                                                  "boosted_stack", "full_without_gat")]
+                                  + ["gat_structure"] * ("gat_structure" not in cfg.models and "gat" in cfg.models))
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
     elif protocol == "species":
@@ -415,11 +436,11 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         for model, per_seed in scores.items():
             for k, s in enumerate(per_seed):
                 seed = seeds[k] if model in ("gat", "no_trophic_bias", "gat_structure") else -1
-                rows.append({"web": folder.name, "protocol": protocol, "fold": f["fold"], "model": model,
+                rows.append({"web": web, "protocol": protocol, "fold": f["fold"], "model": model,
                              "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
                              "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
         fold_seconds.append(time.time() - t1)
-    write_json(path, {"web": folder.name, "protocol": protocol, "num_nodes": n, "num_links": L,
+    write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names, "seconds": time.time() - t0,
                       "fold_seconds": fold_seconds, "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)
@@ -527,8 +548,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
     from gatbio.results import read_json, write_json
 
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
-    folders = find_web_folders(webs_dir)
-    if cfg.only:
+    folders = find_web_folders(webs_dir) if not cfg.named else []
+    if cfg.only and not cfg.named:
         names = {p.name for p in folders}
         unknown = [w for w in cfg.only if w not in names]
         if unknown:
@@ -544,7 +565,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
             raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
-    items = [(p, out_dir, cfg, protocol) for protocol in cfg.protocols for p in folders]
+    sources = [str(p) for p in folders] + list(cfg.named)
+    items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     t0 = time.time()
     parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
@@ -639,7 +661,7 @@ def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed
 
 
 def run_quick(out_dir: str | Path) -> str:
-    """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 4 small GATEWAy webs, both protocols,
+    """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 3 small GATEWAy webs, both protocols,
     one GAT seed, for ``make demo`` and the notebook test. Returns a short printable summary."""
     cfg = quick_config(out_dir)
     tables = benchmark(cfg, progress=False)
