@@ -81,7 +81,9 @@ def estimate_bytes(layer: str, s: Size, dtype_bytes: int = 4) -> int:
         return 4 * E * HC * dtype_bytes + 12 * E * s.heads * dtype_bytes + 32 * E + nodes
     if layer in ("floor", "floor_res"):
         return 16 * E + 2 * E * dtype_bytes + 2 * nodes
-    return 16 * E * s.heads * dtype_bytes + 40 * E * s.heads + 8 * E * s.edge_dim + nodes
+    # ~14 (E, H) float tensors kept for the backward pass, the int32 CSR layouts (16 bytes per edge and
+    # head), edge-level copies of edge_index and edge features.
+    return 14 * E * s.heads * dtype_bytes + 16 * E * s.heads + 64 * E + 8 * E * s.edge_dim + nodes
 
 
 def available_bytes() -> int | None:
@@ -179,6 +181,24 @@ def _memory_peak(device) -> int:
     return _maxrss_bytes()
 
 
+def _measure(step, device, repeats: int) -> dict:
+    """Time ``step`` (a warm-up call, then ``repeats`` timed calls) and the memory it adds at its peak."""
+    base = _memory_start(device)
+    t0 = time.perf_counter()
+    step()  # warm-up; for ours this builds (and caches) the CSR layout of the graph
+    _sync(device)
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        step()
+        _sync(device)
+        times.append(time.perf_counter() - t0)
+    peak = _memory_peak(device)
+    return {"time_s": statistics.median(times), "times_s": times, "first_call_s": first,
+            "peak_mem_bytes": max(peak - base, 0)}
+
+
 def run_layer_case(layer: str, s: Size, device_name: str, repeats: int, threads: int, seed: int = 0) -> dict:
     """Forward + backward timings and peak memory of one layer on one graph (run in a fresh process)."""
     import torch
@@ -207,20 +227,7 @@ def run_layer_case(layer: str, s: Size, device_name: str, repeats: int, threads:
         out.backward(torch.ones_like(out))
         module.zero_grad(set_to_none=True)
 
-    base = _memory_start(device)
-    t0 = time.perf_counter()
-    step()  # warm-up; for ours this builds (and caches) the CSR layout of the graph
-    _sync(device)
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        step()
-        _sync(device)
-        times.append(time.perf_counter() - t0)
-    peak = _memory_peak(device)
-    return {"time_s": statistics.median(times), "times_s": times, "first_call_s": first,
-            "peak_mem_bytes": max(peak - base, 0)}
+    return _measure(step, device, repeats)
 
 
 class TwoLayerGAT:
@@ -267,20 +274,7 @@ def run_training_case(edges: int, device_name: str, repeats: int, threads: int, 
         opt.step()
         return float(loss.detach())
 
-    base = _memory_start(device)
-    t0 = time.perf_counter()
-    step()
-    _sync(device)
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        step()
-        _sync(device)
-        times.append(time.perf_counter() - t0)
-    peak = _memory_peak(device)
-    return {"time_s": statistics.median(times), "times_s": times, "first_call_s": first,
-            "peak_mem_bytes": max(peak - base, 0), "peak_rss_bytes": peak}
+    return _measure(step, device, repeats)
 
 
 def _child(queue, fn_name: str, kwargs: dict) -> None:
@@ -417,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3, help="fresh processes per case, interleaved")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="torch threads per case")
     p.add_argument("--no-scaling", action="store_true", help="skip the 2-layer training-step scaling run")
+    p.add_argument("--only-scaling", action="store_true", help="run only the training-step scaling")
     p.add_argument("--scaling-edges", default=",".join(str(e) for e in SCALING_EDGES))
     p.add_argument("--scaling-repeats", type=int, default=2)
     p.add_argument("--mem-limit-gb", type=float, default=8.0,
@@ -455,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"bench_layer: device={args.device} threads={args.threads} torch={torch.__version__} "
           f"memory limit {gb(limit):.1f} GB, {args.rounds} rounds × {args.repeats} repeats", flush=True)
+    if args.only_scaling:
+        sizes = []
     results = bench_layers(sizes, layers, args, limit)
     summary = ratios(results, sizes)
     for key, value in summary.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +23,13 @@ IMPLS = ("auto", "reference", "fused")
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
 # (measured crossover on CPU: experiments/bench_layer.py).
 FUSED_MIN_ELEMENTS = 1 << 18
+# Fused-path plans by input edge_index: (id, version, shape, device, self-loops, sizes, heads) → (weakref, plan).
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _forget_plans(tensor_id: int) -> None:
+    for key in [k for k in _PLANS if k[0] == tensor_id]:
+        _PLANS.pop(key, None)
 
 
 class GATConv(MessagePassing):
@@ -372,20 +380,22 @@ class GATConv(MessagePassing):
 
         ``impl="auto"`` takes the fused path once the message tensor it avoids has at least
         ``FUSED_MIN_ELEMENTS`` entries (below that, building the CSR layout costs more than it saves).
-        The plan is cached for the last input ``edge_index`` (same tensor, unmodified), so full-batch
-        training sorts the edges once.
+        Plans are shared by all layers given the same input ``edge_index`` tensor (unmodified), so
+        full-batch training sorts the edges once per graph, not once per layer and step.
         """
         H, C, E = self.heads, self.out_channels, edge_index.size(1)
         if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS):
             return None
-        key = (edge_index_in.data_ptr(), edge_index_in._version, tuple(edge_index_in.shape),
-               edge_index_in.device, E, num_src, num_dst, H)
-        cached = self.__dict__.get("_plan_cache")
-        # Holding the input tensor in the cache keeps its storage (and so its data_ptr) from being reused.
-        if cached is not None and cached[0] == key and cached[1] is edge_index_in:
-            return cached[2]
+        key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device,
+               self.add_self_loops, E, num_src, num_dst, H)
+        entry = _PLANS.get(key)
+        if entry is not None and entry[0]() is edge_index_in:
+            return entry[1]
         plan = FU.AttentionPlan(edge_index, num_src, num_dst, H)
-        self.__dict__["_plan_cache"] = (key, edge_index_in, plan)
+        # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor.
+        tensor_id = id(edge_index_in)
+        ref = weakref.ref(edge_index_in, lambda _, i=tensor_id: _forget_plans(i))
+        _PLANS[key] = (ref, plan)
         return plan
 
     def message(self, x_j: Tensor, alpha: Tensor) -> Tensor:

@@ -78,7 +78,7 @@ class _BlockCSR:
     (E, H) edge tensor) of the value stored at CSR position p: ``values = edge_values.reshape(-1)[perm]``.
     """
 
-    crow: Tensor  # (n_rows*H + 1,)
+    crow: Tensor  # (n_rows*H + 1,) int32 (int64 beyond 2**31 entries)
     col: Tensor  # (E*H,)
     perm: Tensor  # (E*H,)
     shape: tuple[int, int]
@@ -101,6 +101,8 @@ class _BlockCSR:
         col[pos] = (cols.index_select(0, order).unsqueeze(1) * H + h).reshape(-1)
         crow = torch.zeros(n_rows * H + 1, dtype=torch.long, device=device)
         torch.cumsum(deg.repeat_interleave(H), 0, out=crow[1:])
+        if E * H < 2**31 and max(n_rows, n_cols) * H < 2**31:  # int32 indices: half the memory
+            crow, col, perm = crow.int(), col.int(), perm.int()
         return _BlockCSR(crow, col, perm, (n_rows * H, n_cols * H))
 
     def matrix(self, edge_values: Tensor) -> Tensor:
@@ -145,7 +147,7 @@ class AttentionPlan:
     :math:`\\mathcal{A}^\\top` (rows = sources), for ``heads`` heads.
 
     Build it once per graph and pass it to :func:`attention_aggregate` / :func:`edge_dot` to skip the
-    sort (O(E log E)) on every call; it holds ``2 E H`` integers per direction.
+    sort (O(E log E)) on every call; it holds ``2 E H`` 32-bit integers per direction.
 
     Args:
         edge_index: (2, E) source → target indices.

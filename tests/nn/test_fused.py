@@ -227,19 +227,27 @@ def test_conv_fused_bipartite_and_attention_dropout():
 
 
 def test_conv_fused_plan_cache_follows_the_graph():
+    from gatbio.nn import conv
+
     layer = GATConv(8, 4, heads=2, impl="fused")
     x, ei, _, _ = _graph_with_features()
     out1 = layer(x, ei)
-    plan = layer._plan_cache[2]
-    assert layer(x, ei) is not None and layer._plan_cache[2] is plan  # same graph: plan reused
+    plans = {k: v[1] for k, v in conv._PLANS.items() if k[0] == id(ei)}
+    assert len(plans) == 1
+    other = GATConv(8, 4, heads=2, impl="fused")
+    other(x, ei)  # another layer on the same graph shares the plan
+    assert {k: v[1] for k, v in conv._PLANS.items() if k[0] == id(ei)} == plans
     ei2 = ei.flip(0)  # another graph with as many edges
     ref = GATConv(8, 4, heads=2, impl="reference")
     ref.load_state_dict(layer.state_dict())
     torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
-    assert layer._plan_cache[2] is not plan
-    ei2[0, 0] = 5  # modified in place: the cached plan must not be used
+    ei2[0, 0] = 5  # modified in place: a new plan is built
     torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
+    assert sum(k[0] == id(ei2) for k in conv._PLANS) == 2
     torch.testing.assert_close(layer(x, ei), out1)
+    id2 = id(ei2)
+    del ei2  # plans are dropped with their graph
+    assert not any(k[0] == id2 for k in conv._PLANS)
 
 
 def test_conv_auto_picks_fused_only_for_large_message_tensors():
@@ -247,14 +255,16 @@ def test_conv_auto_picks_fused_only_for_large_message_tensors():
 
     layer = GATConv(8, 4, heads=2)  # impl="auto"
     x, ei, _, _ = _graph_with_features()
+    from gatbio.nn import conv
+
     layer(x, ei)
-    assert "_plan_cache" not in layer.__dict__  # 24 edges × 8 channels: reference path
+    assert not any(k[0] == id(ei) for k in conv._PLANS)  # 24 edges × 8 channels: reference path
     n = 64
     big = torch.stack([torch.arange(n).repeat_interleave(n), torch.arange(n).repeat(n)])  # n² edges
     assert big.size(1) * 2 * 64 >= FUSED_MIN_ELEMENTS  # E × H × C
     layer16 = GATConv(8, 4 * 16, heads=2)
     layer16(torch.randn(n, 8), big)
-    assert "_plan_cache" in layer16.__dict__
+    assert any(k[0] == id(big) for k in conv._PLANS)
 
 
 def test_head_dots_equal_elementwise_products():
