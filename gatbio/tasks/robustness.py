@@ -507,11 +507,14 @@ def summarize(cfg: RobustnessConfig) -> str:
                       show.round(4).to_string(index=False)]
         verdict = rs.headline_verdict(head)
         if not verdict.empty:
-            fmt = lambda t: f"[{t[0]:.4f}, {t[1]:.4f}]"  # noqa: E731
-            v = verdict.assign(vanilla_ci=verdict["vanilla_ci"].map(fmt), best_ci=verdict["best_ci"].map(fmt),
-                               ratio_ci=verdict["ratio_ci"].map(lambda t: f"[{t[0]:.2f}, {t[1]:.2f}]"))
+            v = verdict.copy()
+            for col, digits in (("vanilla", 4), ("best", 4), ("ratio", 2)):
+                v[f"{col}_ci"] = [f"[{a:.{digits}f}, {b:.{digits}f}]"
+                                  for a, b in zip(v[f"{col}_ci_low"], v[f"{col}_ci_high"], strict=True)]
+            cols = ["dataset", "perturbation", "value", "vanilla", "vanilla_ci", "best", "best_mean", "best_ci",
+                    "ratio", "ratio_ci", "target_met"]
             lines += ["headline (target: the best variant's value <= 50% of vanilla GAT's):",
-                      v.drop(columns="task").round(4).to_string(index=False)]
+                      v[cols].round(4).to_string(index=False)]
         wide = auc.pivot_table(index=["dataset", "model"], columns="perturbation", values="auc_mean", sort=False)
         lines += ["area under the degradation curve (1 = no degradation):", wide.round(3).to_string()]
     text = "\n".join(lines)

@@ -212,9 +212,10 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
         else:
             met = "no"
         rows.append({"task": task, "dataset": dataset, "perturbation": pert, "value": value,
-                     "vanilla": ref["mean"], "vanilla_ci": (ref["ci_low"], ref["ci_high"]),
-                     "best": best["model"], "best_mean": best["mean"], "best_ci": (best["ci_low"], best["ci_high"]),
-                     "ratio": ratio, "ratio_ci": (best["ratio_ci_low"], hi), "target_met": met})
+                     "vanilla": ref["mean"], "vanilla_ci_low": ref["ci_low"], "vanilla_ci_high": ref["ci_high"],
+                     "best": best["model"], "best_mean": best["mean"], "best_ci_low": best["ci_low"],
+                     "best_ci_high": best["ci_high"], "ratio": ratio, "ratio_ci_low": best["ratio_ci_low"],
+                     "ratio_ci_high": hi, "target_met": met})
     return pd.DataFrame(rows)
 
 
