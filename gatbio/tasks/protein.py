@@ -422,8 +422,8 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"])
     write_csv(out / "summary.csv", summ)
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
-    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n" + table.to_markdown(index=False) \
-        if _has_tabulate() else table.to_string(index=False)
+    body = table.to_markdown(index=False) if _has_tabulate() else table.to_string(index=False)
+    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{body}"
     from gatbio.results import atomic_write_text
 
     atomic_write_text(out / "summary.md", text + "\n")
