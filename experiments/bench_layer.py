@@ -12,7 +12,8 @@ Cases, per size:
                log-degree prior, residual); impl="auto" (the fused path at these sizes)
     ours_off   gatbio GATConv with PyG's defaults, impl="auto"
     ours_ref   gatbio GATConv with all options on, impl="reference" (PyG message passing), --with-reference
-    pyg        torch_geometric.nn.GATConv with the same sizes
+    pyg        torch_geometric.nn.GATConv with the same sizes (PyG's defaults)
+    pyg_all    PyG's GATConv with the options it shares with ours_all (edge features, residual)
     floor      a linear layer in → H·C plus one CSR sparse-dense product with the graph (the least any
                attention layer must do)
     floor_res  the floor plus a residual linear layer in → H·C (the least a layer with ``residual=True``,
@@ -62,7 +63,7 @@ SIZES = {
     "10m": Size("10m", 20_000, 10_000_000, 64, 4, 64),
 }
 QUICK_SIZES = {"tiny": Size("tiny", 300, 3_000, 32, 2, 8)}
-LAYERS = ("ours_all", "ours_off", "ours_ref", "pyg", "floor", "floor_res")
+LAYERS = ("ours_all", "ours_off", "ours_ref", "pyg", "pyg_all", "floor", "floor_res")
 SCALING_EDGES = (100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 SCALING_NODES, SCALING_IN, SCALING_HIDDEN, SCALING_HEADS, SCALING_LABELS = 20_000, 64, 64, 4, 16
 
@@ -77,7 +78,7 @@ def estimate_bytes(layer: str, s: Size, dtype_bytes: int = 4) -> int:
     """
     E, N, HC = s.edges + s.nodes, s.nodes, s.heads * s.channels
     nodes = N * (s.in_channels + 4 * HC) * dtype_bytes
-    if layer == "pyg" or layer == "ours_ref":
+    if layer in ("pyg", "pyg_all", "ours_ref"):
         return 4 * E * HC * dtype_bytes + 12 * E * s.heads * dtype_bytes + 32 * E + nodes
     if layer in ("floor", "floor_res"):
         return 16 * E + 2 * E * dtype_bytes + 2 * nodes
@@ -129,6 +130,8 @@ def _build_layer(layer: str, s: Size, device):
     H, C = s.heads, s.channels
     if layer == "pyg":
         return pyg_nn.GATConv(s.in_channels, C, heads=H).to(device)
+    if layer == "pyg_all":
+        return pyg_nn.GATConv(s.in_channels, C, heads=H, edge_dim=s.edge_dim, residual=True).to(device)
     if layer == "ours_off":
         return GATConv(s.in_channels, C, heads=H).to(device)
     if layer in ("ours_all", "ours_ref"):
@@ -222,6 +225,8 @@ def run_layer_case(layer: str, s: Size, device_name: str, repeats: int, threads:
             out = adj @ h[:, :HC] + h[:, HC:]
         elif layer in ("ours_all", "ours_ref"):
             out = module(x, edge_index, edge_attr, attn_bias=attn_bias)
+        elif layer == "pyg_all":
+            out = module(x, edge_index, edge_attr)
         else:
             out = module(x, edge_index)
         out.backward(torch.ones_like(out))
@@ -357,12 +362,12 @@ def ratios(results: dict, sizes) -> dict:
         for ours in ("ours_all", "ours_off"):
             suffix = "" if ours == "ours_all" else "_options_off"
             t, m = get(ours, "time_s"), get(ours, "peak_mem_gb")
-            for other in ("pyg", "floor", "floor_res", "ours_ref"):
-                if other == "floor_res" and ours != "ours_all":
+            for other in ("pyg", "pyg_all", "floor", "floor_res", "ours_ref"):
+                if other in ("floor_res", "pyg_all") and ours != "ours_all":
                     continue
                 t2, m2 = get(other, "time_s"), get(other, "peak_mem_gb")
-                label = {"pyg": "pyg", "floor": "floor", "floor_res": "floor_with_residual",
-                         "ours_ref": "reference"}[other]
+                label = {"pyg": "pyg", "pyg_all": "pyg_same_options", "floor": "floor",
+                         "floor_res": "floor_with_residual", "ours_ref": "reference"}[other]
                 if t is not None and t2:
                     out[f"{s.name}.time_ratio_vs_{label}{suffix}"] = round(t / t2, 3)
                 if m is not None and m2:
@@ -397,6 +402,11 @@ def bench_scaling(args, limit: int, edges_list) -> dict:
         slope, _ = np.polyfit(logE, logT, 1)
         out["scaling.loglog_slope"] = round(float(slope), 3)
         print(f"  time ∝ edges^{slope:.2f} over {points[0][0]:,} … {points[-1][0]:,} edges", flush=True)
+        upper = [p for p in points if p[0] >= 1_000_000]  # where edge work dominates node work
+        if 2 <= len(upper) < len(points):
+            slope_hi, _ = np.polyfit(np.log10([p[0] for p in upper]), np.log10([p[1] for p in upper]), 1)
+            out["scaling.loglog_slope_from_1m_edges"] = round(float(slope_hi), 3)
+            print(f"  time ∝ edges^{slope_hi:.2f} over {upper[0][0]:,} … {upper[-1][0]:,} edges", flush=True)
     return out
 
 
@@ -405,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
     p.add_argument("--sizes", default="ppi,1m,10m", help=f"comma-separated, from {sorted(SIZES)}")
-    p.add_argument("--layers", default="ours_all,ours_off,pyg,floor,floor_res", help=f"comma-separated, from {LAYERS}")
+    p.add_argument("--layers", default="ours_all,ours_off,pyg,pyg_all,floor,floor_res", help=f"comma-separated, from {LAYERS}")
     p.add_argument("--with-reference", action="store_true", help="also time our reference path (ours_ref)")
     p.add_argument("--repeats", type=int, default=3, help="timed calls per process (after a warm-up)")
     p.add_argument("--rounds", type=int, default=3, help="fresh processes per case, interleaved")
