@@ -21,7 +21,7 @@ ATTENTIONS = ("gat", "gatv2", "dot")
 DEGREE_NORMS = (None, "log", "sym")
 IMPLS = ("auto", "reference", "fused")
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
-# (measured crossover on CPU: experiments/bench_layer.py).
+# (on tiny graphs sorting the edges into the CSR layout costs more than the gather it saves).
 FUSED_MIN_ELEMENTS = 1 << 18
 # Fused-path plans by input edge_index: (id, version, shape, device, self-loops, sizes, heads) → (weakref, plan).
 _PLANS: dict[tuple, tuple] = {}
