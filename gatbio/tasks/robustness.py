@@ -162,6 +162,14 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         raise ValueError("config seeds: give at least one seed")
     if not (cfg.protein.enabled or cfg.foodweb.enabled):
         raise ValueError("config: enable at least one task (protein.enabled or foodweb.enabled)")
+    from gatbio.data import dataset_names
+
+    known = set(dataset_names(expand=True))
+    for key, name in [("protein.dataset", cfg.protein.dataset)] * cfg.protein.enabled + \
+            [("foodweb.webs", w) for w in cfg.foodweb.webs] * cfg.foodweb.enabled:
+        if name not in known and not re.fullmatch(r"gateway/\d+", name):
+            raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
+                             "gateway/11 (all names: gatbio datasets --members)")
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
     return cfg
 

@@ -129,6 +129,8 @@ def test_config_errors_are_clear(tmp_path, capsys):
     assert "unknown perturbation 'hubs'" in capsys.readouterr().err
     assert cli_main(["robustness", "--config", str(cfg), "fractions=[0.05]"]) == 1
     assert "include 0.0" in capsys.readouterr().err
+    assert cli_main(["robustness", "--config", str(cfg), "foodweb.webs=[cheddar/Nowhere]"]) == 1
+    assert "foodweb.webs: unknown dataset 'cheddar/Nowhere'" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
