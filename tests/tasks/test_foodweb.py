@@ -106,15 +106,15 @@ def test_run_web_writes_results_and_resumes(tmp_path, monkeypatch):
 def test_benchmark_tables(tmp_path):
     write_web(tmp_path / "webs" / "A_1", n=14, seed=1)
     write_web(tmp_path / "webs" / "B_2", n=16, seed=2)
-    cfg = tiny_cfg(tmp_path, models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack", "gat_structure",
-                                     "structure_only", "boosted_stack_structure"])
+    cfg = tiny_cfg(tmp_path, protocols=["links"], models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack",
+                                                          "gat_structure", "structure_only", "boosted_stack_structure"])
     tables = fw.benchmark(cfg, progress=False)
     s = tables["summary"]
     assert list(s.columns[:6]) == ["model", "n_webs", "median_roc_auc", "mean_roc_auc", "median_pr_auc", "mean_pr_auc"]
     assert s["model"].is_unique and (s["n_webs"] == 2).all()
     per_web = tables["per_web"]
     assert {"web", "model", "roc_auc", "pr_auc"} <= set(per_web.columns)
-    assert (tmp_path / "out" / "summary.csv").is_file() and (tmp_path / "out" / "per_web_species.csv").is_file()
+    assert (tmp_path / "out" / "summary.csv").is_file() and (tmp_path / "out" / "per_fold.csv").is_file()
     ab = tables["ablation"].set_index("protocol")
     assert ab.loc["links", "n_seeds"] == 2 and ab.loc["links", "n_webs"] == 2
 
@@ -181,7 +181,7 @@ def test_notebook_runs_on_quick_results(tmp_path, data_root):
     from conftest import REPO, run_notebook
 
     cfg = fw.FoodWebConfig(webs=str(data_root / "gateway_dev" / "webs"), out=str(tmp_path / "res"), only=["PP2I4_250"],
-                           seeds=[0], models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack",
+                           seeds=[0], protocols=["links"], models=["full", "gat", "no_trophic_bias", "l3_ra", "boosted_stack",
                                               "structure_only", "gat_structure", "boosted_stack_structure"],
                            gat=fw.GATParams(epochs=5), stack=fw.lp.StackParams(max_iter=10, max_negatives=500))
     fw.benchmark(cfg, progress=False)
