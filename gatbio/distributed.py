@@ -232,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="write the loss trajectory here")
     args = p.parse_args(argv)
-    graphs = _load_graphs(args.dataset, args.root)
+    try:
+        graphs = _load_graphs(args.dataset, args.root)
+    except (ValueError, FileNotFoundError) as err:  # a clear one-line message, not a traceback
+        p.error(str(err))
     y = graphs[0].y
     n_out = y.size(1) if y.dim() == 2 else int(max(int(d.y.max()) for d in graphs)) + 1
     build = functools.partial(build_node_classifier, graphs[0].num_features, n_out, args.hidden, args.heads)
