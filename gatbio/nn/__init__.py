@@ -11,8 +11,11 @@ __all__ = ["GATConv"]
 
 def __getattr__(name: str):
     # Models are imported lazily so that ``import gatbio.nn`` stays light.
-    from gatbio.nn import models
+    import importlib
 
+    if name.startswith("__"):
+        raise AttributeError(name)
+    models = importlib.import_module("gatbio.nn.models")
     try:
         return getattr(models, name)
     except AttributeError:
