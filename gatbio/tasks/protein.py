@@ -448,7 +448,7 @@ def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.5), squeeze=False)
-    for ax, m in zip(axes[0], metrics):
+    for ax, m in zip(axes[0], metrics, strict=True):
         for v, g in summ.groupby("variant", sort=False):
             style = "-" if v.startswith("gat") else "--"
             ax.errorbar(g["fraction"], g[f"{m}_mean"], yerr=g[f"{m}_std"], label=v, linestyle=style,
