@@ -30,7 +30,6 @@ validation part; the logistic regressions on all training proteins, as in the pu
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -566,7 +565,3 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     df["neighbour_known_labels"] = [";".join(lnames[j] for j in np.nonzero(ymat[i])[0]) for i in df["_src"]]
     explain = df.drop(columns=["_dst", "_src"]).reset_index(drop=True)
     return pd.DataFrame(rows), explain
-
-
-def config_dict(cfg: ProteinConfig) -> dict:
-    return dataclasses.asdict(cfg)
