@@ -45,7 +45,8 @@ from gatbio.results import format_mean_std, is_done, read_json, summarize, write
 
 __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
-    "node_features", "make_model", "attention_neighbourhood", "predict_unannotated", "QUICK_CONFIG",
+    "node_features", "make_model", "last_layer_attention", "attention_neighbourhood", "predict_unannotated",
+    "QUICK_CONFIG",
 ]
 
 BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone")
@@ -473,11 +474,10 @@ def run_quick(out_dir: str | Path = "results/demo/protein") -> str:
 
 
 # ----------------------------------------------------------------------------------------------- explanations
-def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Tensor, proba: np.ndarray,
-                            top: int = 10, node: int | None = None) -> dict:
-    """One protein's attended neighbours in the last GAT layer (heads averaged), with its labels.
+def last_layer_attention(model, data, x, known: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attention of the model's last GAT layer (heads averaged), with ``known`` proteins' labels as input.
 
-    Picks ``node`` or, by default, the test protein with the most neighbours among ``nodes``.
+    Returns ``(edge_index (2, E'), alpha (E',))``; the edges include the self-loops the layer adds.
     """
     from gatbio.train import label_matrix
 
@@ -485,8 +485,18 @@ def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Te
     with torch.no_grad():
         lab = label_matrix(data.y, known, model.out_channels) if model.label_channels else None
         _, att = model(x, data.edge_index, lab, return_attention_weights=True)
-    ei, alpha = att[-1]
-    alpha = alpha.mean(1)  # (E',)
+    ei, alpha = att[-1]  # (2, E'), (E', H)
+    return ei, alpha.mean(1)
+
+
+def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Tensor, proba: np.ndarray,
+                            top: int = 10, node: int | None = None) -> dict:
+    """One protein's attended neighbours in the last GAT layer (heads averaged), with its labels.
+
+    Picks ``node`` or, by default, the test protein with the most neighbours among ``nodes``.
+    """
+
+    ei, alpha = last_layer_attention(model, data, x, known)  # (2, E'), (E',)
     if node is None:
         deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes)
         node = int(nodes[deg[nodes].argmax()])
@@ -547,14 +557,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
         rows.append({"protein": names[i], "isolated": bool(deg[i] == 0),
                      "predicted": ";".join(lnames[j] for j in order),
                      "scores": ";".join(f"{proba[i, j]:.4f}" for j in order)})
-    model.eval()
-    with torch.no_grad():
-        from gatbio.train import label_matrix
-
-        _, att = model(x, data.edge_index, label_matrix(data.y, known, model.out_channels),
-                       return_attention_weights=True)
-    ei, alpha = att[-1]
-    alpha = alpha.mean(1)  # (E',) heads averaged
+    ei, alpha = last_layer_attention(model, data, x, known)  # (2, E'), (E',)
     dst, src = ei[1].numpy(), ei[0].numpy()  # (E',)
     df = pd.DataFrame({"protein": [names[j] for j in dst], "neighbour": [names[j] for j in src],
                        "attention": alpha.numpy(), "_dst": dst, "_src": src})
