@@ -60,7 +60,7 @@ __all__ = [
 OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
 BASELINES = ("boosted_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment", "niche")
 #: A few small GATEWAy webs of different ecosystems for the quick run (``make demo``, the notebook test).
-QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125", "Razorback Lake_95")
+QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125")
 
 
 @dataclass
@@ -661,7 +661,7 @@ def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed
 
 
 def run_quick(out_dir: str | Path) -> str:
-    """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 3 small GATEWAy webs, both protocols,
+    """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 2 small GATEWAy webs, both protocols,
     one GAT seed, for ``make demo`` and the notebook test. Returns a short printable summary."""
     cfg = quick_config(out_dir)
     tables = benchmark(cfg, progress=False)
