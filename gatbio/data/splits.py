@@ -269,7 +269,12 @@ def node_split(
     perm = rng.permutation(idx)
     m = len(perm)
     n_tr, n_va = int(round(train * m)), int(round(val * m))
-    n_te = min(int(round(test * m)), m - n_tr - n_va)
+    # When the fractions cover every labelled node, the test set takes the remainder, so rounding never
+    # silently drops a node (41 nodes at 0.5/0/0.5 give 20 + 21, not 20 + 20).
+    if abs(train + val + test - 1.0) < 1e-9:
+        n_te = m - n_tr - n_va
+    else:
+        n_te = min(int(round(test * m)), m - n_tr - n_va)
     return {
         "train": sorted(perm[:n_tr].tolist()),
         "val": sorted(perm[n_tr:n_tr + n_va].tolist()),

@@ -184,3 +184,14 @@ def test_link_split_observed_inputs_ignore_held_out_links():
     obs2 = observed_graph(d2, LinkFold(s.train_edge_index, s.test_pos.flip(0), s.test_neg, 25))
     torch.testing.assert_close(trophic_levels(obs, "mackay"), trophic_levels(obs2, "mackay"))
     assert torch.equal(degree(obs.edge_index[0], 25), degree(obs2.edge_index[0], 25))
+
+
+def test_node_split_keeps_every_node_when_fractions_sum_to_one():
+    from gatbio.data.splits import node_split
+
+    for n in (41, 7, 100, 3):
+        s = node_split(n, train=0.5, val=0.0, seed=1)
+        assert len(s["train"]) + len(s["val"]) + len(s["test"]) == n
+        assert not set(s["train"]) & set(s["test"])
+    s = node_split(10, train=0.3, val=0.2, test=0.1, seed=0)  # explicit partial split stays partial
+    assert (len(s["train"]), len(s["val"]), len(s["test"])) == (3, 2, 1)
