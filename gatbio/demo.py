@@ -88,6 +88,14 @@ def layer_demo(seed: int = 0, epochs: int = 100) -> str:
     return "\n".join(lines)
 
 
+def _head(text: str, where: Path, max_lines: int = 40) -> str:
+    """The first ``max_lines`` lines of a task's summary (the rest is in its output folder)."""
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return text
+    return "\n".join(lines[:max_lines] + [f"   ... ({len(lines) - max_lines} more lines; full tables under {where}/)"])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0]) if argv else Path("results") / "demo"
@@ -108,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             print("   (not part of this version)")
             continue
         t0 = time.perf_counter()
-        print(fn(out / module.rsplit(".", 1)[-1]), flush=True)
+        task_out = out / module.rsplit(".", 1)[-1]
+        print(_head(str(fn(task_out)), task_out), flush=True)
         print(f"   ({time.perf_counter() - t0:.0f} s)", flush=True)
     print(f"\nAll results under {out}/ ; total {time.perf_counter() - t_all:.0f} s")
     return 0
