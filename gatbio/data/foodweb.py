@@ -120,10 +120,11 @@ def load_gateway(web: str | int, root: Path | None = None) -> Data:
 
 
 def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
-                     self_loops: SelfLoopPolicy = "keep") -> Data:
+                     self_loops: SelfLoopPolicy = "keep", add_mass_missing: bool = True) -> Data:
     """Read a web folder in the GATEWAy layout: ``<id>_edge_list.txt`` (``resource consumer`` ids ``0..S-1``,
     prey → predator, **file line order kept**) and optionally ``<id>_node_attr_list.txt`` (header, ``id`` first,
-    one row per node; traits → ``x``, ``trait_names``; a zero ``mass_missing`` column is added when absent).
+    one row per node; traits → ``x``, ``trait_names``; a zero ``mass_missing`` column is added when absent,
+    unless ``add_mass_missing=False``).
 
     Node names are the ids as strings unless ``node_names`` is given. Duplicate links are an error.
     """
@@ -141,7 +142,7 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
     if attrs:
         traits = read_trait_table(attrs[0], data.num_nodes)
         cols = [c for c in traits.columns if c != "id"]
-        if "mass_missing" not in cols:
+        if add_mass_missing and "mass_missing" not in cols:
             traits["mass_missing"] = 0.0
             cols.append("mass_missing")
         data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)

@@ -128,31 +128,12 @@ def find_web_folders(webs_dir: str | Path) -> list[Path]:
 
 
 def read_web_folder(folder: str | Path) -> Data:
-    """One web folder in the GATEWAy layout: ``<id>_edge_list.txt`` (``resource consumer`` ids, prey →
-    predator, **file order kept**) and optionally ``<id>_node_attr_list.txt`` (header, ``id`` first).
-
-    Uses the readers of :mod:`gatbio.data` (validation with file:line messages). Node names are the ids.
+    """One web folder in the GATEWAy layout, as the benchmark reads it: :func:`gatbio.data.foodweb.read_gateway_web`
+    (file order kept, file:line validation) with self-loops removed and the trait columns exactly as in the file.
     """
-    folder = Path(folder)
-    edges = sorted(folder.glob("*_edge_list.txt"))
-    if len(edges) != 1:
-        raise FileNotFoundError(f"{folder}: expected exactly one *_edge_list.txt, found {len(edges)}")
-    from gatbio.data.foodweb import read_trait_table
-    from gatbio.data.io import read_edge_list
+    from gatbio.data.foodweb import read_gateway_web
 
-    attrs = sorted(folder.glob("*_node_attr_list.txt"))
-    n = None
-    if attrs:
-        with open(attrs[0], encoding="utf-8") as fh:
-            n = sum(1 for ln in fh if ln.strip()) - 1
-    data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, directed=True, duplicates="error",
-                          self_loops="remove", name=folder.name)
-    if attrs:
-        traits = read_trait_table(attrs[0], data.num_nodes)
-        cols = [c for c in traits.columns if c != "id"]
-        data.x = torch.tensor(traits[cols].to_numpy(), dtype=torch.float)
-        data.trait_names = cols
-    return data
+    return read_gateway_web(folder, self_loops="remove", add_mass_missing=False)
 
 
 # ----------------------------------------------------------------------------------------------------------
