@@ -9,7 +9,7 @@ realistic score that does not peek at k. Link prediction (food webs): :func:`roc
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
+from sklearn.metrics import average_precision_score, roc_auc_score
 
 
 def _as_numpy(a) -> np.ndarray:
@@ -33,17 +33,30 @@ def top_k_predictions(scores, k) -> np.ndarray:
     return pred
 
 
+def micro_macro_f1(y_true, pred) -> dict[str, float]:
+    """Micro- and macro-F1 of binary (n, L) predictions; a label with no true and no predicted item scores 0.
+
+    The same numbers as ``sklearn.metrics.f1_score(average=..., zero_division=0)`` (tested), computed from the
+    per-label counts in one pass: sklearn's input validation made it 2.5 ms per call, and threshold search
+    calls it 50 times per model.
+    """
+    y_true = _as_numpy(y_true).astype(bool)
+    pred = _as_numpy(pred).astype(bool)
+    tp = (y_true & pred).sum(axis=0)  # (L,)
+    wrong = (y_true ^ pred).sum(axis=0)  # (L,) false positives + false negatives
+    denom = 2 * tp + wrong
+    per_label = np.divide(2 * tp, denom, out=np.zeros(len(tp)), where=denom > 0)
+    total = 2 * tp.sum() + wrong.sum()
+    return {"micro_f1": float(2 * tp.sum() / total) if total else 0.0, "macro_f1": float(per_label.mean())}
+
+
 def f1_top_k(y_true, scores) -> dict[str, float]:
     """Micro- and macro-F1 when each item gets its top-k labels, k = its true label count.
 
     This is the evaluation of DeepWalk/node2vec/NetMF/ProNE on multi-label node classification.
     """
     y_true = _as_numpy(y_true).astype(np.int8)
-    pred = top_k_predictions(scores, y_true.sum(axis=1))
-    return {
-        "micro_f1": float(f1_score(y_true, pred, average="micro", zero_division=0)),
-        "macro_f1": float(f1_score(y_true, pred, average="macro", zero_division=0)),
-    }
+    return micro_macro_f1(y_true, top_k_predictions(scores, y_true.sum(axis=1)))
 
 
 def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
@@ -53,10 +66,7 @@ def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
     pred = (scores >= np.asarray(threshold)).astype(np.int8)
     empty = pred.sum(axis=1) == 0
     pred[empty, np.argmax(scores[empty], axis=1)] = 1
-    return {
-        "micro_f1": float(f1_score(y_true, pred, average="micro", zero_division=0)),
-        "macro_f1": float(f1_score(y_true, pred, average="macro", zero_division=0)),
-    }
+    return micro_macro_f1(y_true, pred)
 
 
 def roc_auc(y_true, scores) -> float:

@@ -358,7 +358,7 @@ class GATConv(MessagePassing):
             scores, edge_index, num_dst, attn_bias=attn_bias, temperature=self.tau(),
             degree_norm=self.degree_norm, degree_lambda=self.degree_lambda, deg=deg,
         )
-        alpha = F.dropout(alpha, p=self.dropout, training=self.training)  # (E, H)
+        alpha = GF.dropout(alpha, p=self.dropout, training=self.training)  # (E, H)
 
         # 6. Aggregation of the values.
         if plan is None:

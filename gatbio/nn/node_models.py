@@ -31,6 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from gatbio.nn.functional import dropout
+
 __all__ = ["GATNodeClassifier", "CONVS", "TASKS"]
 
 #: Message-passing layers the classifier can be built with.
@@ -174,18 +176,18 @@ class GATNodeClassifier(nn.Module):
         if self.embedding is not None:
             parts.append(self.embedding.weight)
         h = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (N, F + L + D)
-        h = F.dropout(h, p=self.input_dropout, training=self.training)
+        h = dropout(h, p=self.input_dropout, training=self.training)
         h = F.elu(self.lin_in(h))  # (N, H*C)
         attention = []
         for k, conv in enumerate(self.convs):
             last = k == self.num_layers - 1
-            out, att = self._layer(conv, F.dropout(h, p=self.dropout, training=self.training), edge_index,
+            out, att = self._layer(conv, dropout(h, p=self.dropout, training=self.training), edge_index,
                                    return_attention_weights)
             if att is not None:
                 attention.append(att)  # (edge_index (2, E'), alpha (E', H))
             h = out if last else F.elu(out) + h  # hidden: (N, H*C); last: (N, L)
         if self.lin_skip is not None:
-            h = h + self.lin_skip(F.dropout(x, p=self.input_dropout, training=self.training))  # (N, L)
+            h = h + self.lin_skip(dropout(x, p=self.input_dropout, training=self.training))  # (N, L)
         return (h, attention) if return_attention_weights else h
 
     def loss(self, logits: Tensor, target: Tensor) -> Tensor:
