@@ -120,12 +120,12 @@ def read_labels(data, labels: str):
 
 def predict_main(args: argparse.Namespace) -> int:
     from gatbio.results import write_csv
-    from gatbio.tasks.protein import ProteinConfig, predict_unannotated
+    from gatbio.tasks.protein import PREDICT_SETTINGS, ProteinConfig, predict_unannotated
 
     if args.top < 1:
         raise ValueError(f"--top {args.top}: give a positive number of functions per protein")
     data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels)
-    cfg = ProteinConfig(epochs=args.epochs)
+    cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs})
     pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed)
     write_csv(args.out, pred)
     n_iso = int(pred["isolated"].sum())
