@@ -60,6 +60,26 @@ def test_neighbor_vote_known_answer():
     assert np.allclose(s[3], [1e-3 * 0.5] * 2)  # isolated: the prior only
 
 
+def test_knn_vote_known_answer_and_isolated_prior():
+    # two clusters of training proteins in embedding space; protein 4 sits in cluster A, protein 5 is isolated
+    emb = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [1.0, 0.05], [0.0, 0.0]])
+    y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]])
+    s = P.knn_vote(emb, y, [0, 1, 2, 3], multilabel=True, k=4, sharpness=50.0)
+    assert s[4, 0] > 0.99 and s[4, 1] < 0.01  # its near neighbours (cosine distance ~0) carry label A
+    assert np.allclose(s[5], 0.5 * (1 + 1e-3))  # no embedding: the training prior (plus the tie-breaker)
+    labels = P.knn_vote(emb, np.array([0, 0, 1, 1, 0, 0]), [0, 1, 2, 3], multilabel=False, k=2)
+    assert labels.shape == (6, 2) and labels[2].argmax() == 1
+
+
+def test_prior_power_recovers_a_rare_label_and_is_zero_when_it_does_not_help():
+    prior = np.array([0.9, 0.1])
+    y = np.array([[1, 0]] * 6 + [[0, 1]] * 2)  # label 1 is rare
+    proba = np.array([[0.5, 0.05]] * 6 + [[0.5, 0.3]] * 2)  # ... and always ranked second
+    assert P.choose_prior_power(y, proba, prior, multilabel=True) == 0.25  # the smallest γ that fixes it
+    easy = np.array([[0.5, 0.05]] * 6 + [[0.1, 0.3]] * 2)  # already right: no correction
+    assert P.choose_prior_power(y, easy, prior, multilabel=True) == 0.0
+
+
 def test_label_matrix_and_predict_never_read_unknown_labels():
     data = communities(size=8)
     known = torch.arange(0, data.num_nodes, 2)
@@ -92,10 +112,12 @@ def test_fit_learns_communities_and_early_stops():
 def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path):
     cfg = P.load(None, [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4",
                         "heads=2", "inputs=[prone]", "embed_dim=8",
-                        "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr]"])
+                        "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"])
     text = P.run(cfg)
     runs = sorted((tmp_path / "runs" / "node2vec-ppi").glob("*/*.json"))
-    assert len(runs) == 2 * 1 * 5
+    assert len(runs) == 2 * 1 * 6
+    ens = json.loads((tmp_path / "runs" / "node2vec-ppi" / "f0.30_s1" / "lr_ens.json").read_text())
+    assert ens["members"] == ["lr_prone", "lr_netmf", "knn_prone"] and ens["prior_power"] in P.PRIOR_POWERS
     row = json.loads(runs[0].read_text())
     assert {"macro_f1", "micro_f1", "macro_f1_thr", "micro_f1_thr", "split", "seed"} <= set(row)
     assert json.loads((tmp_path / "splits" / "node2vec-ppi_f0.30_s1.json").read_text())["test"]
