@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from omegaconf import OmegaConf
@@ -18,12 +19,14 @@ from omegaconf.errors import OmegaConfBaseException
 T = TypeVar("T")
 
 
-def load_config(schema: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
+def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = None,
+                overrides: list[str] | None = None) -> T:
     """Build a ``schema`` dataclass instance from defaults, then the YAML ``path``, then ``overrides``.
 
     Args:
         schema: a dataclass type whose fields (and their defaults) define the allowed keys.
-        path: an optional YAML file; keys not in ``schema`` are an error that names the key and the file.
+        path: an optional YAML file, or a mapping with the same content (a config shipped inside the package);
+            keys not in ``schema`` are an error that names the key and the file.
         overrides: optional ``["key=value", "nested.key=value"]`` strings (the command line's leftovers).
 
     Raises:
@@ -32,7 +35,10 @@ def load_config(schema: type[T], path: str | Path | None = None, overrides: list
     base = OmegaConf.structured(schema)
     where = "defaults"
     try:
-        if path is not None:
+        if isinstance(path, Mapping):
+            where = "the built-in config"
+            base = OmegaConf.merge(base, OmegaConf.create(dict(path)))
+        elif path is not None:
             where = str(path)
             if not Path(path).is_file():
                 raise FileNotFoundError(f"config file {path} does not exist")

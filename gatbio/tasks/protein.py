@@ -258,9 +258,14 @@ def logistic_regression(emb: np.ndarray, y: np.ndarray, train_idx: np.ndarray, m
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
 
+    import warnings
+
     clf = OneVsRestClassifier(LogisticRegression(solver="liblinear"))
     if multilabel:
-        clf.fit(emb[train_idx], y[train_idx])
+        with warnings.catch_warnings():
+            # a label no training protein has (small fractions): OvR predicts it never, which is what we want
+            warnings.filterwarnings("ignore", message="Label not .* is present in all training examples")
+            clf.fit(emb[train_idx], y[train_idx])
         return clf.predict_proba(emb)
     n = int(y.max()) + 1
     clf.fit(emb[train_idx], y[train_idx])

@@ -73,9 +73,15 @@ MODELS: dict[str, dict[str, Any]] = {
     "gcn": {"conv": "gcn"},
 }
 
-_REPO = Path(__file__).resolve().parents[2]
-#: The quick config (``make demo``, the notebook test).
-QUICK_CONFIG = _REPO / "experiments" / "configs" / "robustness_quick.yaml"
+#: The quick config (``make demo``, the notebook test), shipped with the package so that it runs from a plain
+#: install; ``experiments/configs/robustness_quick.yaml`` is the same config as a file (a test keeps them equal).
+QUICK_CONFIG: dict[str, Any] = {
+    "name": "robustness_quick", "out_dir": "results/robustness_quick",
+    "models": ["pyg_gat", "gat_log", "gat_t2", "gcn"], "perturbations": ["degree", "random", "feature_noise"],
+    "fractions": [0.0, 0.05, 0.2], "seeds": [0], "betweenness_k": 64, "r50_random_orders": 5, "jobs": 1,
+    "protein": {"dataset": "node2vec-ppi", "dim": 32, "hidden": 8, "heads": 2, "epochs": 40},
+    "foodweb": {"webs": ["cheddar/Benguela"], "epochs": 50, "rounds": 1},
+}
 
 
 @dataclass
@@ -174,7 +180,7 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
     return cfg
 
 
-def load(path: str | Path | None = None, overrides: list[str] | None = None) -> RobustnessConfig:
+def load(path: str | Path | dict | None = None, overrides: list[str] | None = None) -> RobustnessConfig:
     """The sweep config from a YAML file and ``key=value`` overrides, validated."""
     return _validate(load_config(RobustnessConfig, path, overrides))
 

@@ -133,6 +133,14 @@ def test_config_errors_are_clear(tmp_path, capsys):
     assert "foodweb.webs: unknown dataset 'cheddar/Nowhere'" in capsys.readouterr().err
 
 
+def test_builtin_quick_config_equals_the_yaml_file():
+    from omegaconf import OmegaConf
+
+    assert rb.load(rb.QUICK_CONFIG) == rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml")
+    assert OmegaConf.to_container(OmegaConf.load(REPO / "experiments" / "configs" / "robustness_quick.yaml")) \
+        == rb.QUICK_CONFIG
+
+
 @pytest.fixture(scope="module")
 def quick_run(data_root, tmp_path_factory):
     """The quick config on real data, once for this module (also what the notebook reads)."""
