@@ -27,7 +27,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,6 +42,8 @@ __all__ = [
     "l3_resource_allocation",
     "probabilistic_niche",
     "structure_scores",
+    "low_rank_scores",
+    "trait_neighbour_scores",
     "pair_features",
     "inner_splits",
     "InnerSplit",
@@ -192,18 +194,68 @@ def structure_scores(A) -> dict[str, np.ndarray]:
     return {name: fn(A) for name, fn in STRUCTURE_SCORES.items()}
 
 
+def low_rank_scores(A, ranks: tuple[int, ...] = (2, 4, 8, 16)) -> dict[str, np.ndarray]:
+    r"""Truncated-SVD reconstructions of the observed adjacency, one (N, N) score per rank ``r``:
+
+    .. math::
+        s^{(r)}_{ij} = \sum_{k \le r} \sigma_k u_{ik} v_{jk}, \qquad A = U \Sigma V^\top,
+
+    the best rank-r approximation of ``A`` (Eckart–Young): a latent "resource role" of i against a latent
+    "consumer role" of j, directed because ``U`` and ``V`` differ. Ranks of at least N are skipped (the
+    reconstruction would be ``A`` itself). Keys: ``svd_<r>``.
+    """
+    A = as_adjacency(A)
+    N = A.shape[0]
+    ranks = tuple(r for r in ranks if 0 < r < N)
+    if not ranks:
+        return {}
+    U, S, Vt = np.linalg.svd(A.toarray())  # (N, N), (N,), (N, N)
+    US = U * S  # (N, N)
+    return {f"svd_{r}": US[:, :r] @ Vt[:r] for r in ranks}
+
+
+def trait_neighbour_scores(A, x: np.ndarray) -> dict[str, np.ndarray]:
+    r"""Collaborative filtering in trait space: "consumers with traits like j eat i" and "j eats resources
+    with traits like i", each (N, N).
+
+    .. math::
+        s^{con}_{ij} = \frac{\sum_{c \ne j} A_{ic} K_{cj}}{\sum_{c \ne j} K_{cj}}, \qquad
+        s^{res}_{ij} = \frac{\sum_{r \ne i} K_{ir} A_{rj}}{\sum_{r \ne i} K_{ir}}, \qquad
+        K_{uv} = \exp\left(-\frac{\lVert x_u - x_v \rVert^2}{2 \sigma^2}\right)
+
+    with :math:`\sigma` the median distance between distinct species (a parameter-free bandwidth). Unlike
+    the path scores these need no link of i or j, so they score a species new to the web from its traits.
+    """
+    A = as_adjacency(A)
+    x = np.asarray(x, dtype=float)
+    x = np.where(np.isfinite(x), x, 0.0)
+    d2 = np.square(x[:, None, :] - x[None, :, :]).sum(-1)  # (N, N)
+    off = ~np.eye(len(x), dtype=bool)
+    med = np.median(d2[off]) if off.any() else 0.0
+    K = np.exp(-d2 / (2.0 * med)) if med > 0 else np.ones_like(d2)  # (N, N)
+    np.fill_diagonal(K, 0.0)
+    norm = K.sum(0)  # (N,)
+    norm[norm == 0] = 1.0
+    D = A.toarray()
+    return {"trait_consumers": (D @ K) / norm[None, :], "trait_resources": (K @ D) / norm[:, None]}
+
+
 def pair_features(
     A,
     levels: np.ndarray,
     x: np.ndarray | None = None,
     rows: np.ndarray | None = None,
     cols: np.ndarray | None = None,
+    low_rank: tuple[int, ...] = (),
+    trait_scores: bool = False,
 ) -> tuple[np.ndarray, list[str]]:
     """Features of the ordered pairs ``(rows[p], cols[p])`` (default: all N² pairs) for :func:`boosted_stack`.
 
     Per pair: the traits of the resource i and the consumer j (if ``x`` is given), their observed in/out
     degrees and trophic levels, the level difference, whether the reverse link j→i is observed, and the
-    scores of :data:`STRUCTURE_SCORES`. Everything is computed from ``A`` (the observed network) only.
+    scores of :data:`STRUCTURE_SCORES` and the low-rank scores of :func:`low_rank_scores` at the ranks
+    ``low_rank``; with ``trait_scores`` (and ``x``) also the trait differences :math:`x_j - x_i` and the
+    scores of :func:`trait_neighbour_scores`. Everything is computed from ``A`` (the observed network) only.
 
     Returns:
         ``(F, names)`` with ``F`` of shape (P, n_features).
@@ -221,7 +273,13 @@ def pair_features(
     cols_out = [node[rows], node[cols], (levels[cols] - levels[rows])[:, None],
                 np.asarray(A[cols, rows]).reshape(-1, 1)]
     names = [f"res_{n}" for n in names_node] + [f"con_{n}" for n in names_node] + ["d_level", "reverse"]
-    for name, S in structure_scores(A).items():
+    scores = {**structure_scores(A), **low_rank_scores(A, tuple(low_rank))}
+    if trait_scores and x is not None:
+        x = np.asarray(x, dtype=float)
+        cols_out.append(x[cols] - x[rows])
+        names += [f"d_x{f}" for f in range(x.shape[1])]
+        scores.update(trait_neighbour_scores(A, x))
+    for name, S in scores.items():
         cols_out.append(S[rows, cols][:, None])
         names.append(name)
     return np.concatenate(cols_out, axis=1), names
@@ -305,6 +363,8 @@ class StackParams:
     max_leaf_nodes: int = 15
     min_samples_leaf: int = 20
     l2_regularization: float = 1.0
+    low_rank: list[int] = field(default_factory=list)  # ranks of the truncated-SVD pair features (low_rank_scores)
+    trait_scores: bool = False  # trait differences and trait_neighbour_scores as pair features (with traits)
 
 
 def boosted_stack(
@@ -337,7 +397,8 @@ def boosted_stack(
     A = as_adjacency(A)
     feats, ys = [], []
     for split in inner_splits(A, params.n_splits, mode, seed, params.max_negatives):
-        F, _ = pair_features(split.A_msg, trophic_fn(split.A_msg), x, split.rows, split.cols)
+        F, _ = pair_features(split.A_msg, trophic_fn(split.A_msg), x, split.rows, split.cols, params.low_rank,
+                             params.trait_scores)
         feats.append(F)
         ys.append(split.y)
     y = np.concatenate(ys)
@@ -348,7 +409,7 @@ def boosted_stack(
         min_samples_leaf=params.min_samples_leaf, l2_regularization=params.l2_regularization,
         early_stopping=False, random_state=seed,
     )
-    F_all, _ = pair_features(A, trophic_fn(A), x)
+    F_all, _ = pair_features(A, trophic_fn(A), x, low_rank=params.low_rank, trait_scores=params.trait_scores)
     N = A.shape[0]
     # one OpenMP thread: these tables are small (thread start-up costs more than it saves), and benchmark
     # workers run in parallel over webs already

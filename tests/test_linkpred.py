@@ -115,3 +115,48 @@ def test_rank_average_preserves_a_shared_order_and_checks_weights():
     assert np.array_equal(np.argsort(out.ravel()), np.argsort(a.ravel()))
     with pytest.raises(ValueError, match="weights"):
         lp.rank_average([a, a], weights=[1.0])
+
+
+def test_low_rank_scores_reconstruct_a_rank_one_web_and_skip_full_ranks():
+    # consumers 3, 4 both eat 0, 1, 2: A = u v^T has rank 1, so every rank reproduces it
+    A = sp.csr_matrix((np.ones(6), ([0, 1, 2, 0, 1, 2], [3, 3, 3, 4, 4, 4])), shape=(5, 5))
+    s = lp.low_rank_scores(A, (1, 2, 5, 9))
+    assert sorted(s) == ["svd_1", "svd_2"]  # ranks >= N are skipped
+    np.testing.assert_allclose(s["svd_1"], A.toarray(), atol=1e-12)
+    assert not np.allclose(s["svd_1"], s["svd_1"].T)  # directed: resource and consumer roles differ
+
+
+def test_low_rank_score_is_the_best_rank_r_approximation():
+    D = niche_web(20, seed=1).toarray()
+    s = lp.low_rank_scores(D, (3,))["svd_3"]
+    assert np.linalg.matrix_rank(s, tol=1e-8) == 3
+    sv = np.linalg.svd(D, compute_uv=False)
+    assert np.linalg.norm(D - s) ** 2 == pytest.approx(np.sum(sv[3:] ** 2))  # Eckart–Young
+
+
+def test_trait_neighbour_scores_by_hand_and_for_a_species_without_links():
+    # 0 -> 2 (2 eats 0); species 3 has no links but the same traits as 2; species 1 is far in trait space
+    A = sp.csr_matrix(([1.0], ([0], [2])), shape=(4, 4))
+    x = np.array([[0.0], [10.0], [5.0], [5.0]])
+    s = lp.trait_neighbour_scores(A, x)
+    K = np.exp(-np.square(x - x.T) / (2 * np.median(np.square(x - x.T)[~np.eye(4, dtype=bool)])))
+    np.fill_diagonal(K, 0)
+    # consumers like 3 eat 0: only consumer 2 eats 0, weight K[2, 3] = 1 among K[:, 3]
+    assert s["trait_consumers"][0, 3] == pytest.approx(1.0 / K[:, 3].sum())
+    assert s["trait_consumers"][0, 3] > s["trait_consumers"][0, 1]  # 3 resembles 2 more than 1 does
+    assert s["trait_consumers"][0, 2] == 0.0  # j's own diet is not used for j
+    # 2 eats resources like i: the only resource of 2 is 0
+    assert s["trait_resources"][1, 2] == pytest.approx(K[1, 0] / K[1].sum())
+
+
+def test_pair_features_with_low_rank_and_trait_scores():
+    x = np.arange(8.0).reshape(4, 2)
+    F, names = lp.pair_features(tiny(), np.ones(4), x, low_rank=(1, 2), trait_scores=True)
+    assert F.shape == (16, len(names))
+    for n in ("svd_1", "svd_2", "trait_consumers", "trait_resources", "d_x0", "d_x1"):
+        assert n in names
+    np.testing.assert_allclose(F[:, names.index("d_x1")].reshape(4, 4), x[:, 1][None, :] - x[:, 1][:, None])
+    F0, names0 = lp.pair_features(tiny(), np.ones(4), x)
+    assert "svd_1" not in names0 and "trait_consumers" not in names0
+    _, names_s = lp.pair_features(tiny(), np.ones(4), None, trait_scores=True)  # no traits: nothing added
+    assert "trait_consumers" not in names_s
