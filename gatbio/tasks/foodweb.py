@@ -18,12 +18,15 @@ every observed link is a training positive, with features from the rest of the o
 
 Models (``model`` column)
 -------------------------
-``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias; one row per seed),
-``no_trophic_bias`` (the same without the bias), ``gat_structure`` (no traits), ``full`` (rank average of the
-seed-averaged ``gat``, ``l3_ra`` and ``boosted_stack``), ``structure_only`` (rank average of
-``gat_structure``, ``l3_ra`` and ``boosted_stack_structure``), and the baselines ``preferential_attachment``,
-``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack`` (pair features with traits)
-and ``boosted_stack_structure`` (without traits).
+``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias, early-stopped on an inner
+validation mask; one row per seed), ``no_trophic_bias`` (the same without the bias), ``gat_structure`` (no
+traits), ``full`` (weighted rank average of the seed-averaged ``gat`` and ``boosted_stack``, the GAT's weight
+chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
+and ``boosted_stack_structure``), ``full_without_gat`` (= ``boosted_stack``: what the GAT adds),
+``full_equal_weights`` (``full`` with a fixed 1:1 weight: what the validated weight adds), and the baselines
+``preferential_attachment``, ``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack``
+(pair features with traits: degrees, levels, path scores, truncated-SVD scores, trait differences and
+trait-neighbour scores) and ``boosted_stack_structure`` (without traits).
 
 Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
@@ -57,7 +60,8 @@ __all__ = [
 ]
 
 #: Our models and the baselines, in table order.
-OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
+OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat",
+              "full_equal_weights")
 BASELINES = ("boosted_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment", "niche")
 #: A few small GATEWAy webs of different ecosystems for the quick run (``make demo``, the notebook test).
 QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125")
@@ -72,7 +76,14 @@ class GATParams:
     num_layers: int = 2
     dropout: float = 0.0
     attention: str = "gatv2"
-    epochs: int = 60  # optimiser steps, each over all cross-fitting masks at once
+    epochs: int = 400  # optimiser steps (the most, with early stopping), each over all cross-fitting masks at once
+    # early stopping: train on all masks but the last, score that one (validation BCE) every `eval_every` steps,
+    # stop after `patience` evaluations without improvement, then refit on all masks for the best number of steps
+    early_stopping: bool = True
+    eval_every: int = 10
+    patience: int = 3
+    val_metric: str = "loss"  # "loss" (validation BCE) or "ap" (validation average precision)
+    refit: bool = False  # after early stopping: refit on all masks (True) or keep the best model of the 4 (False)
     lr: float = 0.01
     weight_decay: float = 1e-4
     rounds: int = 1  # rounds of cross-fitting masks cycled through during training
@@ -94,7 +105,8 @@ class FoodWebConfig:
     models: list[str] = field(default_factory=lambda: list(OUR_MODELS + BASELINES))
     # new-species protocol: structure-only models cannot see a species without links, so they are left out
     species_models: list[str] = field(default_factory=lambda: [
-        "full", "gat", "no_trophic_bias", "full_without_gat", "boosted_stack", "l3_ra", "jaccard", "preferential_attachment", "niche"])
+        "full", "gat", "no_trophic_bias", "full_without_gat", "full_equal_weights", "boosted_stack", "l3_ra", "jaccard",
+        "preferential_attachment", "niche"])
     n_folds: int = 5
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])  # GAT seeds, links protocol (bias ablation)
     species_seeds: list[int] = field(default_factory=lambda: [0])  # GAT seeds, species protocol
@@ -102,11 +114,13 @@ class FoodWebConfig:
     jobs: int = 1
     threads: int = 1  # torch threads per worker
     niche_steps: int = 100
+    # GAT weights (vs the stack) that `full` / `structure_only` choose from on the GAT's validation mask
+    gat_weights: list[float] = field(default_factory=lambda: [0.25, 0.5, 0.75])
     large_sparse_connectance: float = 0.06
     published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
     gat: GATParams = field(default_factory=GATParams)
-    stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(max_negatives=5000, max_iter=60,
-                                                                          learning_rate=0.1))
+    stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(
+        max_negatives=5000, max_iter=60, learning_rate=0.1, low_rank=[2, 4, 8, 16], trait_scores=True))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -229,38 +243,97 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     Training uses cross-fitting masks (:func:`training_masks`): in each, a fifth of the observed links
     (``mode="links"``) or all links of a fifth of the species (``mode="species"``) are hidden; the model sees
     the rest (inputs, trophic levels and messages all recomputed) and is trained with binary cross-entropy on
-    the hidden links against every observed non-link among the candidate pairs. Each of the ``params.epochs``
-    steps uses all masks at once, so every observed link is a positive in every step. ``masks`` may be passed
-    to share them between models.
+    the hidden links against every observed non-link among the candidate pairs. Each step uses all masks at
+    once, so every observed link is a positive in every step. ``masks`` may be passed to share them between
+    models.
+
+    With ``params.early_stopping`` the last mask is the validation mask: training on the others stops once its
+    loss has not improved for ``params.patience`` evaluations (at most ``params.epochs`` steps), and the best
+    model is kept (``refit=False``) or retrained on all masks for the best number of steps (``refit=True``).
+    The model then carries ``validation = (mask, logits on its pairs)`` for :func:`validated_weight`. Without
+    it: ``params.epochs`` steps on all masks. The number of steps thus follows the web, with no per-web
+    setting: small webs stop after a few dozen steps, large ones train for hundreds.
 
     Returns:
         the trained model (eval mode).
     """
-    from gatbio.nn.link_models import FoodWebGAT
-
     if masks is None:
         masks = training_masks(A, traits, params, mode, seed)
-    torch.manual_seed(seed)
-    model = FoodWebGAT(masks[0][0].size(1), params.hidden_channels, params.heads, params.num_layers,
-                       params.dropout, trophic_bias=trophic_bias, attention=params.attention)
-    # All masks in one step: their graphs side by side (block-diagonal), so each step sees every observed
-    # link as a target once and the per-step overhead (which dominates on webs this small) is paid once.
-    B, N = len(masks), A.shape[0]
+    N = A.shape[0]
+    if not params.early_stopping:
+        return _train_gat(masks, N, params, trophic_bias, seed, params.epochs)[0].eval()
+    if len(masks) < 2:
+        raise ValueError("early stopping needs at least 2 cross-fitting masks (one is the validation mask)")
+    model, losses, best_state = _train_gat(masks[:-1], N, params, trophic_bias, seed, params.epochs, val=masks[-1])
+    validation = (masks[-1], model.validation_logits)
+    steps = (int(np.argmin(losses)) + 1) * params.eval_every if losses else params.epochs
+    if params.refit:
+        model = _train_gat(masks, N, params, trophic_bias, seed, steps)[0]
+    else:
+        model.load_state_dict(best_state)
+    model.best_steps = steps  # the early-stopped number of steps
+    model.validation = validation  # (validation mask, its logits): what validated_weight compares against
+    return model.eval()
+
+
+def _stack_masks(masks: list[tuple], N: int) -> tuple[torch.Tensor, ...]:
+    """The graphs of several masks side by side (block-diagonal): inputs (B*N, F), messages, levels (B, N),
+    flat target indices into (B, N, N) and targets."""
     x = torch.cat([m[0] for m in masks])  # (B*N, F)
     ei = torch.cat([m[1] + b * N for b, m in enumerate(masks)], dim=1)  # (2, sum E_msg)
     lv = torch.stack([m[2] for m in masks])  # (B, N)
     idx = torch.cat([b * N * N + m[3] * N + m[4] for b, m in enumerate(masks)])  # (P,) into (B, N, N)
     y = torch.cat([m[5] for m in masks])  # (P,)
+    return x, ei, lv, idx, y
+
+
+def _batch_logits(model, batch: tuple[torch.Tensor, ...], N: int) -> torch.Tensor:
+    x, ei, lv, idx, _ = batch
+    z = model.encode(x, ei, lv.reshape(-1)).view(lv.size(0), N, -1)  # (B, N, W)
+    return model.decode(z, lv).reshape(-1)[idx]  # (P,)
+
+
+def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool, seed: int, steps: int,
+               val: tuple | None = None) -> tuple[Any, list[float], dict | None]:
+    """``steps`` full-batch Adam steps on ``masks``. With ``val`` (a mask): the validation losses every
+    ``params.eval_every`` steps, stopping after ``params.patience`` evaluations without improvement, and the
+    parameters at the lowest one. Returns ``(model, validation losses, best parameters or None)``."""
+    from gatbio.nn.link_models import FoodWebGAT
+
+    torch.manual_seed(seed)
+    model = FoodWebGAT(masks[0][0].size(1), params.hidden_channels, params.heads, params.num_layers,
+                       params.dropout, trophic_bias=trophic_bias, attention=params.attention)
+    # All masks in one step: their graphs side by side, so each step sees every observed link as a target
+    # once and the per-step overhead (which dominates on webs this small) is paid once.
+    batch = _stack_masks(masks, N)
+    val_batch = _stack_masks([val], N) if val is not None else None
     opt = torch.optim.Adam(model.parameters(), lr=params.lr, weight_decay=params.weight_decay, foreach=True)
-    model.train()
-    for _ in range(params.epochs):
+    losses: list[float] = []
+    best_state = None
+    model.validation_logits = None  # (P_val,) logits on the validation mask at the best evaluation
+    for step in range(1, steps + 1):
+        model.train()
         opt.zero_grad()
-        z = model.encode(x, ei, lv.reshape(-1)).view(B, N, -1)  # (B, N, W)
-        logits = model.decode(z, lv).reshape(-1)[idx]  # (P,)
-        loss = F.binary_cross_entropy_with_logits(logits, y)
+        loss = F.binary_cross_entropy_with_logits(_batch_logits(model, batch, N), batch[4])
         loss.backward()
         opt.step()
-    return model.eval()
+        if val_batch is not None and step % params.eval_every == 0:
+            model.eval()
+            with torch.no_grad():
+                v = _batch_logits(model, val_batch, N)
+                losses.append(float(F.binary_cross_entropy_with_logits(v, val_batch[4])) if params.val_metric == "loss"
+                              else -pr_auc(val_batch[4].numpy(), v.numpy()))
+            if int(np.argmin(losses)) == len(losses) - 1:
+                best_state = {k: t.detach().clone() for k, t in model.state_dict().items()}
+                model.validation_logits = v.numpy().astype(np.float64)
+            elif len(losses) - 1 - int(np.argmin(losses)) >= params.patience:
+                break
+    if val_batch is not None and best_state is None:  # fewer steps than one evaluation period
+        best_state = {k: t.detach().clone() for k, t in model.state_dict().items()}
+        model.eval()
+        with torch.no_grad():
+            model.validation_logits = _batch_logits(model, val_batch, N).numpy().astype(np.float64)
+    return model, losses, best_state
 
 
 def gat_scores(model, A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams) -> np.ndarray:
@@ -320,17 +393,48 @@ def species_folds(data: Data, n_folds: int = 5, seed: int = 0) -> list[dict[str,
     return out
 
 
-def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int]
-                ) -> dict[str, list[np.ndarray]]:
-    """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``."""
+def validated_weight(validation: tuple, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str,
+                     weights: list[float]) -> float:
+    """The GAT's weight in the rank average with the boosted stack, chosen on the GAT's early-stopping
+    validation mask (an inner split of the **observed** network: no test link is seen).
+
+    The stack is cross-fitted on that mask's remaining links and scores the same validation pairs; each
+    candidate weight ``w`` gives ``w·rank(GAT) + (1 − w)·rank(stack)`` and the one with the highest average
+    precision on the held-out observed links wins (ties: the one nearest 0.5).
+    """
+    (_, ei, _, rows, cols, y), gat_logits = validation
+    N = len(validation[0][2])
+    y = y.numpy()
+    if not weights:
+        raise ValueError("gat_weights is empty: give at least one GAT weight, e.g. [0.5] for a plain rank average")
+    if len(weights) == 1 or y.min() == y.max():  # nothing to choose, or nothing to choose by
+        return float(min(weights, key=lambda w: abs(w - 0.5)))
+    A_val = lp.as_adjacency(sp.csr_matrix((np.ones(ei.size(1)), (ei[0].numpy(), ei[1].numpy())), shape=(N, N)))
+    stack = lp.boosted_stack(A_val, observed_levels, traits, mode, cfg.stack, cfg.split_seed)[rows.numpy(),
+                                                                                            cols.numpy()]
+    aps = [pr_auc(y, lp.rank_average([gat_logits, stack], [w, 1.0 - w])) for w in weights]
+    best = max(aps)
+    return float(min((w for w, a in zip(weights, aps, strict=True) if a >= best - 1e-12), key=lambda w: abs(w - 0.5)))
+
+
+def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
+                info: dict[str, float] | None = None) -> dict[str, list[np.ndarray]]:
+    """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``.
+
+    ``full`` and ``structure_only`` weigh their GAT against their stack by :func:`validated_weight` (on the
+    first seed's validation mask) when the GAT is early-stopped, else equally; the chosen weights
+    (``full_gat_weight``, ``structure_only_gat_weight``) and the early-stopped steps of each GAT's first seed
+    (``<model>_steps``) go into ``info`` when it is given."""
     want = set(cfg.models)
     need = set(want)
     if "full" in want:
-        need |= {"gat", "l3_ra", "boosted_stack"}
+        need |= {"gat", "boosted_stack"}
     if "structure_only" in want:
-        need |= {"gat_structure", "l3_ra", "boosted_stack_structure"}
+        need |= {"gat_structure", "boosted_stack_structure"}
     if "full_without_gat" in want:
-        need |= {"l3_ra", "boosted_stack"}
+        need |= {"boosted_stack"}
+    if "full_equal_weights" in want:
+        need |= {"gat", "boosted_stack"}
     out: dict[str, list[np.ndarray]] = {}
     struct = lp.structure_scores(A) if need & {"l3_ra", "jaccard", "preferential_attachment"} else {}
     for name in ("l3_ra", "jaccard", "preferential_attachment"):
@@ -343,6 +447,8 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     if "boosted_stack_structure" in need:
         out["boosted_stack_structure"] = [lp.boosted_stack(A, observed_levels, None, mode, cfg.stack, cfg.split_seed)]
     masks: dict[tuple, list] = {}  # shared by the models of one seed (same cross-fitting splits)
+    validation: dict[str, tuple] = {}  # the first seed's validation mask and logits, per GAT model
+    info = {} if info is None else info
     for name, tr, bias, sds in (("gat", traits, True, seeds), ("no_trophic_bias", traits, False, seeds),
                                 ("gat_structure", None, True, seeds[:1])):
         if name not in need:
@@ -354,14 +460,27 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
                 masks[key] = training_masks(A, tr, cfg.gat, mode, s)
             model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key])
             out[name].append(gat_scores(model, A, tr, cfg.gat))
+            if getattr(model, "validation", None) is not None and name not in validation:
+                validation[name] = model.validation
+                info[f"{name}_steps"] = model.best_steps
+
+    def weight(gat: str, tr: np.ndarray | None, ensemble: str) -> float:
+        w = (validated_weight(validation[gat], tr, cfg, mode, list(cfg.gat_weights)) if gat in validation
+             else 0.5)
+        info[f"{ensemble}_gat_weight"] = w
+        return w
+
     if "full" in want:
-        gat_mean = lp.rank_average(out["gat"])
-        out["full"] = [lp.rank_average([gat_mean, out["l3_ra"][0], out["boosted_stack"][0]])]
+        w = weight("gat", traits, "full")
+        out["full"] = [lp.rank_average([lp.rank_average(out["gat"]), out["boosted_stack"][0]], [w, 1.0 - w])]
     if "structure_only" in want:
-        out["structure_only"] = [lp.rank_average([out["gat_structure"][0], out["l3_ra"][0],
-                                                  out["boosted_stack_structure"][0]])]
-    if "full_without_gat" in want:  # the ensemble without its GAT member: what the GAT adds
-        out["full_without_gat"] = [lp.rank_average([out["l3_ra"][0], out["boosted_stack"][0]])]
+        w = weight("gat_structure", None, "structure_only")
+        out["structure_only"] = [lp.rank_average([out["gat_structure"][0], out["boosted_stack_structure"][0]],
+                                                 [w, 1.0 - w])]
+    if "full_without_gat" in want:  # the ensemble without its GAT member (the stack alone): what the GAT adds
+        out["full_without_gat"] = [out["boosted_stack"][0]]
+    if "full_equal_weights" in want:  # `full` with a fixed 1:1 weight: what the validated weight adds
+        out["full_equal_weights"] = [lp.rank_average([lp.rank_average(out["gat"]), out["boosted_stack"][0]])]
     return {k: v for k, v in out.items() if k in want}
 
 
@@ -399,7 +518,8 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
     n, L = data.num_nodes, data.num_edges
     if traits is None:  # models that need traits fall back to their structure-only twins
         cfg = dataclasses.replace(cfg, models=[m for m in cfg.models if m not in ("full", "gat", "no_trophic_bias",
-                                                                                  "boosted_stack", "full_without_gat")]
+                                                                                  "boosted_stack", "full_without_gat",
+                                                                                  "full_equal_weights")]
                                   + ["gat_structure"] * ("gat_structure" not in cfg.models and "gat" in cfg.models))
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
@@ -408,11 +528,13 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         models = [m for m in cfg.species_models if m in cfg.models]
     else:
         raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
-    rows, fold_seconds = [], []
+    rows, fold_seconds, fold_info = [], [], []
     for f in folds:
         A = adjacency_of(f["observed"], n)
         t1 = time.time()
-        scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds)
+        info: dict[str, float] = {}
+        scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds, info)
+        fold_info.append(info)
         y = f["truth"][f["test"]]
         for model, per_seed in scores.items():
             for k, s in enumerate(per_seed):
@@ -423,7 +545,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         fold_seconds.append(time.time() - t1)
     write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names, "seconds": time.time() - t0,
-                      "fold_seconds": fold_seconds, "splits": [f["split"] for f in folds], "rows": rows})
+                      "fold_seconds": fold_seconds, "ensemble_weights": fold_info, "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -187,3 +188,44 @@ def test_notebook_runs_on_quick_results(tmp_path, data_root):
     fw.benchmark(cfg, progress=False)
     run_notebook(REPO / "notebooks" / "food_web_inference.ipynb",
                  env={"FOODWEB_RESULTS": cfg.out, "FOODWEB_EPOCHS": "10", "GATBIO_DATA": str(data_root)})
+
+
+def niche_adjacency(n: int = 24, seed: int = 0):
+    ei, niche = niche_edges(n, seed)
+    traits = np.stack([np.log10(niche + 0.01), (np.arange(n) % 2).astype(float)], axis=1)
+    return fw.adjacency_of(torch.from_numpy(ei), n), fw.prepare_traits(traits)[0]
+
+
+def test_early_stopping_keeps_the_model_with_the_lowest_validation_loss():
+    A, traits = niche_adjacency()
+    params = fw.GATParams(epochs=80, eval_every=5, patience=2, hidden_channels=4, heads=2, lr=0.05)
+    masks = fw.training_masks(A, traits, params)
+    model, losses, best = fw._train_gat(masks[:-1], A.shape[0], params, True, 0, params.epochs, val=masks[-1])
+    assert 1 <= len(losses) <= params.epochs // params.eval_every
+    if len(losses) < params.epochs // params.eval_every:  # stopped early: patience evaluations without a gain
+        assert len(losses) - 1 - int(np.argmin(losses)) == params.patience
+    model.load_state_dict(best)
+    model.eval()
+    with torch.no_grad():
+        v = fw._batch_logits(model, fw._stack_masks([masks[-1]], A.shape[0]), A.shape[0])
+    assert float(torch.nn.functional.binary_cross_entropy_with_logits(v, masks[-1][5])) == pytest.approx(min(losses))
+    np.testing.assert_allclose(model.validation_logits, v.numpy(), rtol=1e-5, atol=1e-6)
+    # fit_gat: the best model, with its validation mask and logits attached; refit trains on all masks
+    m = fw.fit_gat(A, traits, params, masks=masks)
+    assert m.validation[0] is masks[-1] and m.validation[1].shape == masks[-1][5].shape
+    m2 = fw.fit_gat(A, traits, dataclasses.replace(params, refit=True), masks=masks)
+    assert not torch.equal(m.lin_in.weight, m2.lin_in.weight)
+    with pytest.raises(ValueError, match="at least 2"):
+        fw.fit_gat(A, traits, params, masks=masks[:1])
+
+
+def test_validated_weight_favours_the_better_member_on_observed_links_only():
+    A, traits = niche_adjacency(30, seed=3)
+    cfg = fw.FoodWebConfig(stack=fw.lp.StackParams(max_iter=20, max_negatives=500))
+    mask = fw.training_masks(A, traits, fw.GATParams())[-1]
+    y = mask[5].numpy()
+    noise = np.random.default_rng(0).normal(size=y.shape)  # a GAT that learnt nothing
+    assert fw.validated_weight((mask, noise), traits, cfg, "links", [0.25, 0.5, 0.75]) == 0.25
+    oracle = y + 0.01 * noise  # a GAT that is right on every validation pair: at least as good as any mix
+    assert fw.validated_weight((mask, oracle), traits, cfg, "links", [0.25, 0.5, 0.75]) >= 0.5
+    assert fw.validated_weight((mask, noise), traits, cfg, "links", [0.5]) == 0.5
