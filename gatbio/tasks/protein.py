@@ -125,7 +125,7 @@ class ProteinConfig:
     out_dir: str = "results/protein"
     jobs: int = 1  #: parallel (fraction, seed) units
     threads: int = 1  #: torch threads per worker
-    attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels, first unit)
+    attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels or gat, first unit)
 
 
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> ProteinConfig:
@@ -376,6 +376,7 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
     results = []
     todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json")]
     needed = set(todo) | {m for v in todo if v in ENSEMBLES for m in ENSEMBLES[v]}
+    att_variant = next((v for v in ("gat_labels", "gat") if v in needed), None)  # whose attention is saved
     val_np = np.asarray(sp["val"])
     y_val = y_np[val_np]
     val_probas: dict[str, np.ndarray] = {}  # each variant refitted without the validation proteins, on them
@@ -406,8 +407,8 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
             else:
                 val_proba = proba[val_np]
             extra = {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
-            if cfg.attention_example and variant == "gat_labels" and frac == cfg.fractions[0] \
-                    and seed == cfg.seeds[0] and NEURAL[variant].get("labels"):
+            if cfg.attention_example and variant == att_variant and frac == cfg.fractions[0] \
+                    and seed == cfg.seeds[0]:
                 ex = attention_neighbourhood(model, data, inputs["nn"], train, test, proba)
                 write_json(Path(cfg.out_dir) / "attention_example.json", ex)
         else:  # ensemble: mean of the members, then the label-prior correction chosen on validation
