@@ -9,8 +9,8 @@ the wrong type fails with the key's name instead of being silently ignored.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from omegaconf import OmegaConf

@@ -113,5 +113,5 @@ def format_mean_std(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str],
     """A display table with ``mean ± std`` strings, from the output of :func:`summarize`."""
     out = df[list(by) + ["n"]].copy()
     for m in metrics:
-        out[m] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"])]
+        out[m] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
     return out

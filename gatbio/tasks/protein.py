@@ -1,4 +1,4 @@
-"""Protein function prediction on PPI graphs: config → seeds → data → train → results → summary.
+r"""Protein function prediction on PPI graphs: config → seeds → data → train → results → summary.
 
 What one run does (:func:`run`), for each labelled fraction f and repetition seed s:
 
@@ -34,8 +34,8 @@ of the prior (a one-parameter form of the Bayes-optimal correction for a balance
 which is what Macro-F1 rewards. :math:`\gamma \in \{0, 0.25, 0.5, 0.75, 1\}` is chosen on the validation
 proteins with every member refitted *without* them (the same models that give the realistic threshold), by
 Macro-F1 (accuracy + Macro-F1 for single-label data), so test labels are never seen. ``gat_ens``
-(GAT, GATv2, MLP, LR-ProNE, LR-NetMF, kNN-ProNE) is our best model; ``lr_ens`` is the same ensemble without
-the neural members (a baseline: what the GAT adds); ``gat_labels+lr`` is ``gat_labels`` + LR-ProNE.
+(GAT, GATv2, MLP, LR-ProNE, LR-NetMF, kNN-ProNE) is our GAT-based ensemble; ``lr_ens`` is the same ensemble
+without the neural members (a baseline: what the GAT adds; on node2vec-PPI and yeast it is the better one); ``gat_labels+lr`` is ``gat_labels`` + LR-ProNE.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ from gatbio.results import format_mean_std, is_done, read_json, summarize, write
 
 __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
-    "node_features", "knn_vote", "choose_prior_power", "make_model", "last_layer_attention", "attention_neighbourhood", "predict_unannotated",
-    "QUICK_CONFIG", "PREDICT_SETTINGS",
+    "node_features", "knn_vote", "choose_prior_power", "make_model", "last_layer_attention",
+    "attention_neighbourhood", "predict_unannotated", "QUICK_CONFIG", "PREDICT_SETTINGS",
 ]
 
 BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone", "knn_prone")
@@ -255,10 +255,10 @@ def label_propagation(data, train_idx: torch.Tensor, n_labels: int, alpha: float
 
 def logistic_regression(emb: np.ndarray, y: np.ndarray, train_idx: np.ndarray, multilabel: bool) -> np.ndarray:
     """One-vs-rest liblinear logistic regression (C=1), as in the DeepWalk/node2vec/NetMF/ProNE protocol."""
+    import warnings
+
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
-
-    import warnings
 
     clf = OneVsRestClassifier(LogisticRegression(solver="liblinear"))
     if multilabel:
@@ -402,7 +402,7 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
             from gatbio.train import predict
 
             proba = predict(model, inputs["nn"], data.edge_index, data.y, train).numpy()
-            if model.label_channels:  # the validation proteins' labels are not inputs of the refit-free score
+            if model.label_channels:  # validation proteins scored with only the fit proteins' labels as input
                 val_proba = predict(model, inputs["nn"], data.edge_index, data.y, fit_idx).numpy()[val_np]
             else:
                 val_proba = proba[val_np]
