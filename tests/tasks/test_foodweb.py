@@ -229,3 +229,13 @@ def test_validated_weight_favours_the_better_member_on_observed_links_only():
     oracle = y + 0.01 * noise  # a GAT that is right on every validation pair: at least as good as any mix
     assert fw.validated_weight((mask, oracle), traits, cfg, "links", [0.25, 0.5, 0.75]) >= 0.5
     assert fw.validated_weight((mask, noise), traits, cfg, "links", [0.5]) == 0.5
+
+
+def test_builtin_quick_config_equals_the_yaml_file():
+    """`make demo` uses fw.quick_config (a pip install has no experiments/); the YAML file must not drift."""
+    from pathlib import Path
+
+    from gatbio.config import load_config
+
+    yaml = Path(__file__).resolve().parents[2] / "experiments" / "configs" / "foodweb_quick.yaml"
+    assert load_config(fw.FoodWebConfig, yaml) == fw.quick_config("results/foodweb_quick")
