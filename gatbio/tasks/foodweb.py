@@ -19,9 +19,10 @@ every observed link is a training positive, with features from the rest of the o
 Models (``model`` column)
 -------------------------
 ``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias, early-stopped on an inner
-validation mask; one row per seed), ``no_trophic_bias`` (the same without the bias), ``gat_structure`` (no
-traits), ``full`` (weighted rank average of the seed-averaged ``gat`` and ``boosted_stack``, the GAT's weight
-chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
+validation mask; one row per seed; in the links protocol a seed ensemble of ``ensemble_seeds`` seeds:
+:func:`ensemble_seed_list`), ``no_trophic_bias`` (the same without
+the bias, ``seeds`` only), ``gat_structure`` (no traits), ``full`` (weighted rank average of the seed-averaged
+``gat`` and ``boosted_stack``, the GAT's weight chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
 and ``boosted_stack_structure``), ``full_without_gat`` (= ``boosted_stack``: what the GAT adds),
 ``full_equal_weights`` (``full`` with a fixed 1:1 weight: what the validated weight adds), and the baselines
 ``preferential_attachment``, ``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack``
@@ -31,7 +32,8 @@ trait-neighbour scores) and ``boosted_stack_structure`` (without traits).
 Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
 ``summary_species.csv``, ``summary_large_sparse.csv`` (connectance ≤ 0.06), ``ablation.csv`` (trophic bias,
-paired over webs and seeds), ``config.yaml`` and ``timing.json``.
+paired over webs and seeds), ``ablation_groups.csv`` (the same by web size, connectance and PR-AUC without the
+bias: :func:`ablation_groups`), ``config.yaml`` and ``timing.json``.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from gatbio.metrics import pr_auc, roc_auc
 __all__ = [
     "GATParams", "FoodWebConfig", "QUICK_WEBS", "OUR_MODELS", "BASELINES",
     "read_web_folder", "find_web_folders", "node_inputs", "prepare_traits", "observed_levels",
-    "fit_gat", "gat_scores", "fold_scores", "link_folds", "species_folds", "run_web", "benchmark",
+    "fit_gat", "gat_scores", "fold_scores", "ensemble_seed_list", "link_folds", "species_folds", "run_web", "benchmark",
     "summarize_results", "predict_missing_links", "explain_web", "run_quick", "quick_config",
 ]
 
@@ -110,6 +112,11 @@ class FoodWebConfig:
     n_folds: int = 5
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])  # GAT seeds, links protocol (bias ablation)
     species_seeds: list[int] = field(default_factory=lambda: [0])  # GAT seeds, species protocol
+    # seed ensemble of `gat` in `full` (links protocol): the GAT is trained with `ensemble_seeds` seeds (`seeds`
+    # and the next integers) and `full` averages them (see ensemble_seed_list); webs of more than
+    # `ensemble_max_species` species (None: no limit) keep `seeds`, to cap the cost on very large webs
+    ensemble_seeds: int = 5
+    ensemble_max_species: int | None = None
     split_seed: int = 0  # species folds and the cross-fitting splits
     jobs: int = 1
     threads: int = 1  # torch threads per worker
@@ -393,6 +400,24 @@ def species_folds(data: Data, n_folds: int = 5, seed: int = 0) -> list[dict[str,
     return out
 
 
+def ensemble_seed_list(seeds: list[int], num_nodes: int, cfg: FoodWebConfig) -> list[int]:
+    """The seeds of ``gat`` (those ``full`` averages) on a web of ``num_nodes`` species: ``seeds`` followed by the
+    next integers up to ``cfg.ensemble_seeds`` seeds, or ``seeds`` alone on a web of more than
+    ``cfg.ensemble_max_species`` species (when that is set).
+
+    Why: a single GAT's PR-AUC varies by several points between seeds (random initialisation and the seed's
+    cross-fitting splits; on the 57 dev webs the per-web standard deviation of ``gat − no_trophic_bias`` over
+    3 seeds has a median of 0.029), and averaging seeds removes much of that variance
+    (``experiments/README.md``, "Seed ensemble").
+    """
+    seeds = list(seeds)
+    too_large = cfg.ensemble_max_species is not None and num_nodes > cfg.ensemble_max_species
+    if too_large or len(seeds) >= cfg.ensemble_seeds:
+        return seeds
+    extra = [max(seeds, default=-1) + 1 + k for k in range(cfg.ensemble_seeds - len(seeds))]
+    return seeds + extra
+
+
 def validated_weight(validation: tuple, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str,
                      weights: list[float]) -> float:
     """The GAT's weight in the rank average with the boosted stack, chosen on the GAT's early-stopping
@@ -418,8 +443,13 @@ def validated_weight(validation: tuple, traits: np.ndarray | None, cfg: FoodWebC
 
 
 def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
-                info: dict[str, float] | None = None) -> dict[str, list[np.ndarray]]:
+                info: dict[str, float] | None = None, gat_seeds: list[int] | None = None
+                ) -> dict[str, list[np.ndarray]]:
     """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``.
+
+    ``gat`` is trained with ``gat_seeds`` (default ``seeds``; the benchmark passes :func:`ensemble_seed_list`),
+    ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with the first seed; ``full`` averages the ranks of
+    every ``gat`` seed.
 
     ``full`` and ``structure_only`` weigh their GAT against their stack by :func:`validated_weight` (on the
     first seed's validation mask) when the GAT is early-stopped, else equally; the chosen weights
@@ -449,7 +479,8 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     masks: dict[tuple, list] = {}  # shared by the models of one seed (same cross-fitting splits)
     validation: dict[str, tuple] = {}  # the first seed's validation mask and logits, per GAT model
     info = {} if info is None else info
-    for name, tr, bias, sds in (("gat", traits, True, seeds), ("no_trophic_bias", traits, False, seeds),
+    gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
+    for name, tr, bias, sds in (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
                                 ("gat_structure", None, True, seeds[:1])):
         if name not in need:
             continue
@@ -523,9 +554,11 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
                                   + ["gat_structure"] * ("gat_structure" not in cfg.models and "gat" in cfg.models))
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
+        gat_seeds = ensemble_seed_list(seeds, n, cfg)
     elif protocol == "species":
         folds, seeds = species_folds(data, cfg.n_folds, cfg.split_seed), list(cfg.species_seeds)
         models = [m for m in cfg.species_models if m in cfg.models]
+        gat_seeds = seeds
     else:
         raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
     rows, fold_seconds, fold_info = [], [], []
@@ -533,12 +566,12 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         A = adjacency_of(f["observed"], n)
         t1 = time.time()
         info: dict[str, float] = {}
-        scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds, info)
+        scores = fold_scores(A, traits, dataclasses.replace(cfg, models=models), protocol, seeds, info, gat_seeds)
         fold_info.append(info)
         y = f["truth"][f["test"]]
         for model, per_seed in scores.items():
             for k, s in enumerate(per_seed):
-                seed = seeds[k] if model in ("gat", "no_trophic_bias", "gat_structure") else -1
+                seed = {"gat": gat_seeds, "no_trophic_bias": seeds, "gat_structure": seeds}.get(model, [-1] * len(per_seed))[k]
                 rows.append({"web": web, "protocol": protocol, "fold": f["fold"], "model": model,
                              "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
                              "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
@@ -638,9 +671,35 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
                    "webs_improved": float((per_web_diff > 0).mean())})
     if ab:
         tables["ablation"] = pd.DataFrame(ab).round(4)
+        tables["ablation_groups"] = ablation_groups(fold, meta, cfg)
     for name, df in tables.items():
         write_csv(out_dir / f"{name}.csv", df)
     return tables
+
+
+def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) -> pd.DataFrame:
+    """Where the trophic bias helps: the paired per-web difference ``gat − no_trophic_bias`` (PR-AUC, mean
+    over folds and the seeds both models share) by web size, connectance and baseline PR-AUC (``no_trophic_bias``),
+    per protocol, with the median seed-to-seed spread of the per-web difference for scale."""
+    out = []
+    for protocol, d in fold[fold["model"].isin(["gat", "no_trophic_bias"])].groupby("protocol"):
+        w = d.groupby(["web", "seed", "model"])["pr_auc"].mean().unstack("model").dropna()
+        if not {"gat", "no_trophic_bias"} <= set(w.columns) or w.empty:
+            continue
+        per_seed = (w["gat"] - w["no_trophic_bias"]).groupby("web")
+        diff = pd.DataFrame({"diff": per_seed.mean(), "seed_std": per_seed.std(ddof=1),
+                             "base": w["no_trophic_bias"].groupby("web").mean()})
+        diff = diff.join(meta[["num_nodes", "connectance"]])
+        groups = {"species": (diff["num_nodes"], [0, 30, 60, 100, np.inf]),
+                  "connectance": (diff["connectance"], [0, cfg.large_sparse_connectance, 0.1, 0.2, 1.0]),
+                  "pr_auc_without_bias": (diff["base"], [0, 0.6, 0.8, 0.9, 1.0])}
+        for by, (col, bins) in groups.items():
+            for interval, g in diff.groupby(pd.cut(col, bins), observed=True):
+                out.append({"protocol": protocol, "by": by, "group": str(interval), "n_webs": len(g),
+                            "paired_diff_median": g["diff"].median(), "paired_diff_mean": g["diff"].mean(),
+                            "webs_improved": float((g["diff"] > 0).mean()),
+                            "seed_std_median": g["seed_std"].median()})
+    return pd.DataFrame(out).round(4)
 
 
 def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFrame]:

@@ -41,7 +41,7 @@ def write_web(folder, n=16, seed=0, traits=True):
 def tiny_cfg(tmp_path, **kw) -> fw.FoodWebConfig:
     base = dict(webs=str(tmp_path / "webs"), out=str(tmp_path / "out"), seeds=[0, 1], species_seeds=[0],
                 gat=fw.GATParams(epochs=4, hidden_channels=4, heads=2, rounds=1),
-                stack=fw.lp.StackParams(max_iter=10, max_negatives=200), niche_steps=10)
+                stack=fw.lp.StackParams(max_iter=10, max_negatives=200), niche_steps=10, ensemble_seeds=3)
     base.update(kw)
     return fw.FoodWebConfig(**base)
 
@@ -94,7 +94,11 @@ def test_run_web_writes_results_and_resumes(tmp_path, monkeypatch):
     assert len(species["splits"]) == 5 and {r["protocol"] for r in species["rows"]} == {"species"}
     links = [r for r in rows if r["protocol"] == "links"]
     assert {r["model"] for r in links} == set(fw.OUR_MODELS + fw.BASELINES)
-    assert len([r for r in links if r["model"] == "gat"]) == 5 * 2  # folds x seeds
+    # folds x seeds: `gat` is a 3-seed ensemble on this small web, the ablation twin keeps `seeds`
+    assert sorted(r["seed"] for r in links if r["model"] == "gat") == sorted([0, 1, 2] * 5)
+    assert sorted(r["seed"] for r in links if r["model"] == "no_trophic_bias") == sorted([0, 1] * 5)
+    assert {r["seed"] for r in links if r["model"] == "gat_structure"} == {0}
+    assert {r["seed"] for r in species["rows"] if r["model"] == "gat"} == {0}  # species protocol: species_seeds
     blocks = [sp["test_lines"] for sp in rec["splits"]]  # consecutive blocks of file lines
     assert blocks[0][0] == 0 and blocks[-1][1] == rec["num_links"]
     assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:], strict=False))
@@ -118,6 +122,56 @@ def test_benchmark_tables(tmp_path):
     assert (tmp_path / "out" / "summary.csv").is_file() and (tmp_path / "out" / "per_fold.csv").is_file()
     ab = tables["ablation"].set_index("protocol")
     assert ab.loc["links", "n_seeds"] == 2 and ab.loc["links", "n_webs"] == 2
+    assert (tmp_path / "out" / "ablation_groups.csv").is_file() and tables["ablation_groups"]["n_webs"].sum() == 2 * 3
+
+
+def test_ensemble_seed_list():
+    assert fw.ensemble_seed_list([0], 500, fw.FoodWebConfig(ensemble_seeds=5)) == [0, 1, 2, 3, 4]  # no size limit
+    cfg = fw.FoodWebConfig(ensemble_seeds=5, ensemble_max_species=100)
+    assert fw.ensemble_seed_list([0], 100, cfg) == [0, 1, 2, 3, 4]
+    assert fw.ensemble_seed_list([0, 1, 2], 30, cfg) == [0, 1, 2, 3, 4]  # the ablation seeds come first
+    assert fw.ensemble_seed_list([3, 7], 30, cfg) == [3, 7, 8, 9, 10]
+    assert fw.ensemble_seed_list([0], 101, cfg) == [0]  # a large web keeps its seeds
+    assert fw.ensemble_seed_list([0, 1], 30, fw.FoodWebConfig(ensemble_seeds=1)) == [0, 1]
+
+
+def test_full_averages_every_gat_seed(monkeypatch):
+    """`full` is the rank average of the seed-averaged `gat` and the stack: with a GAT whose seeds disagree,
+    it equals that formula with every seed passed in `gat_seeds`."""
+    ei, _ = niche_edges(14, 3)
+    A = fw.adjacency_of(torch.from_numpy(ei), 14)
+    rng = np.random.default_rng(0)
+    fake = {s: rng.normal(size=(14, 14)) for s in range(4)}
+    monkeypatch.setattr(fw, "fit_gat", lambda A, tr, params, trophic_bias=True, mode="links", seed=0, masks=None:
+                        type("M", (), {"seed": seed})())
+    monkeypatch.setattr(fw, "gat_scores", lambda model, A, tr, params: fake[model.seed])
+    cfg = fw.FoodWebConfig(models=["full", "gat", "boosted_stack"], stack=fw.lp.StackParams(max_iter=5,
+                                                                                            max_negatives=100))
+    out = fw.fold_scores(A, None, cfg, "links", [0], gat_seeds=[0, 1, 2, 3])
+    assert len(out["gat"]) == 4
+    want = fw.lp.rank_average([fw.lp.rank_average([fake[s] for s in range(4)]), out["boosted_stack"][0]])
+    np.testing.assert_allclose(out["full"][0], want)  # no validation mask (fake GAT): equal weights
+
+
+def test_ablation_groups_pairs_webs_on_shared_seeds():
+    import pandas as pd
+
+    rows = []
+    # web A (10 species): gat beats no_trophic_bias by 0.1 and 0.3 on seeds 0, 1; web B (200 species): loses by
+    # 0.2 on seed 0; gat's seed 2 on A has no twin and must be ignored
+    for web, seed, gat, nob in (("A", 0, 0.6, 0.5), ("A", 1, 0.8, 0.5), ("B", 0, 0.3, 0.5)):
+        for fold in range(2):
+            rows += [{"protocol": "links", "web": web, "fold": fold, "model": "gat", "seed": seed, "pr_auc": gat},
+                     {"protocol": "links", "web": web, "fold": fold, "model": "no_trophic_bias", "seed": seed,
+                      "pr_auc": nob}]
+    rows.append({"protocol": "links", "web": "A", "fold": 0, "model": "gat", "seed": 2, "pr_auc": 0.0})
+    meta = pd.DataFrame({"num_nodes": [10, 200], "connectance": [0.15, 0.05]}, index=pd.Index(["A", "B"], name="web"))
+    g = fw.ablation_groups(pd.DataFrame(rows), meta, fw.FoodWebConfig()).set_index(["by", "group"])
+    small, large = g.loc[("species", "(0.0, 30.0]")], g.loc[("species", "(100.0, inf]")]
+    assert small["n_webs"] == 1 and small["paired_diff_mean"] == pytest.approx(0.2)
+    assert small["seed_std_median"] == pytest.approx(np.std([0.1, 0.3], ddof=1), abs=1e-4)  # rounded to 4 places
+    assert large["paired_diff_mean"] == pytest.approx(-0.2) and large["webs_improved"] == 0.0
+    assert g.loc[("connectance", "(0.0, 0.06]"), "paired_diff_mean"] == pytest.approx(-0.2)
 
 
 def test_benchmark_rejects_unknown_models_and_folders(tmp_path):
