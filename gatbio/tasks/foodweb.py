@@ -759,7 +759,8 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     """The ``top`` most likely missing links of a web (pairs that are not links), best first.
 
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
-    otherwise, trained on the whole web. Columns: ``rank, resource, consumer, score, resource_level,
+    otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds ``full`` averages
+    (the CLI passes 5, as in the benchmark). Columns: ``rank, resource, consumer, score, resource_level,
     consumer_level`` (score: rank-average in (0, 1]; levels: MacKay trophic levels of the web).
     """
     cfg = cfg or FoodWebConfig()
