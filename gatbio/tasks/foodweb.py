@@ -20,9 +20,9 @@ Models (``model`` column)
 -------------------------
 ``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias, early-stopped on an inner
 validation mask; one row per seed; in the links protocol a seed ensemble of ``ensemble_seeds`` seeds:
-:func:`ensemble_seed_list`), ``no_trophic_bias`` (the same without
-the bias, ``seeds`` only), ``gat_structure`` (no traits), ``full`` (weighted rank average of the seed-averaged
-``gat`` and ``boosted_stack``, the GAT's weight chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
+:func:`ensemble_seed_list`), ``no_trophic_bias`` (the same without the bias, ``seeds`` only), ``gat_structure``
+(no traits), ``full`` (weighted rank average of the seed-averaged ``gat`` and ``boosted_stack``, the GAT's weight
+chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
 and ``boosted_stack_structure``), ``full_without_gat`` (= ``boosted_stack``: what the GAT adds),
 ``full_equal_weights`` (``full`` with a fixed 1:1 weight: what the validated weight adds), and the baselines
 ``preferential_attachment``, ``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack``
@@ -561,6 +561,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         gat_seeds = seeds
     else:
         raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    seeds_of = {"gat": gat_seeds, "no_trophic_bias": seeds, "gat_structure": seeds[:1]}  # the rows' seed column
     rows, fold_seconds, fold_info = [], [], []
     for f in folds:
         A = adjacency_of(f["observed"], n)
@@ -571,7 +572,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         y = f["truth"][f["test"]]
         for model, per_seed in scores.items():
             for k, s in enumerate(per_seed):
-                seed = {"gat": gat_seeds, "no_trophic_bias": seeds, "gat_structure": seeds}.get(model, [-1] * len(per_seed))[k]
+                seed = seeds_of[model][k] if model in seeds_of else -1
                 rows.append({"web": web, "protocol": protocol, "fold": f["fold"], "model": model,
                              "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
                              "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
@@ -655,10 +656,7 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
                 tables["summary_large_sparse"] = summary(sparse)
     # trophic-bias ablation: paired over webs, per seed (mean over folds), for each protocol
     ab = []
-    for protocol, d in fold[fold["model"].isin(["gat", "no_trophic_bias"])].groupby("protocol"):
-        w = d.groupby(["web", "seed", "model"])["pr_auc"].mean().unstack("model").dropna()
-        if not {"gat", "no_trophic_bias"} <= set(w.columns):
-            continue
+    for protocol, w in _bias_pairs(fold):
         diff_seed = (w["gat"] - w["no_trophic_bias"]).groupby("seed")
         per_web_diff = (w["gat"] - w["no_trophic_bias"]).groupby("web").mean()
         med_gap = w.groupby("seed").apply(lambda x: x["gat"].median() - x["no_trophic_bias"].median())
@@ -677,15 +675,21 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
     return tables
 
 
+def _bias_pairs(fold: pd.DataFrame):
+    """Per protocol, ``(protocol, w)`` with ``w`` the PR-AUC (mean over folds) of ``gat`` and ``no_trophic_bias``
+    indexed by (web, seed), on the seeds both models have (``gat``'s extra ensemble seeds have no twin)."""
+    for protocol, d in fold[fold["model"].isin(["gat", "no_trophic_bias"])].groupby("protocol"):
+        w = d.groupby(["web", "seed", "model"])["pr_auc"].mean().unstack("model")
+        if {"gat", "no_trophic_bias"} <= set(w.columns) and not w.dropna().empty:
+            yield protocol, w.dropna()
+
+
 def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) -> pd.DataFrame:
     """Where the trophic bias helps: the paired per-web difference ``gat − no_trophic_bias`` (PR-AUC, mean
     over folds and the seeds both models share) by web size, connectance and baseline PR-AUC (``no_trophic_bias``),
     per protocol, with the median seed-to-seed spread of the per-web difference for scale."""
     out = []
-    for protocol, d in fold[fold["model"].isin(["gat", "no_trophic_bias"])].groupby("protocol"):
-        w = d.groupby(["web", "seed", "model"])["pr_auc"].mean().unstack("model").dropna()
-        if not {"gat", "no_trophic_bias"} <= set(w.columns) or w.empty:
-            continue
+    for protocol, w in _bias_pairs(fold):
         per_seed = (w["gat"] - w["no_trophic_bias"]).groupby("web")
         diff = pd.DataFrame({"diff": per_seed.mean(), "seed_std": per_seed.std(ddof=1),
                              "base": w["no_trophic_bias"].groupby("web").mean()})
