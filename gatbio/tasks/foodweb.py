@@ -579,7 +579,8 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         fold_seconds.append(time.time() - t1)
     write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names, "seconds": time.time() - t0,
-                      "fold_seconds": fold_seconds, "ensemble_weights": fold_info, "splits": [f["split"] for f in folds], "rows": rows})
+                      "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
+                      "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)
 
 
@@ -741,7 +742,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
         "compute_seconds_all_runs": sum(r["seconds"] for r in recs),
-        "compute_seconds_by_protocol": {p: sum(r["seconds"] for r in recs if r["protocol"] == p) for p in cfg.protocols},
+        "compute_seconds_by_protocol": {p: sum(r["seconds"] for r in recs if r["protocol"] == p)
+                                        for p in cfg.protocols},
     })
     return tables
 

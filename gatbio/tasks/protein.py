@@ -35,7 +35,8 @@ which is what Macro-F1 rewards. :math:`\gamma \in \{0, 0.25, 0.5, 0.75, 1\}` is 
 proteins with every member refitted *without* them (the same models that give the realistic threshold), by
 Macro-F1 (accuracy + Macro-F1 for single-label data), so test labels are never seen. ``gat_ens``
 (GAT, GATv2, MLP, LR-ProNE, LR-NetMF, kNN-ProNE) is our GAT-based ensemble; ``lr_ens`` is the same ensemble
-without the neural members (a baseline: what the GAT adds; on node2vec-PPI and yeast it is the better one); ``gat_labels+lr`` is ``gat_labels`` + LR-ProNE.
+without the neural members (a baseline: what the GAT adds; on node2vec-PPI and yeast it is the better one);
+``gat_labels+lr`` is ``gat_labels`` + LR-ProNE.
 """
 
 from __future__ import annotations
