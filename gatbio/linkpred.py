@@ -14,14 +14,18 @@ is not an observed link). Nothing here looks at held-out links: a score is a fun
   (Williams, Anandanadesan & Purves 2010).
 - :func:`boosted_stack`: pair features (traits, degrees, trophic levels, the scores above) and scikit-learn's
   ``HistGradientBoostingClassifier``, trained by cross-fitting inside the observed network so every observed
-  link serves as a positive exactly once (:func:`inner_splits`).
-- :func:`rank_average`: the rank-average ensemble of several scores.
+  link serves as a positive exactly once (:func:`inner_splits`); :func:`stack_scores` also fits a logistic
+  regression on the same features (a linear learner beside the trees, computed from one feature table).
+- :func:`rank_average`: the rank-average ensemble of several scores; :func:`log_odds_pool`: the weighted mean of
+  several models' log-odds (a logarithmic opinion pool), which keeps how confident each model is.
 
 References:
     Kovács, I. A. et al. Network-based prediction of protein interactions. Nat Commun 10, 1240 (2019).
     Williams, R. J., Anandanadesan, A. & Purves, D. The probabilistic niche model reveals the niche
     structure and role of body size in a complex food web. PLoS ONE 5, e12092 (2010).
     Van Kleunen, L. B. et al. Nat Commun 17, 2298 (2026) (the GATEWAy link-prediction benchmark).
+    Genest, C. & Zidek, J. V. Combining probability distributions: a critique and an annotated bibliography.
+    Statist. Sci. 1, 114-135 (1986) (logarithmic opinion pools).
 """
 
 from __future__ import annotations
@@ -49,7 +53,11 @@ __all__ = [
     "InnerSplit",
     "StackParams",
     "boosted_stack",
+    "stack_scores",
+    "STACK_LEARNERS",
     "rank_average",
+    "log_odds",
+    "log_odds_pool",
     "STRUCTURE_SCORES",
 ]
 
@@ -367,6 +375,10 @@ class StackParams:
     trait_scores: bool = False  # trait differences and trait_neighbour_scores as pair features (with traits)
 
 
+#: Learners :func:`stack_scores` can fit on the pair features.
+STACK_LEARNERS = ("hgb", "logistic")
+
+
 def boosted_stack(
     A,
     trophic_fn: Callable[[sp.csr_matrix], np.ndarray],
@@ -390,9 +402,35 @@ def boosted_stack(
     Returns:
         (N, N) scores (predicted probabilities).
     """
+    return stack_scores(A, trophic_fn, x, mode, params, seed, ("hgb",))["hgb"]
+
+
+def stack_scores(
+    A,
+    trophic_fn: Callable[[sp.csr_matrix], np.ndarray],
+    x: np.ndarray | None = None,
+    mode: str = "links",
+    params: StackParams | None = None,
+    seed: int = 0,
+    learners: tuple[str, ...] = STACK_LEARNERS,
+) -> dict[str, np.ndarray]:
+    """:func:`boosted_stack`'s cross-fitted pair features, with one or more learners fitted on them:
+    ``"hgb"`` (``HistGradientBoostingClassifier``) and ``"logistic"`` (``LogisticRegression`` on standardised
+    features, missing values imputed by the median). The feature table (most of the cost) is built once.
+
+    Returns:
+        ``{learner: (N, N) predicted probabilities}``.
+    """
     from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
     from threadpoolctl import threadpool_limits
 
+    bad = [name for name in learners if name not in STACK_LEARNERS]
+    if bad or not learners:
+        raise ValueError(f"unknown stack learner(s) {bad or learners!r}; choose from {STACK_LEARNERS}")
     params = params or StackParams()
     A = as_adjacency(A)
     feats, ys = [], []
@@ -404,18 +442,25 @@ def boosted_stack(
     y = np.concatenate(ys)
     if y.min() == y.max():
         raise ValueError("the observed network has too few links to train the boosted stack")
-    clf = HistGradientBoostingClassifier(
-        max_iter=params.max_iter, learning_rate=params.learning_rate, max_leaf_nodes=params.max_leaf_nodes,
-        min_samples_leaf=params.min_samples_leaf, l2_regularization=params.l2_regularization,
-        early_stopping=False, random_state=seed,
-    )
+    X = np.concatenate(feats)
     F_all, _ = pair_features(A, trophic_fn(A), x, low_rank=params.low_rank, trait_scores=params.trait_scores)
     N = A.shape[0]
-    # one OpenMP thread: these tables are small (thread start-up costs more than it saves), and benchmark
+    out = {}
+    # one OpenMP / BLAS thread: these tables are small (thread start-up costs more than it saves), and benchmark
     # workers run in parallel over webs already
-    with threadpool_limits(limits=1, user_api="openmp"):
-        clf.fit(np.concatenate(feats), y)
-        return clf.predict_proba(F_all)[:, 1].reshape(N, N)
+    with threadpool_limits(limits=1):
+        for name in learners:
+            if name == "hgb":
+                clf = HistGradientBoostingClassifier(
+                    max_iter=params.max_iter, learning_rate=params.learning_rate,
+                    max_leaf_nodes=params.max_leaf_nodes, min_samples_leaf=params.min_samples_leaf,
+                    l2_regularization=params.l2_regularization, early_stopping=False, random_state=seed)
+            else:
+                clf = make_pipeline(SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler(),
+                                    LogisticRegression(C=1.0, max_iter=2000))
+            clf.fit(X, y)
+            out[name] = clf.predict_proba(F_all)[:, 1].reshape(N, N)
+    return out
 
 
 def rank_average(scores: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
@@ -434,3 +479,30 @@ def rank_average(scores: list[np.ndarray], weights: list[float] | None = None) -
         s = np.asarray(s, dtype=float).ravel()
         out += w * rankdata(s) / len(s)
     return (out / sum(weights)).reshape(shape)
+
+
+def log_odds(p: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    r""":math:`\log(p / (1 - p))` of probabilities, clipped to ``[eps, 1 - eps]`` first so that a learner's 0 or 1
+    stays finite (it then ties with the other near-certain pairs and the other members of a pool decide)."""
+    p = np.clip(np.asarray(p, dtype=float), eps, 1.0 - eps)
+    return np.log(p) - np.log1p(-p)
+
+
+def log_odds_pool(logits: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
+    r"""Logarithmic opinion pool: the weighted mean of several models' log-odds,
+    :math:`\sum_m w_m \, \ell_m / \sum_m w_m` (Genest & Zidek 1986).
+
+    Unlike :func:`rank_average` it keeps each model's confidence: a pair one model is sure of and another is
+    lukewarm about stays near the top. Members must be log-odds (a GAT's logits, or :func:`log_odds` of a
+    classifier's probabilities); a constant offset of one member (e.g. from subsampled training negatives)
+    shifts every pair alike and leaves the ranking unchanged. Weights are non-negative, not all zero.
+    """
+    if not logits:
+        raise ValueError("log_odds_pool needs at least one member")
+    weights = [1.0] * len(logits) if weights is None else [float(w) for w in weights]
+    if len(weights) != len(logits):
+        raise ValueError(f"log_odds_pool got {len(logits)} members but {len(weights)} weights")
+    if min(weights) < 0 or sum(weights) <= 0:
+        raise ValueError(f"log_odds_pool weights must be non-negative and not all zero, got {weights}")
+    out = sum(w * np.asarray(s, dtype=float) for s, w in zip(logits, weights, strict=True) if w > 0)
+    return out / sum(weights)

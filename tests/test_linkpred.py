@@ -104,6 +104,23 @@ def test_boosted_stack_learns_a_niche_web_and_is_seeded():
     assert roc_auc(A.toarray()[off], s1[off]) > 0.85
 
 
+def test_stack_scores_fits_both_learners_on_one_table():
+    A = niche_web(30, seed=3)
+    levels_fn = lambda M: np.asarray(M.sum(0)).ravel()  # noqa: E731
+    params = lp.StackParams(max_iter=30, max_negatives=500)
+    both = lp.stack_scores(A, levels_fn, params=params, seed=0)
+    assert set(both) == {"hgb", "logistic"}
+    np.testing.assert_array_equal(both["hgb"], lp.boosted_stack(A, levels_fn, params=params, seed=0))
+    off = ~np.eye(30, dtype=bool)
+    assert roc_auc(A.toarray()[off], both["logistic"][off]) > 0.85
+    assert not np.allclose(both["logistic"], both["hgb"])  # two different learners
+    x = np.random.default_rng(0).normal(size=(30, 2))
+    x[3, 1] = np.nan  # the linear learner imputes missing traits instead of failing
+    assert np.isfinite(lp.stack_scores(A, levels_fn, x, params=params, learners=("logistic",))["logistic"]).all()
+    with pytest.raises(ValueError, match="unknown stack learner"):
+        lp.stack_scores(A, levels_fn, params=params, learners=("svm",))
+
+
 def test_boosted_stack_needs_links():
     with pytest.raises(ValueError, match="too few links"):
         lp.boosted_stack(sp.csr_matrix((6, 6)), lambda M: np.zeros(6))
@@ -115,6 +132,27 @@ def test_rank_average_preserves_a_shared_order_and_checks_weights():
     assert np.array_equal(np.argsort(out.ravel()), np.argsort(a.ravel()))
     with pytest.raises(ValueError, match="weights"):
         lp.rank_average([a, a], weights=[1.0])
+
+
+def test_log_odds_pool_is_the_weighted_mean_of_log_odds():
+    p = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
+    lo = lp.log_odds(p)
+    np.testing.assert_allclose(lo[1:4], [np.log(0.25), 0.0, np.log(9.0)])
+    assert np.isfinite(lo).all() and lo[0] == pytest.approx(-lo[-1])  # 0 and 1 are clipped, not infinite
+    a, b = np.array([2.0, -1.0, 0.5]), np.array([-4.0, 3.0, 0.0])
+    np.testing.assert_allclose(lp.log_odds_pool([a, b], [3.0, 1.0]), (3 * a + b) / 4)
+    np.testing.assert_allclose(lp.log_odds_pool([a, b], [1.0, 0.0]), a)  # weight 0 drops a member
+    # a constant offset of one member (subsampled negatives) leaves the ranking unchanged
+    assert np.array_equal(np.argsort(lp.log_odds_pool([a, b + 7.0])), np.argsort(lp.log_odds_pool([a, b])))
+    # a sure member outvotes a lukewarm one, where a rank average would tie them
+    sure, luke = np.array([9.0, 0.0]), np.array([-0.1, 0.1])
+    assert lp.log_odds_pool([sure, luke])[0] > lp.log_odds_pool([sure, luke])[1]
+    assert lp.rank_average([sure, luke])[0] == lp.rank_average([sure, luke])[1]
+    for bad in ([1.0], [-1.0, 2.0], [0.0, 0.0]):
+        with pytest.raises(ValueError, match="weights"):
+            lp.log_odds_pool([a, b], bad)
+    with pytest.raises(ValueError, match="at least one"):
+        lp.log_odds_pool([])
 
 
 def test_low_rank_scores_reconstruct_a_rank_one_web_and_skip_full_ranks():

@@ -21,13 +21,15 @@ Models (``model`` column)
 ``gat`` (:class:`gatbio.nn.FoodWebGAT` with traits and the trophic attention bias, early-stopped on an inner
 validation mask; one row per seed; in the links protocol a seed ensemble of ``ensemble_seeds`` seeds:
 :func:`ensemble_seed_list`), ``no_trophic_bias`` (the same without the bias, ``seeds`` only), ``gat_structure``
-(no traits), ``full`` (weighted rank average of the seed-averaged ``gat`` and ``boosted_stack``, the GAT's weight
-chosen on its validation mask: :func:`validated_weight`), ``structure_only`` (the same with ``gat_structure``
-and ``boosted_stack_structure``), ``full_without_gat`` (= ``boosted_stack``: what the GAT adds),
-``full_equal_weights`` (``full`` with a fixed 1:1 weight: what the validated weight adds), and the baselines
-``preferential_attachment``, ``jaccard``, ``l3_ra``, ``niche`` (probabilistic niche model), ``boosted_stack``
-(pair features with traits: degrees, levels, path scores, truncated-SVD scores, trait differences and
-trait-neighbour scores) and ``boosted_stack_structure`` (without traits).
+(no traits), ``full`` (a logarithmic opinion pool, :func:`pool`: the weighted mean of the seed-averaged
+``gat`` logits and the log-odds of ``boosted_stack`` and ``linear_stack``, with fixed weights per protocol,
+``pool_weights`` and ``species_pool_weights``), ``structure_only`` (the same with ``gat_structure`` and the two
+stacks without traits), ``full_without_gat`` (``full``'s pool without its GAT: what the GAT adds), and the
+baselines ``preferential_attachment``, ``jaccard``, ``l3_ra``,
+``niche`` (probabilistic niche model), ``boosted_stack`` (gradient boosting on pair features with traits:
+degrees, levels, path scores, truncated-SVD scores, trait differences and trait-neighbour scores),
+``linear_stack`` (a logistic regression on the same features) and ``boosted_stack_structure`` (without
+traits).
 
 Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
@@ -62,9 +64,11 @@ __all__ = [
 ]
 
 #: Our models and the baselines, in table order.
-OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat",
-              "full_equal_weights")
-BASELINES = ("boosted_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment", "niche")
+OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
+BASELINES = ("boosted_stack", "linear_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment",
+             "niche")
+#: The stacks' learners (:func:`gatbio.linkpred.stack_scores`) and the model names they are reported under.
+STACK_MODELS = (("hgb", "boosted_stack"), ("logistic", "linear_stack"))
 #: A few small GATEWAy webs of different ecosystems for the quick run (``make demo``, the notebook test).
 QUICK_WEBS = ("PP2I4_250", "Mosendale Beck_125")
 
@@ -107,7 +111,7 @@ class FoodWebConfig:
     models: list[str] = field(default_factory=lambda: list(OUR_MODELS + BASELINES))
     # new-species protocol: structure-only models cannot see a species without links, so they are left out
     species_models: list[str] = field(default_factory=lambda: [
-        "full", "gat", "no_trophic_bias", "full_without_gat", "full_equal_weights", "boosted_stack", "l3_ra", "jaccard",
+        "full", "gat", "no_trophic_bias", "full_without_gat", "boosted_stack", "linear_stack", "l3_ra", "jaccard",
         "preferential_attachment", "niche"])
     n_folds: int = 5
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])  # GAT seeds, links protocol (bias ablation)
@@ -121,8 +125,11 @@ class FoodWebConfig:
     jobs: int = 1
     threads: int = 1  # torch threads per worker
     niche_steps: int = 100
-    # GAT weights (vs the stack) that `full` / `structure_only` choose from on the GAT's validation mask
-    gat_weights: list[float] = field(default_factory=lambda: [0.25, 0.5, 0.75])
+    # weights of `full`'s log-odds pool (`pool`): [GAT (mean of its seeds), boosted stack, linear stack]; links
+    # protocol (and `structure_only`), and new-species protocol, where the stack on traits is the strongest member
+    # (experiments/README.md, "Pooling the members")
+    pool_weights: list[float] = field(default_factory=lambda: [2.0, 1.0, 1.0])
+    species_pool_weights: list[float] = field(default_factory=lambda: [0.5, 1.0, 0.0])
     large_sparse_connectance: float = 0.06
     published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
     gat: GATParams = field(default_factory=GATParams)
@@ -257,8 +264,7 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     With ``params.early_stopping`` the last mask is the validation mask: training on the others stops once its
     loss has not improved for ``params.patience`` evaluations (at most ``params.epochs`` steps), and the best
     model is kept (``refit=False``) or retrained on all masks for the best number of steps (``refit=True``).
-    The model then carries ``validation = (mask, logits on its pairs)`` for :func:`validated_weight`. Without
-    it: ``params.epochs`` steps on all masks. The number of steps thus follows the web, with no per-web
+    Without it: ``params.epochs`` steps on all masks. The number of steps thus follows the web, with no per-web
     setting: small webs stop after a few dozen steps, large ones train for hundreds.
 
     Returns:
@@ -272,14 +278,12 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     if len(masks) < 2:
         raise ValueError("early stopping needs at least 2 cross-fitting masks (one is the validation mask)")
     model, losses, best_state = _train_gat(masks[:-1], N, params, trophic_bias, seed, params.epochs, val=masks[-1])
-    validation = (masks[-1], model.validation_logits)
     steps = (int(np.argmin(losses)) + 1) * params.eval_every if losses else params.epochs
     if params.refit:
         model = _train_gat(masks, N, params, trophic_bias, seed, steps)[0]
     else:
         model.load_state_dict(best_state)
     model.best_steps = steps  # the early-stopped number of steps
-    model.validation = validation  # (validation mask, its logits): what validated_weight compares against
     return model.eval()
 
 
@@ -317,7 +321,6 @@ def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool
     opt = torch.optim.Adam(model.parameters(), lr=params.lr, weight_decay=params.weight_decay, foreach=True)
     losses: list[float] = []
     best_state = None
-    model.validation_logits = None  # (P_val,) logits on the validation mask at the best evaluation
     for step in range(1, steps + 1):
         model.train()
         opt.zero_grad()
@@ -332,14 +335,10 @@ def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool
                               else -pr_auc(val_batch[4].numpy(), v.numpy()))
             if int(np.argmin(losses)) == len(losses) - 1:
                 best_state = {k: t.detach().clone() for k, t in model.state_dict().items()}
-                model.validation_logits = v.numpy().astype(np.float64)
             elif len(losses) - 1 - int(np.argmin(losses)) >= params.patience:
                 break
     if val_batch is not None and best_state is None:  # fewer steps than one evaluation period
         best_state = {k: t.detach().clone() for k, t in model.state_dict().items()}
-        model.eval()
-        with torch.no_grad():
-            model.validation_logits = _batch_logits(model, val_batch, N).numpy().astype(np.float64)
     return model, losses, best_state
 
 
@@ -418,28 +417,22 @@ def ensemble_seed_list(seeds: list[int], num_nodes: int, cfg: FoodWebConfig) -> 
     return seeds + extra
 
 
-def validated_weight(validation: tuple, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str,
-                     weights: list[float]) -> float:
-    """The GAT's weight in the rank average with the boosted stack, chosen on the GAT's early-stopping
-    validation mask (an inner split of the **observed** network: no test link is seen).
+def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: list[float]) -> np.ndarray:
+    """``full``'s logarithmic opinion pool (:func:`gatbio.linkpred.log_odds_pool`) of the GAT's logits and the
+    log-odds of the stacks' probabilities (``stacks``: ``{"hgb": ..., "logistic": ...}``), with ``weights``
+    ``[GAT, boosted stack, linear stack]``; ``gat_logits=None``: the stacks alone (``full_without_gat``).
 
-    The stack is cross-fitted on that mask's remaining links and scores the same validation pairs; each
-    candidate weight ``w`` gives ``w·rank(GAT) + (1 − w)·rank(stack)`` and the one with the highest average
-    precision on the held-out observed links wins (ties: the one nearest 0.5).
+    Why log-odds and not ranks: a rank average ties a pair one member is sure of with a pair both find
+    likely; the pool keeps each member's confidence. On the dev webs it beat the rank average on most webs
+    (``experiments/README.md``, "Pooling the members").
     """
-    (_, ei, _, rows, cols, y), gat_logits = validation
-    N = len(validation[0][2])
-    y = y.numpy()
-    if not weights:
-        raise ValueError("gat_weights is empty: give at least one GAT weight, e.g. [0.5] for a plain rank average")
-    if len(weights) == 1 or y.min() == y.max():  # nothing to choose, or nothing to choose by
-        return float(min(weights, key=lambda w: abs(w - 0.5)))
-    A_val = lp.as_adjacency(sp.csr_matrix((np.ones(ei.size(1)), (ei[0].numpy(), ei[1].numpy())), shape=(N, N)))
-    stack = lp.boosted_stack(A_val, observed_levels, traits, mode, cfg.stack, cfg.split_seed)[rows.numpy(),
-                                                                                            cols.numpy()]
-    aps = [pr_auc(y, lp.rank_average([gat_logits, stack], [w, 1.0 - w])) for w in weights]
-    best = max(aps)
-    return float(min((w for w, a in zip(weights, aps, strict=True) if a >= best - 1e-12), key=lambda w: abs(w - 0.5)))
+    if len(weights) != 3 or min(weights) < 0:
+        raise ValueError(f"pool weights must be 3 non-negative numbers [GAT, boosted stack, linear stack], got {weights}")
+    members = [(gat_logits, weights[0]), (stacks.get("hgb"), weights[1]), (stacks.get("logistic"), weights[2])]
+    members = [(m if k == 0 else lp.log_odds(m), w) for k, (m, w) in enumerate(members) if w > 0 and m is not None]
+    if not members:
+        raise ValueError(f"pool weights {weights} leave no member to pool")
+    return lp.log_odds_pool([m for m, _ in members], [w for _, w in members])
 
 
 def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
@@ -448,23 +441,20 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``.
 
     ``gat`` is trained with ``gat_seeds`` (default ``seeds``; the benchmark passes :func:`ensemble_seed_list`),
-    ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with the first seed; ``full`` averages the ranks of
-    every ``gat`` seed.
+    ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with the first seed; ``full`` pools the mean logits
+    of every ``gat`` seed with both stacks (:func:`pool`).
 
-    ``full`` and ``structure_only`` weigh their GAT against their stack by :func:`validated_weight` (on the
-    first seed's validation mask) when the GAT is early-stopped, else equally; the chosen weights
-    (``full_gat_weight``, ``structure_only_gat_weight``) and the early-stopped steps of each GAT's first seed
-    (``<model>_steps``) go into ``info`` when it is given."""
+    ``full`` and ``structure_only`` use ``cfg.pool_weights`` (``cfg.species_pool_weights`` in the species
+    protocol); the early-stopped steps of each GAT's first seed (``<model>_steps``) go into ``info`` when it is
+    given."""
     want = set(cfg.models)
     need = set(want)
+    if want & {"full", "full_without_gat"}:
+        need |= {"boosted_stack", "linear_stack"}
     if "full" in want:
-        need |= {"gat", "boosted_stack"}
+        need |= {"gat"}
     if "structure_only" in want:
         need |= {"gat_structure", "boosted_stack_structure"}
-    if "full_without_gat" in want:
-        need |= {"boosted_stack"}
-    if "full_equal_weights" in want:
-        need |= {"gat", "boosted_stack"}
     out: dict[str, list[np.ndarray]] = {}
     struct = lp.structure_scores(A) if need & {"l3_ra", "jaccard", "preferential_attachment"} else {}
     for name in ("l3_ra", "jaccard", "preferential_attachment"):
@@ -472,12 +462,17 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
             out[name] = [struct[name]]
     if "niche" in need:
         out["niche"] = [lp.probabilistic_niche(A, cfg.niche_steps, init=observed_levels(A))]
-    if "boosted_stack" in need:
-        out["boosted_stack"] = [lp.boosted_stack(A, observed_levels, traits, mode, cfg.stack, cfg.split_seed)]
+    stacks: dict[str, np.ndarray] = {}
+    learners = tuple(k for k, name in STACK_MODELS if name in need)
+    if learners:  # one feature table for both learners
+        stacks = lp.stack_scores(A, observed_levels, traits, mode, cfg.stack, cfg.split_seed, learners)
+        out.update({name: [stacks[k]] for k, name in STACK_MODELS if k in stacks})
+    stacks_structure: dict[str, np.ndarray] = {}
     if "boosted_stack_structure" in need:
-        out["boosted_stack_structure"] = [lp.boosted_stack(A, observed_levels, None, mode, cfg.stack, cfg.split_seed)]
+        struct_learners = ("hgb", "logistic") if "structure_only" in want else ("hgb",)
+        stacks_structure = lp.stack_scores(A, observed_levels, None, mode, cfg.stack, cfg.split_seed, struct_learners)
+        out["boosted_stack_structure"] = [stacks_structure["hgb"]]
     masks: dict[tuple, list] = {}  # shared by the models of one seed (same cross-fitting splits)
-    validation: dict[str, tuple] = {}  # the first seed's validation mask and logits, per GAT model
     info = {} if info is None else info
     gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
     for name, tr, bias, sds in (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
@@ -491,27 +486,16 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
                 masks[key] = training_masks(A, tr, cfg.gat, mode, s)
             model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key])
             out[name].append(gat_scores(model, A, tr, cfg.gat))
-            if getattr(model, "validation", None) is not None and name not in validation:
-                validation[name] = model.validation
+            if s == sds[0] and hasattr(model, "best_steps"):
                 info[f"{name}_steps"] = model.best_steps
 
-    def weight(gat: str, tr: np.ndarray | None, ensemble: str) -> float:
-        w = (validated_weight(validation[gat], tr, cfg, mode, list(cfg.gat_weights)) if gat in validation
-             else 0.5)
-        info[f"{ensemble}_gat_weight"] = w
-        return w
-
+    w = cfg.species_pool_weights if mode == "species" else cfg.pool_weights
     if "full" in want:
-        w = weight("gat", traits, "full")
-        out["full"] = [lp.rank_average([lp.rank_average(out["gat"]), out["boosted_stack"][0]], [w, 1.0 - w])]
+        out["full"] = [pool(np.mean(out["gat"], axis=0), stacks, w)]
+    if "full_without_gat" in want:  # full's pool without its GAT: what the GAT adds
+        out["full_without_gat"] = [pool(None, stacks, w)]
     if "structure_only" in want:
-        w = weight("gat_structure", None, "structure_only")
-        out["structure_only"] = [lp.rank_average([out["gat_structure"][0], out["boosted_stack_structure"][0]],
-                                                 [w, 1.0 - w])]
-    if "full_without_gat" in want:  # the ensemble without its GAT member (the stack alone): what the GAT adds
-        out["full_without_gat"] = [out["boosted_stack"][0]]
-    if "full_equal_weights" in want:  # `full` with a fixed 1:1 weight: what the validated weight adds
-        out["full_equal_weights"] = [lp.rank_average([lp.rank_average(out["gat"]), out["boosted_stack"][0]])]
+        out["structure_only"] = [pool(out["gat_structure"][0], stacks_structure, cfg.pool_weights)]
     return {k: v for k, v in out.items() if k in want}
 
 
@@ -549,8 +533,8 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
     n, L = data.num_nodes, data.num_edges
     if traits is None:  # models that need traits fall back to their structure-only twins
         cfg = dataclasses.replace(cfg, models=[m for m in cfg.models if m not in ("full", "gat", "no_trophic_bias",
-                                                                                  "boosted_stack", "full_without_gat",
-                                                                                  "full_equal_weights")]
+                                                                                  "boosted_stack", "linear_stack",
+                                                                                  "full_without_gat")]
                                   + ["gat_structure"] * ("gat_structure" not in cfg.models and "gat" in cfg.models))
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
@@ -767,7 +751,8 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
     otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds ``full`` averages
     (the CLI passes 5, as in the benchmark). Columns: ``rank, resource, consumer, score, resource_level,
-    consumer_level`` (score: rank-average in (0, 1]; levels: MacKay trophic levels of the web).
+    consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
+    probability; levels: MacKay trophic levels of the web).
     """
     cfg = cfg or FoodWebConfig()
     n = data.num_nodes

@@ -135,9 +135,10 @@ def test_ensemble_seed_list():
     assert fw.ensemble_seed_list([0, 1], 30, fw.FoodWebConfig(ensemble_seeds=1)) == [0, 1]
 
 
-def test_full_averages_every_gat_seed(monkeypatch):
-    """`full` is the rank average of the seed-averaged `gat` and the stack: with a GAT whose seeds disagree,
-    it equals that formula with every seed passed in `gat_seeds`."""
+def test_full_pools_every_gat_seed_with_both_stacks(monkeypatch):
+    """`full` is the log-odds pool of the seed-averaged `gat` logits and both stacks: with a GAT whose seeds
+    disagree, it equals that formula with every seed passed in `gat_seeds`, with each protocol's weights;
+    `full_without_gat` is the same pool without the GAT."""
     ei, _ = niche_edges(14, 3)
     A = fw.adjacency_of(torch.from_numpy(ei), 14)
     rng = np.random.default_rng(0)
@@ -145,12 +146,24 @@ def test_full_averages_every_gat_seed(monkeypatch):
     monkeypatch.setattr(fw, "fit_gat", lambda A, tr, params, trophic_bias=True, mode="links", seed=0, masks=None:
                         type("M", (), {"seed": seed})())
     monkeypatch.setattr(fw, "gat_scores", lambda model, A, tr, params: fake[model.seed])
-    cfg = fw.FoodWebConfig(models=["full", "gat", "boosted_stack"], stack=fw.lp.StackParams(max_iter=5,
-                                                                                            max_negatives=100))
+    cfg = fw.FoodWebConfig(models=["full", "gat", "boosted_stack", "linear_stack", "full_without_gat"],
+                           stack=fw.lp.StackParams(max_iter=5, max_negatives=100))
+    assert cfg.pool_weights == [2.0, 1.0, 1.0] and cfg.species_pool_weights == [0.5, 1.0, 0.0]
+    lo, gat = fw.lp.log_odds, np.mean([fake[s] for s in range(4)], axis=0)
     out = fw.fold_scores(A, None, cfg, "links", [0], gat_seeds=[0, 1, 2, 3])
     assert len(out["gat"]) == 4
-    want = fw.lp.rank_average([fw.lp.rank_average([fake[s] for s in range(4)]), out["boosted_stack"][0]])
-    np.testing.assert_allclose(out["full"][0], want)  # no validation mask (fake GAT): equal weights
+    hgb, lin = lo(out["boosted_stack"][0]), lo(out["linear_stack"][0])
+    assert not np.allclose(hgb, lin)  # two learners
+    np.testing.assert_allclose(out["full"][0], (2 * gat + hgb + lin) / 4)
+    np.testing.assert_allclose(out["full_without_gat"][0], (hgb + lin) / 2)
+    sp = fw.fold_scores(A, None, cfg, "species", [0], gat_seeds=[0, 1, 2, 3])  # the species weights
+    np.testing.assert_allclose(sp["full"][0], (0.5 * gat + lo(sp["boosted_stack"][0])) / 1.5)
+    np.testing.assert_allclose(sp["full_without_gat"][0], lo(sp["boosted_stack"][0]))
+    for bad in ([1.0, 1.0], [1.0, -1.0, 1.0]):
+        with pytest.raises(ValueError, match="3 non-negative"):
+            fw.pool(gat, {"hgb": out["boosted_stack"][0]}, bad)
+    with pytest.raises(ValueError, match="no member"):
+        fw.pool(None, {"hgb": out["boosted_stack"][0]}, [1.0, 0.0, 0.0])
 
 
 def test_ablation_groups_pairs_webs_on_shared_seeds():
@@ -263,26 +276,13 @@ def test_early_stopping_keeps_the_model_with_the_lowest_validation_loss():
     with torch.no_grad():
         v = fw._batch_logits(model, fw._stack_masks([masks[-1]], A.shape[0]), A.shape[0])
     assert float(torch.nn.functional.binary_cross_entropy_with_logits(v, masks[-1][5])) == pytest.approx(min(losses))
-    np.testing.assert_allclose(model.validation_logits, v.numpy(), rtol=1e-5, atol=1e-6)
-    # fit_gat: the best model, with its validation mask and logits attached; refit trains on all masks
+    # fit_gat: the best model and its number of steps; refit trains on all masks
     m = fw.fit_gat(A, traits, params, masks=masks)
-    assert m.validation[0] is masks[-1] and m.validation[1].shape == masks[-1][5].shape
+    assert m.best_steps == (int(np.argmin(losses)) + 1) * params.eval_every
     m2 = fw.fit_gat(A, traits, dataclasses.replace(params, refit=True), masks=masks)
     assert not torch.equal(m.lin_in.weight, m2.lin_in.weight)
     with pytest.raises(ValueError, match="at least 2"):
         fw.fit_gat(A, traits, params, masks=masks[:1])
-
-
-def test_validated_weight_favours_the_better_member_on_observed_links_only():
-    A, traits = niche_adjacency(30, seed=3)
-    cfg = fw.FoodWebConfig(stack=fw.lp.StackParams(max_iter=20, max_negatives=500))
-    mask = fw.training_masks(A, traits, fw.GATParams())[-1]
-    y = mask[5].numpy()
-    noise = np.random.default_rng(0).normal(size=y.shape)  # a GAT that learnt nothing
-    assert fw.validated_weight((mask, noise), traits, cfg, "links", [0.25, 0.5, 0.75]) == 0.25
-    oracle = y + 0.01 * noise  # a GAT that is right on every validation pair: at least as good as any mix
-    assert fw.validated_weight((mask, oracle), traits, cfg, "links", [0.25, 0.5, 0.75]) >= 0.5
-    assert fw.validated_weight((mask, noise), traits, cfg, "links", [0.5]) == 0.5
 
 
 def test_builtin_quick_config_equals_the_yaml_file():
