@@ -149,7 +149,7 @@ def run_predict(args: argparse.Namespace) -> int:
     import sys
 
     # no per-step progress to show (a few seconds per GAT seed on webs of ~100 species), so say what runs
-    print(f"# training {len(seeds)} GAT seed(s) and the boosted stack on {data.num_nodes} species, "
+    print(f"# training {len(seeds)} GAT seed(s) and the two stacks on {data.num_nodes} species, "
           f"{data.num_edges} links ...", file=sys.stderr, flush=True)
     df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names)
     import pandas as pd
