@@ -417,6 +417,12 @@ def ensemble_seed_list(seeds: list[int], num_nodes: int, cfg: FoodWebConfig) -> 
     return seeds + extra
 
 
+def check_pool_weights(weights: list[float], key: str = "pool weights") -> None:
+    """``weights`` must be ``[GAT, boosted stack, linear stack]``: 3 non-negative numbers."""
+    if len(weights) != 3 or min(weights) < 0:
+        raise ValueError(f"{key} must be 3 non-negative numbers [GAT, boosted stack, linear stack], got {list(weights)}")
+
+
 def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: list[float]) -> np.ndarray:
     """``full``'s logarithmic opinion pool (:func:`gatbio.linkpred.log_odds_pool`) of the GAT's logits and the
     log-odds of the stacks' probabilities (``stacks``: ``{"hgb": ..., "logistic": ...}``), with ``weights``
@@ -426,8 +432,7 @@ def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: 
     likely; the pool keeps each member's confidence. On the dev webs it beat the rank average on most webs
     (``experiments/README.md``, "Pooling the members").
     """
-    if len(weights) != 3 or min(weights) < 0:
-        raise ValueError(f"pool weights must be 3 non-negative numbers [GAT, boosted stack, linear stack], got {weights}")
+    check_pool_weights(weights)
     members = [(gat_logits, weights[0]), (stacks.get("hgb"), weights[1]), (stacks.get("logistic"), weights[2])]
     members = [(m if k == 0 else lp.log_odds(m), w) for k, (m, w) in enumerate(members) if w > 0 and m is not None]
     if not members:
@@ -709,6 +714,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
     bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
     if bad:
         raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")
+    check_pool_weights(cfg.pool_weights, "pool_weights")
+    check_pool_weights(cfg.species_pool_weights, "species_pool_weights")
     out_dir = Path(cfg.out)
     save_config(cfg, out_dir / "config.yaml")
     for protocol in cfg.protocols:

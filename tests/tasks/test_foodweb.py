@@ -193,6 +193,9 @@ def test_benchmark_rejects_unknown_models_and_folders(tmp_path):
     write_web(tmp_path / "webs" / "A_1", n=12)
     with pytest.raises(ValueError, match="unknown model"):
         fw.benchmark(tiny_cfg(tmp_path, models=["gatt"]), progress=False)
+    with pytest.raises(ValueError, match=r"species_pool_weights must be 3 non-negative"):  # before any web runs
+        fw.benchmark(tiny_cfg(tmp_path, species_pool_weights=[1.0, 1.0]), progress=False)
+    assert not (tmp_path / "out" / "webs").exists()
 
 
 def test_predict_on_a_web_without_basal_species():
