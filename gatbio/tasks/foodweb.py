@@ -433,11 +433,15 @@ def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: 
     (``experiments/README.md``, "Pooling the members").
     """
     check_pool_weights(weights)
-    members = [(gat_logits, weights[0]), (stacks.get("hgb"), weights[1]), (stacks.get("logistic"), weights[2])]
-    members = [(m if k == 0 else lp.log_odds(m), w) for k, (m, w) in enumerate(members) if w > 0 and m is not None]
-    if not members:
+    logits, kept = [], []
+    for member, w, is_probability in ((gat_logits, weights[0], False), (stacks.get("hgb"), weights[1], True),
+                                      (stacks.get("logistic"), weights[2], True)):
+        if w > 0 and member is not None:  # a member with weight 0 is left out (and need not be computed)
+            logits.append(lp.log_odds(member) if is_probability else member)
+            kept.append(w)
+    if not logits:
         raise ValueError(f"pool weights {weights} leave no member to pool")
-    return lp.log_odds_pool([m for m, _ in members], [w for _, w in members])
+    return lp.log_odds_pool(logits, kept)
 
 
 def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
