@@ -82,6 +82,40 @@ def _to_tensor(x: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
 
 
+def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float = 1.0, rank: int = 256,
+                 seed: int = 0) -> np.ndarray:
+    r"""The matrix :math:`\log\max(M, 1)` that :func:`netmf` factorises (see there), dense (N, N) float64.
+
+    Its rows are the proteins' full multi-hop neighbourhood profiles before the rank-d truncation; exact up to
+    8,000 nodes, the rank-``rank`` approximation above.
+    """
+    if window < 1:
+        raise ValueError(f"netmf: window must be ≥ 1, got {window}")
+    a = adjacency(edge_index, num_nodes)
+    deg = np.asarray(a.sum(axis=1)).ravel()  # (N,)
+    vol = deg.sum()
+    dinv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+    if num_nodes <= _NETMF_DENSE_MAX:
+        p = sp.diags(dinv) @ a  # D^-1 A, (N, N) sparse
+        power = p.toarray()
+        s = power.copy()
+        for _ in range(window - 1):  # S = sum_r P^r
+            power = p @ power  # sparse @ dense keeps this O(nnz · N)
+            s += power
+        m = s * dinv[None, :]  # (N, N) S D^-1
+    else:
+        dis = np.sqrt(dinv)
+        norm = sp.diags(dis) @ a @ sp.diags(dis)
+        rng = np.random.default_rng(seed)
+        lam, u = eigsh(norm, k=min(rank, num_nodes - 2), which="LA", v0=rng.standard_normal(num_nodes))
+        lam_sum = np.array([sum(x**r for r in range(1, window + 1)) for x in lam])  # (h,)
+        du = dis[:, None] * u  # (N, h)
+        m = (du * lam_sum[None, :]) @ du.T  # (N, N)
+    m *= vol / (negative * window)
+    logm = np.log(np.maximum(m, 1.0))  # zero rows for isolated nodes
+    return logm
+
+
 def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative: float = 1.0,
           rank: int = 256, seed: int = 0) -> torch.Tensor:
     r"""NetMF embedding [1]_: the matrix DeepWalk factorises implicitly, factorised explicitly.
@@ -110,30 +144,7 @@ def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative
     Shapes:
         output: (N, dim) float32.
     """
-    if window < 1:
-        raise ValueError(f"netmf: window must be ≥ 1, got {window}")
-    a = adjacency(edge_index, num_nodes)
-    deg = np.asarray(a.sum(axis=1)).ravel()  # (N,)
-    vol = deg.sum()
-    dinv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
-    if num_nodes <= _NETMF_DENSE_MAX:
-        p = sp.diags(dinv) @ a  # D^-1 A, (N, N) sparse
-        power = p.toarray()
-        s = power.copy()
-        for _ in range(window - 1):  # S = sum_r P^r
-            power = p @ power  # sparse @ dense keeps this O(nnz · N)
-            s += power
-        m = s * dinv[None, :]  # (N, N) S D^-1
-    else:
-        dis = np.sqrt(dinv)
-        norm = sp.diags(dis) @ a @ sp.diags(dis)
-        rng = np.random.default_rng(seed)
-        lam, u = eigsh(norm, k=min(rank, num_nodes - 2), which="LA", v0=rng.standard_normal(num_nodes))
-        lam_sum = np.array([sum(x**r for r in range(1, window + 1)) for x in lam])  # (h,)
-        du = dis[:, None] * u  # (N, h)
-        m = (du * lam_sum[None, :]) @ du.T  # (N, N)
-    m *= vol / (negative * window)
-    logm = np.log(np.maximum(m, 1.0))  # zero rows for isolated nodes
+    logm = netmf_matrix(edge_index, num_nodes, window, negative, rank, seed)
     return _to_tensor(_svd_embedding(logm, dim, seed))
 
 

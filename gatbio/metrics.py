@@ -220,3 +220,46 @@ def flip_rate(pred_before, pred_after, mask=None) -> float:
     if mask is not None:
         changed = changed[_as_numpy(mask).astype(bool)]
     return float(changed.mean()) if changed.size else float("nan")
+
+
+def label_homophily(edge_index, y) -> dict[str, float]:
+    r"""How strongly labels follow the edges, against what degree-preserving chance gives.
+
+    Only edges whose two ends are labelled count (single-label ``y`` (N,): class id, negative = unlabelled;
+    multi-label ``y`` (N, L): multi-hot, all-zero row = unlabelled). With :math:`E_\ell` the directed edges
+    whose source carries label :math:`\ell`,
+
+    .. math::
+        h_\ell = \frac{|\{(u,v) \in E_\ell : \ell \in y_v\}|}{|E_\ell|},\qquad
+        q_\ell = \frac{|E_\ell|}{|E|},
+
+    :math:`h_\ell` is the chance that a neighbour of a protein with :math:`\ell` also has it and :math:`q_\ell`
+    the same chance for a random edge end (a degree-preserving rewiring keeps :math:`q_\ell`, so
+    :math:`h_\ell = q_\ell` is "no homophily"). Single-label: ``homophily`` is the edge homophily ratio
+    :math:`\sum_\ell q_\ell h_\ell` (PyG's ``homophily(method="edge")``, Zhu et al. 2020) and ``expected``
+    :math:`\sum_\ell q_\ell^2`. Multi-label: the label means :math:`\bar h` and :math:`\bar q`, so every label
+    weighs the same (as in Macro-F1). ``lift`` = homophily / expected.
+
+    ``edge_index`` should hold both directions of an undirected graph.
+    """
+    src, dst = (_as_numpy(t).astype(np.int64) for t in _as_numpy(edge_index))
+    y = _as_numpy(y)
+    multilabel = y.ndim == 2
+    if multilabel:
+        onehot = y.astype(bool)  # (N, L)
+    else:
+        onehot = np.eye(int(y.max()) + 1, dtype=bool)[np.maximum(y, 0)] & (y >= 0)[:, None]  # (N, C)
+    labelled = onehot.any(1)
+    keep = labelled[src] & labelled[dst]
+    if not keep.any():
+        raise ValueError("label_homophily: no edge joins two labelled nodes")
+    a, b = onehot[src[keep]], onehot[dst[keep]]  # (E', L)
+    n_src = a.sum(0)  # |E_l|
+    h = np.divide((a & b).sum(0), n_src, out=np.zeros(a.shape[1]), where=n_src > 0)
+    q = n_src / keep.sum()
+    present = n_src > 0
+    if multilabel:
+        hom, exp = float(h[present].mean()), float(q[present].mean())
+    else:
+        hom, exp = float((q * h).sum()), float((q**2).sum())
+    return {"homophily": hom, "expected": exp, "lift": hom / exp}

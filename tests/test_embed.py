@@ -50,11 +50,19 @@ def test_netmf_dense_matches_the_closed_form():
     s = sum(np.linalg.matrix_power(p, r) for r in range(1, 4))
     m = a.sum() / (1.0 * 3) * s / d[None, :]
     logm = np.log(np.maximum(m, 1))
+    np.testing.assert_allclose(embed.netmf_matrix(ei, n, window=3), logm, atol=1e-12)
     u, sv, _ = np.linalg.svd(logm)
     k = n - 1
     x = embed.netmf(ei, n, dim=k, window=3, negative=1.0, seed=0).double().numpy()
     ref = (u[:, :k] * sv[:k]) @ u[:, :k].T
     assert np.allclose(x @ x.T, ref, atol=1e-4)
+
+
+def test_netmf_matrix_of_a_triangle_known_answer():
+    # triangle, T = 1: D^-1 A = (J - I)/2, vol = 6, so M = 6 * (J - I)/2 * 1/2 = 1.5 (J - I)
+    ei = torch.tensor([[0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2]])
+    expect = np.log(1.5) * (1 - np.eye(3))
+    np.testing.assert_allclose(embed.netmf_matrix(ei, 3, window=1), expect, atol=1e-12)
 
 
 def test_isolated_node_gets_a_zero_row_not_nan():

@@ -33,3 +33,38 @@ def test_f1_threshold_gives_every_item_a_label():
     y = np.array([[0, 1], [1, 0]])
     scores = np.array([[0.1, 0.2], [0.3, 0.05]])  # nothing above 0.5: each row takes its argmax
     assert f1_threshold(y, scores, 0.5) == {"micro_f1": 1.0, "macro_f1": 1.0}
+
+
+def test_label_homophily_single_label_known_answer_and_pyg():
+    import torch
+    from torch_geometric.utils import homophily, to_undirected
+
+    from gatbio.metrics import label_homophily
+
+    # path 0-1-2-3 with classes a a b b, plus node 4 unlabelled (-1) tied to 0: that edge is ignored
+    ei = to_undirected(torch.tensor([[0, 1, 2, 0], [1, 2, 3, 4]]))
+    y = torch.tensor([0, 0, 1, 1, -1])
+    out = label_homophily(ei, y)
+    # 6 directed edges among labelled nodes, 4 same-class (0-1, 2-3 both ways): 2/3;
+    # edge ends: class a 3 of 6, class b 3 of 6 → chance 1/2
+    assert out["homophily"] == pytest.approx(2 / 3) and out["expected"] == pytest.approx(0.5)
+    assert out["lift"] == pytest.approx(4 / 3)
+    keep = (y[ei] >= 0).all(0)
+    assert out["homophily"] == pytest.approx(homophily(ei[:, keep], y, method="edge"))
+
+
+def test_label_homophily_multilabel_known_answer_and_errors():
+    import torch
+    from torch_geometric.utils import to_undirected
+
+    from gatbio.metrics import label_homophily
+
+    ei = to_undirected(torch.tensor([[0, 1, 2], [1, 2, 3]]))  # path 0-1-2-3
+    y = np.array([[1, 0], [1, 1], [0, 1], [0, 1]])
+    out = label_homophily(ei, y)
+    # label 0 at ends of 0→1, 1→0, 1→2: kept by 0→1, 1→0 → h = 2/3, q = 3/6
+    # label 1 at ends of 1→0, 1→2, 2→1, 2→3, 3→2: kept by 1→2, 2→1, 2→3, 3→2 → h = 4/5, q = 5/6
+    assert out["homophily"] == pytest.approx((2 / 3 + 4 / 5) / 2)
+    assert out["expected"] == pytest.approx((3 / 6 + 5 / 6) / 2)
+    with pytest.raises(ValueError, match="no edge joins two labelled nodes"):
+        label_homophily(ei, np.array([[1, 0], [0, 0], [0, 1], [0, 0]]))

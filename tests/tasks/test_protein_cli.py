@@ -23,7 +23,9 @@ def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, cap
     rc = main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "labels.txt"),
                "--nodes", str(files / "nodes.txt"), "--out", str(files / "pred.csv"),
                "--explain", str(files / "why.csv"), "--epochs", "40", "--top", "2"])
-    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in out
+    assert "label homophily: an annotated neighbour shares a function" in out and "weak predictions" not in out
     pred = pd.read_csv(files / "pred.csv")
     assert sorted(pred["protein"]) == sorted([f"{c}{i}" for c in "KT" for i in range(1, 12, 2)] + ["LONE"])
     assert pred.set_index("protein").loc["LONE", "isolated"] and not pred["isolated"].iloc[:-1].any()
@@ -52,3 +54,19 @@ def test_bad_input_gives_one_clear_line(files, capsys):
     assert main(["protein", "predict", "--edges", str(files / "loops.txt"), "--labels", str(files / "one.txt"),
                  "--out", str(files / "p.csv")]) != 0
     assert "no interactions between two different proteins" in capsys.readouterr().err
+
+
+def test_homophily_line_known_answers():
+    import torch
+    from torch_geometric.data import Data
+
+    from gatbio.tasks.protein_cli import homophily_line
+
+    ei = torch.tensor([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])  # path 0-1-2-3
+    # functions a a b b: 4 of 6 directed edges keep the function, chance 1/2
+    data = Data(edge_index=ei, y=torch.tensor([[1, 0], [1, 0], [0, 1], [0, 1]]), num_nodes=4)
+    assert homophily_line(data) == ("label homophily: an annotated neighbour shares a function 66.7% of the time, "
+                                    "chance 50.0% (1.3x); the functions barely follow the interactions, so expect "
+                                    "weak predictions")
+    data.y = torch.tensor([[1, 0], [0, 0], [0, 1], [0, 0]])  # no edge joins two annotated proteins
+    assert "no interaction joins two annotated proteins" in homophily_line(data)

@@ -1,0 +1,29 @@
+"""gatbio.tasks.protein_diagnostics: tables from per-seed results, and one real yeast unit that resumes."""
+
+import pytest
+
+from gatbio.tasks import protein_diagnostics as diag
+
+
+def test_summary_means_and_stds_over_seeds():
+    results = [{"dataset": "toy", "fraction": 0.5, "rows": {"a": {"accuracy": 0.2, "macro_f1": 0.1},
+                                           "b, γ = 0": {"accuracy": 0.5, "macro_f1": 0.4}}},
+               {"dataset": "toy", "fraction": 0.5, "rows": {"a": {"accuracy": 0.4, "macro_f1": 0.3},
+                                           "b, γ = 0": {"accuracy": 0.5, "macro_f1": 0.6}}}]
+    text = diag.summary(results)
+    assert "### toy, 50% labelled" in text and "| model | n | accuracy | macro_f1 |" in text
+    assert "| a | 2 | 0.300 ± 0.100 | 0.200 ± 0.100 |" in text
+    assert "| b, γ = 0 | 2 | 0.500 ± 0.000 | 0.500 ± 0.100 |" in text
+
+
+@pytest.mark.slow
+def test_yeast_unit_has_every_row_and_resumes(data_root, tmp_path, monkeypatch):
+    res = diag.unit("yeast-bu2003", 0.5, 0, tmp_path)
+    rows = res["rows"]
+    for name in ("lr_netmf", "lr_netmf (fit part only)", "lr on netmf matrix rows (T=3)", "gat", "gat (3 inits)", "gatv2 (3 inits)", "mlp",
+                 "lr_ens, γ on validation", "gat_ens, γ = 0", "gat_ens (3 inits), γ on validation"):
+        assert 0 < rows[name]["accuracy"] < 1 and 0 < rows[name]["macro_f1"] < 1, name
+    assert rows["gat_ens, γ on validation"]["gamma"] in diag.pr.PRIOR_POWERS
+    assert rows["gat"] != rows["gat (3 inits)"]  # three initialisations are not one
+    monkeypatch.setattr(diag, "_setup", lambda ds: pytest.fail("a finished unit must be read back, not rerun"))
+    assert diag.unit("yeast-bu2003", 0.5, 0, tmp_path) == res
