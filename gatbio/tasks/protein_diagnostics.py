@@ -43,8 +43,8 @@ NEURAL_MEMBERS = ("gat", "gatv2", "mlp")  # gat_ens = LR_MEMBERS + these
 def score(y: np.ndarray, proba: np.ndarray, multilabel: bool) -> dict[str, float]:
     """Accuracy (single-label) or Micro-F1 (multi-label, top-k), and Macro-F1, as in the protocol."""
     m = pr.evaluate(y, proba, multilabel)
-    return {"accuracy" if not multilabel else "micro_f1": m["accuracy" if not multilabel else "micro_f1"],
-            "macro_f1": m["macro_f1"]}
+    key = "micro_f1" if multilabel else "accuracy"
+    return {key: m[key], "macro_f1": m["macro_f1"]}
 
 
 @functools.lru_cache(maxsize=2)
@@ -67,6 +67,8 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
     path = out / "runs" / f"{dataset}_f{fraction:.2f}_s{seed}.json"
     if is_done(path):
         return read_json(path)
+    from gatbio.train import predict
+
     torch.set_num_threads(1)
     cfg, data, inputs = _setup(dataset)
     ml = pr.is_multilabel(data)
@@ -86,8 +88,6 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
         if m == "lr_netmf":
             test_p["lr_netmf (fit part only)"] = on_fit
     test_p[f"lr on netmf matrix rows (T={ROWS_WINDOW})"] = pr.logistic_regression(inputs["rows"], y, sp["train"], ml)
-    from gatbio.train import predict
-
     for m in NEURAL_MEMBERS:
         probas = []
         for b in range(BAG if m != "mlp" else 1):
