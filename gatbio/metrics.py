@@ -248,7 +248,7 @@ def label_homophily(edge_index, y) -> dict[str, float]:
     if multilabel:
         onehot = y.astype(bool)  # (N, L)
     else:
-        onehot = np.eye(int(y.max()) + 1, dtype=bool)[np.maximum(y, 0)] & (y >= 0)[:, None]  # (N, C)
+        onehot = np.eye(max(int(y.max()), 0) + 1, dtype=bool)[np.maximum(y, 0)] & (y >= 0)[:, None]  # (N, C)
     labelled = onehot.any(1)
     keep = labelled[src] & labelled[dst]
     if not keep.any():

@@ -68,3 +68,5 @@ def test_label_homophily_multilabel_known_answer_and_errors():
     assert out["expected"] == pytest.approx((3 / 6 + 5 / 6) / 2)
     with pytest.raises(ValueError, match="no edge joins two labelled nodes"):
         label_homophily(ei, np.array([[1, 0], [0, 0], [0, 1], [0, 0]]))
+    with pytest.raises(ValueError, match="no edge joins two labelled nodes"):
+        label_homophily(ei, np.array([-1, -1, -1, -1]))  # single-label, nobody labelled

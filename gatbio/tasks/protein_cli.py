@@ -125,7 +125,8 @@ def homophily_line(data) -> str:
     try:
         h = label_homophily(data.edge_index, data.y)
     except ValueError:
-        return "label homophily: no interaction joins two annotated proteins; the graph's structure alone informs"
+        return ("label homophily: no interaction joins two annotated proteins; predictions rest on the graph's "
+                "structure alone")
     line = (f"label homophily: an annotated neighbour shares a function {h['homophily']:.1%} of the time, "
             f"chance {h['expected']:.1%} ({h['lift']:.1f}x)")
     if h["lift"] < 1.5:
