@@ -115,3 +115,10 @@ def format_mean_std(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str],
     for m in metrics:
         out[m] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
     return out
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """``df`` as a GitHub markdown table, index dropped (pandas' ``to_markdown`` needs the optional ``tabulate``)."""
+    cells = [list(map(str, df.columns))] + [[str(v) for v in row] for row in df.itertuples(index=False)]
+    lines = ["| " + " | ".join(r) + " |" for r in cells]
+    return "\n".join([lines[0], "|" + "---|" * len(df.columns), *lines[1:]])

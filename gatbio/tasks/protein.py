@@ -52,7 +52,15 @@ import torch
 
 from gatbio.config import load_config, save_config
 from gatbio.metrics import f1_threshold, f1_top_k
-from gatbio.results import format_mean_std, is_done, read_json, summarize, write_csv, write_json
+from gatbio.results import (
+    format_mean_std,
+    is_done,
+    markdown_table,
+    read_json,
+    summarize,
+    write_csv,
+    write_json,
+)
 
 __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
@@ -491,22 +499,13 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"])
     write_csv(out / "summary.csv", summ)
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
-    body = table.to_markdown(index=False) if _has_tabulate() else table.to_string(index=False)
-    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{body}"
+    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
     from gatbio.results import atomic_write_text
 
     atomic_write_text(out / "summary.md", text + "\n")
     if len(cfg.fractions) > 1:
         plot_f1(summ, out / "f1_vs_fraction.png", metrics[:2], cfg.dataset)
     return text
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "") -> None:

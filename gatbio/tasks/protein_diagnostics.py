@@ -31,7 +31,15 @@ import pandas as pd
 import torch
 
 from gatbio.metrics import label_homophily
-from gatbio.results import atomic_write_text, is_done, read_json, write_json
+from gatbio.results import (
+    atomic_write_text,
+    format_mean_std,
+    is_done,
+    markdown_table,
+    read_json,
+    summarize,
+    write_json,
+)
 from gatbio.tasks import protein as pr
 
 ROWS_WINDOW = 3  #: NetMF window of the matrix rows in diagnostic 5
@@ -112,13 +120,6 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
     return result
 
 
-def markdown(df: pd.DataFrame) -> str:
-    """A GitHub table (pandas' ``to_markdown`` needs the optional ``tabulate``, not a gatbio dependency)."""
-    cells = [list(map(str, df.columns))] + [[str(v) for v in row] for row in df.itertuples(index=False)]
-    lines = ["| " + " | ".join(r) + " |" for r in cells]
-    return "\n".join([lines[0], "|" + "---|" * len(df.columns), *lines[1:]])
-
-
 def homophily_table(datasets: list[str]) -> pd.DataFrame:
     rows = []
     for ds in datasets:
@@ -130,17 +131,14 @@ def homophily_table(datasets: list[str]) -> pd.DataFrame:
 
 
 def summary(results: list[dict]) -> str:
+    """One mean ± std table per (dataset, fraction), rows in the order the units wrote them."""
     parts = []
     for ds, frac in dict.fromkeys((r["dataset"], r["fraction"]) for r in results):
-        recs = [{"model": name, **vals} for r in results if (r["dataset"], r["fraction"]) == (ds, frac)
-                for name, vals in r["rows"].items()]
-        df = pd.DataFrame(recs)
+        df = pd.DataFrame([{"model": name, **vals} for r in results if (r["dataset"], r["fraction"]) == (ds, frac)
+                           for name, vals in r["rows"].items()])
         metrics = [c for c in ("accuracy", "micro_f1", "macro_f1") if c in df.columns]
-        g = df.groupby("model", sort=False)[metrics]
-        table = g.mean().map("{:.3f}".format) + " ± " + g.std(ddof=0).map("{:.3f}".format)
-        table.insert(0, "n", g.size())
-        table = table.reset_index()
-        parts.append(f"### {ds}, {frac:.0%} labelled (mean ± std over seeds)\n\n{markdown(table)}")
+        table = format_mean_std(summarize(df, ["model"], metrics), ["model"], metrics)
+        parts.append(f"### {ds}, {frac:.0%} labelled (mean ± std over seeds)\n\n{markdown_table(table)}")
     return "\n\n".join(parts)
 
 
@@ -153,6 +151,6 @@ def run(datasets=("yeast-bu2003", "node2vec-ppi"), seeds=tuple(range(10)), jobs:
     hom = homophily_table(list(datasets))
     results = parallel_map(unit, [(ds, f, s, out) for ds in datasets for f in fractions for s in seeds],
                            jobs=jobs, desc="protein diagnostics: dataset x fraction x seed")
-    text = f"## Label homophily\n\n{markdown(hom)}\n\n{summary(results)}\n"
+    text = f"## Label homophily\n\n{markdown_table(hom)}\n\n{summary(results)}\n"
     atomic_write_text(out / "diagnostics.md", text)
     return text

@@ -12,8 +12,9 @@ def test_summary_means_and_stds_over_seeds():
                                            "b, γ = 0": {"accuracy": 0.5, "macro_f1": 0.6}}}]
     text = diag.summary(results)
     assert "### toy, 50% labelled" in text and "| model | n | accuracy | macro_f1 |" in text
-    assert "| a | 2 | 0.300 ± 0.100 | 0.200 ± 0.100 |" in text
-    assert "| b, γ = 0 | 2 | 0.500 ± 0.000 | 0.500 ± 0.100 |" in text
+    # sample std (ddof 1), as every summary of the project: std(0.2, 0.4) = 0.1414
+    assert "| a | 2 | 0.300 ± 0.141 | 0.200 ± 0.141 |" in text
+    assert "| b, γ = 0 | 2 | 0.500 ± 0.000 | 0.500 ± 0.141 |" in text
 
 
 @pytest.mark.slow
