@@ -99,24 +99,27 @@ def test_sparse_equals_pyg(attention, form, add_loops, heads):
     torch.testing.assert_close(alpha, alpha_r, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("attention,form,x_dst",  # gatv2 and dot scores need target features
-                         [(a, f, xd) for a, f, xd in itertools.product(ATTENTIONS, FORMS, [True, False]) if xd or a == "gat"])
-def test_bipartite_sparse(attention, form, x_dst):
+@pytest.mark.parametrize("attention,form,x_dst,add_loops",  # gatv2 and dot scores need target features
+                         [(a, f, xd, loops) for a, f, xd, loops in itertools.product(ATTENTIONS, FORMS, [True, False],
+                                                                                     [True, False])
+                          if xd or a == "gat"])
+def test_bipartite_sparse(attention, form, x_dst, add_loops):
     torch.manual_seed(0)
     xs, xd = torch.randn(5, 6), torch.randn(3, 4)
     ei = torch.tensor([[0, 1, 2, 3, 4, 0, 2], [0, 0, 1, 1, 2, 2, 2]])  # 0 → 0 and 2 → 2 count as self-loops
     x = (xs, xd if x_dst else None)
-    conv = GATConv((6, 4), 4, heads=2, attention=attention)
+    conv = GATConv((6, 4), 4, heads=2, attention=attention, add_self_loops=add_loops)
     out, (ei2, alpha) = conv(x, ei, size=(5, 3), return_attention_weights=True)
     a = adj_t(ei, form, (5, 3))
     assert a.shape == (3, 5)
     out_s, (att, _) = conv(x, a, return_attention_weights=True)
     torch.testing.assert_close(out_s, out, atol=1e-6, rtol=0)
-    assert att.shape == (3, 5, 2) and att._nnz() == ei2.size(1) == ei.size(1) - 2 + 3  # min(5, 3) loops
+    n_edges = ei.size(1) - 2 + 3 if add_loops else ei.size(1)  # min(5, 3) loops replace the two
+    assert att.shape == (3, 5, 2) and att._nnz() == ei2.size(1) == n_edges
     torch.testing.assert_close(att.to_dense(), dense(ei2, alpha, 5, 3), atol=1e-6, rtol=0)
     torch.testing.assert_close(conv(x, a, size=(5, 3)), out, atol=1e-6, rtol=0)  # a size that agrees is fine
-    if attention in PYG and pyg_accepts(form, True):
-        ref = PYG[attention]((6, 4), 4, heads=2)
+    if attention in PYG and pyg_accepts(form, add_loops):
+        ref = PYG[attention]((6, 4), 4, heads=2, add_self_loops=add_loops)
         ref.load_state_dict(conv.state_dict())
         torch.testing.assert_close(ref(x, a), out_s, atol=1e-6, rtol=0)
 
