@@ -386,11 +386,15 @@ class GATConv(MessagePassing):
         if self.bias is not None:
             out = out + self.bias
 
-        if return_attention_weights:
-            if sparse is not None:
-                return out, attention_like(sparse, edge_index, alpha, looped=self.add_self_loops)
-            return out, (edge_index, alpha)
-        return out
+        return self._output(out, edge_index, alpha, sparse, return_attention_weights)
+
+    def _output(self, out: Tensor, edge_index: Tensor, alpha: Tensor, sparse, return_attention_weights):
+        """``out``, with the attention weights when asked, in PyG's form for the input (:mod:`gatbio.nn._adj`)."""
+        if not return_attention_weights:  # as PyG >= 2.8: False means no weights
+            return out
+        if sparse is not None:
+            return out, attention_like(sparse, edge_index, alpha, looped=self.add_self_loops)
+        return out, (edge_index, alpha)
 
     def _fused_plan(self, edge_index_in: Tensor, edge_index: Tensor, num_src: int, num_dst: int):
         """The :class:`~gatbio.nn.fused.AttentionPlan` of this graph, or ``None`` for the reference path.
