@@ -1,12 +1,13 @@
 """Neural network layers and models.
 
-- :class:`GATConv`: the attention layer (drop-in superset of PyG's ``GATConv``).
+- :class:`GATConv`: the attention layer (drop-in superset of PyG's ``GATConv``); :class:`GATv2Conv`, the
+  same layer with PyG's ``GATv2Conv`` name and signature.
 - models (node classifier, link predictor) in :mod:`gatbio.nn.models`.
 """
 
-from gatbio.nn.conv import GATConv
+from gatbio.nn.conv import GATConv, GATv2Conv
 
-__all__ = ["GATConv"]
+__all__ = ["GATConv", "GATv2Conv"]
 
 
 def __getattr__(name: str):

@@ -12,10 +12,12 @@ from torch.nn import Parameter
 from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import glorot, zeros
+from torch_geometric.typing import Adj
 from torch_geometric.utils import add_self_loops, remove_self_loops
 
 from gatbio.nn import functional as GF
 from gatbio.nn import fused as FU
+from gatbio.nn._adj import attention_like, read_adjacency
 
 ATTENTIONS = ("gat", "gatv2", "dot")
 DEGREE_NORMS = (None, "log", "sym")
@@ -93,14 +95,17 @@ class GATConv(MessagePassing):
     Shapes:
         - **input:**
           node features :math:`(|\mathcal{V}|, F_{in})` or :math:`((|\mathcal{V}_s|, F_s), (|\mathcal{V}_t|, F_t))`,
-          edge indices :math:`(2, |\mathcal{E}|)`,
+          edge indices :math:`(2, |\mathcal{E}|)` or a sparse adjacency
+          :math:`(|\mathcal{V}_t|, |\mathcal{V}_s|)`,
           edge features :math:`(|\mathcal{E}|, D)` *(optional)*,
           attention bias :math:`(|\mathcal{E}|)` or :math:`(|\mathcal{E}|, H)` *(optional)*
         - **output:** node features :math:`(|\mathcal{V}_t|, H * C)` or :math:`(|\mathcal{V}_t|, C)`
           (``concat=False``); with ``return_attention_weights``, also ``(edge_index, alpha)`` with
           edge indices :math:`(2, |\mathcal{E}'|)` (self-loops included) and :math:`\alpha` of shape
-          :math:`(|\mathcal{E}'|, H)`.
+          :math:`(|\mathcal{E}'|, H)`, or for a sparse adjacency the form PyG returns (see :meth:`forward`).
     """
+
+    _default_attention = "gat"  # the attention its repr leaves out
 
     def __init__(
         self,
@@ -250,7 +255,7 @@ class GATConv(MessagePassing):
     def forward(
         self,
         x: Tensor | tuple[Tensor, Tensor | None],
-        edge_index: Tensor,
+        edge_index: Adj,
         edge_attr: Tensor | None = None,
         attn_bias: Tensor | None = None,
         size: tuple[int, int] | None = None,
@@ -260,16 +265,26 @@ class GATConv(MessagePassing):
 
         Args:
             x: node features (N, F) or a pair ``(x_src, x_dst)`` for bipartite graphs.
-            edge_index: (2, E) source → target indices.
-            edge_attr: optional (E, edge_dim) edge features.
+            edge_index: the graph, in any form PyG's ``GATConv`` accepts: (2, E) source → target indices,
+                or the transposed sparse adjacency ``adj_t`` of shape (N_dst, N_src) as a ``torch.sparse``
+                tensor (COO, CSR, CSC) or a ``torch_sparse.SparseTensor`` (:mod:`gatbio.nn._adj`).
+            edge_attr: optional (E, edge_dim) edge features; for a sparse adjacency one row per stored
+                entry, in the order of :func:`torch_geometric.utils.to_edge_index` (else, as in PyG, its
+                stored edge features, if any).
             attn_bias: optional (E,) or (E, H) additive bias of the attention logits of the edges of
-                ``edge_index`` (added self-loops get 0).
-            size: optional ``(N_src, N_dst)``.
-            return_attention_weights: if set (to any value, as in PyG), also return
-                ``(edge_index, alpha)`` with the self-loops the layer added and alpha of shape (E', H).
+                ``edge_index``, or of the stored entries of a sparse adjacency in the order of
+                :func:`~torch_geometric.utils.to_edge_index` (added self-loops get 0).
+            size: optional ``(N_src, N_dst)``; a sparse adjacency carries its own.
+            return_attention_weights: if true, also return the attention weights as PyG does for this
+                form of ``edge_index``: ``(edge_index', alpha)`` with the self-loops the layer added and
+                alpha of shape (E', H); ``(adj_t', alpha)`` for a ``torch.sparse`` adjacency, ``adj_t'`` in
+                its layout holding alpha; a ``SparseTensor`` holding alpha for a ``SparseTensor``.
         """
         H, C = self.heads, self.out_channels
         x_src_in, x_dst_in = (x, x) if isinstance(x, Tensor) else x
+        adj = edge_index  # as given: an edge list or a sparse adjacency (gatbio.nn._adj)
+        edge_index, edge_attr, size, sparse = read_adjacency(adj, size, edge_attr, self.edge_dim,
+                                                             self.add_self_loops)
         self._check_inputs(x_src_in, x_dst_in, edge_index, edge_attr, attn_bias, size)
         num_src = x_src_in.size(0) if size is None else size[0]
         num_dst = (x_dst_in.size(0) if x_dst_in is not None else num_src) if size is None else size[1]
@@ -297,7 +312,7 @@ class GATConv(MessagePassing):
                 x_d = lin_dst(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
 
         # Self-loops: replace existing ones by one per node; the bias of added loops is 0.
-        edge_index_in = edge_index
+        edge_index_in = adj if isinstance(adj, Tensor) else edge_index  # the key of the fused plan's cache
         if attn_bias is not None and attn_bias.dim() == 1:
             attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
         if self.add_self_loops:
@@ -371,9 +386,15 @@ class GATConv(MessagePassing):
         if self.bias is not None:
             out = out + self.bias
 
-        if return_attention_weights is not None:
-            return out, (edge_index, alpha)
-        return out
+        return self._output(out, edge_index, alpha, sparse, return_attention_weights)
+
+    def _output(self, out: Tensor, edge_index: Tensor, alpha: Tensor, sparse, return_attention_weights):
+        """``out``, with the attention weights when asked, in PyG's form for the input (:mod:`gatbio.nn._adj`)."""
+        if not return_attention_weights:  # as PyG >= 2.8: False means no weights
+            return out
+        if sparse is not None:
+            return out, attention_like(sparse, edge_index, alpha, looped=self.add_self_loops)
+        return out, (edge_index, alpha)
 
     def _fused_plan(self, edge_index_in: Tensor, edge_index: Tensor, num_src: int, num_dst: int):
         """The :class:`~gatbio.nn.fused.AttentionPlan` of this graph, or ``None`` for the reference path.
@@ -413,9 +434,17 @@ class GATConv(MessagePassing):
         if x_dst is not None and x_dst is not x_src and x_dst.size(1) != self._dst_channels:
             raise ValueError(f"x_dst has {x_dst.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")
+        if size is not None:
+            for what, nodes, n in (("source", x_src, size[0]), ("target", x_dst, size[1])):
+                if nodes is not None and nodes.size(0) != n:
+                    raise ValueError(f"the graph has {n} {what} nodes (size=(N_src, N_dst)={tuple(size)}, given "
+                                     f"or read from a sparse adjacency of shape (N_dst, N_src)) but the {what} "
+                                     f"node features have {nodes.size(0)} rows")
         if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
             shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
-            raise ValueError(f"edge_index must be a (2, E) integer tensor; got {shape}")
+            raise ValueError(f"edge_index must be a (2, E) integer tensor or a sparse adjacency (torch.sparse or "
+                             f"SparseTensor, shape (N_dst, N_src)); got {shape}; for a dense adjacency matrix A "
+                             "(A[i, j] for the edge i → j) pass torch_geometric.utils.dense_to_sparse(A)[0]")
         if edge_index.dtype not in (torch.long, torch.int):
             raise ValueError(f"edge_index must hold integers (torch.long); got dtype {edge_index.dtype}")
         E = edge_index.size(1)
@@ -450,9 +479,15 @@ class GATConv(MessagePassing):
                 raise ValueError(f"attn_bias has shape {shape}, expected ({E},) or ({E}, {H}): one value "
                                  f"(or one per head) for each of the E={E} edges of edge_index")
 
+    def __prepare_scriptable__(self):
+        # torch.jit.script calls this on every submodule first: one clear line instead of a TorchScript trace.
+        raise NotImplementedError(
+            f"{self.__class__.__name__} cannot be compiled with TorchScript (torch.jit.script is deprecated in "
+            "PyTorch); use torch.compile(model) instead")
+
     def __repr__(self) -> str:
         extra = []
-        if self.attention != "gat":
+        if self.attention != self._default_attention:
             extra.append(f"attention={self.attention!r}")
         if self.temperature != 1.0:
             extra.append(f"temperature={self.temperature!r}")
@@ -460,6 +495,34 @@ class GATConv(MessagePassing):
             extra.append(f"degree_norm={self.degree_norm!r}")
         more = "".join(", " + e for e in extra)
         return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, heads={self.heads}{more})"
+
+
+class GATv2Conv(GATConv):
+    r"""PyG's :class:`~torch_geometric.nn.conv.GATv2Conv` under its own name and signature: :class:`GATConv`
+    with ``attention="gatv2"`` (Brody et al., ICLR 2022), the other gatbio options as keyword arguments."""
+
+    _default_attention = "gatv2"
+
+    def __init__(
+        self,
+        in_channels: int | tuple[int, int],
+        out_channels: int,
+        heads: int = 1,
+        concat: bool = True,
+        negative_slope: float = 0.2,
+        dropout: float = 0.0,
+        add_self_loops: bool = True,
+        edge_dim: int | None = None,
+        fill_value: float | Tensor | str = "mean",
+        bias: bool = True,
+        share_weights: bool = False,
+        residual: bool = False,
+        **kwargs,
+    ):
+        if kwargs.setdefault("attention", "gatv2") != "gatv2":
+            raise ValueError(f"GATv2Conv is attention='gatv2'; for attention={kwargs['attention']!r} use GATConv")
+        super().__init__(in_channels, out_channels, heads, concat, negative_slope, dropout, add_self_loops,
+                         edge_dim, fill_value, bias, residual, share_weights=share_weights, **kwargs)
 
 
 def _check_choice(name: str, value, allowed: tuple) -> None:
