@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import torch
-
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("trophic", help="trophic levels of a food web (table or CSV)",
@@ -137,6 +135,7 @@ def read_foodweb(args: argparse.Namespace):
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
     """A DataFrame: species, trophic_level, prey (in-degree), predators (out-degree)."""
     import pandas as pd
+    import torch
     from torch_geometric.utils import degree
 
     from gatbio.ecology import trophic_levels
