@@ -81,6 +81,12 @@ class HelpFormatter(argparse.HelpFormatter):
         return help_ + " (default: %(default)s)"
 
 
+def show_progress(quiet: bool = False) -> bool:
+    """Whether a command shows progress: not with ``--quiet``, and only when stderr is a terminal (a log file
+    or a pipe gets no progress bars)."""
+    return not quiet and sys.stderr.isatty()
+
+
 def _finish(parser: argparse.ArgumentParser) -> None:
     """Give ``parser`` and its sub-parsers the plain-text help and :class:`HelpFormatter`."""
     parser.formatter_class = HelpFormatter
