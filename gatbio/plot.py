@@ -252,15 +252,15 @@ def draw_protein_neighbourhood(ax: Axes, protein: str, neighbours: pd.DataFrame,
     return ScalarMappable(norm=norm, cmap=cm)
 
 
-def protein_figure(protein: str, neighbours: pd.DataFrame, predicted: Sequence[tuple[str, float]], edges=None
+def protein_figure(protein: str, neighbours: pd.DataFrame, predicted: Sequence[tuple[str, float] | str], edges=None
                    ) -> Figure:
-    """A figure of :func:`draw_protein_neighbourhood` with the predicted functions (``(label, score)`` pairs,
-    best first) in the title and a colour bar of the attention."""
+    """A figure of :func:`draw_protein_neighbourhood` with the predicted functions (``(label, score)`` pairs or
+    labels, best first) in the title and a colour bar of the attention."""
     fig = _new_figure(PROTEIN_SIZE)
     ax = fig.add_subplot()
     mappable = draw_protein_neighbourhood(ax, protein, neighbours, edges)
     fig.colorbar(mappable, ax=ax, shrink=0.7, label="attention (last layer, heads averaged)")
-    funcs = ", ".join(f"{label} ({score:.2f})" for label, score in predicted)
+    funcs = ", ".join(p if isinstance(p, str) else f"{p[0]} ({p[1]:.2f})" for p in predicted)
     ax.set_title(f"{protein}: predicted {funcs}\nits {len(neighbours)} most attended neighbours "
                  "(blue: annotated, with their known functions)", fontsize=9)
     return fig

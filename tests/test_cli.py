@@ -253,7 +253,7 @@ def test_protein_predict_draws_the_best_prediction(protein_files, capsys, monkey
     monkeypatch.setattr(cli, "show_progress", lambda quiet=False: not quiet)  # as on a terminal
     assert cli.main([*base, "--plot", str(f / "p.png"), "--explain", str(f / "why.csv")]) == 0
     captured = capsys.readouterr()
-    assert "# node inputs (prone, netmf) of 21 proteins" in captured.err and "fit" in captured.err  # progress
+    assert "# node inputs (prone, netmf) of 21 proteins" in captured.err and "training" in captured.err  # progress
     pred = pd.read_csv(f / "pred.csv")
     best = plot.best_predicted_protein(pred)
     assert f"attention neighbourhood of {best} → {f / 'p.png'}" in captured.out

@@ -82,6 +82,7 @@ def test_protein_figure_files(tmp_path, suffix):
     path = plot.save_figure(fig, tmp_path / f"p{suffix}")
     check_image(path, plot.PROTEIN_SIZE)
     assert "P1: predicted kinase (0.93), binding (0.41)" in fig.axes[0].get_title()
+    assert "P1: predicted kinase, binding\n" in plot.protein_figure("P1", nb, ["kinase", "binding"]).axes[0].get_title()
 
 
 def test_protein_prediction_figure_picks_the_best_linked_protein():

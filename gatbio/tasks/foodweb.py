@@ -797,7 +797,7 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     cfg = dataclasses.replace(cfg, models=[model])
     from tqdm.auto import tqdm
 
-    with tqdm(desc="training", unit="model", disable=not progress, leave=False) as bar:
+    with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar:
         s = fold_scores(A, tr, cfg, "links", list(seeds or cfg.seeds), progress=bar)[model][0]
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
