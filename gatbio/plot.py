@@ -232,20 +232,24 @@ def draw_protein_neighbourhood(ax: Axes, protein: str, neighbours: pd.DataFrame,
         if a in pos and b in pos and protein not in (a, b):
             ax.plot(*np.stack([pos[a], pos[b]]).T, color="0.75", lw=0.8, zorder=1)
     att = nb["attention"].to_numpy(dtype=float)
-    norm = Normalize(0.0, max(float(att.max()), 1e-9))
+    # colours span the attention of the shown neighbours (a hub's weights are all small): the bar gives the values
+    lo, hi = float(att.min()), float(att.max())
+    norm = Normalize(lo if hi > lo else 0.0, hi if hi > 0 else 1.0)
     cm = colormaps[cmap]
     for p, a in zip(nb["neighbour"], att, strict=True):
-        ax.plot(*np.stack([pos[str(p)], pos[protein]]).T, color=cm(norm(a)), lw=1 + 8 * a, zorder=2,
+        ax.plot(*np.stack([pos[str(p)], pos[protein]]).T, color=cm(norm(a)), lw=1 + 6 * a / (hi or 1.0), zorder=2,
                 solid_capstyle="round")
     known = nb.get("neighbour_known_labels")
     known = ["" if not isinstance(s, str) else s for s in (known if known is not None else [""] * len(nb))]
     for (p, labels), xy in zip(zip(nb["neighbour"], known, strict=True), ring, strict=True):
         ax.scatter(*xy, s=220, c="#9ecae1" if labels else "white", edgecolors="0.2", zorder=3)
         text = str(p) + (f"\n{_short(labels.replace(';', ', '), 28)}" if labels else "")
-        ax.annotate(text, xy, xytext=(xy * 1.22), textcoords="data", ha="center", va="center", fontsize=7, zorder=4)
+        side = "right" if xy[0] < -0.3 else "left" if xy[0] > 0.3 else "center"  # labels point away from the centre
+        ax.annotate(text, xy, xytext=xy * (1.1 if side != "center" else 1.22), textcoords="data", ha=side,
+                    va="center", fontsize=7, zorder=4)
     ax.scatter(0, 0, s=500, c="#fdae6b", edgecolors="0.2", zorder=3)
     ax.annotate(protein, (0, 0), ha="center", va="center", fontsize=8, fontweight="bold", zorder=4)
-    ax.set_xlim(-1.6, 1.6)
+    ax.set_xlim(-1.9, 1.9)
     ax.set_ylim(-1.45, 1.45)
     ax.set_aspect("equal")
     ax.axis("off")
