@@ -229,31 +229,23 @@ def test_progress_shows_on_a_terminal_only(monkeypatch, capsys):
 
 
 # ---------------------------------------------------------------------------------------------------- proteins
-@pytest.fixture
-def protein_files(tmp_path):
-    """Two communities of 10 proteins (kinases / transporters), half annotated, one bridge, one loner."""
-    rng = np.random.default_rng(0)
-    edges = [f"{c}{i} {c}{j}" for c in "KT" for i in range(10) for j in range(i + 1, 10) if rng.random() < 0.5]
-    (tmp_path / "edges.txt").write_text("\n".join(edges + ["K0 T0"]) + "\n")
-    labels = [f"{c}{i} {'kinase' if c == 'K' else 'transport'}" for c in "KT" for i in range(0, 10, 2)]
-    (tmp_path / "labels.txt").write_text("\n".join(labels) + "\n")
-    (tmp_path / "nodes.txt").write_text("\n".join([f"{c}{i}" for c in "KT" for i in range(10)] + ["LONE"]) + "\n")
-    return tmp_path
+# the fixture of tests/tasks/test_protein_cli.py: two communities of 12 proteins, half annotated, one bridge, LONE
+from tasks.test_protein_cli import files  # noqa: E402, F401  (a pytest fixture)
 
 
-def test_protein_predict_draws_the_best_prediction(protein_files, capsys, monkeypatch):
+def test_protein_predict_draws_the_best_prediction(files, capsys, monkeypatch):  # noqa: F811
     import pandas as pd
     from test_plot import check_image
 
     from gatbio import cli, plot
 
-    f = protein_files
+    f = files
     base = ["protein", "predict", "--edges", str(f / "edges.txt"), "--labels", str(f / "labels.txt"),
             "--nodes", str(f / "nodes.txt"), "--out", str(f / "pred.csv"), "--epochs", "12"]
     monkeypatch.setattr(cli, "show_progress", lambda quiet=False: not quiet)  # as on a terminal
     assert cli.main([*base, "--plot", str(f / "p.png"), "--explain", str(f / "why.csv")]) == 0
     captured = capsys.readouterr()
-    assert "# node inputs (prone, netmf) of 21 proteins" in captured.err and "training" in captured.err  # progress
+    assert "# node inputs (prone, netmf) of 25 proteins" in captured.err and "training" in captured.err  # progress
     pred = pd.read_csv(f / "pred.csv")
     best = plot.best_predicted_protein(pred)
     assert f"attention neighbourhood of {best} → {f / 'p.png'}" in captured.out
@@ -272,10 +264,10 @@ def test_protein_predict_draws_the_best_prediction(protein_files, capsys, monkey
     (["--plot-protein", "K3"], "give --plot FILE too"),
     (["--plot", "p.gif"], "give a file ending in .png or .svg"),
 ])
-def test_protein_plot_mistakes_are_found_before_training(protein_files, capsys, extra, message):
+def test_protein_plot_mistakes_are_found_before_training(files, capsys, extra, message):  # noqa: F811
     from gatbio.cli import main
 
-    f = protein_files
+    f = files
     rc = main(["protein", "predict", "--edges", str(f / "edges.txt"), "--labels", str(f / "labels.txt"),
                "--nodes", str(f / "nodes.txt"), "--out", str(f / "pred.csv"), *extra])
     assert rc == 1 and message in capsys.readouterr().err
