@@ -134,7 +134,8 @@ def draw_foodweb(ax: Axes, edge_index, levels, node_names: Sequence[str], links:
     xy = np.stack([x, y], axis=1)  # (N, 2)
     segments = np.stack([xy[ei[0]], xy[ei[1]]], axis=1)  # (E, 2, 2)
     if attention is None:
-        ax.add_collection(LineCollection(segments, colors="0.55", alpha=0.35, linewidths=0.6, zorder=1))
+        alpha = max(0.08, min(0.35, 150 / max(len(segments), 1)))  # fainter on dense webs, where lines pile up
+        ax.add_collection(LineCollection(segments, colors="0.55", alpha=alpha, linewidths=0.6, zorder=1))
     else:
         a = np.clip(np.asarray(attention, dtype=float), 0, 1)
         colors = [(0.3, 0.3, 0.3, 0.15 + 0.75 * w) for w in a]
