@@ -33,6 +33,25 @@ SETUP = {
 }
 
 
+def _without_tqdm_warning(output):
+    """``output`` without tqdm's "IProgress not found" warning (tqdm.auto in a kernel without ipywidgets: two
+    lines on stderr naming this machine's site-packages); ``None`` when nothing else is left."""
+    if output.get("output_type") != "stream" or output.get("name") != "stderr":
+        return output
+    lines = output["text"].splitlines(keepends=True)
+    keep, skip = [], False
+    for line in lines:
+        if "TqdmWarning: IProgress not found" in line:
+            skip = True  # the warning line, then the indented source line warnings.warn prints after it
+            continue
+        if skip and line.startswith("  "):
+            continue
+        skip = False
+        keep.append(line)
+    output["text"] = "".join(keep)
+    return output if output["text"].strip() else None
+
+
 def execute(name: str, results: Path, timeout: int = 1800) -> Path:
     """Run ``notebooks/<name>.ipynb`` on ``results`` and write it back (atomically) with its outputs."""
     import nbformat
@@ -55,6 +74,8 @@ def execute(name: str, results: Path, timeout: int = 1800) -> Path:
             os.environ[env_name] = old
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # timestamps: a diff of a re-run shows only changed outputs
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in map(_without_tqdm_warning, cell.outputs) if o is not None]
     atomic_write_text(path, nbformat.writes(nb) + "\n")
     return path
 
