@@ -3,12 +3,25 @@
 Each sub-command lives next to the code it drives: a module in :data:`COMMAND_MODULES` defines
 ``add_parser(subparsers)``, which registers its sub-command and sets ``func`` on the parser; ``func(args)``
 returns an exit code. This file only assembles them, so tasks can add commands without editing each other.
+
+Keep ``gatbio --help`` fast (well under a second): every command module is imported to build the parser, so
+
+- a command module imports only the standard library at its top (``argparse``, ``pathlib``, ...); torch,
+  numpy, pandas, PyG, scikit-learn, matplotlib and the ``gatbio`` modules that import them are imported
+  inside the ``func`` that needs them (``def run(args): from gatbio.tasks.protein import run ...``);
+- what ``add_parser`` needs (choices, defaults) is plain data defined in the command module itself;
+- package ``__init__`` files on the way (``gatbio.data``, ``gatbio.ecology``) import their heavy parts lazily.
+
+``tests/test_cli.py`` fails when building the parser imports torch, numpy or pandas, and when a help text shows
+reStructuredText markup, a literal ``%%`` or an argument without help. Help texts may be written in the
+package's docstring style: :func:`plain_text` turns the markup into plain text for the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from gatbio import __version__
@@ -27,12 +40,76 @@ class UserError(Exception):
     """An error caused by the user's input; printed as one clear line, no traceback."""
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")  # :func:`~a.b.c` / :ref:`text <target>`
+
+
+def plain_text(text: str | None) -> str | None:
+    """Docstring markup (reStructuredText) as plain text for a terminal.
+
+    ``code`` → code, :func:`gatbio.tasks.protein.run` → gatbio.tasks.protein.run (``~`` keeps the last part),
+    a paragraph's closing ``::`` → ``:``.
+    """
+    if not text:
+        return text
+
+    def role(m: re.Match) -> str:
+        target = m.group(1).strip()
+        return target.rsplit(".", 1)[-1] if m.group(0)[m.group(0).index("`") + 1] == "~" else target
+
+    text = _ROLE.sub(role, text)
+    text = text.replace("``", "")
+    text = re.sub(r"(\S)::$", r"\1:", text, flags=re.M)
+    return text
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with two changes: a description or epilog written on several lines keeps its line
+    breaks (module docstrings with usage examples), and an option's default is shown when its help does not
+    mention one already (``None`` and ``False`` defaults are not shown: they mean "off")."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text.strip():
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help_ = action.help or ""
+        default = action.default
+        off = default is None or default is False or default is argparse.SUPPRESS or default in ([], "")
+        if "default" in help_ or off or not action.option_strings or isinstance(action, argparse._VersionAction):
+            return help_
+        return help_ + " (default: %(default)s)"
+
+
+def show_progress(quiet: bool = False) -> bool:
+    """Whether a command shows progress: not with ``--quiet``, and only when stderr is a terminal (a log file
+    or a pipe gets no progress bars)."""
+    return not quiet and sys.stderr.isatty()
+
+
+def _finish(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` and its sub-parsers the plain-text help and :class:`HelpFormatter`."""
+    parser.formatter_class = HelpFormatter
+    parser.description = plain_text(parser.description)
+    parser.epilog = plain_text(parser.epilog)
+    for action in parser._actions:
+        if action.help not in (None, argparse.SUPPRESS):
+            action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain_text(choice.help)
+            for sub in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+                _finish(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gatbio",
         description="Graph attention networks for biological networks.",
+        epilog="Run 'gatbio COMMAND --help' for a command's options.",
     )
-    parser.add_argument("--version", action="version", version=f"gatbio {__version__}")
+    parser.add_argument("--version", action="version", version=f"gatbio {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -42,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.add_parser(sub)
+    _finish(parser)
     return parser
 
 

@@ -110,7 +110,7 @@ def fit(
     if progress:
         from tqdm.auto import tqdm
 
-        epochs = tqdm(epochs, desc="fit", leave=False)
+        epochs = tqdm(epochs, desc="training (early stopping)", unit="epoch", leave=False)
     epoch = 0
     for epoch in epochs:
         model.train()

@@ -43,12 +43,14 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from gatbio.data.sources import DATASETS, DatasetNotFoundError, data_root, download, missing_files
 
 __all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "dataset_names"]
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _CACHE: dict[tuple, object] = {}
 
@@ -114,6 +116,8 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
 
 def list_datasets(root: str | Path | None = None) -> pd.DataFrame:
     """One row per named dataset: name, kind, nodes, edges, labels/traits, files present, citation."""
+    import pandas as pd  # here, not at the top: `gatbio --help` imports this package and should stay fast
+
     root_path = Path(root) if root is not None else data_root()
     rows = []
     for info in DATASETS.values():

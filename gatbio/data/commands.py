@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("datasets", help="list the named datasets (counts, presence, citation)",
@@ -31,6 +29,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from gatbio.data import DATASETS, data_root, download, list_datasets
     from gatbio.data.sources import verify
 

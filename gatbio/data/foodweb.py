@@ -24,7 +24,7 @@ from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
-           "read_trait_table", "gateway_web_folder",
+           "read_trait_table", "gateway_web_folder", "gateway_folder_names",
            "GATEWAY_TRAIT_ORDER"]
 
 #: Trait columns of GATEWAy node tables: metabolic / movement one-hot groups, then body mass.
@@ -86,6 +86,25 @@ def gateway_web_folder(web: str | int) -> str:
     if not hits:
         raise KeyError(f"unknown GATEWAy web {web!r}; ids: {[int(w.rsplit('_', 1)[1]) for w in GATEWAY_WEBS]}")
     return hits[0]
+
+
+def gateway_folder_names(folder: str | Path) -> list[str] | None:
+    """The species names (``taxon_lifestage``) of a web folder inside a GATEWAy collection
+    (``<collection>/webs/<folder>`` next to ``<collection>/web_index.csv`` and ``node_ids.csv``, the layout of
+    ``gateway_dev``), in node-id order; ``None`` when the folder is not part of such a collection (a user's own
+    folder: its nodes keep their ids as names)."""
+    folder = Path(folder)
+    collection = folder.resolve().parent.parent
+    if not ((collection / "web_index.csv").is_file() and (collection / "node_ids.csv").is_file()):
+        return None
+    index, node_ids = _gateway_tables(str(collection))
+    row = index[index["data_dir"].astype(str) == folder.resolve().name] if "data_dir" in index else index[:0]
+    if len(row) != 1:
+        return None
+    names = node_ids[node_ids["web_name"] == row["web_name"].iloc[0]].sort_values("node_id")
+    if not np.array_equal(names["node_id"].to_numpy(), np.arange(int(row["n_nodes"].iloc[0]))):
+        return None
+    return names["node_name"].astype(str).tolist()
 
 
 def load_gateway(web: str | int, root: Path | None = None) -> Data:

@@ -25,14 +25,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import torch
+#: ``--format`` choices (``gatbio foodweb predict`` reads the same).
+FORMATS = ("auto", "edgelist", "csv", "pajek", "cheddar", "gateway", "adjacency")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("trophic", help="trophic levels of a food web (table or CSV)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="food-web file/folder, or a named web such as gateway/11")
-    p.add_argument("--format", default="auto", choices=["auto", "edgelist", "csv", "pajek", "cheddar", "gateway", "adjacency"])
+    p.add_argument("--format", default="auto", choices=FORMATS,
+                   help="file format (see above); auto: from the name (folder: gateway or cheddar; .net/.paj: "
+                        "pajek; .csv: csv; else edgelist)")
     p.add_argument("--method", default="mackay", choices=["mackay", "levine"],
                    help="mackay (any directed graph; default) or levine (needs basal species)")
     p.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
@@ -86,7 +89,9 @@ def read_foodweb_file(
     if fmt == "cheddar":
         data = read_cheddar(path)
     elif fmt == "gateway":
-        data = read_gateway_web(path)
+        from gatbio.data.foodweb import gateway_folder_names
+
+        data = read_gateway_web(path, node_names=gateway_folder_names(path))  # species names when in a collection
     elif fmt == "pajek":
         pj = io.read_pajek(path)
         if any(k.lower().startswith("eco") for k in pj.partitions):
@@ -137,6 +142,7 @@ def read_foodweb(args: argparse.Namespace):
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
     """A DataFrame: species, trophic_level, prey (in-degree), predators (out-degree)."""
     import pandas as pd
+    import torch
     from torch_geometric.utils import degree
 
     from gatbio.ecology import trophic_levels

@@ -445,7 +445,7 @@ def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: 
 
 
 def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
-                info: dict[str, float] | None = None, gat_seeds: list[int] | None = None
+                info: dict[str, float] | None = None, gat_seeds: list[int] | None = None, progress=None
                 ) -> dict[str, list[np.ndarray]]:
     """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``.
 
@@ -455,7 +455,8 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
 
     ``full`` and ``structure_only`` use ``cfg.pool_weights`` (``cfg.species_pool_weights`` in the species
     protocol); the early-stopped steps of each GAT's first seed (``<model>_steps``) go into ``info`` when it is
-    given."""
+    given. ``progress``: an optional ``tqdm`` bar, reset to the number of stacks and GATs to fit and advanced
+    after each."""
     want = set(cfg.models)
     need = set(want)
     if want & {"full", "full_without_gat"}:
@@ -464,6 +465,13 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
         need |= {"gat"}
     if "structure_only" in want:
         need |= {"gat_structure", "boosted_stack_structure"}
+    gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
+    gat_runs = (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
+                ("gat_structure", None, True, seeds[:1]))
+    learners = tuple(k for k, name in STACK_MODELS if name in need)
+    if progress is not None:
+        progress.reset(total=bool(learners) + ("boosted_stack_structure" in need)
+                       + sum(len(sds) for name, _, _, sds in gat_runs if name in need))
     out: dict[str, list[np.ndarray]] = {}
     struct = lp.structure_scores(A) if need & {"l3_ra", "jaccard", "preferential_attachment"} else {}
     for name in ("l3_ra", "jaccard", "preferential_attachment"):
@@ -472,20 +480,19 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     if "niche" in need:
         out["niche"] = [lp.probabilistic_niche(A, cfg.niche_steps, init=observed_levels(A))]
     stacks: dict[str, np.ndarray] = {}
-    learners = tuple(k for k, name in STACK_MODELS if name in need)
     if learners:  # one feature table for both learners
         stacks = lp.stack_scores(A, observed_levels, traits, mode, cfg.stack, cfg.split_seed, learners)
         out.update({name: [stacks[k]] for k, name in STACK_MODELS if k in stacks})
+        _advance(progress, "stacks")
     stacks_structure: dict[str, np.ndarray] = {}
     if "boosted_stack_structure" in need:
         struct_learners = ("hgb", "logistic") if "structure_only" in want else ("hgb",)
         stacks_structure = lp.stack_scores(A, observed_levels, None, mode, cfg.stack, cfg.split_seed, struct_learners)
         out["boosted_stack_structure"] = [stacks_structure["hgb"]]
+        _advance(progress, "structure stacks")
     masks: dict[tuple, list] = {}  # shared by the models of one seed (same cross-fitting splits)
     info = {} if info is None else info
-    gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
-    for name, tr, bias, sds in (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
-                                ("gat_structure", None, True, seeds[:1])):
+    for name, tr, bias, sds in gat_runs:
         if name not in need:
             continue
         out[name] = []
@@ -497,6 +504,7 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
             out[name].append(gat_scores(model, A, tr, cfg.gat))
             if s == sds[0] and hasattr(model, "best_steps"):
                 info[f"{name}_steps"] = model.best_steps
+            _advance(progress, f"{name} seed {s}")
 
     w = cfg.species_pool_weights if mode == "species" else cfg.pool_weights
     if "full" in want:
@@ -506,6 +514,12 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     if "structure_only" in want:
         out["structure_only"] = [pool(out["gat_structure"][0], stacks_structure, cfg.pool_weights)]
     return {k: v for k, v in out.items() if k in want}
+
+
+def _advance(progress, done: str) -> None:
+    if progress is not None:
+        progress.set_postfix_str(done, refresh=False)
+        progress.update()
 
 
 def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
@@ -755,15 +769,16 @@ def _default_webs_dir() -> Path:
 
 
 def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None = None, seeds: list[int] | None = None,
-                          traits: np.ndarray | None = None, trait_names: list[str] | None = None
-                          ) -> pd.DataFrame:
+                          traits: np.ndarray | None = None, trait_names: list[str] | None = None,
+                          progress: bool = False) -> pd.DataFrame:
     """The ``top`` most likely missing links of a web (pairs that are not links), best first.
 
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
     otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds ``full`` averages
     (the CLI passes 5, as in the benchmark). Columns: ``rank, resource, consumer, score, resource_level,
     consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
-    probability; levels: MacKay trophic levels of the web).
+    probability; levels: MacKay trophic levels of the web). ``progress``: a progress bar on stderr, one step per
+    fitted stack or GAT seed.
     """
     cfg = cfg or FoodWebConfig()
     n = data.num_nodes
@@ -780,7 +795,10 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     tr, _ = prepare_traits(x, names)
     model = "full" if tr is not None else "structure_only"
     cfg = dataclasses.replace(cfg, models=[model])
-    s = fold_scores(A, tr, cfg, "links", list(seeds or cfg.seeds))[model][0]
+    from tqdm.auto import tqdm
+
+    with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar:
+        s = fold_scores(A, tr, cfg, "links", list(seeds or cfg.seeds), progress=bar)[model][0]
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
     i, j = np.nonzero(cand)

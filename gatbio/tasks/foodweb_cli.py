@@ -3,7 +3,7 @@
 Usage::
 
     gatbio foodweb benchmark --webs DIR --out DIR [--config FILE] [--jobs N] [key=value ...]
-    gatbio foodweb predict FILE --top K --out links.csv [--traits TABLE] [--format ...]
+    gatbio foodweb predict FILE --top K --out links.csv [--plot web.png] [--traits TABLE] [--format ...]
     gatbio foodweb summarize OUT [--webs DIR]
 
 ``benchmark`` runs every web folder of DIR (the layout of ``gateway_dev/webs/``: ``<name>_<id>/<id>_edge_list.txt``
@@ -17,8 +17,30 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+from gatbio.ecology.commands import FORMATS
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PREDICT_DESCRIPTION = """\
+Train the models of the GATEWAy benchmark on the whole web and list the K most likely missing links (pairs
+that are not links of FILE), best first, with species names, scores and trophic levels.
+
+The model is 'full' when the web has traits (a GATEWAy folder's node table, a named GATEWAy web, or --traits),
+else 'structure_only': a logarithmic opinion pool of the GAT (its logits averaged over --seeds) and two
+classifiers stacked on pair features (gradient boosting and a logistic regression), trained on the web itself.
+
+Columns:
+  resource, consumer  the predicted link: the consumer eats the resource
+  score               the pool's log-odds that the link exists:
+                        (2 x GAT logit + log-odds of the boosted stack + log-odds of the linear stack) / 4.
+                      Higher is likelier; 0 is even odds, +2.2 about 9 to 1, -2.2 about 1 to 9. Rank by it;
+                      read it as a probability only loosely (the members are not calibrated to each other).
+  resource_level,     MacKay trophic levels of the observed web (basal species at 1)
+  consumer_level
+"""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -27,34 +49,49 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="foodweb_command", metavar="ACTION")
 
     b = sub.add_parser("benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs")
-    b.add_argument("--webs", default=None, help="folder of web folders (default: <data root>/gateway_dev/webs)")
-    b.add_argument("--out", default=None, help="results folder (default: the config's out)")
-    b.add_argument("--config", default=None, help="YAML config (experiments/configs/foodweb_*.yaml)")
-    b.add_argument("--jobs", type=int, default=None, help="webs in parallel (default: the config's jobs)")
+    b.add_argument("--webs", default=None, metavar="DIR",
+                   help="folder of web folders (default: <data root>/gateway_dev/webs)")
+    b.add_argument("--out", default=None, metavar="DIR", help="results folder (default: the config's out)")
+    b.add_argument("--config", default=None, metavar="FILE",
+                   help="YAML config (experiments/configs/foodweb_*.yaml; default: the full benchmark's settings)")
+    b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
     b.set_defaults(func=run_benchmark)
 
     s = sub.add_parser("summarize", help="rebuild the tables of a results folder")
-    s.add_argument("out", metavar="OUT")
-    s.add_argument("--webs", default=None, help="the webs folder (for the published reference rows)")
+    s.add_argument("out", metavar="OUT", help="results folder of gatbio foodweb benchmark")
+    s.add_argument("--webs", default=None, metavar="DIR",
+                   help="the webs folder, for the published reference rows (default: the one in OUT/config.yaml)")
     s.set_defaults(func=run_summarize)
 
-    q = sub.add_parser("predict", help="the most likely missing links of a food web")
+    q = sub.add_parser("predict", help="the most likely missing links of a food web (table, CSV, picture)",
+                       description=PREDICT_DESCRIPTION,
+                       epilog="example: gatbio foodweb predict gateway/125 --top 10 --out links.csv --plot web.png")
     q.add_argument("file", metavar="FILE", help="food-web file/folder, or a named web such as gateway/11")
-    q.add_argument("--top", type=int, default=20, help="how many links (default: 20)")
-    q.add_argument("--out", default=None, help="CSV to write (atomic); the table is printed either way")
-    q.add_argument("--traits", default=None,
-                   help="optional CSV of species traits: a 'species' column (names as in FILE) and numeric columns")
-    q.add_argument("--seeds", default="0,1,2,3,4",
-                   help="GAT seeds to average (default: 0,1,2,3,4, the benchmark's 5-seed ensemble)")
-    q.add_argument("--format", default="auto", choices=["auto", "edgelist", "csv", "pajek", "cheddar", "adjacency"])
+    q.add_argument("--top", type=int, default=20, metavar="N", help="how many links to list")
+    q.add_argument("--out", default=None, metavar="CSV", help="also write the table as CSV (atomic write)")
+    q.add_argument("--plot", default=None, metavar="FILE",
+                   help="also draw the web by trophic level with the predicted links coloured by score "
+                        "(.png or .svg)")
+    q.add_argument("--traits", default=None, metavar="CSV",
+                   help="species traits: a 'species' column (names as in FILE) and numeric columns "
+                        "(default: the traits of a GATEWAy folder or named web, else none)")
+    q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
+                   help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
+                        "ensemble; without traits the structure-only GAT uses the first)")
+    q.add_argument("--format", default="auto", choices=FORMATS,
+                   help="file format, as in gatbio trophic; auto: from the name")
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
-                   help="what a line 'u v' means in the file (default: v eats u)")
-    q.add_argument("--source", default=None, help="csv: prey column")
-    q.add_argument("--target", default=None, help="csv: predator column")
-    q.add_argument("--weight", default=None, help=argparse.SUPPRESS)
+                   help="what a line 'u v' means in the file (default: prey-predator, v eats u)")
+    q.add_argument("--source", default=None, metavar="COLUMN", help="csv: prey column (default: resource, else the first)")
+    q.add_argument("--target", default=None, metavar="COLUMN",
+                   help="csv: predator column (default: consumer, else the second)")
+    q.add_argument("--weight", default=None, metavar="COLUMN",
+                   help="csv: weight column; the models use which links exist, not their weights")
     q.add_argument("--convention", default=None, choices=["row_to_col", "col_to_row"],
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
+    q.add_argument("--quiet", action="store_true", help="no progress messages (they go to stderr, and only "
+                                                         "when it is a terminal)")
     q.set_defaults(func=run_predict)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
@@ -127,17 +164,37 @@ def _read_traits(path: str, node_names: list[str]) -> tuple[np.ndarray, list[str
     return table.reindex(node_names).to_numpy(dtype=float), cols
 
 
-def run_predict(args: argparse.Namespace) -> int:
-    from gatbio.results import write_csv
-    from gatbio.tasks.foodweb import predict_missing_links, read_web_folder
-
+def read_predict_web(args: argparse.Namespace):
+    """The web of ``foodweb predict``: a GATEWAy web folder as the benchmark reads it (self-loops removed, the
+    file's trait columns), with its species names when it lies in a GATEWAy collection; anything else as
+    ``gatbio trophic`` reads it (a named web such as ``gateway/11`` comes with names and traits)."""
     path = Path(args.file)
-    if path.is_dir() and any(path.glob("*_edge_list.txt")):
-        data = read_web_folder(path)
-    else:
-        from gatbio.ecology.commands import read_foodweb
+    if args.format in ("auto", "gateway") and path.is_dir() and any(path.glob("*_edge_list.txt")):
+        from gatbio.data.foodweb import gateway_folder_names
+        from gatbio.tasks.foodweb import read_web_folder
 
-        data = read_foodweb(args)
+        data = read_web_folder(path)
+        names = gateway_folder_names(path)
+        if names is not None and len(names) == data.num_nodes:
+            data.node_names = names
+        return data
+    from gatbio.ecology.commands import read_foodweb
+
+    return read_foodweb(args)
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    import sys
+
+    from gatbio.cli import show_progress
+    from gatbio.results import write_csv
+    from gatbio.tasks.foodweb import predict_missing_links
+
+    if args.plot:  # a wrong suffix is found before training, not after
+        from gatbio.plot import image_format
+
+        image_format(args.plot)
+    data = read_predict_web(args)
     names = list(getattr(data, "node_names", None) or [str(i) for i in range(data.num_nodes)])
     traits = trait_names = None
     if args.traits:
@@ -146,21 +203,27 @@ def run_predict(args: argparse.Namespace) -> int:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     except ValueError:
         raise ValueError(f"--seeds {args.seeds!r}: expected comma-separated integers such as 0,1,2") from None
-    import sys
-
-    # no per-step progress to show (a few seconds per GAT seed on webs of ~100 species), so say what runs
-    print(f"# training {len(seeds)} GAT seed(s) and the two stacks on {data.num_nodes} species, "
-          f"{data.num_edges} links ...", file=sys.stderr, flush=True)
-    df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names)
+    progress = show_progress(args.quiet)
+    if progress:
+        print(f"# training the GAT ({len(seeds)} seed(s)) and the two stacks on {data.num_nodes} species, "
+              f"{data.num_edges} links", file=sys.stderr, flush=True)
+    df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names,
+                               progress=progress)
     import pandas as pd
 
     with pd.option_context("display.width", 200):
         print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links; "
-              f"model {df['model'].iloc[0]}; top {len(df)} missing links (resource -> consumer: consumer eats resource)")
+              f"model {df['model'].iloc[0]}; top {len(df)} missing links (resource -> consumer: consumer eats "
+              "resource; score: pooled log-odds, see --help)")
         print(df.drop(columns="model").to_string(index=False))
     if args.out:
         write_csv(args.out, df)
         print(f"# wrote {args.out}")
+    if args.plot:
+        from gatbio.plot import foodweb_figure, save_figure
+
+        save_figure(foodweb_figure(data, df), args.plot)
+        print(f"# drew {args.plot}")
     return 0
 
 

@@ -332,8 +332,8 @@ def make_model(cfg: ProteinConfig, variant: str, in_channels: int, n_labels: int
         embedding_dim=cfg.id_dim if use_id else 0, task="multilabel" if multilabel else "multiclass", **opts)
 
 
-def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int):
-    """Train one neural variant; returns (model, fit result)."""
+def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int, progress: bool = False):
+    """Train one neural variant; returns (model, fit result). ``progress``: a bar over the epochs on stderr."""
     from gatbio.train import TrainConfig, fit
 
     torch.manual_seed(seed)
@@ -341,7 +341,8 @@ def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, se
     model = make_model(cfg, variant, 0 if x is None else x.size(1), num_labels(data), data.num_nodes, multilabel)
     tcfg = TrainConfig(epochs=cfg.epochs, lr=cfg.lr, weight_decay=cfg.weight_decay, patience=cfg.patience,
                        eval_every=cfg.eval_every, label_trick=bool(model.label_channels))
-    res = fit(model, x, data.edge_index, data.y, fit_idx, val_idx, val_score(multilabel), tcfg, seed=seed)
+    res = fit(model, x, data.edge_index, data.y, fit_idx, val_idx, val_score(multilabel), tcfg, seed=seed,
+              progress=progress)
     return model, res
 
 
@@ -589,14 +590,15 @@ def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Te
 
 
 def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, explain_top: int = 5,
-                        seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        seed: int = 0, progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train ``gat_labels`` on every annotated protein of ``data`` and predict the others.
 
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
     ``label_names``. A tenth of the annotated proteins is held out for early stopping. Returns
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
     ``isolated`` flag (no interaction: predicted from its own inputs only), and one row per (protein, attended
-    neighbour) with the last layer's attention (heads averaged).
+    neighbour) with the last layer's attention (heads averaged). ``progress``: say on stderr what runs, with a
+    bar over the training epochs.
     """
     cfg = cfg or ProteinConfig(**PREDICT_SETTINGS)
     known_mask = labelled_mask(data)
@@ -610,8 +612,13 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     perm = torch.from_numpy(rng.permutation(known.numpy()))
     n_val = max(1, len(perm) // 10)
     val, fit_idx = perm[:n_val].sort().values, perm[n_val:].sort().values
+    if progress:
+        import sys
+
+        print(f"# node inputs ({', '.join(cfg.inputs)}) of {data.num_nodes} proteins, then gat_labels on "
+              f"{len(fit_idx)} annotated proteins ({len(val)} held out for early stopping)", file=sys.stderr, flush=True)
     x = node_features(data, cfg.inputs, min(cfg.embed_dim, max(2, data.num_nodes - 2)), cfg.embed_seed)
-    model, _ = train_neural(cfg, "gat_labels", data, x, fit_idx, val, seed)
+    model, _ = train_neural(cfg, "gat_labels", data, x, fit_idx, val, seed, progress=progress)
     from gatbio.train import predict
 
     proba = predict(model, x, data.edge_index, data.y, known).numpy()

@@ -45,11 +45,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr.add_argument("--header", action="store_true", help="edgelist/csv/tsv: the first line is a header")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
-    pr.add_argument("--out", required=True, metavar="CSV", help="predictions: protein, isolated, predicted, scores")
-    pr.add_argument("--explain", metavar="CSV", help="also write the top attended neighbours per prediction")
-    pr.add_argument("--top", type=int, default=5, help="functions per protein (default: 5)")
-    pr.add_argument("--epochs", type=int, default=100, help="training epochs (default: 100)")
-    pr.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    pr.add_argument("--out", required=True, metavar="CSV",
+                    help="predictions, one row per unannotated protein: protein, isolated, predicted (its --top "
+                         "functions, best first, ';'-separated), scores (the model's probability of each)")
+    pr.add_argument("--explain", metavar="CSV",
+                    help="also write the 5 most attended neighbours of each unannotated protein (last GAT layer, "
+                         "heads averaged) with their known functions")
+    pr.add_argument("--plot", metavar="FILE",
+                    help="also draw one protein's most attended neighbourhood, with its predicted functions "
+                         "(.png or .svg)")
+    pr.add_argument("--plot-protein", metavar="NAME",
+                    help="the protein --plot draws (default: the unannotated protein with the highest top score)")
+    pr.add_argument("--top", type=int, default=5, metavar="K", help="functions per protein")
+    pr.add_argument("--epochs", type=int, default=100, metavar="N",
+                    help="most training epochs (early stopping on a tenth of the annotated proteins)")
+    pr.add_argument("--seed", type=int, default=0, help="random seed (data split and initialisation)")
+    pr.add_argument("--quiet", action="store_true",
+                    help="no progress messages (they go to stderr, and only when it is a terminal)")
     pr.set_defaults(func=predict_main)
 
     rn = sub.add_parser(
@@ -59,16 +71,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio protein run --config experiments/configs/protein_quick.yaml seeds=[0,1]")
     rn.add_argument("--config", required=True, metavar="FILE", help="YAML config (experiments/configs/protein_*.yaml)")
+    rn.add_argument("--out", metavar="DIR", default=None,
+                    help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     rn.add_argument("--summary-only", action="store_true", help="only remake the tables and figure")
-    rn.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. out_dir=results/x")
+    rn.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] epochs=50")
     rn.set_defaults(func=run_main)
     return p
 
 
 def run_main(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from gatbio.tasks.protein import load, run
 
-    print(run(load(args.config, args.overrides), summary_only=args.summary_only))
+    cfg = load(args.config, args.overrides)
+    if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
+        cfg = dataclasses.replace(cfg, out_dir=args.out)
+    print(run(cfg, summary_only=args.summary_only))
     return 0
 
 
@@ -135,19 +154,53 @@ def homophily_line(data) -> str:
 
 
 def predict_main(args: argparse.Namespace) -> int:
+    from gatbio.cli import show_progress
     from gatbio.results import write_csv
     from gatbio.tasks.protein import PREDICT_SETTINGS, ProteinConfig, predict_unannotated
 
     if args.top < 1:
         raise ValueError(f"--top {args.top}: give a positive number of functions per protein")
+    if args.plot_protein and not args.plot:
+        raise ValueError("--plot-protein names the protein to draw: give --plot FILE too")
+    if args.plot:  # a wrong suffix is found before training, not after
+        from gatbio.plot import image_format
+
+        image_format(args.plot)
     data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels)
+    if args.plot_protein:
+        check_plot_protein(data, args.plot_protein)
     print(homophily_line(data))
     cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs})
-    pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed)
+    # the picture shows up to 10 neighbours; the --explain table keeps 5 per protein
+    pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed, explain_top=10 if args.plot else 5,
+                                        progress=show_progress(args.quiet))
     write_csv(args.out, pred)
     n_iso = int(pred["isolated"].sum())
     print(f"{len(pred)} unannotated proteins predicted ({n_iso} isolated, flagged) → {args.out}")
     if args.explain:
-        write_csv(args.explain, explain)
-        print(f"attended neighbours ({len(explain)} rows) → {args.explain}")
+        table = explain.groupby("protein", sort=False).head(5).reset_index(drop=True)
+        write_csv(args.explain, table)
+        print(f"attended neighbours ({len(table)} rows) → {args.explain}")
+    if args.plot:
+        from gatbio.plot import best_predicted_protein, protein_prediction_figure, save_figure
+
+        protein = args.plot_protein or best_predicted_protein(pred)
+        save_figure(protein_prediction_figure(data, pred, explain, protein), args.plot)
+        print(f"attention neighbourhood of {protein} → {args.plot}")
     return 0
+
+
+def check_plot_protein(data, name: str) -> None:
+    """``--plot-protein NAME`` must be an unannotated protein with interactions (checked before training)."""
+    import difflib
+
+    names = [str(n) for n in data.node_names]
+    if name not in names:
+        close = difflib.get_close_matches(name, names, n=3)
+        raise ValueError(f"--plot-protein {name!r}: no such protein in the network"
+                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+    i = names.index(name)
+    if bool(data.y[i].any()):
+        raise ValueError(f"--plot-protein {name!r} is annotated in the label table; give a protein to predict")
+    if not bool((data.edge_index == i).any()):  # read_network removed self-loops
+        raise ValueError(f"--plot-protein {name!r} has no interactions: there is no neighbourhood to draw")

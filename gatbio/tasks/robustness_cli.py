@@ -11,20 +11,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="hub-perturbation robustness sweep (models x perturbations x fractions x seeds)",
         description="Train each model once per seed on the clean graph, evaluate it on hub-perturbed copies "
                     "(targeted/random node removal, hub feature noise, hub edge drop), and write per-run JSON, "
-                    "summary tables (area under each degradation curve, the 5%% headline) and figures. "
+                    "summary tables (area under each degradation curve, the 5% headline) and figures. "
                     "Finished runs are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio robustness --config experiments/configs/robustness_quick.yaml seeds=[0,1] jobs=2",
     )
     p.add_argument("--config", required=True, metavar="FILE", help="YAML config (experiments/configs/robustness_*.yaml)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     p.add_argument("--summary-only", action="store_true", help="only remake the tables and figures from existing results")
-    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. out_dir=results/x seeds=[0,1]")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] jobs=2")
     p.set_defaults(func=main)
     return p
 
 
 def main(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from gatbio.tasks.robustness import load, run
 
     cfg = load(args.config, args.overrides)
+    if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
+        cfg = dataclasses.replace(cfg, out_dir=args.out)
     print(run(cfg, summary_only=args.summary_only))
     return 0

@@ -1,0 +1,109 @@
+"""Execute the notebooks on the full results and write them back with their outputs (what a code host shows).
+
+    python experiments/execute_notebooks.py                  # all three, on results/{protein,robustness,foodweb}_full
+    python experiments/execute_notebooks.py --protein DIR --robustness DIR --foodweb DIR
+    python experiments/execute_notebooks.py food_web_inference    # only some notebooks
+
+Each results folder must be complete before its notebook runs: a notebook falls back to its quick config when
+its folder holds no results, and the committed notebook would then show quick results under the full title.
+Complete means: protein: ``summary.csv`` and ``attention_example.json``; robustness: ``runs/`` and
+``summary/``; food webs: ``summary.csv``. The notebooks print results paths relative to the repository.
+
+Each notebook runs top to bottom in a fresh kernel with its working directory in ``notebooks/`` (as
+``tests/conftest.py::run_notebook``); the cells' execution timestamps are dropped, so that executing again
+changes only what the results change. ``tests/test_notebooks.py`` checks what is committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+
+#: notebook → (option, environment variable the notebook reads, default folder, files that must be there)
+SETUP = {
+    "protein_function": ("protein", "GATBIO_PROTEIN_RESULTS", "results/protein_full",
+                         ("summary.csv", "attention_example.json")),
+    "hub_robustness": ("robustness", "GATBIO_ROBUSTNESS_DIR", "results/robustness_full", ("runs", "summary")),
+    "food_web_inference": ("foodweb", "FOODWEB_RESULTS", "results/foodweb_full", ("summary.csv",)),
+}
+
+
+def _without_tqdm_warning(output):
+    """``output`` without tqdm's "IProgress not found" warning (tqdm.auto in a kernel without ipywidgets: two
+    lines on stderr naming this machine's site-packages); ``None`` when nothing else is left."""
+    if output.get("output_type") != "stream" or output.get("name") != "stderr":
+        return output
+    lines = output["text"].splitlines(keepends=True)
+    keep, skip = [], False
+    for line in lines:
+        if "TqdmWarning: IProgress not found" in line:
+            skip = True  # the warning line, then the indented source line warnings.warn prints after it
+            continue
+        if skip and line.startswith("  "):
+            continue
+        skip = False
+        keep.append(line)
+    output["text"] = "".join(keep)
+    return output if output["text"].strip() else None
+
+
+def execute(name: str, results: Path, timeout: int = 1800) -> Path:
+    """Run ``notebooks/<name>.ipynb`` on ``results`` and write it back (atomically) with its outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from gatbio.results import atomic_write_text
+
+    path = NOTEBOOKS / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    env_name = SETUP[name][1]
+    old = os.environ.get(env_name)
+    os.environ[env_name] = os.path.abspath(results)  # abspath, not resolve: a symlinked folder keeps its name
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop(env_name)
+        else:
+            os.environ[env_name] = old
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)  # timestamps: a diff of a re-run shows only changed outputs
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in map(_without_tqdm_warning, cell.outputs) if o is not None]
+    atomic_write_text(path, nbformat.writes(nb) + "\n")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                        help=f"which notebooks (default: all of {', '.join(SETUP)})")
+    for option, _, default, _ in SETUP.values():
+        parser.add_argument(f"--{option}", metavar="DIR", default=REPO / default, type=Path,
+                            help=f"results folder (default: {default})")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per cell (default: 1800)")
+    args = parser.parse_args(argv)
+    names = args.notebooks or list(SETUP)
+    unknown = [n for n in names if n not in SETUP]
+    if unknown:
+        parser.error(f"unknown notebook(s) {unknown}; choose from {', '.join(SETUP)}")
+    folders = {n: getattr(args, SETUP[n][0]) for n in names}
+    missing = [f"{folders[n] / f}" for n in names for f in SETUP[n][3] if not (folders[n] / f).exists()]
+    if missing:
+        print("results are not complete (run the full configs first, or pass the folders):\n  "
+              + "\n  ".join(missing), file=sys.stderr)
+        return 1
+    for n in names:
+        print(f"{n}: executing on {folders[n]} ...", flush=True)
+        print(f"  wrote {execute(n, folders[n], args.timeout).relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""The ``gatbio`` command as a person meets it: fast help, plain help texts, every option documented."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gatbio.cli import build_parser, plain_text
+
+#: What building the parser and printing any help must not import (each costs from 0.2 s to several seconds).
+HEAVY = ("torch", "torch_geometric", "numpy", "pandas", "scipy", "sklearn", "matplotlib", "networkx")
+
+
+def all_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """``(command words, parser)`` for the parser and every sub-parser below it."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from all_parsers(sub, (*path, name))
+
+
+def test_help_does_not_import_heavy_modules():
+    # A fresh interpreter, so that modules other tests imported do not hide an import; it prints every help.
+    code = (
+        "import argparse, json, sys\n"
+        "from gatbio.cli import build_parser, main\n"
+        "def walk(p, path=()):\n"
+        "    yield path\n"
+        "    for a in p._actions:\n"
+        "        if isinstance(a, argparse._SubParsersAction):\n"
+        "            for name, sub in a.choices.items():\n"
+        "                yield from walk(sub, (*path, name))\n"
+        "words = list(walk(build_parser()))\n"
+        "for w in [*words, ('--version',)]:\n"
+        "    try:\n"
+        "        main([*w, '--help'] if w != ('--version',) else list(w))\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print(json.dumps([len(words), [m for m in {HEAVY!r} if m in sys.modules]]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n, heavy = json.loads(res.stdout.strip().splitlines()[-1])
+    assert n >= 10  # gatbio, datasets, trophic, protein (predict, run), foodweb (3), robustness
+    assert heavy == [], f"building the parser / printing help imported {heavy}"
+
+
+def test_the_lazy_package_attributes_still_work():
+    from gatbio.ecology import trophic_levels
+    from gatbio.ecology.trophic import trophic_levels as direct
+
+    assert trophic_levels is direct
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        import gatbio.ecology
+
+        gatbio.ecology.nope  # noqa: B018
+
+
+RST = re.compile(r"``|:(?:func|mod|class|data|meth|attr|math|ref):`|\.\. [a-z]+::|::\s*$", re.M)
+
+
+@pytest.mark.parametrize("words", [p for p, _ in all_parsers(build_parser())], ids=" ".join)
+def test_help_is_plain_text_and_documents_every_argument(words):
+    parser = dict(all_parsers(build_parser()))[words]
+    text = parser.format_help()
+    assert not RST.search(text), f"gatbio {' '.join(words)} --help shows markup: {RST.search(text).group(0)!r}"
+    assert "%%" not in text and "%(" not in text
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            undocumented = [a.dest for a in action._choices_actions if not a.help]
+            assert not undocumented, f"sub-commands without help: {undocumented}"
+        else:
+            assert action.help, f"gatbio {' '.join(words)}: {action.dest} has no help text"
+            assert action.help is not argparse.SUPPRESS, f"gatbio {' '.join(words)}: {action.dest} is hidden"
+
+
+def test_defaults_are_shown_once():
+    parsers = dict(all_parsers(build_parser()))
+    text = " ".join(parsers[("foodweb", "predict")].format_help().split())
+    assert "--top N how many links to list (default: 20)" in text
+    assert text.count("(default: 20)") == 1
+    text = " ".join(parsers[("protein", "predict")].format_help().split())
+    assert "(default: 0)" in text  # --seed: a 0 default is a value, not "off"
+    assert "--quiet no progress" in text  # a False default is "off": not shown
+
+
+def test_plain_text_known_answers():
+    assert plain_text("``gatbio foodweb``: see :func:`gatbio.tasks.foodweb.benchmark`") == \
+        "gatbio foodweb: see gatbio.tasks.foodweb.benchmark"
+    assert plain_text(":class:`~gatbio.nn.GATConv` and :ref:`the guide <guide>`") == "GATConv and the guide"
+    assert plain_text("Usage::\n\n    gatbio x") == "Usage:\n\n    gatbio x"
+    assert plain_text(None) is None
+
+
+def test_version():
+    res = subprocess.run([sys.executable, "-m", "gatbio.cli", "--version"], capture_output=True, text=True)
+    from gatbio import __version__
+
+    assert res.returncode == 0 and res.stdout.strip() == f"gatbio {__version__}"
+
+
+# ---------------------------------------------------------------------------------------------------- --out
+@pytest.mark.parametrize("words,module", [(["robustness"], "gatbio.tasks.robustness"),
+                                          (["protein", "run"], "gatbio.tasks.protein")])
+def test_out_sets_the_results_folder_and_overrides_still_work(tmp_path, monkeypatch, words, module):
+    import importlib
+
+    from conftest import REPO
+
+    from gatbio.cli import main
+
+    seen = {}
+
+    def run(cfg, **kw):
+        seen["cfg"] = cfg
+        return "(not run)"
+
+    monkeypatch.setattr(importlib.import_module(module), "run", run)
+    config = REPO / "experiments" / "configs" / f"{'robustness' if words[0] == 'robustness' else 'protein'}_quick.yaml"
+    out = tmp_path / "my results [x]"  # a folder name that a key=value parser would read as a list
+    assert main([*words, "--config", str(config), "--out", str(out), "seeds=[3]"]) == 0
+    assert seen["cfg"].out_dir == str(out) and list(seen["cfg"].seeds) == [3]
+    seen.clear()
+    assert main([*words, "--config", str(config), f"out_dir={tmp_path / 'b'}"]) == 0
+    assert seen["cfg"].out_dir == str(tmp_path / "b")
+
+
+# ---------------------------------------------------------------------------------------------------- food webs
+def gateway_collection(root, n: int = 12):
+    """A GATEWAy-like collection (``root/webs/Test Brook_7`` with ``web_index.csv`` and ``node_ids.csv``) of a
+    niche-model web of ``n`` species with one trait; returns the web folder and its species names."""
+    rng = np.random.default_rng(1)
+    niche = np.sort(rng.uniform(0, 1, n))
+    r = niche * rng.uniform(0.2, 0.5, n)
+    c = np.array([rng.uniform(r[j] / 2, niche[j]) for j in range(n)])
+    A = np.abs(niche[:, None] - c[None, :]) <= r[None, :] / 2
+    np.fill_diagonal(A, False)
+    folder = root / "webs" / "Test Brook_7"
+    folder.mkdir(parents=True)
+    (folder / "7_edge_list.txt").write_text("".join(f"{a} {b}\n" for a, b in zip(*np.nonzero(A), strict=True)))
+    (folder / "7_node_attr_list.txt").write_text(
+        "id log_mass\n" + "".join(f"{k} {np.log10(niche[k] + 0.01):.4f}\n" for k in range(n)))
+    names = [f"Species {chr(65 + k)}_larvae" for k in range(n)]
+    (root / "web_index.csv").write_text(f"web_id,web_name,data_dir,n_nodes,n_links\n7,Test Brook,Test Brook_7,{n},"
+                                        f"{int(A.sum())}\n")
+    (root / "node_ids.csv").write_text(",0,1,2\n" + "".join(f"{k},Test Brook,{s},{k}\n" for k, s in enumerate(names)))
+    return folder, names
+
+
+def test_foodweb_predict_draws_a_gateway_folder_with_species_names(tmp_path, capsys):
+    import pandas as pd
+    from test_plot import check_image
+
+    from gatbio import plot
+    from gatbio.cli import main
+
+    folder, names = gateway_collection(tmp_path / "coll")
+    out, picture = tmp_path / "links.csv", tmp_path / "web.svg"
+    assert main(["foodweb", "predict", str(folder), "--format", "gateway", "--top", "3", "--seeds", "0",
+                 "--out", str(out), "--plot", str(picture)]) == 0
+    df = pd.read_csv(out)
+    assert len(df) == 3 and set(df["resource"]) | set(df["consumer"]) <= set(names)
+    assert df["model"].iloc[0] == "full"  # the folder's trait table was read
+    check_image(picture, plot.FOODWEB_SIZE)
+    assert df["consumer"].iloc[0] in picture.read_text()  # the species of the predicted links are labelled
+    captured = capsys.readouterr()
+    assert captured.err == ""  # not a terminal: no progress
+    # a wrong picture suffix is an error before any training: nothing is written
+    assert main(["foodweb", "predict", str(folder), "--out", str(tmp_path / "b.csv"), "--plot", "web.jpg"]) == 1
+    assert "give a file ending in .png or .svg" in capsys.readouterr().err
+    assert not (tmp_path / "b.csv").exists()
+
+
+def test_foodweb_predict_score_help_matches_the_pool_weights():
+    from gatbio.tasks.foodweb import FoodWebConfig
+    from gatbio.tasks.foodweb_cli import PREDICT_DESCRIPTION
+
+    # the help spells the pool out: (2 x GAT + 1 x boosted + 1 x linear) / 4
+    assert list(FoodWebConfig().pool_weights) == [2.0, 1.0, 1.0]
+    assert "(2 x GAT logit + log-odds of the boosted stack + log-odds of the linear stack) / 4" in PREDICT_DESCRIPTION
+
+
+class FakeBar:
+    def __init__(self):
+        self.total, self.n, self.done = None, 0, []
+
+    def reset(self, total):
+        self.total, self.n = total, 0
+
+    def set_postfix_str(self, s, refresh=True):
+        self.done.append(s)
+
+    def update(self, n=1):
+        self.n += n
+
+
+@pytest.mark.parametrize("models", [["full"], ["structure_only"], ["gat", "no_trophic_bias", "l3_ra"]])
+def test_foodweb_progress_counts_every_fit(tmp_path, models):
+    from gatbio.tasks import foodweb as fw
+
+    folder, _ = gateway_collection(tmp_path)
+    data = fw.read_web_folder(folder)
+    A = fw.adjacency_of(data.edge_index, data.num_nodes)
+    traits, _ = fw.prepare_traits(data.x)
+    cfg = fw.FoodWebConfig(models=models, gat=fw.GATParams(epochs=2, hidden_channels=4, heads=1),
+                           stack=fw.lp.StackParams(max_iter=3, max_negatives=100))
+    bar = FakeBar()
+    fw.fold_scores(A, traits, cfg, "links", [0, 1], gat_seeds=[0, 1, 2], progress=bar)
+    assert bar.total == bar.n > 0, bar.done
+
+
+def test_progress_shows_on_a_terminal_only(monkeypatch, capsys):
+    import io
+
+    from gatbio import cli
+
+    monkeypatch.setattr(cli.sys, "stderr", io.StringIO())
+    assert not cli.show_progress()
+    tty = io.StringIO()
+    tty.isatty = lambda: True
+    monkeypatch.setattr(cli.sys, "stderr", tty)
+    assert cli.show_progress() and not cli.show_progress(quiet=True)
+
+
+# ---------------------------------------------------------------------------------------------------- proteins
+# the fixture of tests/tasks/test_protein_cli.py: two communities of 12 proteins, half annotated, one bridge, LONE
+from tasks.test_protein_cli import files  # noqa: E402, F401  (a pytest fixture)
+
+
+def test_protein_predict_draws_the_best_prediction(files, capsys, monkeypatch):  # noqa: F811
+    import pandas as pd
+    from test_plot import check_image
+
+    from gatbio import cli, plot
+
+    f = files
+    base = ["protein", "predict", "--edges", str(f / "edges.txt"), "--labels", str(f / "labels.txt"),
+            "--nodes", str(f / "nodes.txt"), "--out", str(f / "pred.csv"), "--epochs", "12"]
+    monkeypatch.setattr(cli, "show_progress", lambda quiet=False: not quiet)  # as on a terminal
+    assert cli.main([*base, "--plot", str(f / "p.png"), "--explain", str(f / "why.csv")]) == 0
+    captured = capsys.readouterr()
+    assert "# node inputs (prone, netmf) of 25 proteins" in captured.err and "training" in captured.err  # progress
+    pred = pd.read_csv(f / "pred.csv")
+    best = plot.best_predicted_protein(pred)
+    assert f"attention neighbourhood of {best} → {f / 'p.png'}" in captured.out
+    check_image(f / "p.png", plot.PROTEIN_SIZE)
+    assert pd.read_csv(f / "why.csv").groupby("protein").size().max() <= 5  # the table keeps 5 per protein
+    assert cli.main([*base, "--plot", str(f / "p.svg"), "--plot-protein", "T3", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "attention neighbourhood of T3" in captured.out and captured.err == ""
+    check_image(f / "p.svg", plot.PROTEIN_SIZE)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--plot", "p.png", "--plot-protein", "K33"], "no such protein in the network; did you mean K3"),
+    (["--plot", "p.png", "--plot-protein", "K2"], "'K2' is annotated"),
+    (["--plot", "p.png", "--plot-protein", "LONE"], "'LONE' has no interactions"),
+    (["--plot-protein", "K3"], "give --plot FILE too"),
+    (["--plot", "p.gif"], "give a file ending in .png or .svg"),
+])
+def test_protein_plot_mistakes_are_found_before_training(files, capsys, extra, message):  # noqa: F811
+    from gatbio.cli import main
+
+    f = files
+    rc = main(["protein", "predict", "--edges", str(f / "edges.txt"), "--labels", str(f / "labels.txt"),
+               "--nodes", str(f / "nodes.txt"), "--out", str(f / "pred.csv"), *extra])
+    assert rc == 1 and message in capsys.readouterr().err
+    assert not (f / "pred.csv").exists()
