@@ -165,8 +165,11 @@ def attention_fwd(
     BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """out[i, h] = sum_e dropout(softmax(z)_e * f_e) v[j_e, h] and lse[i, h] = logsumexp_e z_e."""
-    i = tl.program_id(0).to(tl.int64)
-    h = tl.program_id(1)
+    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
+    # cache, and their gathers together read whole (H*C)-wide rows of the features.
+    pid = tl.program_id(0).to(tl.int64)
+    i = pid // H
+    h = pid % H
     start = tl.load(rowptr_ptr + i)
     end = tl.load(rowptr_ptr + i + 1)
     offs_c = tl.arange(0, BLOCK_C)
@@ -242,8 +245,11 @@ def attention_bwd_dst(
 ):
     """Per target row and head: the weights abar_e (recomputed), the score gradient gs_e, and the row's
     own gradients (a_d.x_i, W_r x_i or W_q x_i; partial sums for tau, lambda and the GATv2 vector a)."""
-    i = tl.program_id(0).to(tl.int64)
-    h = tl.program_id(1)
+    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
+    # cache, and their gathers together read whole (H*C)-wide rows of the features.
+    pid = tl.program_id(0).to(tl.int64)
+    i = pid // H
+    h = pid % H
     start = tl.load(rowptr_ptr + i)
     end = tl.load(rowptr_ptr + i + 1)
     offs_c = tl.arange(0, BLOCK_C)
@@ -329,8 +335,11 @@ def attention_bwd_src(
 ):
     """Per source row and head, over its outgoing edges (the transposed CSR): dL/dv_j = sum_e abar_e g_i,
     plus the source side of the score gradient (a_s.x_j for gat, W_l x_j for gatv2, W_k x_j for dot)."""
-    j = tl.program_id(0).to(tl.int64)
-    h = tl.program_id(1)
+    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
+    # cache, and their gathers together read whole (H*C)-wide rows of the features.
+    pid = tl.program_id(0).to(tl.int64)
+    j = pid // H
+    h = pid % H
     start = tl.load(colptr_ptr + j)
     end = tl.load(colptr_ptr + j + 1)
     offs_c = tl.arange(0, BLOCK_C)

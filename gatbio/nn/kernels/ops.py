@@ -70,7 +70,7 @@ def attention_op(
     alpha = v.new_empty(E if need_alpha else 0, H)
     ph = torch.empty(1, dtype=torch.float32, device=v.device)
     with torch.autocast(v.device.type, enabled=False):
-        _launch(K.attention_fwd, (N_dst, H),
+        _launch(K.attention_fwd, (N_dst * H,),
                 rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
                 _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(_w_heads(w_edge, H, C), ph), _or(q, ph),
                 _or(k, ph), _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, out, lse,
@@ -125,7 +125,7 @@ def attention_backward_op(
         gatt_rows = torch.zeros(N_dst, H, C, dtype=f32, device=dev) if mode == 1 else None
         gtau_rows = torch.zeros(N_dst, H, dtype=f32, device=dev)
         glam_rows = torch.zeros(N_dst, H, dtype=f32, device=dev) if lam is not None else None
-        _launch(K.attention_bwd_dst, (N_dst, H),
+        _launch(K.attention_bwd_dst, (N_dst * H,),
                 rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
                 _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(w_heads, ph), _or(q, ph), _or(k, ph),
                 _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, lse, g, delta, _or(galpha, ph),
@@ -137,7 +137,7 @@ def attention_backward_op(
         gv = torch.zeros(N_src, H, C, dtype=f32, device=dev)
         ga_src = torch.zeros(N_src, H, dtype=f32, device=dev) if mode == 0 else None
         gk = torch.zeros(N_src, H, C, dtype=f32, device=dev) if mode == 2 else None
-        _launch(K.attention_bwd_src, (N_src, H),
+        _launch(K.attention_bwd_src, (N_src * H,),
                 colptr, row, eid_t, v.contiguous(), _or(xr, ph), _or(att, ph), _or(edge_attr, ph),
                 _or(w_heads, ph), _or(q, ph), g, abar, gs, gv, _or(ga_src, ph), _or(gk, ph),
                 H, C, D, float(negative_slope), 1.0 / math.sqrt(C),
