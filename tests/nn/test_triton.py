@@ -264,6 +264,7 @@ def test_auto_uses_triton_only_on_cuda(device, monkeypatch):
 def test_clear_errors(monkeypatch):
     x, ei, _, _ = hub_graph("cpu")
     conv = GATConv(8, 4, impl="triton")
+    monkeypatch.setattr(KA, "INTERPRET", True)  # CPU tensors accepted: the dtype is what is wrong
     with pytest.raises(RuntimeError, match="impl='triton' computes in float32 .* got torch.float64"):
         conv.double()(x.double(), ei)
     monkeypatch.setattr(KA, "INTERPRET", False)
@@ -287,6 +288,28 @@ def test_plan_is_built_once_per_graph(device, monkeypatch):
 
 
 # ---------------------------------------------------------------- 5. torch.compile
+def test_custom_operator_passes_opcheck(device):
+    """Schema, fake (meta) implementation, autograd registration and AOT dispatch of ``gatbio::attention``
+    (and, through the traced backward, of ``gatbio::attention_backward``), on the mode with the most inputs."""
+    from gatbio.nn.kernels import CSRPlan
+
+    g = torch.Generator().manual_seed(5)
+    N, H, C, E = 6, 2, 4, 20
+    ei = torch.randint(0, N, (2, E), generator=g).to(device)
+    plan = CSRPlan(ei, N, N)
+
+    def leaf(*shape):
+        return torch.randn(*shape, generator=g).to(device).requires_grad_()
+
+    v, xr, att, ea, w, bias = leaf(N, H, C), leaf(N, H, C), leaf(H, C), leaf(E, 3), leaf(H * C, 3), leaf(E, H)
+    tau, lam = (torch.rand(H, generator=g) + 0.5).to(device).requires_grad_(), leaf(H)
+    args = (v, None, None, None, xr, att, ea, w, None, None, bias, tau, lam, plan.deg, plan.rowptr, plan.col,
+            plan.eid, plan.colptr, plan.row, plan.eid_t, ei, torch.zeros(1, dtype=torch.long, device=device),
+            KO.MODES["gatv2"], True, 0.2, 0.0, True)
+    torch.library.opcheck(torch.ops.gatbio.attention.default, args)
+
+
+
 def test_compiles_without_graph_breaks(device):
     """The custom operators trace: one graph for forward and backward (``fullgraph=True``), same numbers.
 

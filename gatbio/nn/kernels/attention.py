@@ -128,11 +128,38 @@ def _edge_factor(j, e, emask, h, H, d_i, deg_ptr, seed, p_drop, keep_scale,
 
 
 @_device
-def _row_constants(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr,
-                   MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EA: tl.constexpr,
-                   BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr):
-    """The target's own terms, loaded once per program: a_d.x_i (gat), W_r x_i (gatv2) or W_q x_i (dot),
-    the attention vector (gatv2) and head h's (BLOCK_D, BLOCK_C) slice of the edge projection (gatv2)."""
+def _program_row(ptr_ptr, H, C, D, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr):
+    """This program's row and head, the row's edge range in the CSR, and the channel / edge-feature lanes.
+
+    Program ``pid`` handles row ``pid // H``, head ``pid % H``: the H programs of one row are adjacent in
+    the launch order, so they share the row's CSR entries in cache and their gathers together read whole
+    (H*C)-wide feature rows."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // H
+    offs_c = tl.arange(0, BLOCK_C)
+    offs_d = tl.arange(0, BLOCK_D)
+    return (row, pid % H, tl.load(ptr_ptr + row), tl.load(ptr_ptr + row + 1), offs_c, offs_c < C, offs_d,
+            offs_d < D)
+
+
+@_device
+def _row_setup(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr,
+               lam_ptr, deg_ptr, seed_ptr, MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EA: tl.constexpr,
+               LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr, BLOCK_C: tl.constexpr,
+               BLOCK_D: tl.constexpr):
+    """What a (target row, head) program loads once: 1/tau_h, lambda_h, d_i, the dropout seed, and the
+    target's own score terms: a_d.x_i (gat), W_r x_i (gatv2) or W_q x_i (dot), the attention vector (gatv2)
+    and head h's (BLOCK_D, BLOCK_C) slice of the edge projection (gatv2)."""
+    inv_tau = 1.0 / tl.load(tau_ptr + h).to(tl.float32)
+    lam = 0.0
+    if LOG_DEG:
+        lam = tl.load(lam_ptr + h).to(tl.float32)
+    d_i = 1.0
+    if SYM:
+        d_i = tl.load(deg_ptr + i)
+    seed = 0
+    if DROPOUT:
+        seed = tl.load(seed_ptr)
     a_i = 0.0
     x_i = tl.zeros([BLOCK_C], dtype=tl.float32)
     att_h = tl.zeros([BLOCK_C], dtype=tl.float32)
@@ -148,7 +175,7 @@ def _row_constants(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_pt
                           mask=dmask[:, None] & cmask[None, :], other=0.0).to(tl.float32)
     else:
         x_i = tl.load(q_ptr + (i * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
-    return a_i, x_i, att_h, w_h
+    return inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h
 
 
 @_tuned("H", "C", "D", "MODE")
@@ -165,29 +192,10 @@ def attention_fwd(
     BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """out[i, h] = sum_e dropout(softmax(z)_e * f_e) v[j_e, h] and lse[i, h] = logsumexp_e z_e."""
-    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
-    # cache, and their gathers together read whole (H*C)-wide rows of the features.
-    pid = tl.program_id(0).to(tl.int64)
-    i = pid // H
-    h = pid % H
-    start = tl.load(rowptr_ptr + i)
-    end = tl.load(rowptr_ptr + i + 1)
-    offs_c = tl.arange(0, BLOCK_C)
-    cmask = offs_c < C
-    offs_d = tl.arange(0, BLOCK_D)
-    dmask = offs_d < D
-    inv_tau = 1.0 / tl.load(tau_ptr + h).to(tl.float32)
-    lam = 0.0
-    if LOG_DEG:
-        lam = tl.load(lam_ptr + h).to(tl.float32)
-    d_i = 1.0
-    if SYM:
-        d_i = tl.load(deg_ptr + i)
-    seed = 0
-    if DROPOUT:
-        seed = tl.load(seed_ptr)
-    a_i, x_i, att_h, w_h = _row_constants(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr,
-                                          q_ptr, att_ptr, w_ptr, MODE, HAS_A_DST, HAS_EA, BLOCK_C, BLOCK_D)
+    i, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(rowptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
+    inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h = _row_setup(
+        i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr, lam_ptr,
+        deg_ptr, seed_ptr, MODE, HAS_A_DST, HAS_EA, LOG_DEG, SYM, DROPOUT, BLOCK_C, BLOCK_D)
 
     m_i = tl.full([], float("-inf"), tl.float32)  # running maximum of the logits
     l_i = tl.zeros([], dtype=tl.float32)  # running sum of exp(z - m_i)
@@ -245,29 +253,10 @@ def attention_bwd_dst(
 ):
     """Per target row and head: the weights abar_e (recomputed), the score gradient gs_e, and the row's
     own gradients (a_d.x_i, W_r x_i or W_q x_i; partial sums for tau, lambda and the GATv2 vector a)."""
-    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
-    # cache, and their gathers together read whole (H*C)-wide rows of the features.
-    pid = tl.program_id(0).to(tl.int64)
-    i = pid // H
-    h = pid % H
-    start = tl.load(rowptr_ptr + i)
-    end = tl.load(rowptr_ptr + i + 1)
-    offs_c = tl.arange(0, BLOCK_C)
-    cmask = offs_c < C
-    offs_d = tl.arange(0, BLOCK_D)
-    dmask = offs_d < D
-    inv_tau = 1.0 / tl.load(tau_ptr + h).to(tl.float32)
-    lam = 0.0
-    if LOG_DEG:
-        lam = tl.load(lam_ptr + h).to(tl.float32)
-    d_i = 1.0
-    if SYM:
-        d_i = tl.load(deg_ptr + i)
-    seed = 0
-    if DROPOUT:
-        seed = tl.load(seed_ptr)
-    a_i, x_i, att_h, w_h = _row_constants(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr,
-                                          q_ptr, att_ptr, w_ptr, MODE, HAS_A_DST, HAS_EA, BLOCK_C, BLOCK_D)
+    i, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(rowptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
+    inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h = _row_setup(
+        i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr, lam_ptr,
+        deg_ptr, seed_ptr, MODE, HAS_A_DST, HAS_EA, LOG_DEG, SYM, DROPOUT, BLOCK_C, BLOCK_D)
     lse = tl.load(lse_ptr + i * H + h)
     delta = tl.load(delta_ptr + i * H + h)  # sum_e abar_e dL/dabar_e = g_i . out_i (+ alpha terms)
     g_i = tl.load(g_ptr + (i * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
@@ -335,17 +324,7 @@ def attention_bwd_src(
 ):
     """Per source row and head, over its outgoing edges (the transposed CSR): dL/dv_j = sum_e abar_e g_i,
     plus the source side of the score gradient (a_s.x_j for gat, W_l x_j for gatv2, W_k x_j for dot)."""
-    # The H programs of one row are adjacent in the launch order: they share the row's CSR entries in
-    # cache, and their gathers together read whole (H*C)-wide rows of the features.
-    pid = tl.program_id(0).to(tl.int64)
-    j = pid // H
-    h = pid % H
-    start = tl.load(colptr_ptr + j)
-    end = tl.load(colptr_ptr + j + 1)
-    offs_c = tl.arange(0, BLOCK_C)
-    cmask = offs_c < C
-    offs_d = tl.arange(0, BLOCK_D)
-    dmask = offs_d < D
+    j, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(colptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
     x_j = tl.zeros([BLOCK_C], dtype=tl.float32)
     att_h = tl.zeros([BLOCK_C], dtype=tl.float32)
     w_h = tl.zeros([BLOCK_D, BLOCK_C], dtype=tl.float32)
