@@ -19,6 +19,7 @@ Pointer arguments a mode does not use receive a placeholder tensor and are never
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import triton
@@ -26,6 +27,13 @@ import triton.language as tl
 
 # Read when the kernels are defined, as Triton itself does: TRITON_INTERPRET=1 runs them on CPU tensors.
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
+if INTERPRET and not isinstance(tl.standard.sum, importlib.import_module("triton.runtime.interpreter")
+                                .InterpretedFunction):
+    # triton.language was defined before the variable was set: its own functions (tl.sum, ...) are compiled
+    # ones, which the interpreter cannot call.
+    raise RuntimeError("TRITON_INTERPRET=1 was set after triton was imported (torch_geometric imports it): "
+                       "set it in the environment before Python starts, or before importing torch_geometric "
+                       "or gatbio")
 # Edges per block in the interpreter (where @triton.autotune is unavailable): small, so that the tests'
 # hub rows span many blocks.
 INTERPRET_BLOCK_E = 16
