@@ -448,7 +448,7 @@ class GATConv(MessagePassing):
 
     def _triton_attention(self, x_src_in, x_dst_in, v, x_dst_proj, edge_index_in, edge_index, edge_attr,
                           attn_bias, num_src, num_dst, need_alpha: bool):
-        """Steps 2-6 (scores to aggregation) in the fused kernels of :mod:`gatbio.nn.kernels`.
+        r"""Steps 2-6 (scores to aggregation) in the fused kernels of :mod:`gatbio.nn.kernels`.
 
         Returns the (N_dst, H, C) per-head outputs and the (E, H) attention weights (``None`` unless
         ``need_alpha``). Node terms of the scores (GAT's :math:`a^\top W x`, projections) and the folded
