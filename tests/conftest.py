@@ -10,6 +10,11 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Without a GPU, the Triton kernels (tests/nn/test_triton.py) run in Triton's interpreter, which must be on
+# before anything imports triton (torch_geometric does); CPU code paths never use Triton.
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 

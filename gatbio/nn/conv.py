@@ -17,21 +17,41 @@ from torch_geometric.utils import add_self_loops, remove_self_loops
 
 from gatbio.nn import functional as GF
 from gatbio.nn import fused as FU
+from gatbio.nn import kernels as KN
 from gatbio.nn._adj import attention_like, read_adjacency
 
 ATTENTIONS = ("gat", "gatv2", "dot")
 DEGREE_NORMS = (None, "log", "sym")
-IMPLS = ("auto", "reference", "fused")
+IMPLS = ("auto", "reference", "fused", "triton")
+# Input dtypes of the Triton kernels (they compute in float32; float64 stays on the other paths).
+TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
 # (on tiny graphs sorting the edges into the CSR layout costs more than the gather it saves).
 FUSED_MIN_ELEMENTS = 1 << 18
-# Fused-path plans by input edge_index: (id, version, shape, device, self-loops, sizes, heads) → (weakref, plan).
+# Graph layouts (fused and Triton paths) by input edge_index: (id, version, shape, device, path, self-loops,
+# sizes[, heads]) → (weakref, plan).
 _PLANS: dict[tuple, tuple] = {}
 
 
 def _forget_plans(tensor_id: int) -> None:
     for key in [k for k in _PLANS if k[0] == tensor_id]:
         _PLANS.pop(key, None)
+
+
+def _cached_plan(edge_index_in: Tensor, key: tuple, build):
+    """The plan ``build()`` of this graph, built once while the input ``edge_index`` tensor lives unchanged."""
+    if torch.compiler.is_compiling():  # traced into the compiled graph instead (no Python-side cache there)
+        return build()
+    key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device, *key)
+    entry = _PLANS.get(key)
+    if entry is not None and entry[0]() is edge_index_in:
+        return entry[1]
+    plan = build()
+    # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor.
+    tensor_id = id(edge_index_in)
+    ref = weakref.ref(edge_index_in, lambda _, i=tensor_id: _forget_plans(i))
+    _PLANS[key] = (ref, plan)
+    return plan
 
 
 class GATConv(MessagePassing):
@@ -88,8 +108,10 @@ class GATConv(MessagePassing):
         share_weights (bool, optional): ``gatv2`` only: one projection for source and target, as in
             :class:`~torch_geometric.nn.conv.GATv2Conv`. (default: :obj:`False`)
         impl (str, optional): Aggregation path: ``"reference"`` (PyG message passing), ``"fused"``
-            (never builds the (E, H, C) message tensor) or ``"auto"`` (the faster one available).
-            (default: :obj:`"auto"`)
+            (never builds the (E, H, C) message tensor), ``"triton"`` (the whole layer from scores to
+            aggregation in fused Triton kernels, :mod:`gatbio.nn.kernels`; CUDA, or CPU under
+            ``TRITON_INTERPRET=1``) or ``"auto"`` (``"triton"`` on CUDA when Triton imports, else the
+            faster of the other two). (default: :obj:`"auto"`)
         **kwargs (optional): Additional arguments of :class:`torch_geometric.nn.conv.MessagePassing`.
 
     Shapes:
@@ -324,6 +346,13 @@ class GATConv(MessagePassing):
             if attn_bias is not None:
                 attn_bias = torch.cat([attn_bias[keep], attn_bias.new_zeros(n_loops, H)], dim=0)
 
+        if self._use_triton(v):
+            out, alpha = self._triton_attention(x_src_in, x_dst_in, v, x_r if self.attention == "gatv2" else x_d,
+                                                edge_index_in, edge_index, edge_attr, attn_bias, num_src, num_dst,
+                                                bool(return_attention_weights))
+            out = self._combine_heads(out, res)
+            return self._output(out, edge_index, alpha, sparse, return_attention_weights)
+
         # 2. Raw scores e_ij (E, H). The fused path (gatbio.nn.fused) never builds an (E, H, C) tensor:
         #    edge features enter through the folded (edge_dim, H) matrix, dot scores are an SDDMM and
         #    GATv2 scores are computed in chunks of edges.
@@ -380,11 +409,7 @@ class GATConv(MessagePassing):
             out = self.propagate(edge_index, x=(v, None), alpha=alpha, size=(num_src, num_dst))
         else:
             out = FU.attention_aggregate(v, alpha, edge_index, num_dst, plan)  # (N_dst, H, C)
-        out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
-        if res is not None:
-            out = out + res
-        if self.bias is not None:
-            out = out + self.bias
+        out = self._combine_heads(out, res)
 
         return self._output(out, edge_index, alpha, sparse, return_attention_weights)
 
@@ -407,17 +432,86 @@ class GATConv(MessagePassing):
         H, C, E = self.heads, self.out_channels, edge_index.size(1)
         if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS):
             return None
-        key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device,
-               self.add_self_loops, E, num_src, num_dst, H)
-        entry = _PLANS.get(key)
-        if entry is not None and entry[0]() is edge_index_in:
-            return entry[1]
-        plan = FU.AttentionPlan(edge_index, num_src, num_dst, H)
-        # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor.
-        tensor_id = id(edge_index_in)
-        ref = weakref.ref(edge_index_in, lambda _, i=tensor_id: _forget_plans(i))
-        _PLANS[key] = (ref, plan)
-        return plan
+        return _cached_plan(edge_index_in, ("fused", self.add_self_loops, E, num_src, num_dst, H),
+                            lambda: FU.AttentionPlan(edge_index, num_src, num_dst, H))
+
+    def _combine_heads(self, out: Tensor, res: Tensor | None) -> Tensor:
+        """(N_dst, H, C) per-head outputs → concatenated or averaged heads, plus residual and bias."""
+        out = out.reshape(-1, self.heads * self.out_channels) if self.concat else out.mean(dim=1)
+        if res is not None:
+            out = out + res
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    # ------------------------------------------------------------------ Triton path
+    def _use_triton(self, v: Tensor) -> bool:
+        """Whether this call runs in the Triton kernels; a clear error when ``impl="triton"`` cannot."""
+        if self.impl == "auto":
+            return v.is_cuda and v.dtype in TRITON_DTYPES and KN.available()
+        if self.impl != "triton":
+            return False
+        if not KN.available():
+            raise RuntimeError("impl='triton' needs the triton package (pip install triton; CUDA builds of "
+                               "PyTorch ship it); use impl='fused' or impl='auto' without it")
+        # Imports triton; whether the kernels are interpreted is fixed at this first import.
+        from gatbio.nn.kernels import attention as KA
+
+        if not v.is_cuda and not KA.INTERPRET:
+            raise RuntimeError(f"impl='triton' runs on CUDA tensors, got {v.device.type} tensors: move the model "
+                               "and data to a GPU, use impl='fused' or impl='auto' here, or set "
+                               "TRITON_INTERPRET=1 before importing gatbio to run the kernels in Triton's "
+                               "(slow) CPU interpreter")
+        if v.dtype not in TRITON_DTYPES:
+            raise RuntimeError(f"impl='triton' computes in float32 from float32, bfloat16 or float16 inputs, got "
+                               f"{v.dtype}: use impl='fused' or impl='reference' for {v.dtype}")
+        return True
+
+    def _triton_attention(self, x_src_in, x_dst_in, v, x_dst_proj, edge_index_in, edge_index, edge_attr,
+                          attn_bias, num_src, num_dst, need_alpha: bool):
+        r"""Steps 2-6 (scores to aggregation) in the fused kernels of :mod:`gatbio.nn.kernels`.
+
+        Returns the (N_dst, H, C) per-head outputs and the (E, H) attention weights (``None`` unless
+        ``need_alpha``). Node terms of the scores (GAT's :math:`a^\top W x`, projections) and the folded
+        edge-feature scores are computed here in PyTorch; everything per edge happens in the kernels.
+        """
+        from gatbio.nn.kernels import ops as KO  # imports triton
+
+        H, C, E = self.heads, self.out_channels, edge_index.size(1)
+        plan = _cached_plan(edge_index_in, ("triton", self.add_self_loops, E, num_src, num_dst),
+                            lambda: KN.CSRPlan(edge_index, num_src, num_dst))
+        if edge_attr is not None and edge_attr.dim() == 1:
+            edge_attr = edge_attr.view(-1, 1)
+        if edge_attr is None or self.lin_edge is None:
+            edge_attr = None
+        a_edge = None
+        if edge_attr is not None and self.att_edge is not None:
+            a_edge = edge_attr @ FU.fold_edge_attention(self.lin_edge.weight, self.att_edge)  # (E, H)
+        bias = attn_bias
+        if self.attention == "gat":
+            if x_dst_proj is v:
+                a_src, a_dst = FU.head_dots(v, self.att_src, self.att_dst)  # (N, H) each
+            else:
+                (a_src,) = FU.head_dots(v, self.att_src)
+                a_dst = None if x_dst_proj is None else FU.head_dots(x_dst_proj, self.att_dst)[0]
+            terms = dict(a_src=a_src, a_dst=a_dst, edge_pre=a_edge)
+        elif self.attention == "gatv2":
+            terms = dict(x_dst=x_dst_proj, att=self.att, edge_attr=edge_attr,
+                         w_edge=None if edge_attr is None else self.lin_edge.weight)
+        else:  # dot: edge-feature scores are additive logits, like the bias
+            q = self.lin_query(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
+            k = self.lin_key(x_src_in).view(-1, H, C)  # (N_src, H, C)
+            terms = dict(x_dst=q, k=k)
+            if a_edge is not None:
+                bias = a_edge if bias is None else bias + a_edge
+        tau = self.tau()
+        if not isinstance(tau, Tensor):
+            tau = torch.full((H,), tau, dtype=torch.float32, device=v.device)
+        return KO.attention(
+            v, plan, attention=self.attention, tau=tau, bias=bias,
+            lam=self.degree_lambda if self.degree_norm == "log" else None, sym=self.degree_norm == "sym",
+            negative_slope=self.negative_slope, dropout=self.dropout if self.training else 0.0,
+            need_alpha=need_alpha, **terms)
 
     def message(self, x_j: Tensor, alpha: Tensor) -> Tensor:
         return alpha.unsqueeze(-1) * x_j  # (E, H, C)
@@ -448,7 +542,7 @@ class GATConv(MessagePassing):
         if edge_index.dtype not in (torch.long, torch.int):
             raise ValueError(f"edge_index must hold integers (torch.long); got dtype {edge_index.dtype}")
         E = edge_index.size(1)
-        if E > 0:
+        if E > 0 and not torch.compiler.is_compiling():  # index values: data-dependent, checked in eager mode
             num_src = x_src.size(0) if size is None else size[0]
             num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
             lo = int(edge_index.min())

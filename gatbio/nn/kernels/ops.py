@@ -1,0 +1,270 @@
+"""The Triton attention kernels as PyTorch custom operators (``gatbio::attention`` and its backward).
+
+``torch.library.custom_op`` + ``register_fake`` + ``register_autograd``: autograd, ``torch.compile``
+(the fake implementations give the output shapes without running a kernel) and the dispatcher see one
+opaque operator per pass. :func:`attention` is the Python entry point that :class:`gatbio.nn.GATConv`
+calls with ``impl="triton"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import triton
+from torch import Tensor
+
+from gatbio.nn.kernels import attention as K
+from gatbio.nn.kernels.plan import CSRPlan
+
+MODES = {"gat": 0, "gatv2": 1, "dot": 2}
+# Edge chunks of the GATv2 edge-feature gradient: at most this many programs, each writing one (H, D, C)
+# partial sum of dL/dW_e (summed here afterwards; bounded memory, no atomics).
+_MAX_EDGE_CHUNKS = 1024
+
+
+def _blocks(C: int, D: int) -> dict:
+    # tl.dot (GATv2 edge projections) needs every dimension >= 16; masks cover the padding.
+    return dict(BLOCK_C=max(16, triton.next_power_of_2(C)), BLOCK_D=max(16, triton.next_power_of_2(max(D, 1))))
+
+
+def _launch(kernel, grid, *args, **meta) -> None:
+    if grid[0] == 0:
+        return
+    if K.INTERPRET:  # fixed configuration; on a GPU, @triton.autotune picks BLOCK_E and num_warps
+        meta["BLOCK_E"] = K.INTERPRET_BLOCK_E
+    kernel[grid](*args, **meta)
+
+
+def _or(t: Tensor | None, placeholder: Tensor) -> Tensor:
+    return placeholder if t is None else t.contiguous()
+
+
+def _flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout) -> dict:
+    return dict(MODE=mode, HAS_A_DST=a_dst is not None, HAS_EDGE_PRE=edge_pre is not None,
+                HAS_EA=edge_attr is not None and mode == 1, HAS_BIAS=bias is not None, LOG_DEG=lam is not None,
+                SYM=sym, DROPOUT=dropout > 0.0)
+
+
+def _w_heads(w_edge: Tensor | None, H: int, C: int) -> Tensor | None:
+    """(H*C, D) edge projection → (H, D, C), so a head's row d is contiguous over channels."""
+    return None if w_edge is None else w_edge.reshape(H, C, -1).transpose(1, 2).contiguous()
+
+
+# ---------------------------------------------------------------------------------------------- forward
+@torch.library.custom_op("gatbio::attention", mutates_args=())
+def attention_op(
+    v: Tensor, a_src: Tensor | None, a_dst: Tensor | None, edge_pre: Tensor | None, xr: Tensor | None,
+    att: Tensor | None, edge_attr: Tensor | None, w_edge: Tensor | None, q: Tensor | None,
+    k: Tensor | None, bias: Tensor | None, tau: Tensor, lam: Tensor | None, deg: Tensor,
+    rowptr: Tensor, col: Tensor, eid: Tensor, colptr: Tensor, row: Tensor, eid_t: Tensor,
+    edge_index: Tensor, seed: Tensor, mode: int, sym: bool, negative_slope: float, dropout: float,
+    need_alpha: bool,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Returns ``out`` (N_dst, H, C) in ``v``'s dtype, ``lse`` (N_dst, H) float32 and ``alpha`` (E, H)
+    (empty unless ``need_alpha``)."""
+    N_dst, (H, C), E = rowptr.numel() - 1, v.shape[1:], col.numel()
+    D = 0 if edge_attr is None else edge_attr.size(1)
+    out = v.new_empty(N_dst, H, C)
+    lse = torch.empty(N_dst, H, dtype=torch.float32, device=v.device)
+    alpha = v.new_empty(E if need_alpha else 0, H)
+    ph = torch.empty(1, dtype=torch.float32, device=v.device)
+    with torch.autocast(v.device.type, enabled=False):
+        _launch(K.attention_fwd, (N_dst * H,),
+                rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
+                _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(_w_heads(w_edge, H, C), ph), _or(q, ph),
+                _or(k, ph), _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, out, lse,
+                alpha if need_alpha else ph,
+                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                **_flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout), NEED_ALPHA=need_alpha,
+                **_blocks(C, D))
+    return out, lse, alpha
+
+
+@attention_op.register_fake
+def _(v, a_src, a_dst, edge_pre, xr, att, edge_attr, w_edge, q, k, bias, tau, lam, deg, rowptr, col, eid,
+      colptr, row, eid_t, edge_index, seed, mode, sym, negative_slope, dropout, need_alpha):
+    N_dst, (H, C) = rowptr.shape[0] - 1, v.shape[1:]
+    return (v.new_empty(N_dst, H, C), v.new_empty(N_dst, H, dtype=torch.float32),
+            v.new_empty(col.shape[0] if need_alpha else 0, H))
+
+
+# --------------------------------------------------------------------------------------------- backward
+# The backward operator returns one float32 tensor per differentiable input (empty where a mode has none).
+_GRADS = ("v", "a_src", "a_dst", "edge_pre", "xr", "att", "edge_attr", "w_edge", "q", "k", "bias", "tau", "lam")
+
+
+@torch.library.custom_op("gatbio::attention_backward", mutates_args=())
+def attention_backward_op(
+    g: Tensor, galpha: Tensor | None, out: Tensor, lse: Tensor, alpha: Tensor | None,
+    v: Tensor, a_src: Tensor | None, a_dst: Tensor | None, edge_pre: Tensor | None, xr: Tensor | None,
+    att: Tensor | None, edge_attr: Tensor | None, w_edge: Tensor | None, q: Tensor | None,
+    k: Tensor | None, bias: Tensor | None, tau: Tensor, lam: Tensor | None, deg: Tensor,
+    rowptr: Tensor, col: Tensor, eid: Tensor, colptr: Tensor, row: Tensor, eid_t: Tensor,
+    edge_index: Tensor, seed: Tensor, mode: int, sym: bool, negative_slope: float, dropout: float,
+    need_gbias: bool, need_gedge: bool,
+) -> list[Tensor]:
+    N_dst, N_src, (H, C), E = rowptr.numel() - 1, colptr.numel() - 1, v.shape[1:], col.numel()
+    D = 0 if edge_attr is None else edge_attr.size(1)
+    dev, f32 = v.device, torch.float32
+    ph = torch.empty(1, dtype=f32, device=dev)
+    g = g.contiguous()
+    flags = _flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout)
+    blocks = _blocks(C, D)
+    w_heads = _w_heads(w_edge, H, C)
+    with torch.autocast(dev.type, enabled=False):
+        # delta_i = sum_e abar_e dL/dabar_e = g_i . out_i (+ the returned weights' own gradient).
+        delta = (g.float() * out.float()).sum(-1)  # (N_dst, H)
+        if galpha is not None:
+            delta.index_add_(0, edge_index[1], alpha.float() * galpha.float())
+        abar = torch.empty(E, H, dtype=f32, device=dev)  # the weights after softmax, degree factor, dropout
+        gs = torch.empty(E, H, dtype=f32, device=dev)  # score gradient (gat: of the pre-activation)
+        gbias = torch.empty(E, H, dtype=f32, device=dev) if need_gbias and mode == 0 else None
+        ga_dst = torch.zeros(N_dst, H, dtype=f32, device=dev) if mode == 0 and a_dst is not None else None
+        gx_dst = torch.zeros(N_dst, H, C, dtype=f32, device=dev) if mode != 0 else None
+        gatt_rows = torch.zeros(N_dst, H, C, dtype=f32, device=dev) if mode == 1 else None
+        gtau_rows = torch.zeros(N_dst, H, dtype=f32, device=dev)
+        glam_rows = torch.zeros(N_dst, H, dtype=f32, device=dev) if lam is not None else None
+        _launch(K.attention_bwd_dst, (N_dst * H,),
+                rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
+                _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(w_heads, ph), _or(q, ph), _or(k, ph),
+                _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, lse, g, delta, _or(galpha, ph),
+                abar, gs, _or(gbias, ph), _or(ga_dst, ph), _or(gx_dst, ph), _or(gatt_rows, ph), gtau_rows,
+                _or(glam_rows, ph),
+                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                **flags, HAS_GALPHA=galpha is not None, NEED_GBIAS=gbias is not None, **blocks)
+
+        gv = torch.zeros(N_src, H, C, dtype=f32, device=dev)
+        ga_src = torch.zeros(N_src, H, dtype=f32, device=dev) if mode == 0 else None
+        gk = torch.zeros(N_src, H, C, dtype=f32, device=dev) if mode == 2 else None
+        _launch(K.attention_bwd_src, (N_src * H,),
+                colptr, row, eid_t, v.contiguous(), _or(xr, ph), _or(att, ph), _or(edge_attr, ph),
+                _or(w_heads, ph), _or(q, ph), g, abar, gs, gv, _or(ga_src, ph), _or(gk, ph),
+                H, C, D, float(negative_slope), 1.0 / math.sqrt(C),
+                MODE=mode, HAS_EA=flags["HAS_EA"], **blocks)
+
+        gea = gw = None
+        if flags["HAS_EA"] and need_gedge and E > 0:
+            chunk = -(-E // min(_MAX_EDGE_CHUNKS, E))
+            chunk = -(-chunk // 16) * 16
+            n_chunks = -(-E // chunk)
+            gea = torch.empty(E, D, dtype=f32, device=dev)
+            gw_chunks = torch.empty(n_chunks, H, D, C, dtype=f32, device=dev)
+            _launch(K.gatv2_bwd_edges, (n_chunks,),
+                    edge_index[0].contiguous(), edge_index[1].contiguous(), v.contiguous(), xr.contiguous(),
+                    att.contiguous(), edge_attr.contiguous(), w_heads, gs, gea, gw_chunks,
+                    E, chunk, H, C, D, float(negative_slope), **blocks)
+            gw = gw_chunks.sum(0).transpose(1, 2).reshape(H * C, D)  # (H, D, C) → (H*C, D)
+        elif flags["HAS_EA"] and need_gedge:
+            gea = torch.zeros(0, D, dtype=f32, device=dev)
+            gw = torch.zeros(H * C, D, dtype=f32, device=dev)
+
+    grads = dict(v=gv, a_src=ga_src, a_dst=ga_dst, edge_pre=gs if mode == 0 and edge_pre is not None else None,
+                 xr=gx_dst if mode == 1 else None, att=None if gatt_rows is None else gatt_rows.sum(0),
+                 edge_attr=gea, w_edge=gw, q=gx_dst if mode == 2 else None, k=gk,
+                 bias=(gbias if mode == 0 else gs) if need_gbias else None,
+                 tau=gtau_rows.sum(0), lam=None if glam_rows is None else glam_rows.sum(0))
+    # A fresh empty tensor per missing gradient: outputs of a custom operator may not alias each other.
+    return [torch.empty(0, dtype=f32, device=dev) if grads[name] is None else grads[name] for name in _GRADS]
+
+
+@attention_backward_op.register_fake
+def _(g, galpha, out, lse, alpha, v, a_src, a_dst, edge_pre, xr, att, edge_attr, w_edge, q, k, bias, tau,
+      lam, deg, rowptr, col, eid, colptr, row, eid_t, edge_index, seed, mode, sym, negative_slope, dropout,
+      need_gbias, need_gedge):
+    N_dst, N_src, (H, C), E = rowptr.shape[0] - 1, colptr.shape[0] - 1, v.shape[1:], col.shape[0]
+    D = 0 if edge_attr is None else edge_attr.shape[1]
+    has_ea = edge_attr is not None and mode == 1 and need_gedge
+
+    def new(present: bool, *shape):
+        return v.new_empty(*shape, dtype=torch.float32) if present else v.new_empty(0, dtype=torch.float32)
+
+    return [new(True, N_src, H, C), new(mode == 0, N_src, H), new(mode == 0 and a_dst is not None, N_dst, H),
+            new(mode == 0 and edge_pre is not None, E, H), new(mode == 1, N_dst, H, C), new(mode == 1, H, C),
+            new(has_ea, E, D), new(has_ea, H * C, D), new(mode == 2, N_dst, H, C), new(mode == 2, N_src, H, C),
+            new(need_gbias, E, H), new(True, H), new(lam is not None, H)]
+
+
+# --------------------------------------------------------------------------------------------- autograd
+_TENSOR_INPUTS = ("v", "a_src", "a_dst", "edge_pre", "xr", "att", "edge_attr", "w_edge", "q", "k", "bias",
+                  "tau", "lam", "deg", "rowptr", "col", "eid", "colptr", "row", "eid_t", "edge_index", "seed")
+
+
+def _setup_context(ctx, inputs, output) -> None:
+    ctx.mode, ctx.sym, ctx.negative_slope, ctx.dropout, ctx.need_alpha = inputs[len(_TENSOR_INPUTS):]
+    out, lse, alpha = output
+    ctx.save_for_backward(*inputs[:len(_TENSOR_INPUTS)], out, lse, alpha if ctx.need_alpha else None)
+
+
+def _backward(ctx, g_out, g_lse, g_alpha):
+    saved = dict(zip(_TENSOR_INPUTS, ctx.saved_tensors[:len(_TENSOR_INPUTS)], strict=True))
+    out, lse, alpha = ctx.saved_tensors[len(_TENSOR_INPUTS):]
+    need = dict(zip(_TENSOR_INPUTS, ctx.needs_input_grad, strict=False))
+    galpha = g_alpha if ctx.need_alpha and g_alpha is not None else None
+    grads = attention_backward_op(
+        g_out, galpha, out, lse, alpha, **saved, mode=ctx.mode, sym=ctx.sym,
+        negative_slope=ctx.negative_slope, dropout=ctx.dropout, need_gbias=need["bias"],
+        need_gedge=need["edge_attr"] or need["w_edge"])
+    result = []
+    for name in _TENSOR_INPUTS:
+        if name in _GRADS and need[name] and saved[name] is not None:
+            result.append(grads[_GRADS.index(name)].to(saved[name].dtype))
+        else:
+            result.append(None)
+    return (*result, None, None, None, None, None)
+
+
+attention_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+# ------------------------------------------------------------------------------------------- entry point
+def attention(
+    v: Tensor, plan: CSRPlan, *, attention: str, tau: Tensor,
+    a_src: Tensor | None = None, a_dst: Tensor | None = None, edge_pre: Tensor | None = None,
+    x_dst: Tensor | None = None, att: Tensor | None = None, edge_attr: Tensor | None = None,
+    w_edge: Tensor | None = None, k: Tensor | None = None, bias: Tensor | None = None,
+    lam: Tensor | None = None, sym: bool = False, negative_slope: float = 0.2, dropout: float = 0.0,
+    need_alpha: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    r"""The attention layer from scores to aggregation, fused (see :mod:`gatbio.nn.kernels`).
+
+    Args:
+        v: (N_src, H, C) values :math:`V x_j` (for gatv2 also the source term :math:`W_l x_j`).
+        plan: the graph's :class:`~gatbio.nn.kernels.CSRPlan` (self-loops already in it).
+        attention: ``"gat"``, ``"gatv2"`` or ``"dot"``.
+        tau: (H,) temperatures.
+        a_src, a_dst: gat: (N_src, H) and (N_dst, H) node terms :math:`a_s^\top W x_j`,
+            :math:`a_d^\top W x_i` (``a_dst`` may be ``None``).
+        edge_pre: gat: (E, H) edge terms inside the LeakyReLU.
+        x_dst: gatv2: (N_dst, H, C) :math:`W_r x_i`; dot: (N_dst, H, C) queries :math:`W_q x_i`.
+        att: gatv2: (H, C) attention vector.
+        edge_attr, w_edge: gatv2: (E, D) edge features and the (H*C, D) edge projection.
+        k: dot: (N_src, H, C) keys.
+        bias: (E, H) additive logits (attention bias; dot: plus the edge-feature scores).
+        lam: (H,) strengths of the log-degree prior (``degree_norm="log"``).
+        sym: multiply by :math:`\sqrt{d_i / d_j}` after the softmax.
+        negative_slope: LeakyReLU slope (gat, gatv2).
+        dropout: attention dropout probability (in-kernel random numbers from a seed drawn from torch's
+            default generator of ``v``'s device).
+        need_alpha: also return the (E, H) attention weights (after degree factor and dropout).
+
+    Returns:
+        ``(out, alpha)``: (N_dst, H, C) in ``v``'s dtype, and (E, H) or ``None``.
+    """
+    mode = MODES[attention]
+    if dropout > 0.0:
+        seed = torch.randint(0, 2**62, (1,), dtype=torch.int64, device=v.device)
+    else:
+        seed = torch.zeros(1, dtype=torch.int64, device=v.device)
+
+    def c(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t.contiguous()
+
+    out, _, alpha = attention_op(
+        v.contiguous(), c(a_src), c(a_dst), c(edge_pre), c(x_dst) if mode == 1 else None,
+        None if att is None else att.reshape(v.size(1), v.size(2)).contiguous(),
+        c(edge_attr) if mode == 1 else None, c(w_edge) if mode == 1 and edge_attr is not None else None,
+        c(x_dst) if mode == 2 else None, c(k), c(bias), tau.contiguous(), c(lam), plan.deg,
+        plan.rowptr, plan.col, plan.eid, plan.colptr, plan.row, plan.eid_t, plan.edge_index, seed,
+        mode, sym, float(negative_slope), float(dropout), need_alpha)
+    return out, (alpha if need_alpha else None)

@@ -1,0 +1,395 @@
+"""The Triton kernels (``GATConv(impl="triton")``, gatbio.nn.kernels) against ``impl="reference"``.
+
+Without a GPU the kernels run in Triton's interpreter on CPU tensors (``TRITON_INTERPRET=1``, set here before
+they are defined); with one they are compiled and run on CUDA (and the CPU cases are skipped, as one process
+cannot hold both). Every mode and option is compared in float32 to 1e-5: outputs, attention weights and the
+gradients of the input, of every parameter and of the bias, on graphs with a hub row many edge blocks long
+(``INTERPRET_BLOCK_E`` = 16 edges per block), duplicate edges and rows without incoming edges; errors are
+measured against the reference path run in float64, relative to each tensor's largest entry. Also: the
+dropout mask (repeats with the seed, the same in the backward pass), bf16/fp16 under autocast, dispatch and
+errors, ``torch.library.opcheck`` and ``torch.compile(fullgraph=True)``, and (slow) an ahead-of-time compile of
+every kernel for an H100.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+pytest.importorskip("triton")
+
+from gatbio.nn import GATConv  # noqa: E402
+from gatbio.nn import conv as conv_module  # noqa: E402
+from gatbio.nn import functional as GF  # noqa: E402
+from gatbio.nn.kernels import attention as KA  # noqa: E402
+from gatbio.nn.kernels import ops as KO  # noqa: E402
+
+
+def _speed_up_interpreter() -> None:
+    """Triton 3.9's interpreter re-patches all of ``triton.language`` on every call of a library device
+    function (``tl.sum``, ``tl.max``: ~5 ms each, 70 % of these tests' time). Patch once per kernel launch
+    instead; nothing restores those patches within a launch, so the numbers are the same."""
+    import triton
+    from triton.runtime import interpreter as TI
+
+    if not triton.__version__.startswith("3.9") or getattr(TI, "_gatbio_fast", False):
+        return
+    grid_call, patched = TI.GridExecutor.__call__, set()
+
+    def launch(self, *args, **kwargs):
+        patched.clear()
+        return grid_call(self, *args, **kwargs)
+
+    def device_call(self, *args, **kwargs):
+        if self.fn not in patched:
+            patched.add(self.fn)
+            TI._patch_lang(self.fn)
+        fn = self.rewrite()
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            raise TI.InterpreterError(repr(e)) from e
+
+    TI.GridExecutor.__call__, TI.InterpretedFunction.__call__, TI._gatbio_fast = launch, device_call, True
+
+
+if KA.INTERPRET:
+    _speed_up_interpreter()
+
+ATTENTIONS = ["gat", "gatv2", "dot"]
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def device(request) -> torch.device:
+    """CPU under the interpreter, or CUDA with compiled kernels (whichever this process runs)."""
+    if request.param == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    if request.param == "cpu" and not KA.INTERPRET:
+        pytest.skip("Triton kernels are compiled for the GPU in this process (TRITON_INTERPRET is not set)")
+    return torch.device(request.param)
+
+
+def hub_graph(device, n=9, hub_in=50, seed=0):
+    """n nodes: node 0 a hub with ``hub_in`` incoming edges (repeated sources: duplicate edges; four blocks of
+    ``INTERPRET_BLOCK_E`` = 16 edges), 30 random edges among nodes 0..n-2, a self-loop 3→3, an edge 5→2 twice,
+    and node n-1 with no incoming edge."""
+    g = torch.Generator().manual_seed(seed)
+    hub = torch.stack([torch.randint(1, n, (hub_in,), generator=g), torch.zeros(hub_in, dtype=torch.long)])
+    rest = torch.randint(0, n - 1, (2, 30), generator=g)
+    edge_index = torch.cat([hub, rest, torch.tensor([[3, 5, 5], [3, 2, 2]])], dim=1)  # 5→2 twice
+    x = torch.randn(n, 8, generator=g)
+    edge_attr = torch.randn(edge_index.size(1), 3, generator=g)
+    bias = torch.randn(edge_index.size(1), 2, generator=g)
+    return x.to(device), edge_index.to(device), edge_attr.to(device), bias.to(device)
+
+
+def pair(device, **kwargs):
+    """The same layer twice (same parameters): the reference path in float64 (the truth the float32
+    kernels are measured against) and the Triton path in float32."""
+    torch.manual_seed(0)
+    tri = GATConv(**kwargs, impl="triton").to(device)
+    g = torch.Generator().manual_seed(4)
+    for p in tri.parameters():  # parameters away from their initial values (lambda = 1, bias = 0)
+        p.data.add_(0.1 * torch.randn(p.shape, generator=g).to(device))
+    ref = GATConv(**kwargs, impl="reference").to(device).double()
+    ref.load_state_dict(tri.state_dict())
+    return ref, tri
+
+
+def run(conv, x, edge_index, edge_attr=None, bias=None, alpha_loss=True):
+    """Output, attention weights and the gradients of a fixed random loss of both, in ``conv``'s dtype."""
+    dtype = next(conv.parameters()).dtype
+    cast = (lambda t: None if t is None else t.to(dtype))  # noqa: E731
+    xs = [cast(t).requires_grad_() for t in (x if isinstance(x, tuple) else (x,)) if t is not None]
+    xin = xs[0] if not isinstance(x, tuple) else (xs[0], xs[1] if len(xs) > 1 else None)
+    b = None if bias is None else cast(bias).requires_grad_()
+    out, (ei, alpha) = conv(xin, edge_index, cast(edge_attr), attn_bias=b, return_attention_weights=True)
+    g = torch.Generator().manual_seed(1)
+    loss = (out * torch.randn(out.shape, generator=g).to(out)).sum()
+    if alpha_loss:
+        loss = loss + (alpha * torch.randn(alpha.shape, generator=g).to(alpha)).sum()
+    inputs = xs + ([b] if b is not None else []) + [p for p in conv.parameters()]
+    grads = torch.autograd.grad(loss, inputs, allow_unused=True)
+    return out, ei, alpha, grads
+
+
+def close(got, truth, tol=1e-5, what=""):
+    """float32 to ``tol``: |got - truth| <= tol * max(1, max|truth|) + tol * |truth| elementwise."""
+    scale = max(1.0, truth.abs().max().item()) if truth.numel() else 1.0
+    torch.testing.assert_close(got.to(truth.dtype), truth, atol=tol * scale, rtol=tol,
+                               msg=lambda m: f"{what}: {m}")
+
+
+def assert_same(truth, got, tol=1e-5):
+    """Outputs, attention weights, edge_index and every gradient of a Triton run against the reference."""
+    close(got[0], truth[0], tol, "output")
+    assert torch.equal(got[1], truth[1])
+    close(got[2], truth[2], tol, "attention weights")
+    assert len(got[3]) == len(truth[3])
+    for k, (gt, gg) in enumerate(zip(truth[3], got[3], strict=True)):
+        assert (gt is None) == (gg is None), k
+        if gt is not None:
+            close(gg, gt, tol, f"gradient {k}")
+
+
+# ---------------------------------------------------------------- 1. every mode, all options on
+# Each attention with each degree mode; the temperature alternates between learnt and fixed (the kernels
+# compute its gradient either way; a fixed one has no parameter to receive it).
+@pytest.mark.parametrize("attention,temperature,degree_norm",
+                         [(a, t, d) for a in ATTENTIONS for t, d in (("learn", None), (0.7, "log"), ("learn", "sym"))])
+def test_all_options_match_reference(attention, temperature, degree_norm, device):
+    x, ei, ea, bias = hub_graph(device)
+    assert (ei[1] == 0).sum() > 3 * KA.INTERPRET_BLOCK_E  # the hub row spans four blocks
+    ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, attention=attention,
+                    temperature=temperature, degree_norm=degree_norm, edge_dim=3, residual=True)
+    assert_same(run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias))
+
+
+# ---------------------------------------------------------------- 2. the other options, per mode
+OPTIONS = {
+    # PyG defaults: no edge features, no bias, heads concatenated
+    "defaults": dict(heads=3),
+    # heads averaged, one bias value per edge, no self-loops (node 13 has no incoming edge: zero row)
+    "mean_heads_no_loops": dict(heads=2, concat=False, add_self_loops=False, bias_1d=True),
+    "one_head_edge_features": dict(heads=1, edge_dim=3, temperature=2.0),
+}
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_options_match_reference(attention, option, device):
+    kw = dict(OPTIONS[option])
+    bias_1d = kw.pop("bias_1d", False)
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = pair(device, in_channels=8, out_channels=6, attention=attention, **kw)
+    ea = ea if kw.get("edge_dim") else None
+    bias = (bias[:, 0] if bias_1d else bias[:, :kw["heads"]]) if option != "defaults" else None
+    a, b = run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias)
+    assert_same(a, b)
+    if not kw.get("add_self_loops", True):
+        torch.testing.assert_close(b[0][-1], tri.bias)  # no incoming edge: only the output bias
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_bipartite_matches_reference(attention, device):
+    g = torch.Generator().manual_seed(2)
+    xs, xd = torch.randn(9, 6, generator=g).to(device), torch.randn(5, 4, generator=g).to(device)
+    ei = torch.stack([torch.randint(0, 9, (40,), generator=g), torch.randint(0, 4, (40,), generator=g)]).to(device)
+    ea = torch.randn(40, 2, generator=g).to(device)  # target 4 has no incoming edge
+    for add_loops in (False, True):
+        ref, tri = pair(device, in_channels=(6, 4), out_channels=5, heads=2, attention=attention,
+                        edge_dim=2, add_self_loops=add_loops, residual=True)
+        assert_same(run(ref, (xs, xd), ei, ea), run(tri, (xs, xd), ei, ea))
+
+
+def test_gat_bipartite_without_target_features(device):
+    g = torch.Generator().manual_seed(3)
+    xs = torch.randn(9, 6, generator=g).to(device)
+    ei = torch.stack([torch.randint(0, 9, (30,), generator=g), torch.randint(0, 5, (30,), generator=g)]).to(device)
+    ref, tri = pair(device, in_channels=(6, 4), out_channels=5, heads=2, add_self_loops=False)
+    assert_same(run(ref, (xs, None), ei), run(tri, (xs, None), ei))
+
+
+def test_gatv2_shared_weights_match_reference(device):
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, attention="gatv2", share_weights=True,
+                    edge_dim=3, degree_norm="log")
+    assert_same(run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias))
+
+
+def test_no_edges(device):
+    x = torch.randn(4, 8, device=device)
+    ei = torch.zeros(2, 0, dtype=torch.long, device=device)
+    ref, tri = pair(device, in_channels=8, out_channels=3, heads=2, add_self_loops=False)
+    torch.testing.assert_close(tri(x, ei).double(), ref(x.double(), ei))
+
+
+# ---------------------------------------------------------------- 3. dropout
+def dropout_pair(device, attention="gat"):
+    ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, attention=attention, dropout=0.4,
+                    edge_dim=3, degree_norm="sym", temperature="learn")
+    return ref.train(), tri.train()
+
+
+def test_dropout_repeats_with_the_seed(device):
+    x, ei, ea, bias = hub_graph(device)
+    _, tri = dropout_pair(device)
+    torch.manual_seed(5)
+    out1, (_, a1) = tri(x, ei, ea, attn_bias=bias, return_attention_weights=True)
+    torch.manual_seed(5)
+    out2, (_, a2) = tri(x, ei, ea, attn_bias=bias, return_attention_weights=True)
+    out3, (_, a3) = tri(x, ei, ea, attn_bias=bias, return_attention_weights=True)  # next seed
+    assert torch.equal(out1, out2) and torch.equal(a1, a2)
+    assert not torch.equal(a1, a3)
+    dropped = (a1 == 0).float().mean().item()
+    assert 0.25 < dropped < 0.55  # about p = 0.4 of the weights
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_dropout_mask_is_the_same_in_forward_and_backward(attention, device, monkeypatch):
+    """The Triton path with dropout equals the reference path given the kernel's own mask, gradients too:
+    the backward regenerated the forward's mask."""
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = dropout_pair(device, attention)
+    torch.manual_seed(7)
+    got = run(tri, x, ei, ea, bias)
+    tri.eval()
+    _, (_, plain) = tri(x, ei, ea, attn_bias=bias, return_attention_weights=True)
+    keep = got[2] != 0  # the kernel's mask (no weight is exactly zero without dropout)
+    assert (plain != 0).all() and 0 < keep.float().mean() < 1
+    monkeypatch.setattr(GF, "dropout", lambda a, p, training: a * keep / (1 - p))
+    assert_same(run(ref, x, ei, ea, bias), got)
+
+
+def test_eval_mode_has_no_dropout(device):
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = dropout_pair(device)
+    ref.eval(), tri.eval()
+    assert_same(run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias))
+
+
+# ---------------------------------------------------------------- 4. dispatch and errors
+def test_auto_uses_triton_only_on_cuda(device, monkeypatch):
+    x, ei, _, _ = hub_graph(device)
+    conv = GATConv(8, 4, heads=2).to(device)
+    calls, real = [], KO.attention
+    monkeypatch.setattr(KO, "attention", lambda *a, **k: calls.append(1) or real(*a, **k))
+    conv(x, ei)
+    assert bool(calls) == (device.type == "cuda")
+
+
+def test_clear_errors(monkeypatch):
+    x, ei, _, _ = hub_graph("cpu")
+    conv = GATConv(8, 4, impl="triton")
+    monkeypatch.setattr(KA, "INTERPRET", True)  # CPU tensors accepted: the dtype is what is wrong
+    with pytest.raises(RuntimeError, match="impl='triton' computes in float32 .* got torch.float64"):
+        conv.double()(x.double(), ei)
+    monkeypatch.setattr(KA, "INTERPRET", False)
+    with pytest.raises(RuntimeError, match="impl='triton' runs on CUDA tensors, got cpu tensors.*TRITON_INTERPRET=1"):
+        conv.float()(x, ei)
+    monkeypatch.setattr(conv_module.KN, "available", lambda: False)
+    with pytest.raises(RuntimeError, match=r"impl='triton' needs the triton package \(pip install triton"):
+        conv(x, ei)
+
+
+def test_plan_is_built_once_per_graph(device, monkeypatch):
+    x, ei, _, _ = hub_graph(device)
+    conv = GATConv(8, 4, impl="triton").to(device)
+    built = []
+    real = conv_module.KN.CSRPlan
+    monkeypatch.setattr(conv_module.KN, "CSRPlan", lambda *a: built.append(1) or real(*a))
+    conv(x, ei)
+    conv(x, ei)
+    GATConv(4, 2, impl="triton").to(device)(conv(x, ei), ei)
+    assert len(built) == 1
+
+
+# ---------------------------------------------------------------- 5. torch.compile
+def test_custom_operator_passes_opcheck(device):
+    """Schema, fake (meta) implementation, autograd registration and AOT dispatch of ``gatbio::attention``
+    (and, through the traced backward, of ``gatbio::attention_backward``), on the mode with the most inputs."""
+    from gatbio.nn.kernels import CSRPlan
+
+    g = torch.Generator().manual_seed(5)
+    N, H, C, E = 6, 2, 4, 20
+    ei = torch.randint(0, N, (2, E), generator=g).to(device)
+    plan = CSRPlan(ei, N, N)
+
+    def leaf(*shape):
+        return torch.randn(*shape, generator=g).to(device).requires_grad_()
+
+    v, xr, att, ea, w, bias = leaf(N, H, C), leaf(N, H, C), leaf(H, C), leaf(E, 3), leaf(H * C, 3), leaf(E, H)
+    tau, lam = (torch.rand(H, generator=g) + 0.5).to(device).requires_grad_(), leaf(H)
+    args = (v, None, None, None, xr, att, ea, w, None, None, bias, tau, lam, plan.deg, plan.rowptr, plan.col,
+            plan.eid, plan.colptr, plan.row, plan.eid_t, ei, torch.zeros(1, dtype=torch.long, device=device),
+            KO.MODES["gatv2"], True, 0.2, 0.0, True)
+    torch.library.opcheck(torch.ops.gatbio.attention.default, args)
+
+
+
+def test_compiles_without_graph_breaks(device):
+    """The custom operators trace: one graph for forward and backward (``fullgraph=True``), same numbers.
+
+    Self-loop removal (``add_self_loops=True``) selects edges by value, a data-dependent shape that dynamo
+    captures only with ``capture_dynamic_output_shape_ops`` (else it breaks the graph there, outside the
+    kernels)."""
+    x, ei, ea, bias = hub_graph(device)
+    torch.manual_seed(0)
+    conv = GATConv(8, 5, heads=2, edge_dim=3, degree_norm="log", temperature="learn", impl="triton").to(device)
+    torch._dynamo.reset()
+    compiled = torch.compile(conv, fullgraph=True, backend="aot_eager")
+    outs = []
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        for layer in (conv, compiled):
+            xg = x.clone().requires_grad_()
+            out = layer(xg, ei, ea, attn_bias=bias)
+            grads = torch.autograd.grad(out.square().sum(), [xg, *conv.parameters()])
+            outs.append((out, grads))
+    torch.testing.assert_close(outs[1][0], outs[0][0])
+    for ga, gb in zip(outs[0][1], outs[1][1], strict=True):
+        torch.testing.assert_close(gb, ga)
+
+
+# ---------------------------------------------------------------- 6. low precision
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_autocast_low_precision_close_to_float32(attention, dtype, device):
+    """Under autocast the projections run in bf16/fp16 and the kernels read them as they are (the
+    interpreter too: the kernels never hand bf16 to tl.dot), accumulating in float32."""
+    if device.type == "cpu" and dtype == torch.float16:
+        pytest.skip("float16 autocast is checked on the GPU (bfloat16 is CPU autocast's type)")
+    x, ei, ea, bias = hub_graph(device)
+    torch.manual_seed(0)
+    conv = GATConv(8, 16, heads=4, attention=attention, edge_dim=3, degree_norm="log", impl="triton").to(device)
+    out32 = conv(x, ei, ea, attn_bias=bias[:, 0])
+    with torch.autocast(device.type, dtype=dtype):
+        out16, (_, alpha) = conv(x, ei, ea, attn_bias=bias[:, 0], return_attention_weights=True)
+        out16.float().square().sum().backward()
+    assert alpha.dtype == dtype  # the kernels' outputs take the (low-precision) values' dtype
+    torch.testing.assert_close(out16.float(), out32, atol=2e-2, rtol=2e-2)
+    assert all(torch.isfinite(p.grad).all() for p in conv.parameters())
+
+
+# ---------------------------------------------------------------- 7. the kernels compile for a GPU
+@pytest.mark.slow
+def test_kernels_compile_for_sm90_without_a_gpu():
+    """Every kernel, all options on, compiles to an H100 (sm_90) binary with Triton's bundled ptxas: the
+    interpreter does not check what the compiler rejects (types, constexpr branches, layouts)."""
+    if torch.cuda.is_available():
+        pytest.skip("the CUDA tests compile and run the kernels on this machine's GPU")
+    script = textwrap.dedent("""
+        import triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource
+        from gatbio.nn.kernels import attention as K
+
+        def compile_(kernel, **consts):
+            fn, consts = kernel.fn, dict(consts, BLOCK_E=32, BLOCK_C=64, BLOCK_D=16)
+            sig = {}
+            for name in fn.arg_names:
+                sig[name] = ("constexpr" if name in consts else "fp32" if name in K.FLOAT_ARGS
+                             else "i32" if name in K.INT_ARGS else "*i64" if name == "seed_ptr"
+                             else "*i32" if name in K.INDEX_ARGS else "*bf16" if name in K.FEATURE_ARGS
+                             else "*fp32")
+            triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts), target=GPUTarget("cuda", 90, 32))
+
+        for mode in (0, 1, 2):
+            flags = dict(MODE=mode, HAS_A_DST=True, HAS_EDGE_PRE=mode == 0, HAS_EA=mode == 1, HAS_BIAS=True,
+                         LOG_DEG=True, SYM=True, DROPOUT=True)
+            compile_(K.attention_fwd, **flags, NEED_ALPHA=True)
+            compile_(K.attention_bwd_dst, **flags, HAS_GALPHA=True, NEED_GBIAS=True)
+            compile_(K.attention_bwd_src, MODE=mode, HAS_EA=mode == 1)
+        compile_(K.gatv2_bwd_edges)
+        print("compiled")
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_DEFAULT_FP_FUSION"] = "1"
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and "compiled" in result.stdout, result.stderr[-3000:]
