@@ -33,13 +33,13 @@ from gatbio.nn.kernels import ops as KO  # noqa: E402
 
 
 def _speed_up_interpreter() -> None:
-    """Triton 3.9's interpreter re-patches all of ``triton.language`` on every call of a library device
+    """Triton's interpreter (3.7 to 3.9: the same code) re-patches all of ``triton.language`` on every call of a library device
     function (``tl.sum``, ``tl.max``: ~5 ms each, 70 % of these tests' time). Patch once per kernel launch
     instead; nothing restores those patches within a launch, so the numbers are the same."""
     import triton
     from triton.runtime import interpreter as TI
 
-    if not triton.__version__.startswith("3.9") or getattr(TI, "_gatbio_fast", False):
+    if not triton.__version__.startswith(("3.7", "3.8", "3.9")) or getattr(TI, "_gatbio_fast", False):
         return
     grid_call, patched = TI.GridExecutor.__call__, set()
 
