@@ -326,6 +326,9 @@ class GATConv(MessagePassing):
             lin_src = self.lin if self.lin is not None else self.lin_src
             lin_dst = self.lin if self.lin is not None else self.lin_dst
             v = lin_src(x_src_in).view(-1, H, C)  # (N_src, H, C)
+            if x_dst_in is None and self.attention == "dot":
+                raise ValueError("attention='dot' needs target node features (the queries): pass x as "
+                                 "(x_src, x_dst)")
             if x_dst_in is None:
                 x_d = None
             elif x_dst_in is x_src_in and self.lin is not None:
@@ -522,6 +525,12 @@ class GATConv(MessagePassing):
         if not isinstance(x_src, Tensor) or x_src.dim() != 2:
             raise ValueError(f"x must be a 2-D tensor (num_nodes, in_channels); got "
                              f"{tuple(x_src.shape) if isinstance(x_src, Tensor) else type(x_src).__name__}")
+        # in_channels=-1 (PyG's lazy initialisation): the projections take their size from the first input,
+        # which later inputs must then match.
+        if self._src_channels == -1:
+            self._src_channels = x_src.size(1)
+        if self._dst_channels == -1 and x_dst is not None:
+            self._dst_channels = x_dst.size(1)
         if x_src.size(1) != self._src_channels:
             raise ValueError(f"x has {x_src.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")

@@ -280,3 +280,26 @@ def test_repr_and_reset_parameters():
         conv.degree_lambda.fill_(3.0)
     conv.reset_parameters()
     assert torch.all(conv.degree_lambda == 1.0)
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])
+@pytest.mark.parametrize("residual", [False, True])
+def test_lazy_in_channels_as_in_pyg(attention, residual):
+    """in_channels=-1 sizes the projections from the first input, as PyG's lazy layers do."""
+    torch.manual_seed(0)
+    x, edge_index = torch.randn(5, 7), torch.tensor([[0, 1, 2, 3], [1, 2, 3, 4]])
+    conv = GATConv(-1, 4, heads=2, attention=attention, residual=residual)
+    assert conv(x, edge_index).shape == (5, 8)
+    if attention == "gat" and not residual:
+        pyg = pyg_nn.GATConv(-1, 4, heads=2)
+        pyg(x, edge_index)
+        pyg.load_state_dict(conv.state_dict())
+        torch.testing.assert_close(conv(x, edge_index), pyg(x, edge_index))
+    with pytest.raises(ValueError, match="features per node"):
+        conv(torch.randn(5, 6), edge_index)  # sized by the first call: 7
+
+
+def test_dot_without_target_features_names_the_fix():
+    conv = GATConv((7, 3), 4, attention="dot")
+    with pytest.raises(ValueError, match=r"attention='dot' needs target node features"):
+        conv((torch.randn(5, 7), None), torch.tensor([[0, 1], [1, 2]]))
