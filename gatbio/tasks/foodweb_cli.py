@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gatbio._options import add_header_option, add_resume_options, resume_mode
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("foodweb", help="food-web link inference (GATEWAy benchmark, missing-link prediction)",
@@ -32,6 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     b.add_argument("--config", default=None, help="YAML config (experiments/configs/foodweb_*.yaml)")
     b.add_argument("--jobs", type=int, default=None, help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
+    add_resume_options(b)
     b.set_defaults(func=run_benchmark)
 
     s = sub.add_parser("summarize", help="rebuild the tables of a results folder")
@@ -55,6 +58,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--weight", default=None, help=argparse.SUPPRESS)
     q.add_argument("--convention", default=None, choices=["row_to_col", "col_to_row"],
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
+    add_header_option(q, "FILE and --traits")
     q.set_defaults(func=run_predict)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
@@ -74,7 +78,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")
     cfg = load_config(FoodWebConfig, args.config, overrides)
-    tables = benchmark(cfg)
+    tables = benchmark(cfg, resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0
 
@@ -104,33 +108,23 @@ def _print_tables(tables, out) -> None:
                 print(tables[name].to_string(index=False))
 
 
-def _read_traits(path: str, node_names: list[str]) -> tuple[np.ndarray, list[str]]:
-    """A user trait table aligned to the web's species; unknown species are an error naming them; species
-    without a row get NaN traits (imputed and flagged by :func:`gatbio.tasks.foodweb.prepare_traits`)."""
-    import pandas as pd
+def _read_traits(path: str, node_names: list[str], header: bool | None = None) -> tuple[np.ndarray, list[str]]:
+    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`)."""
+    from gatbio.data.foodweb import read_species_traits
 
-    df = pd.read_csv(path)
-    if "species" not in df.columns:
-        raise ValueError(f"{path}: expected a 'species' column (names as in the web), found {list(df.columns)}")
-    dup = df["species"][df["species"].duplicated()]
-    if len(dup):
-        raise ValueError(f"{path}: species {dup.iloc[0]!r} has more than one row")
-    unknown = sorted(set(df["species"].astype(str)) - set(node_names))
-    if unknown:
-        raise ValueError(f"{path}: {len(unknown)} species are not in the web, e.g. {unknown[:5]} "
-                         "(names must match the web's species names exactly)")
-    cols = [c for c in df.columns if c != "species"]
-    table = df.set_index(df["species"].astype(str))[cols]
-    for c in cols:
-        if not pd.api.types.is_numeric_dtype(table[c]):
-            raise ValueError(f"{path}: trait column {c!r} is not numeric (one-hot encode categorical traits)")
-    return table.reindex(node_names).to_numpy(dtype=float), cols
+    return read_species_traits(path, node_names, header=header)
 
 
 def run_predict(args: argparse.Namespace) -> int:
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.results import write_csv
     from gatbio.tasks.foodweb import predict_missing_links, read_web_folder
 
+    seeds = _parse_seeds(args.seeds)
+    if args.top < 1:
+        raise ValueError(f"--top {args.top}: give a positive number of links")
+    check_inputs({"--traits": args.traits})
+    check_outputs({"--out": args.out}, {"FILE": args.file, "--traits": args.traits})
     path = Path(args.file)
     if path.is_dir() and any(path.glob("*_edge_list.txt")):
         data = read_web_folder(path)
@@ -141,12 +135,16 @@ def run_predict(args: argparse.Namespace) -> int:
     names = list(getattr(data, "node_names", None) or [str(i) for i in range(data.num_nodes)])
     traits = trait_names = None
     if args.traits:
-        traits, trait_names = _read_traits(args.traits, names)
-    try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    except ValueError:
-        raise ValueError(f"--seeds {args.seeds!r}: expected comma-separated integers such as 0,1,2") from None
+        traits, trait_names = _read_traits(args.traits, names, args.header)
     import sys
+
+    if getattr(data, "edge_weight", None) is not None:
+        print("# note: link weights were read and checked but are not used: predictions rest on which links exist",
+              file=sys.stderr)
+    x = traits if traits is not None else getattr(data, "x", None)
+    if x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0:
+        print("# no species traits (the web has no trait columns; add them with --traits): predicting from the "
+              "links alone (model structure_only)", file=sys.stderr)
 
     # no per-step progress to show (a few seconds per GAT seed on webs of ~100 species), so say what runs
     print(f"# training {len(seeds)} GAT seed(s) and the two stacks on {data.num_nodes} species, "
@@ -162,6 +160,17 @@ def run_predict(args: argparse.Namespace) -> int:
         write_csv(args.out, df)
         print(f"# wrote {args.out}")
     return 0
+
+
+def _parse_seeds(text: str) -> list[int]:
+    """``--seeds 0,1,2`` as a non-empty list of non-negative integers."""
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--seeds {text!r}: expected comma-separated integers such as 0,1,2") from None
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"--seeds {text!r}: give at least one non-negative integer seed, e.g. 0 or 0,1,2")
+    return seeds
 
 
 def main(argv: list[str] | None = None) -> int:

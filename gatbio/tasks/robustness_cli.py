@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from gatbio._options import add_resume_options, resume_mode
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
@@ -18,6 +20,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--config", required=True, metavar="FILE", help="YAML config (experiments/configs/robustness_*.yaml)")
     p.add_argument("--summary-only", action="store_true", help="only remake the tables and figures from existing results")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. out_dir=results/x seeds=[0,1]")
+    add_resume_options(p)
     p.set_defaults(func=main)
     return p
 
@@ -26,5 +29,5 @@ def main(args: argparse.Namespace) -> int:
     from gatbio.tasks.robustness import load, run
 
     cfg = load(args.config, args.overrides)
-    print(run(cfg, summary_only=args.summary_only))
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
     return 0
