@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["OutputPathError", "check_inputs", "check_outputs", "check_output_dir"]
+__all__ = ["OutputPathError", "check_input_file", "check_inputs", "check_outputs", "check_output_dir"]
 
 
 class OutputPathError(ValueError):
@@ -87,15 +87,21 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
             check_output_dir(p, opt)
 
 
+def check_input_file(path: str | Path, option: str | None = None) -> Path:
+    """``path`` must be an existing, readable file: ``--labels x: is a folder, not a file`` (with ``option``)."""
+    path = Path(path)
+    where = f"{option} {path}" if option else str(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{where}: is a folder, not a file")
+    if not path.exists():
+        raise FileNotFoundError(f"{where}: no such file")
+    if not os.access(path, os.R_OK):
+        raise PermissionError(f"{where}: permission denied (the file cannot be read)")
+    return path
+
+
 def check_inputs(files: Mapping[str, str | Path | None]) -> None:
-    """Each input must be an existing, readable file: ``--labels x: is a folder, not a file`` names the option."""
+    """Each input (option -> path; ``None`` skipped) must be an existing, readable file (:func:`check_input_file`)."""
     for opt, p in files.items():
-        if p is None:
-            continue
-        path = Path(p)
-        if path.is_dir():
-            raise IsADirectoryError(f"{opt} {path}: is a folder, not a file")
-        if not path.exists():
-            raise FileNotFoundError(f"{opt} {path}: no such file")
-        if not os.access(path, os.R_OK):
-            raise PermissionError(f"{opt} {path}: permission denied (the file cannot be read)")
+        if p is not None:
+            check_input_file(p, opt)

@@ -41,7 +41,6 @@ import io
 import itertools
 import logging
 import lzma
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from gatbio._paths import check_input_file
 
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
            "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "note"]
@@ -76,13 +77,7 @@ class MalformedFileError(ValueError):
 
 def check_file(path: str | Path) -> Path:
     """``path`` as a :class:`Path` when it is a readable, non-empty file; else one clear error."""
-    path = Path(path)
-    if path.is_dir():
-        raise IsADirectoryError(f"{path}: is a folder, not a file")
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    if not os.access(path, os.R_OK):
-        raise PermissionError(f"{path}: permission denied (the file cannot be read)")
+    path = check_input_file(path)
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "the file is empty")
     return path
@@ -102,7 +97,9 @@ def compression_of(path: str | Path) -> str | None:
 
 
 def open_text(path: str | Path, encoding: str = "utf-8"):
-    """A text file object for ``path``, decompressed when its content is gzip, bzip2 or xz."""
+    """A text file object for ``path``, decompressed when its content is gzip, bzip2 or xz (UTF-8: a byte-order
+    mark, as spreadsheets write, is dropped)."""
+    encoding = "utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding
     opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression_of(path))
     if opener is None:
         return open(path, encoding=encoding)

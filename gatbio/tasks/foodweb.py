@@ -41,6 +41,7 @@ bias: :func:`ablation_groups`), ``config.yaml`` and ``timing.json``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -740,6 +741,14 @@ def check(cfg: FoodWebConfig) -> None:
             raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
     if cfg.gat.val_metric not in ("loss", "ap"):
         raise ValueError(f"gat.val_metric={cfg.gat.val_metric!r}: expected 'loss' or 'ap'")
+    if cfg.named:
+        from gatbio.data import dataset_names
+        from gatbio.data.sources import unknown_name
+
+        known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
+        for name in cfg.named:
+            if name not in known and not re.fullmatch(r"gateway/\d+", name):
+                raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
 
 
 def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") -> dict[str, pd.DataFrame]:

@@ -138,13 +138,15 @@ def run_predict(args: argparse.Namespace) -> int:
         traits, trait_names = _read_traits(args.traits, names, args.header)
     import sys
 
+    from gatbio.data.tables import note
+
     if getattr(data, "edge_weight", None) is not None:
-        print("# note: link weights were read and checked but are not used: predictions rest on which links exist",
-              file=sys.stderr)
+        note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "
+             "exist")
     x = traits if traits is not None else getattr(data, "x", None)
     if x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0:
-        print("# no species traits (the web has no trait columns; add them with --traits): predicting from the "
-              "links alone (model structure_only)", file=sys.stderr)
+        note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
+             "alone (model structure_only)")
 
     # no per-step progress to show (a few seconds per GAT seed on webs of ~100 species), so say what runs
     print(f"# training {len(seeds)} GAT seed(s) and the two stacks on {data.num_nodes} species, "

@@ -80,8 +80,6 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
     A third column of numbers in an edge list is read as weights and checked like every weight, but the model
     does not use it (said on stderr)."""
-    import sys
-
     import torch
 
     from gatbio.data import io
@@ -92,8 +90,9 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
         kwargs.update(header=header, duplicates="merge", self_loops="remove", weight="auto", report=True)
     data = getattr(io, reader)(edges, **kwargs)
     if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
-        print(f"note: {edges}: interaction weights (column 3) were read and checked but are not used by the model",
-              file=sys.stderr)
+        from gatbio.data.tables import note
+
+        note(f"{edges}: interaction weights (column 3) were read and checked but are not used by the model")
     if nodes is not None:
         listed = io.read_node_list(nodes, header=header, known=data.node_names)
         known = set(map(str, data.node_names))

@@ -216,6 +216,14 @@ def test_a_folder_or_missing_or_empty_file_says_so(tmp_path, reader):
         reader(write(tmp_path, "empty.txt", ""))
 
 
+def test_a_spreadsheet_byte_order_mark_is_not_part_of_a_name(tmp_path):
+    p = tmp_path / "e.csv"
+    p.write_bytes("\ufeffprotein_a,protein_b\nA,B\n".encode())
+    assert read_edge_list(p, sep=",").node_names == ["A", "B"]
+    p.write_bytes("\ufeffA,B\n".encode())
+    assert read_edge_list(p, sep=",").node_names == ["A", "B"]
+
+
 def test_binary_file_is_one_clear_line(tmp_path):
     p = tmp_path / "sheet.txt"
     p.write_bytes(b"A B\n\xff\xfe\x00C D\n")
