@@ -188,7 +188,6 @@ def test_trophic_and_foodweb_outputs_are_checked(tmp_path, gatbio):
 def test_resumed_sweeps_refuse_another_config_on_every_task(tmp_path, gatbio):
     """A results folder of one config refuses a sweep with other result settings, on each task command, before
     any work; --summary-only does not rewrite the stored config."""
-    from gatbio.config import save_config
     from gatbio.results import prepare_out_dir
     from gatbio.tasks import foodweb as fw
     from gatbio.tasks import protein, robustness
@@ -211,7 +210,20 @@ def test_resumed_sweeps_refuse_another_config_on_every_task(tmp_path, gatbio):
         if command[0] != "foodweb":
             rc, _, err = gatbio(command + ["--config", str(cfg_file), f"{key}={out}", change, "--summary-only"])
             assert (out / "config.yaml").read_text() == stored and "holds runs of another configuration" in err
-        # jobs / threads never matter
-        save_config(cfg, out / "unrelated.yaml")
     fp = json.loads((tmp_path / "run" / "fingerprint.json").read_text())
     assert "jobs" not in fp["settings"] and "epochs" in fp["settings"]
+
+
+@pytest.mark.parametrize("command", [["protein", "run", "--config", "c.yaml"], ["robustness", "--config", "c.yaml"],
+                                     ["foodweb", "benchmark"]])
+def test_every_task_command_has_the_resume_options(command):
+    from gatbio._options import pop_resume_flag, resume_mode
+    from gatbio.cli import build_parser
+
+    parser = build_parser()
+    assert resume_mode(parser.parse_args(command)) == "check"
+    assert resume_mode(parser.parse_args(command + ["--restart"])) == "restart"
+    assert resume_mode(parser.parse_args(command + ["--resume-anyway"])) == "anyway"
+    with pytest.raises(SystemExit):
+        parser.parse_args(command + ["--restart", "--resume-anyway"])
+    assert pop_resume_flag(["c.yaml", "--restart", "seeds=[0]"]) == (["c.yaml", "seeds=[0]"], "restart")
