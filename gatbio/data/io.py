@@ -74,6 +74,17 @@ def _first_bad_row(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+# Names kept for readers written against the earlier helpers of this module.
+_check_file = check_file
+
+
+def _read_table(path, *, sep: str, header: bool | None, comment: str | None, expected: int | None = None,
+                expected_desc: str = "", dtype=None, names=None) -> pd.DataFrame:
+    """:func:`gatbio.data.tables.read_table`'s rows as text (a missing field is NaN); ``dtype``/``names`` unused."""
+    return read_table(path, sep=sep, header=header, comment=comment, expected=expected,
+                      expected_desc=expected_desc).df
+
+
 # --------------------------------------------------------------------------------------------------------
 # edges → Data
 # --------------------------------------------------------------------------------------------------------
