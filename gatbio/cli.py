@@ -131,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (UserError, FileNotFoundError, ValueError) as err:
-        # Errors raised at the boundary (readers, configs, CLI arguments) carry a message meant for the user.
+    except (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError,
+            ValueError) as err:
+        # Errors raised at the boundary (readers, configs, CLI arguments, output paths) carry a message meant for
+        # the user. Other exceptions (KeyError, TypeError, ...) are bugs and keep their traceback.
         print(f"gatbio {args.command}: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -9,10 +9,13 @@ the wrong type fails with the key's name instead of being silently ignored.
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+import yaml
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
@@ -33,16 +36,15 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         ValueError: with the file, the key and what is allowed, for unknown keys or wrong types.
     """
     base = OmegaConf.structured(schema)
-    where = "defaults"
+    where, text = "defaults", None
     try:
         if isinstance(path, Mapping):
             where = "the built-in config"
             base = OmegaConf.merge(base, OmegaConf.create(dict(path)))
         elif path is not None:
             where = str(path)
-            if not Path(path).is_file():
-                raise FileNotFoundError(f"config file {path} does not exist")
-            base = OmegaConf.merge(base, OmegaConf.load(path))
+            text = _read_yaml_text(Path(path))
+            base = OmegaConf.merge(base, OmegaConf.create(_parse_yaml(text, where)))
         if overrides:
             where = "command-line overrides " + " ".join(overrides)
             bad = [o for o in overrides if "=" not in o]
@@ -53,8 +55,98 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
     except OmegaConfBaseException as err:
         msg = str(err).split("\n")[0]
         allowed = ", ".join(f.name for f in dataclasses.fields(schema))
-        raise ValueError(f"bad config in {where}: {msg} (allowed top-level keys: {allowed})") from None
+        line = _key_line(text, getattr(err, "full_key", None) or getattr(err, "key", None)) if text else None
+        raise ValueError(f"bad config in {where}{f':{line}' if line else ''}: {msg} "
+                         f"(allowed top-level keys: {allowed})") from None
     return obj  # type: ignore[return-value]
+
+
+def _read_yaml_text(path: Path) -> str:
+    if path.is_dir():
+        raise IsADirectoryError(f"config file {path} is a folder; give a YAML file")
+    if not path.is_file():
+        raise FileNotFoundError(f"config file {path} does not exist")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"config file {path} is not UTF-8 text; give a YAML file") from None
+
+
+def _parse_yaml(text: str, where: str) -> dict:
+    """The YAML text as a dict: malformed YAML names ``file:line``, a top level that is not a mapping is refused."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        what = getattr(err, "problem", None) or str(err).split("\n")[0]
+        raise ValueError(f"{where}{line}: malformed YAML: {what}") from None
+    if doc is None:
+        return {}
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where}: the top level must be a mapping of 'key: value' lines, found a "
+                         f"{type(doc).__name__} ({str(doc)[:40]!r})")
+    return doc
+
+
+def _key_line(text: str, key: str | None) -> int | None:
+    """The line of ``key`` (its last component) in the YAML ``text``, for messages."""
+    if not key:
+        return None
+    last = str(key).split(".")[-1]
+    for no, line in enumerate(text.split("\n"), start=1):
+        if re.match(rf"\s*{re.escape(last)}\s*:", line):
+            return no
+    return None
+
+
+#: Constraint words of :func:`check_settings`.
+_INTERVAL = re.compile(r"^([\[(])\s*(-?[\d.]+|-inf)\s*,\s*(-?[\d.]+|inf)\s*([\])])$")
+
+
+def check_settings(cfg: Any, rules: Mapping[str, str], where: str = "config") -> None:
+    """Reject settings that make no sense, before any work (the CLI and the Python API both call this).
+
+    Args:
+        cfg: a config dataclass (nested ones reached with dotted keys, e.g. ``"gat.epochs"``).
+        rules: ``key -> constraint``: ``">0"``, ``">=0"``, an interval ``"(0, 1)"`` / ``"[0, 1)"`` / ``"[0, inf)"``,
+            ``"nonempty"`` (a list), or several separated by ``;``. A list value is checked element by element;
+            ``None`` (an optional setting left unset) passes.
+
+    Raises:
+        ValueError: ``config epochs=0: must be > 0`` (the key, the value and the constraint).
+    """
+    for key, rule in rules.items():
+        value: Any = cfg
+        for part in key.split("."):
+            value = getattr(value, part)
+        for r in (x.strip() for x in rule.split(";")):
+            if r == "nonempty":
+                if value is not None and len(value) == 0:
+                    raise ValueError(f"{where} {key}={list(value)}: is empty; give at least one value")
+                continue
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                if v is None:
+                    continue
+                ok, desc = _satisfies(v, r)
+                if not ok:
+                    shown = f"{key}={value!r}" if not isinstance(value, (list, tuple)) else f"{key}: {v!r}"
+                    raise ValueError(f"{where} {shown}: must be {desc}")
+
+
+def _satisfies(v: Any, rule: str) -> tuple[bool, str]:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False, f"a number ({rule})"
+    if math.isnan(v):
+        return False, "a number, not nan"
+    if rule in (">0", ">=0"):
+        return (v > 0 if rule == ">0" else v >= 0), {">0": "> 0", ">=0": ">= 0"}[rule]
+    m = _INTERVAL.match(rule)
+    if not m:
+        raise ValueError(f"unknown constraint {rule!r}")
+    lo, hi = float(m.group(2)), float(m.group(3))
+    ok = (v > lo if m.group(1) == "(" else v >= lo) and (v < hi if m.group(4) == ")" else v <= hi)
+    return ok, f"in {m.group(1)}{m.group(2)}, {m.group(3)}{m.group(4)}"
 
 
 def config_to_dict(cfg: Any) -> dict:

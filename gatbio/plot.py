@@ -70,11 +70,16 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
     figure's size: ``figsize * dpi`` pixels (PNG) or ``figsize * 72`` points (SVG)."""
     from gatbio.results import atomic_write_bytes
 
-    fmt = image_format(path)
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=fig.dpi)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_bytes(path, figure_bytes(fig, path))
     return Path(path)
+
+
+def figure_bytes(fig: Figure, path: str | Path) -> bytes:
+    """``fig`` encoded as the image ``path`` names by its suffix (PNG or SVG), for a caller that writes several
+    outputs all-or-nothing (:func:`gatbio.results.atomic_write_many`)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=image_format(path), dpi=fig.dpi)
+    return buf.getvalue()
 
 
 def _short(name: str, width: int = 26) -> str:

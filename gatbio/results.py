@@ -1,17 +1,33 @@
-"""Machine-readable results: atomic writes, one JSON per run, and mean ± std summaries.
+"""Machine-readable results: atomic writes, one JSON per run, safe resumption, and mean ± std summaries.
 
 Every experiment writes one ``results.json`` per (setting, seed) run with :func:`write_json`. Writes go to a
 temporary file in the same folder and are renamed into place, so an interrupted run never leaves a half
 written result, and a sweep can resume by skipping runs whose result file already exists (:func:`is_done`).
+Files get the permissions the user's umask gives (as ``open`` would), or keep those of the file they replace;
+:func:`atomic_write_many` writes several outputs so that either all of them appear or none does.
+
+Resuming safely
+---------------
+A resumed sweep reuses every finished run, so it must be the same experiment. :func:`prepare_out_dir` runs
+before any work: it stores ``config.yaml`` and ``fingerprint.json`` (the sha256 of the *result settings*: the
+config without the keys the task lists as free, those that only say where, how fast or which runs to do), and
+on a later run compares them. A difference is refused with the differing keys named, unless the user asks to
+start over (``resume="restart"``, ``--restart``: the task's own outputs, and only those, are deleted first) or to
+reuse the old runs anyway (``resume="anyway"``, ``--resume-anyway``: recorded in ``fingerprint.json``).
+``summary_only`` writes neither file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import shutil
+import stat
+import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +35,26 @@ import numpy as np
 import pandas as pd
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
-    path = Path(path)
+def _umask() -> int:
+    """The process umask, read without changing it where Linux allows (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, hence the /proc path first)
+    os.umask(mask)
+    return mask
+
+
+def _write_temp(path: Path, data: bytes) -> str:
+    """``data`` in a fsynced temp file next to ``path``, with the mode ``path`` will have; returns its name.
+
+    ``tempfile.mkstemp`` creates files with mode 0600; the temp file gets the mode of the file it replaces, or
+    ``0666 & ~umask`` for a new file (what ``open`` gives), so that outputs are as readable as the user expects.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -29,6 +62,20 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    path = Path(path)
+    tmp = _write_temp(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -38,6 +85,23 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_many(items: Mapping[str | Path, str | bytes]) -> None:
+    """Write several files so that either all appear or none does: every temp file is written first, and
+    renamed into place only when all of them were written (a command that fails leaves none of its outputs)."""
+    temps: list[tuple[str, Path]] = []
+    try:
+        for path, data in items.items():
+            path = Path(path)
+            temps.append((_write_temp(path, data.encode("utf-8") if isinstance(data, str) else data), path))
+    except BaseException:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+    for tmp, path in temps:
+        os.replace(tmp, path)
 
 
 def _jsonable(obj: Any) -> Any:
@@ -72,6 +136,149 @@ def read_json(path: str | Path) -> Any:
 def write_csv(path: str | Path, df: pd.DataFrame) -> None:
     """Write a DataFrame as CSV atomically."""
     atomic_write_text(path, df.to_csv(index=False))
+
+
+# --------------------------------------------------------------------------------------------------------
+# resuming safely
+# --------------------------------------------------------------------------------------------------------
+
+FINGERPRINT_FILE = "fingerprint.json"
+RESUME_MODES = ("check", "restart", "anyway")
+
+
+class ResumeConflictError(ValueError):
+    """The results folder holds runs of a configuration whose result settings differ from this one."""
+
+
+def _flatten(d: Mapping, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = _jsonable(v)
+    return out
+
+
+def result_settings(cfg: Any, free_keys: Iterable[str]) -> dict[str, Any]:
+    """The config as flat ``{"dotted.key": value}``, without ``free_keys`` (a key frees its sub-keys too)."""
+    from gatbio.config import config_to_dict
+
+    free = tuple(free_keys)
+    flat = _flatten(cfg if isinstance(cfg, Mapping) else config_to_dict(cfg))
+    return {k: v for k, v in sorted(flat.items()) if not any(k == f or k.startswith(f + ".") for f in free)}
+
+
+def fingerprint(settings: Mapping[str, Any]) -> str:
+    """sha256 of the result settings (canonical JSON)."""
+    return hashlib.sha256(json.dumps(dict(settings), sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _stored_settings(out: Path, schema: type, free_keys: Sequence[str]) -> dict[str, Any] | None:
+    """The result settings of the runs already in ``out``: from ``fingerprint.json``, else from ``config.yaml``
+    (folders written before fingerprints existed); ``None`` for a folder without earlier runs."""
+    fp = out / FINGERPRINT_FILE
+    if fp.is_file():
+        try:
+            return dict(read_json(fp)["settings"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    cfg_path = out / "config.yaml"
+    if not cfg_path.is_file():
+        return None
+    from gatbio.config import load_config
+
+    try:
+        return result_settings(load_config(schema, cfg_path), free_keys)
+    except (ValueError, OSError):
+        from omegaconf import OmegaConf
+
+        try:
+            return result_settings(OmegaConf.to_container(OmegaConf.load(cfg_path)), free_keys)
+        except Exception:  # an unreadable old config: treated as differing in everything
+            return {"config.yaml": "unreadable"}
+
+
+def _differences(stored: Mapping[str, Any], now: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[str]:
+    """``key: old -> new`` for each differing result setting; a key the stored config predates counts as its
+    default value."""
+    out = []
+    for k in now:
+        old = stored.get(k, defaults.get(k))
+        if old != now[k] and not (k not in stored and k not in defaults):
+            out.append(f"{k}: {old!r} -> {now[k]!r}")
+    out += [f"{k}: {stored[k]!r} -> (no such setting)" for k in stored if k not in now and k != "config.yaml"]
+    if "config.yaml" in stored:
+        out.append("config.yaml: unreadable")
+    return out
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], outputs: Sequence[str],
+                    resume: str = "check", summary_only: bool = False) -> Path:
+    """Check a results folder before a run and record this run's config (see the module docstring).
+
+    Args:
+        out_dir: the results folder (checked writable; created).
+        cfg: the config dataclass (its type is the schema used to read an older ``config.yaml``).
+        free_keys: config keys that never change a finished run's result (listed by each task).
+        outputs: the names (files or folders, relative to ``out_dir``) the task writes; ``"restart"`` deletes
+            exactly these, and only in a folder that holds an earlier gatbio run.
+        resume: ``"check"`` (refuse a differing config), ``"restart"`` or ``"anyway"``.
+        summary_only: only tables are remade: nothing is written, a differing config is only reported.
+
+    Raises:
+        ResumeConflictError: with ``resume="check"``, when the result settings differ (the keys are named).
+    """
+    from gatbio._paths import check_output_dir
+    from gatbio.config import save_config
+
+    if resume not in RESUME_MODES:
+        raise ValueError(f"resume={resume!r}: expected one of {', '.join(RESUME_MODES)}")
+    out = check_output_dir(out_dir, "out_dir")
+    now = result_settings(cfg, free_keys)
+    stored = _stored_settings(out, type(cfg), free_keys)
+    diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
+    shown = "; ".join(diff[:6]) + (f"; and {len(diff) - 6} more" if len(diff) > 6 else "")
+    if summary_only:
+        if diff:
+            print(f"note: {out} holds runs of another configuration ({shown}); summarising them as they are",
+                  file=sys.stderr)
+        return out
+    history: list = []
+    if stored is not None and (out / FINGERPRINT_FILE).is_file():
+        try:
+            history = list(read_json(out / FINGERPRINT_FILE).get("resumed_anyway", []))
+        except (OSError, ValueError, AttributeError):
+            history = []
+    if diff and resume == "check":
+        raise ResumeConflictError(
+            f"{out} holds results of a different configuration ({shown}); reusing them would mix two experiments. "
+            "Pass --restart (resume='restart') to delete them and start over, --resume-anyway (resume='anyway') "
+            "to reuse them, or choose another output folder")
+    if resume == "restart" and stored is not None:
+        root = out.resolve()
+        for name in outputs:
+            target = (out / name)
+            if target.resolve().is_relative_to(root) and target.resolve() != root:
+                _remove(target)
+        history = []
+    elif diff and resume == "anyway":
+        history.append({"previous_fingerprint": fingerprint(stored), "differences": diff})
+    out.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, out / "config.yaml")
+    record = {"fingerprint": fingerprint(now), "settings": now, "free_keys": list(free_keys)}
+    if history:
+        record["resumed_anyway"] = history
+    write_json(out / FINGERPRINT_FILE, record)
+    return out
 
 
 def is_done(path: str | Path) -> bool:

@@ -12,3 +12,174 @@ def test_markdown_table_of_a_mean_std_summary():
                                      "|---|---|---|\n"
                                      "| a | 2 | 0.300 ± 0.141 |\n"
                                      "| b | 1 | 0.500 ± 0.000 |")
+
+
+# ---------------------------------------------------------------- permissions and all-or-nothing writes
+
+import json  # noqa: E402
+import os  # noqa: E402
+import stat  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+
+import pytest  # noqa: E402
+
+from gatbio.results import (  # noqa: E402
+    FINGERPRINT_FILE,
+    ResumeConflictError,
+    atomic_write_many,
+    atomic_write_text,
+    prepare_out_dir,
+    write_csv,
+    write_json,
+)
+
+
+@pytest.fixture
+def umask():
+    """Run with a given umask, restored afterwards."""
+    old = os.umask(0o022)
+    os.umask(old)
+
+    def set_(mask: int) -> None:
+        os.umask(mask)
+
+    yield set_
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_written_files_get_the_umask_permissions(tmp_path, umask, mask):
+    umask(mask)
+    write_json(tmp_path / "a.json", {"x": 1})
+    write_csv(tmp_path / "b.csv", pd.DataFrame({"x": [1]}))
+    atomic_write_many({tmp_path / "c.txt": "c", tmp_path / "d.txt": b"d"})
+    for name in ("a.json", "b.csv", "c.txt", "d.txt"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~mask, name
+
+
+def test_replacing_a_file_keeps_its_permissions(tmp_path, umask):
+    umask(0o022)
+    p = tmp_path / "shared.txt"
+    p.write_text("old")
+    p.chmod(0o640)
+    atomic_write_text(p, "new")
+    assert p.read_text() == "new" and stat.S_IMODE(p.stat().st_mode) == 0o640
+
+
+def test_atomic_write_many_writes_all_or_nothing(tmp_path):
+    (tmp_path / "blocker").write_text("a file where a folder is needed")
+    with pytest.raises(OSError):
+        atomic_write_many({tmp_path / "pred.csv": "a", tmp_path / "blocker" / "explain.csv": "b"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]  # no output, no temp file left
+
+
+# ---------------------------------------------------------------- resuming safely
+
+
+@dataclass
+class Sub:
+    epochs: int = 10
+
+
+@dataclass
+class Cfg:
+    out_dir: str = "out"
+    jobs: int = 1
+    seeds: list[int] = field(default_factory=lambda: [0])
+    lr: float = 0.01
+    sub: Sub = field(default_factory=Sub)
+
+
+FREE = ("out_dir", "jobs", "seeds")
+OUTPUTS = ("runs", "summary.csv")
+
+
+def prepare(out, resume="check", summary_only=False, **kw):
+    cfg = Cfg(out_dir=str(out), **kw)
+    return prepare_out_dir(out, cfg, free_keys=FREE, outputs=OUTPUTS, resume=resume, summary_only=summary_only)
+
+
+def fake_run(out):
+    (out / "runs").mkdir(exist_ok=True)
+    (out / "runs" / "seed0.json").write_text("{}")
+    (out / "summary.csv").write_text("x\n")
+    (out / "mine.txt").write_text("the user's own file")
+
+
+def test_same_result_settings_resume_and_free_keys_may_change(tmp_path):
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    fp = json.loads((out / FINGERPRINT_FILE).read_text())
+    assert set(fp["settings"]) == {"lr", "sub.epochs"} and len(fp["fingerprint"]) == 64
+    prepare(out, jobs=4, seeds=[0, 1, 2])  # where/how fast/which runs: free
+    assert (out / "runs" / "seed0.json").is_file()
+
+
+def test_a_differing_config_is_refused_naming_the_keys(tmp_path):
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    before = (out / "config.yaml").read_text()
+    with pytest.raises(ResumeConflictError, match=r"lr: 0\.01 -> 0\.1; sub\.epochs: 10 -> 20\).*--restart.*"
+                                                  r"--resume-anyway"):
+        prepare(out, lr=0.1, sub=Sub(epochs=20))
+    assert (out / "config.yaml").read_text() == before  # not rewritten under the old results
+
+
+def test_restart_deletes_only_the_task_outputs(tmp_path):
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    prepare(out, resume="restart", lr=0.1)
+    assert not (out / "runs").exists() and not (out / "summary.csv").exists()
+    assert (out / "mine.txt").read_text() == "the user's own file"
+    assert json.loads((out / FINGERPRINT_FILE).read_text())["settings"]["lr"] == 0.1
+    prepare(out, lr=0.1)  # the new config now resumes
+
+
+def test_restart_in_a_folder_without_an_earlier_run_deletes_nothing(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "keep.txt").write_text("not gatbio's")
+    prepare(tmp_path, resume="restart")
+    assert (tmp_path / "runs" / "keep.txt").is_file()
+
+
+def test_resume_anyway_is_recorded(tmp_path):
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    prepare(out, resume="anyway", lr=0.1)
+    fp = json.loads((out / FINGERPRINT_FILE).read_text())
+    assert fp["resumed_anyway"][0]["differences"] == ["lr: 0.01 -> 0.1"]
+    assert (out / "runs" / "seed0.json").is_file()
+
+
+def test_summary_only_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    prepare(out)
+    stamp = {p.name: p.read_text() for p in out.iterdir()}
+    prepare(out, summary_only=True, lr=0.5)
+    assert {p.name: p.read_text() for p in out.iterdir()} == stamp
+    assert "holds runs of another configuration (lr: 0.01 -> 0.5)" in capsys.readouterr().err
+
+
+def test_folders_from_before_fingerprints_compare_their_config_yaml(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "config.yaml").write_text("out_dir: x\njobs: 2\nseeds: [0]\nlr: 0.01\n")  # no sub.epochs: the default
+    prepare(out)
+    (out / FINGERPRINT_FILE).unlink()
+    (out / "config.yaml").write_text("lr: 0.02\n")
+    with pytest.raises(ResumeConflictError, match=r"lr: 0\.02 -> 0\.01"):
+        prepare(out)
+
+
+def test_bad_out_dir_and_mode(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match=r"out_dir .*file: is a file, not a folder"):
+        prepare(tmp_path / "file")
+    with pytest.raises(ValueError, match=r"out_dir .*file/sub: .*file is a file, not a folder"):
+        prepare(tmp_path / "file" / "sub")
+    with pytest.raises(ValueError, match=r"resume='again'"):
+        prepare(tmp_path / "o", resume="again")

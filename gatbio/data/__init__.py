@@ -45,9 +45,18 @@ import copy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gatbio.data.sources import DATASETS, DatasetNotFoundError, data_root, download, missing_files
+from gatbio.data.sources import (
+    DATASETS,
+    DatasetNotFoundError,
+    UnknownDatasetError,
+    data_root,
+    download,
+    missing_files,
+    unknown_name,
+)
 
-__all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "dataset_names"]
+__all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "UnknownDatasetError",
+           "dataset_names"]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,11 +96,13 @@ def _load_uncached(name: str, root: Path | None, kwargs: dict):
         return simple[base](root, **kwargs)
     if base in coll:
         if not member:
-            raise KeyError(f"{base!r} is a collection: name one web, e.g. {base}/{DATASETS[base].members[0]}")
+            raise UnknownDatasetError(f"{base!r} is a collection: name one web, e.g. {base}/{DATASETS[base].members[0]} "
+                                      f"(all: gatbio datasets --members {base})")
         if base == "pajek" and member.endswith(".paj"):
             member = member[:-4]
         return coll[base](member, root, **kwargs)
-    raise KeyError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())}")
+    raise unknown_name("dataset", name, dataset_names(expand=True) + dataset_names(),
+                       listing=", ".join(dataset_names()))
 
 
 def load(name: str, *, root: str | Path | None = None, **kwargs):
@@ -104,7 +115,8 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
         **kwargs: passed to the loader (e.g. ``self_loops="remove"``).
 
     Raises:
-        KeyError: unknown name. :class:`DatasetNotFoundError`: files missing (the message says which file to put
+        UnknownDatasetError: unknown name (a ``KeyError`` and a ``ValueError``; the message names the closest
+        known names). :class:`DatasetNotFoundError`: files missing (the message says which file to put
         where; :func:`download` fetches those with a public URL).
     """
     root_path = Path(root) if root is not None else data_root()

@@ -20,11 +20,12 @@ import torch
 from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
-from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files
+from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
+from gatbio.data.tables import check_file, compression_of, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
-           "read_trait_table", "gateway_web_folder", "gateway_folder_names",
+           "read_trait_table", "read_species_traits", "gateway_web_folder", "gateway_folder_names",
            "GATEWAY_TRAIT_ORDER"]
 
 #: Trait columns of GATEWAy node tables: metabolic / movement one-hot groups, then body mass.
@@ -37,11 +38,10 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     Raises :class:`MalformedFileError` (with ``file:line``) on a wrong column count, a missing or
     non-numeric value (NaN traits), or ids that are not ``0..N-1`` in order.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    path = check_file(path)
+    lines = [ln.rstrip("\r") for ln in read_text(path).split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
     if not lines or not lines[0].strip():
         raise MalformedFileError(path, None, "the file is empty")
     header = lines[0].split() if sep == r"\s+" else lines[0].split(sep)
@@ -68,6 +68,50 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     return df
 
 
+def read_species_traits(path: str | Path, species: list[str], *, header: bool | None = None
+                        ) -> tuple[np.ndarray, list[str]]:
+    """A user's species-trait table aligned to a web's ``species``: ``(traits (N, F), trait names)``.
+
+    One row per species: the species name (the ``species`` column when the header has one, else the first
+    column), then numeric traits. CSV, TSV or whitespace separated (from the first line), any compression. A
+    header row is detected (its first field is not a species of the web, and it names the columns: header words,
+    or text above numbers) unless ``header`` forces it; without one the traits are named ``trait_1`` ... .
+    Species without a row get NaN traits (imputed and flagged later by
+    :func:`gatbio.tasks.foodweb.prepare_traits`); unknown species, duplicate rows and non-numeric values are
+    errors naming the file and line. A table with no trait column gives ``F = 0``.
+    """
+    path = check_file(path)
+    first = read_text(path).lstrip().split("\n", 1)[0]
+    sep = "\t" if "\t" in first else "," if "," in first else r"\s+"
+    known = set(species)
+    table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
+    df = table.df
+    sp_col = "species" if table.header is not None and "species" in df.columns else df.columns[0]
+    names = df[sp_col].astype(str)
+    dup = names.duplicated().to_numpy()
+    if dup.any():
+        r = int(np.flatnonzero(dup)[0])
+        raise MalformedFileError(path, table.line(r), f"species {names.iloc[r]!r} has more than one row")
+    unknown = ~names.isin(known).to_numpy()
+    if unknown.any():
+        r = int(np.flatnonzero(unknown)[0])
+        raise MalformedFileError(path, table.line(r), f"{int(unknown.sum())} species are not in the web, e.g. "
+                                 f"{sorted(names[unknown])[:5]} (names must match the web's species exactly)")
+    cols = [c for c in df.columns if c != sp_col]
+    values = np.empty((len(df), len(cols)))
+    for k, c in enumerate(cols):
+        v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
+        bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise MalformedFileError(path, table.line(r), f"trait {str(c)!r} must be a number, found {df[c].iloc[r]!r} "
+                                                          "(one-hot encode categorical traits; leave missing values empty)")
+        values[:, k] = v
+    trait_names = [str(c) if table.header is not None else f"trait_{k + 1}" for k, c in enumerate(cols)]
+    aligned = pd.DataFrame(values, index=names.to_numpy(), columns=range(len(cols))).reindex(species)
+    return aligned.to_numpy(dtype=float), trait_names
+
+
 @functools.lru_cache(maxsize=4)
 def _gateway_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = Path(root)
@@ -84,7 +128,9 @@ def gateway_web_folder(web: str | int) -> str:
         return s
     hits = [w for w in GATEWAY_WEBS if w.rsplit("_", 1)[1] == s]
     if not hits:
-        raise KeyError(f"unknown GATEWAy web {web!r}; ids: {[int(w.rsplit('_', 1)[1]) for w in GATEWAY_WEBS]}")
+        ids = sorted(int(w.rsplit("_", 1)[1]) for w in GATEWAY_WEBS)
+        raise unknown_name("GATEWAy web", s, [str(i) for i in ids] + list(GATEWAY_WEBS), prefix="gateway/",
+                           listing=f"{len(ids)} webs with ids {ids[0]}..{ids[-1]}: gatbio datasets --members gateway")
     return hits[0]
 
 
@@ -154,8 +200,7 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
     attrs = sorted(folder.glob("*_node_attr_list.txt"))
     n = len(node_names) if node_names is not None else None
     if attrs and n is None:
-        with open(attrs[0], encoding="utf-8") as fh:
-            n = sum(1 for ln in fh if ln.strip()) - 1  # rows after the header
+        n = sum(1 for ln in read_text(attrs[0]).split("\n") if ln.strip()) - 1  # rows after the header
     data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, node_names=node_names, directed=True,
                           duplicates="error", self_loops=self_loops, name=folder.name)
     if attrs:
@@ -190,7 +235,8 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
     ``biomass.flow`` (Chesapeake Bay) when present.
     """
     if web not in CHEDDAR_WEBS:
-        raise KeyError(f"unknown cheddar web {web!r}; known: {list(CHEDDAR_WEBS)}")
+        raise unknown_name("cheddar web", web, list(CHEDDAR_WEBS), prefix="cheddar/",
+                           listing="gatbio datasets --members cheddar")
     folder = require_files("cheddar", [f"{web}/nodes.csv", f"{web}/trophic.links.csv", f"{web}/properties.csv"],
                            root=root) / web
     data = read_cheddar(folder, self_loops=self_loops)
@@ -206,8 +252,10 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
         if not (folder / f).is_file():
             raise FileNotFoundError(f"{folder / f}: no such file (a cheddar community folder has nodes.csv and "
                                     "trophic.links.csv)")
-    nodes = pd.read_csv(folder / "nodes.csv", dtype={"node": str})
-    links = pd.read_csv(folder / "trophic.links.csv", dtype={"resource": str, "consumer": str})
+    nodes = pd.read_csv(folder / "nodes.csv", dtype={"node": str}, compression=compression_of(folder / "nodes.csv"),
+                        keep_default_na=False, na_values=[""])
+    links = pd.read_csv(folder / "trophic.links.csv", dtype={"resource": str, "consumer": str},
+                        compression=compression_of(folder / "trophic.links.csv"), keep_default_na=False, na_values=[""])
     names = nodes["node"].tolist()
     index = pd.Index(names)
     if not index.is_unique:
@@ -260,7 +308,8 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
     ``biomass_missing``, ``living``. ``compartment_type``: the ECO type names.
     """
     if web not in PAJEK_WEBS:
-        raise KeyError(f"unknown Pajek food web {web!r}; known: {list(PAJEK_WEBS)}")
+        raise unknown_name("Pajek food web", web, list(PAJEK_WEBS), prefix="pajek/",
+                           listing="gatbio datasets --members pajek")
     folder = require_files("pajek", [f"{web}.paj"], root=root)
     data = read_pajek_foodweb(folder / f"{web}.paj", self_loops=self_loops)
     data.name, data.web_id = f"pajek/{web}", web

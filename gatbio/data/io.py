@@ -4,8 +4,10 @@ Every reader returns a :class:`torch_geometric.data.Data` (or plain tensors / ar
 follows the data contract of :mod:`gatbio.data`: ``edge_index`` (long, ``(2, E)``), ``num_nodes``,
 ``node_names`` (index-aligned ``list[str]``) and ``name``.
 
-Tables are parsed with :func:`pandas.read_csv` (C engine, dtype hints). Pajek is parsed by hand because
-:func:`networkx.read_pajek` drops partitions and vectors and does not report line numbers.
+Tables are read by :mod:`gatbio.data.tables` (compression detected by content, exact physical line numbers,
+header rows detected unless ``header=True``/``False`` forces it, one weight parser) and parsed with
+:func:`pandas.read_csv` (C engine). Pajek is parsed by hand because :func:`networkx.read_pajek` drops partitions
+and vectors and does not report line numbers.
 
 Malformed input raises :class:`MalformedFileError` (a :class:`ValueError`) whose message starts with
 ``<file>:<line>:`` and says what was expected, e.g. ``edges.txt:7: expected 2 columns (source target), found 3``.
@@ -35,6 +37,20 @@ import pandas as pd
 import torch
 from torch_geometric.data import Data
 
+from gatbio.data.tables import (
+    MalformedFileError,
+    check_file,
+    compression_of,
+    data_lines,
+    is_header_word,
+    note,
+    open_text,
+    parse_weights,
+    read_table,
+    read_text,
+    weight_problem,
+)
+
 DuplicatePolicy = Literal["keep", "merge", "error"]
 SelfLoopPolicy = Literal["keep", "remove", "error"]
 
@@ -54,112 +70,19 @@ __all__ = [
 ]
 
 
-class MalformedFileError(ValueError):
-    """A file does not have the expected format; the message names ``file:line`` and what was expected."""
-
-    def __init__(self, path: str | Path, line: int | None, message: str):
-        self.path, self.line = str(path), line
-        where = f"{path}:{line}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
-
-
-# --------------------------------------------------------------------------------------------------------
-# helpers
-# --------------------------------------------------------------------------------------------------------
-
-
-def _check_file(path: str | Path) -> Path:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    if path.stat().st_size == 0:
-        raise MalformedFileError(path, None, "the file is empty")
-    return path
-
-
-def _data_line_numbers(path: Path, comment: str | None, skip_header: bool) -> list[int]:
-    """1-based file line numbers of the data rows pandas sees (only used on the error path)."""
-    out: list[int] = []
-    header_seen = not skip_header
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for no, line in enumerate(fh, start=1):
-            s = line.strip()
-            if not s or (comment and s.startswith(comment)):
-                continue
-            if not header_seen:
-                header_seen = True
-                continue
-            out.append(no)
-    return out
-
-
-def _row_line(path: Path, row: int, comment: str | None, skip_header: bool) -> int | None:
-    lines = _data_line_numbers(path, comment, skip_header)
-    return lines[row] if 0 <= row < len(lines) else None
-
-
-def _read_table(
-    path: Path,
-    *,
-    sep: str,
-    header: bool,
-    comment: str | None,
-    expected: int | None = None,
-    expected_desc: str = "",
-    dtype=None,
-    names: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """``pandas.read_csv`` with errors turned into ``file:line`` messages."""
-    kw = dict(sep=sep, comment=comment, header=0 if header else None, dtype=dtype, names=names,
-              skip_blank_lines=True, engine="c")
-    if sep in (r"\s+", " +"):
-        kw["sep"] = r"\s+"
-    try:
-        df = pd.read_csv(path, **kw)
-    except pd.errors.EmptyDataError as err:
-        raise MalformedFileError(path, None, "the file has no data rows") from err
-    except pd.errors.ParserError as err:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(err))
-        if m:
-            # pandas counts rows, not file lines when comments / blanks are skipped: map back.
-            row = int(m.group(2)) - 1 - (1 if header else 0)
-            line = _row_line(path, row, comment, header) or int(m.group(2))
-            raise MalformedFileError(
-                path, line, f"expected {m.group(1)} columns{expected_desc}, found {m.group(3)}") from err
-        raise MalformedFileError(path, None, f"could not parse the table: {err}") from err
-    except ValueError as err:  # dtype conversion failure in the C parser
-        raise MalformedFileError(path, None, f"could not parse the table: {err}") from err
-    if len(df) == 0:
-        raise MalformedFileError(path, None, "the file has no data rows")
-    if expected is not None and df.shape[1] < expected:
-        raise MalformedFileError(path, _row_line(path, 0, comment, header),
-                                 f"expected {expected} columns{expected_desc}, found {df.shape[1]}")
-    return df
-
-
 def _first_bad_row(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def _numeric_column(df: pd.DataFrame, col, path: Path, what: str, comment, header, integer=False) -> np.ndarray:
-    s = df[col]
-    if integer and pd.api.types.is_integer_dtype(s.dtype):
-        return s.to_numpy(np.int64)
-    if not integer and pd.api.types.is_float_dtype(s.dtype) and not s.isna().any():
-        return s.to_numpy(np.float64)
-    num = pd.to_numeric(s, errors="coerce")
-    bad = num.isna().to_numpy()
-    if integer and not bad.any():
-        bad = (num.to_numpy() != np.round(num.to_numpy()))
-    if bad.any():
-        row = _first_bad_row(bad)
-        line = _row_line(path, row, comment, header)
-        val = s.iloc[row]
-        kind = "an integer" if integer else "a number"
-        if pd.isna(val):
-            raise MalformedFileError(path, line, f"{what} is missing (too few columns on this line)")
-        raise MalformedFileError(path, line, f"{what} must be {kind}, found {val!r}")
-    return num.to_numpy(np.int64 if integer else np.float64)
+# Names kept for readers written against the earlier helpers of this module.
+_check_file = check_file
+
+
+def _read_table(path, *, sep: str, header: bool | None, comment: str | None, expected: int | None = None,
+                expected_desc: str = "", dtype=None, names=None) -> pd.DataFrame:
+    """:func:`gatbio.data.tables.read_table`'s rows as text (a missing field is NaN); ``dtype``/``names`` unused."""
+    return read_table(path, sep=sep, header=header, comment=comment, expected=expected,
+                      expected_desc=expected_desc).df
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -180,6 +103,7 @@ def edges_to_data(
     name: str = "",
     path: str | Path = "<edges>",
     line_of_row=None,
+    stats: dict | None = None,
 ) -> Data:
     """Build a :class:`Data` from integer endpoint arrays, applying the duplicate and self-loop policies.
 
@@ -191,6 +115,7 @@ def edges_to_data(
         src, dst: ``(E,)`` integer node indices into ``node_names``.
         weight: optional ``(E,)`` edge weights (kept as ``edge_weight``, float).
         line_of_row: optional callable ``row -> file line`` for error messages.
+        stats: optional dict, filled with ``duplicates`` (rows merged away) and ``self_loops_removed``.
     """
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
@@ -210,6 +135,8 @@ def edges_to_data(
                 f"self-loop {node_names[src[r]]!r} -> {node_names[src[r]]!r} "
                 f"({int(loop.sum())} in total); pass self_loops='keep' or 'remove'")
         if self_loops == "remove":
+            if stats is not None:
+                stats["self_loops_removed"] = int(loop.sum())
             keep = ~loop
             rows = np.flatnonzero(keep)
             src, dst = src[keep], dst[keep]
@@ -230,6 +157,8 @@ def edges_to_data(
                     path, where(r),
                     f"duplicate {what} {node_names[src[r]]!r} - {node_names[dst[r]]!r} "
                     f"({len(key) - len(uniq)} duplicate rows); pass duplicates='merge' or 'keep'")
+            if stats is not None:
+                stats["duplicates"] = len(key) - len(uniq)
             order = np.argsort(first, kind="stable")  # keep first-occurrence order
             if weight is not None:
                 w = pd.Series(weight).groupby(inverse).agg(reduce if reduce != "first" else "first")
@@ -274,7 +203,7 @@ def read_edge_list(
     path: str | Path,
     *,
     sep: str = r"\s+",
-    header: bool = False,
+    header: bool | None = None,
     comment: str | None = "#",
     source: int | str = 0,
     target: int | str = 1,
@@ -288,15 +217,19 @@ def read_edge_list(
     self_loops: SelfLoopPolicy = "keep",
     reduce: Literal["max", "sum", "mean", "first"] = "max",
     name: str | None = None,
+    report: bool = False,
 ) -> Data:
-    """Read an edge list (CSV / TSV / whitespace, optional header, comments, weights).
+    """Read an edge list (CSV / TSV / whitespace, optional header, comments, weights; any compression).
 
     Args:
         path: the file.
         sep: column separator (default: any whitespace; ``","`` for CSV, ``"\\t"`` for TSV).
-        header: the first non-comment line names the columns.
+        header: ``True``: the first non-comment line names the columns; ``False``: it is data; ``None``
+            (default): detected (:mod:`gatbio.data.tables`; what was decided is said on stderr).
         comment: lines starting with this are skipped.
-        source, target, weight: column positions (or names, with ``header=True``).
+        source, target, weight: column positions (or names, with a header). ``weight="auto"``: the third
+            column when the file has one and it holds numbers (a third column of text is ignored, with a note).
+            Weights go through :func:`gatbio.data.tables.parse_weights` (finite numbers ``>= 0``).
         directed: ``False`` stores both directions of each interaction.
         numeric_ids: ids are integers ``index_base .. index_base + N - 1`` and the node index is
             ``id - index_base`` (node order = id order); otherwise ids are names, indexed in order of
@@ -305,31 +238,33 @@ def read_edge_list(
         node_names: names of all nodes (isolated ones included).
         duplicates, self_loops, reduce: see the module docstring.
         name: stored as ``data.name`` (default: the file stem).
+        report: say on stderr how many duplicate rows were merged and self-loops removed.
 
     Returns:
         :class:`Data` with ``edge_index``, ``num_nodes``, ``node_names``, ``name`` and ``edge_weight``
         when ``weight`` is given. Edges keep the file's line order.
     """
-    path = _check_file(path)
-    cols = [source, target] + ([weight] if weight is not None else [])
+    auto_weight = weight == "auto"
+    cols = [source, target] + ([weight] if weight is not None and not auto_weight else [])
     ncols_needed = (max(c for c in cols if isinstance(c, int)) + 1) if all(isinstance(c, int) for c in cols) else None
-    desc = " (source target" + (" weight" if weight is not None else "") + ")"
-    df = _read_table(path, sep=sep, header=header, comment=comment, expected=ncols_needed,
-                     expected_desc=desc, dtype=str if not numeric_ids else None)
-    col = (lambda c: df.columns[c]) if not header or isinstance(source, int) else (lambda c: c)
-    for c in cols:
-        if header and isinstance(c, str) and c not in df.columns:
-            raise MalformedFileError(path, 1, f"no column {c!r} in the header (columns: {list(df.columns)})")
-    s_col, t_col = col(source), col(target)
-    missing = df[[s_col, t_col]].isna().any(axis=1).to_numpy()
+    desc = " (source target" + (" weight" if weight is not None and not auto_weight else "") + ")"
+    known = None
+    if node_names is not None:
+        known_set = set(map(str, node_names))
+        known = known_set.__contains__
+    table = read_table(path, sep=sep, header=header, comment=comment, expected=ncols_needed, expected_desc=desc,
+                       name_columns=[c for c in (source, target) if isinstance(c, int)] if not numeric_ids else (),
+                       known_names=known, numeric_columns=[source, target] if numeric_ids else ())
+    path = table.path
+    s, t = table.column(source), table.column(target)
+    missing = (s.isna() | t.isna()).to_numpy()
     if missing.any():
         r = _first_bad_row(missing)
-        raise MalformedFileError(path, _row_line(path, r, comment, header),
-                                 f"expected {len(cols)} columns{desc}, found fewer")
-    line_of_row = lambda r: _row_line(path, r, comment, header)  # noqa: E731
+        raise MalformedFileError(path, table.line(r), f"expected {len(cols)} columns{desc}, found fewer")
+    line_of_row = table.line
     if numeric_ids:
-        a = _numeric_column(df, s_col, path, "source id", comment, header, integer=True) - index_base
-        b = _numeric_column(df, t_col, path, "target id", comment, header, integer=True) - index_base
+        a = table.integers(source, "source id") - index_base
+        b = table.integers(target, "target id") - index_base
         bad = (a < 0) | (b < 0)
         if bad.any():
             r = _first_bad_row(bad)
@@ -347,19 +282,49 @@ def read_edge_list(
                                      f"{n} nodes (ids {index_base}..{n - 1 + index_base})")
         names = list(node_names) if node_names is not None else [str(i + index_base) for i in range(n)]
     else:
-        a, b, names = _names_to_codes(df[s_col].to_numpy(), df[t_col].to_numpy(), node_names, path, path)
+        a, b, names = _names_to_codes(s.to_numpy(), t.to_numpy(), node_names, path, path)
         bad = (a < 0) | (b < 0)
         if bad.any():
-            unknown = sorted(set(df[s_col].to_numpy()[a < 0]) | set(df[t_col].to_numpy()[b < 0]))
+            unknown = sorted(set(s.to_numpy()[a < 0]) | set(t.to_numpy()[b < 0]))
             r = _first_bad_row(bad)
             raise MalformedFileError(path, line_of_row(r),
                                      f"{len(unknown)} node(s) not in node_names, e.g. {unknown[:5]}")
-    w = None
-    if weight is not None:
-        w = _numeric_column(df, col(weight), path, "weight", comment, header)
-    return edges_to_data(a, b, names, weight=w, directed=directed, duplicates=duplicates,
+    if auto_weight:
+        weight = _auto_weight_column(table, source, target)
+    w = table.weights(weight) if weight is not None else None
+    stats: dict[str, int] = {}
+    data = edges_to_data(a, b, names, weight=w, directed=directed, duplicates=duplicates,
                          self_loops=self_loops, reduce=reduce, name=name or path.stem, path=path,
-                         line_of_row=line_of_row)
+                         line_of_row=line_of_row, stats=stats)
+    if report:
+        report_changes(path, stats, directed, reduce if w is not None else None)
+    return data
+
+
+def _auto_weight_column(table, source, target) -> int | None:
+    """``weight="auto"``: the third column, when it holds at least one number (then every value must be a
+    valid weight); a third column of text only is ignored, with a note."""
+    if table.df.shape[1] < 3 or not all(isinstance(c, int) for c in (source, target)):
+        return None
+    col = next(c for c in range(table.df.shape[1]) if c not in (source, target))
+    values = table.column(col)
+    if pd.to_numeric(values, errors="coerce").notna().any() or values.str.lower().isin(["nan", "inf", "-inf"]).any():
+        return col
+    note(f"{table.path}: column {col + 1} holds no numbers ({values.iloc[0]!r} on line {table.line(0)}): not read "
+         "as weights, ignored")
+    return None
+
+
+def report_changes(path, stats: dict[str, int], directed: bool, reduce: str | None) -> None:
+    """One line per policy that changed the rows (duplicates merged, self-loops removed)."""
+    k = stats.get("duplicates", 0)
+    if k:
+        what = ("link" if directed else "interaction") + ("s" if k > 1 else "")
+        mirror = "" if directed else " (a row and its mirror image are one interaction)"
+        how = f"; weights: {reduce}" if reduce else ""
+        note(f"{path}: {k} duplicate {what} merged, each counted once{mirror}{how}")
+    if stats.get("self_loops_removed"):
+        note(f"{path}: {stats['self_loops_removed']} self-loop(s) removed")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -383,9 +348,8 @@ def read_string_links(
     ``min_score`` (STRING's 0–1000 scale; 400 = "medium", 700 = "high confidence") are dropped.
     Also reads the ``protein.links.detailed`` / ``full`` variants (only the three columns are used).
     """
-    path = _check_file(path)
-    with open(path, encoding="utf-8") as fh:
-        head = fh.readline().rstrip("\r\n").split(" ")
+    path = check_file(path)
+    head = read_text_head(path).split(" ")
     if len(head) < 3 or head[0] != "protein1" or head[1] != "protein2" or score_column not in head:
         raise MalformedFileError(path, 1, f"expected the header 'protein1 protein2 ... {score_column}' "
                                           f"(space separated), found {' '.join(head)!r}")
@@ -396,20 +360,13 @@ def read_string_links(
         # parsing to strings and factorizing them afterwards.
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
                          dtype={"protein1": "category", "protein2": "category", score_column: np.int32},
-                         low_memory=False)
+                         low_memory=False, compression=compression_of(path))
     except (ValueError, TypeError) as err:
-        # Slow path, only on bad input: find the offending line.
-        df = _read_table(path, sep=" ", header=True, comment=None, dtype=str, expected=len(head),
-                         expected_desc=" (space separated: " + " ".join(head) + ")")
-        _numeric_column(df, score_column, path, score_column, None, True, integer=True)
+        _string_links_problem(path, head, score_column)  # slow path, only on bad input: the offending line
         raise MalformedFileError(path, None, f"could not parse: {err}") from err
-    if df[["protein1", "protein2"]].isna().any(axis=None):
-        r = _first_bad_row(df[["protein1", "protein2"]].isna().any(axis=1).to_numpy())
-        raise MalformedFileError(path, r + 2, "expected 3 space-separated columns (protein1 protein2 score)")
     score = df[score_column].to_numpy()
-    if len(score) and (score.min() < 0 or score.max() > 1000):
-        r = _first_bad_row((score < 0) | (score > 1000))
-        raise MalformedFileError(path, r + 2, f"{score_column} must be in 0..1000 (STRING scale), found {score[r]}")
+    if df[["protein1", "protein2"]].isna().any(axis=None) or (len(score) and (score.min() < 0 or score.max() > 1000)):
+        _string_links_problem(path, head, score_column)
     c1, c2 = df["protein1"].cat, df["protein2"].cat
     uniques = c1.categories.union(c2.categories)  # sorted protein ids
     a = uniques.get_indexer(c1.categories).astype(np.int64)[c1.codes.to_numpy()]  # (E,) node index
@@ -449,6 +406,27 @@ def read_string_links(
     return data
 
 
+def _string_links_problem(path: Path, head: list[str], score_column: str) -> None:
+    """Raise at the first bad line of a STRING links file (the slow, exact reading)."""
+    table = read_table(path, sep=" ", header=True, comment=None, expected=len(head),
+                       expected_desc=" (space separated: " + " ".join(head) + ")")
+    empty = (table.column("protein1").isna() | table.column("protein2").isna()).to_numpy()
+    if empty.any():
+        raise MalformedFileError(path, table.line(_first_bad_row(empty)),
+                                 "expected 3 space-separated columns (protein1 protein2 score)")
+    score = table.integers(score_column, score_column)
+    bad = (score < 0) | (score > 1000)
+    if bad.any():
+        r = _first_bad_row(bad)
+        raise MalformedFileError(path, table.line(r), f"{score_column} must be in 0..1000 (STRING scale), found {score[r]}")
+
+
+def read_text_head(path: Path) -> str:
+    """The first line of a (possibly compressed) text file, without its line end."""
+    with open_text(path) as fh:
+        return fh.readline().rstrip("\r\n")
+
+
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
 STRING_MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmod", "reaction")
 
@@ -463,17 +441,20 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
       names in ``mode_names``): the SHS27k multi-label interaction-type target;
     - ``edge_weight``: the pair's maximum ``score / 1000``.
     """
-    path = _check_file(path)
+    path = check_file(path)
     expected = ["item_id_a", "item_id_b", "mode", "action", "is_directional", "a_is_acting", "score"]
-    df = _read_table(path, sep="\t", header=True, comment=None, dtype=str, expected=7,
-                     expected_desc=" (" + " ".join(expected) + ")")
-    if list(df.columns[:7]) != expected:
-        raise MalformedFileError(path, 1, f"expected the header {' '.join(expected)!r}, found {' '.join(df.columns)!r}")
-    score = _numeric_column(df, "score", path, "score", None, True, integer=True)
+    table = read_table(path, sep="\t", header=True, comment=None, expected=7,
+                       expected_desc=" (" + " ".join(expected) + ")")
+    df = table.df
+    if [str(c) for c in df.columns[:7]] != expected:
+        raise MalformedFileError(path, table.header_line,
+                                 f"expected the header {' '.join(expected)!r}, found {' '.join(map(str, df.columns))!r}")
+    score = table.integers("score", "score")
     bad_mode = ~df["mode"].isin(STRING_MODES).to_numpy()
     if bad_mode.any():
         r = _first_bad_row(bad_mode)
-        raise MalformedFileError(path, r + 2, f"unknown mode {df['mode'].iloc[r]!r}; expected one of {STRING_MODES}")
+        raise MalformedFileError(path, table.line(r),
+                                 f"unknown mode {df['mode'].iloc[r]!r}; expected one of {STRING_MODES}")
     keep = score >= min_score
     df, score = df[keep], score[keep]
     a, b, names = _names_to_codes(df["item_id_a"].to_numpy(), df["item_id_b"].to_numpy(), None, path, path)
@@ -503,13 +484,14 @@ def read_string_web_export(path: str | Path, *, min_score: float = 0.0, name: st
     Nodes are the ``node1``/``node2`` gene symbols; ``edge_weight`` is ``combined_score`` (0–1);
     the STRING ids are kept in ``string_ids``. Undirected.
     """
-    path = _check_file(path)
-    df = _read_table(path, sep="\t", header=True, comment=None, dtype=str)
-    df.columns = [c.lstrip("#") for c in df.columns]
+    path = check_file(path)
+    table = read_table(path, sep="\t", header=True, comment=None)
+    df = table.df
+    df.columns = [str(c).lstrip("#") for c in df.columns]
     for c in ("node1", "node2", "combined_score"):
         if c not in df.columns:
-            raise MalformedFileError(path, 1, f"no column {c!r} in the header; is this a STRING web export?")
-    score = _numeric_column(df, "combined_score", path, "combined_score", None, True)
+            raise MalformedFileError(path, table.header_line, f"no column {c!r} in the header; is this a STRING web export?")
+    score = parse_weights(df["combined_score"], path, table.line, what="combined_score")
     keep = score >= min_score
     df, score = df[keep], score[keep]
     a, b, names = _names_to_codes(df["node1"].to_numpy(), df["node2"].to_numpy(), None, path, path)
@@ -541,9 +523,10 @@ def read_biogrid_tab3(
     Returns an undirected graph (duplicate interactions from several experiments merged; ``edge_weight`` =
     number of supporting rows) with the experimental systems of each pair left out.
     """
-    path = _check_file(path)
-    df = _read_table(path, sep="\t", header=True, comment=None, dtype=str)
-    df.columns = [c.lstrip("#") for c in df.columns]
+    path = check_file(path)
+    table = read_table(path, sep="\t", header=True, comment=None)
+    df = table.df
+    df.columns = [str(c).lstrip("#") for c in df.columns]
     col = {"symbol": "Official Symbol Interactor {}", "entrez": "Entrez Gene Interactor {}",
            "biogrid": "BioGRID ID Interactor {}"}[id_column]
     need = [col.format("A"), col.format("B")]
@@ -553,7 +536,7 @@ def read_biogrid_tab3(
         need += ["Experimental System Type"]
     for c in need:
         if c not in df.columns:
-            raise MalformedFileError(path, 1, f"no column {c!r}: expected a BioGRID TAB 3.0 header")
+            raise MalformedFileError(path, table.header_line, f"no column {c!r}: expected a BioGRID TAB 3.0 header")
     if organism is not None:
         df = df[(df["Organism ID Interactor A"] == str(organism)) & (df["Organism ID Interactor B"] == str(organism))]
     if physical_only:
@@ -577,6 +560,7 @@ def read_label_table(
     *,
     sep: str | None = None,
     comment: str | None = "#",
+    header: bool | None = None,
     label_names: Sequence[str] | None = None,
     sort_labels: bool = True,
     require_all: bool = False,
@@ -588,6 +572,9 @@ def read_label_table(
     Args:
         node_names: the graph's nodes; a line naming another node is an error (a few are shown).
         sep: separator (default: any whitespace).
+        header: ``True``: the first non-comment line is a header (``protein function``); ``False``: it is
+            data; ``None`` (default): detected: a first line that is not a node of the graph and is made of
+            header words (:mod:`gatbio.data.tables`) is a header, and a note on stderr says so.
         label_names: fixed label vocabulary (unknown labels are an error); default: every label seen,
             sorted (numerically when all labels are integers).
         require_all: every node must have at least one label.
@@ -595,28 +582,38 @@ def read_label_table(
     Returns:
         ``(y, label_names)``: ``y`` float ``(N, L)`` multi-hot.
     """
-    path = _check_file(path)
+    path = check_file(path)
     index = {str(n): i for i, n in enumerate(node_names)}
     rows: list[tuple[int, str, int]] = []  # (node index, label, line)
     unknown: list[tuple[int, str]] = []
-    with open(path, encoding="utf-8") as fh:
-        for no, line in enumerate(fh, start=1):
-            s = line.strip()
-            if not s or (comment and s.startswith(comment)):
-                continue
-            parts = s.split(sep) if sep else s.split()
-            parts = [p.strip() for p in parts if p.strip()]
-            if len(parts) < 2:
-                raise MalformedFileError(path, no, f"expected 'node label [label ...]', found {s!r}")
-            node = parts[0]
-            if node not in index:
-                unknown.append((no, node))
-                continue
-            rows.extend((index[node], lab, no) for lab in parts[1:])
+    text, line_numbers = data_lines(read_text(path), comment)
+    lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
+
+    def fields(s: str) -> list[str]:
+        return [p.strip() for p in (s.split(sep) if sep else s.split()) if p.strip()]
+
+    if lines:
+        first = fields(lines[0])
+        if header is None and first and first[0] not in index and all(is_header_word(f) for f in first):
+            header = True
+            note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
+                 "--no-header / header=False reads it as data)")
+        if header:
+            lines, numbers = lines[1:], numbers[1:]
+    for no, s in zip(numbers, lines, strict=True):
+        parts = fields(s)
+        if len(parts) < 2:
+            raise MalformedFileError(path, no, f"expected 'node label [label ...]', found {s.strip()!r}")
+        node = parts[0]
+        if node not in index:
+            unknown.append((no, node))
+            continue
+        rows.extend((index[node], lab, no) for lab in parts[1:])
     if unknown:
         few = ", ".join(f"{n!r} (line {no})" for no, n in unknown[:5])
+        hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == numbers[0] else ""
         raise MalformedFileError(path, unknown[0][0],
-                                 f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}")
+                                 f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
     if not rows:
         raise MalformedFileError(path, None, "the file has no label rows")
     if label_names is None:
@@ -634,6 +631,23 @@ def read_label_table(
         missing = [node_names[i] for i in torch.nonzero(y.sum(1) == 0).flatten().tolist()]
         raise MalformedFileError(path, None, f"{len(missing)} node(s) have no label, e.g. {missing[:5]}")
     return y, [str(x) for x in label_names]
+
+
+def read_node_list(path: str | Path, *, header: bool | None = None, known: Sequence[str] = (),
+                   comment: str | None = "#") -> list[str]:
+    """A list of node names, one per line (first field of each line; duplicates dropped, order kept).
+
+    ``header=None`` detects a header line (``protein``, ``gene_id``: header words, not a name in ``known``).
+    """
+    path = check_file(path)
+    text, line_numbers = data_lines(read_text(path), comment)
+    lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
+    names = [ln.split()[0] for ln in lines]
+    if names and header is None and names[0] not in set(map(str, known)) and is_header_word(lines[0].strip()):
+        header = True
+        note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as a name (detected; "
+             "--no-header / header=False reads it as a name)")
+    return list(dict.fromkeys(names[1:] if header else names))
 
 
 GAF_COLUMNS = ["DB", "DB_Object_ID", "DB_Object_Symbol", "Qualifier", "GO_ID", "DB_Reference", "Evidence_Code",
@@ -665,13 +679,12 @@ def read_gaf(
     Returns:
         ``(y, term_names, node_names)``: ``y`` float ``(N, T)`` multi-hot over GO terms (sorted).
     """
-    path = _check_file(path)
-    with open(path, encoding="utf-8") as fh:
-        first = fh.readline()
+    path = check_file(path)
+    text = read_text(path)
+    first = text.split("\n", 1)[0]
     if not first.startswith("!gaf-version"):
         raise MalformedFileError(path, 1, f"expected a '!gaf-version: 2.x' header line, found {first.strip()[:40]!r}")
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
     body_idx = [i for i, ln in enumerate(lines) if ln and not ln.startswith("!")]
     for i in body_idx:
         n = lines[i].count("\t") + 1
@@ -745,8 +758,8 @@ def read_pajek(path: str | Path) -> PajekFile:
     Handles CRLF line endings, ``%`` comments, 1-based ids, quoted labels with spaces and
     several sections in one project file. Ids are converted to 0-based.
     """
-    path = _check_file(path)
-    text = path.read_text(encoding="latin-1")
+    path = check_file(path)
+    text = read_text(path, encoding="latin-1")
     out = PajekFile(str(path))
     section, name, expected_n, values = None, None, None, []
     net: dict | None = None
@@ -761,7 +774,7 @@ def read_pajek(path: str | Path) -> PajekFile:
             (out.partitions if section == "partition" else out.vectors)[name] = arr
         values = []
 
-    for no, raw in enumerate(text.splitlines(), start=1):
+    for no, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line or line.startswith("%"):
             continue
@@ -827,13 +840,10 @@ def read_pajek(path: str | Path) -> PajekFile:
             if section in ("arcs", "edges"):
                 if len(parts) < 2:
                     raise MalformedFileError(path, no, f"expected 'i j [weight]', found {line!r}")
-                try:
-                    w = float(parts[2]) if len(parts) > 2 else 1.0
-                except ValueError as err:
-                    raise MalformedFileError(path, no, f"weight must be a number, found {parts[2]!r}") from err
+                w = parts[2] if len(parts) > 2 else "1"  # checked with every weight at the end (parse_weights)
                 pairs = [(ids[0], ids[1], w)]
             else:
-                pairs = [(ids[0], j, 1.0) for j in ids[1:]]
+                pairs = [(ids[0], j, "1") for j in ids[1:]]
             for i, j, w in pairs:
                 for v in (i, j):
                     if not 1 <= v <= net["n"]:
@@ -848,10 +858,10 @@ def read_pajek(path: str | Path) -> PajekFile:
     for net in out.networks.values():
         for k in ("arcs", "edges"):
             net[k] = np.array(net[k], dtype=np.int64).reshape(-1, 2)
-        for k in ("arc_weight", "edge_weight"):
-            net[k] = np.array(net[k], dtype=np.float64)
         for k in ("arc_lines", "edge_lines"):
             net[k] = np.array(net[k], dtype=np.int64)
+        for k, lk in (("arc_weight", "arc_lines"), ("edge_weight", "edge_lines")):
+            net[k] = parse_weights(np.array(net[k], dtype=object), path, lambda r, L=net[lk]: int(L[r]))
     if not out.networks and not out.partitions and not out.vectors:
         raise MalformedFileError(path, None, "no Pajek sections found (*vertices, *partition, *vector)")
     return out
@@ -864,6 +874,7 @@ def pajek_to_data(
     directed: bool | None = None,
     duplicates: DuplicatePolicy = "keep",
     self_loops: SelfLoopPolicy = "keep",
+    stats: dict | None = None,
 ) -> Data:
     """A Pajek network as :class:`Data`. ``directed=None`` → directed when it has ``*arcs``.
 
@@ -887,7 +898,7 @@ def pajek_to_data(
     name = network or next(iter(pj.networks))
     data = edges_to_data(src, dst, net["node_names"], weight=w, directed=directed, duplicates=duplicates,
                          self_loops=self_loops, reduce="sum", name=name, path=pj.path,
-                         line_of_row=lambda r: int(lines[r]))
+                         line_of_row=lambda r: int(lines[r]), stats=stats)
     return data
 
 
@@ -901,8 +912,8 @@ def read_adjacency_matrix(
     *,
     convention: Literal["row_to_col", "col_to_row"],
     sep: str = r"\s+",
-    header: bool = False,
-    index_col: bool = False,
+    header: bool | None = None,
+    index_col: bool | None = None,
     node_names: Sequence[str] | None = None,
     weighted: bool = False,
     name: str | None = None,
@@ -914,30 +925,41 @@ def read_adjacency_matrix(
             with prey rows and predator columns this gives prey → predator); ``"col_to_row"``: the entry
             is an edge ``j → i`` (a predator-rows matrix, converted to prey → predator).
         header: the first row holds node names (columns); ``index_col``: the first column holds names.
-        weighted: keep the nonzero values as ``edge_weight``.
+            ``None`` (default): detected (a first row of text above rows of numbers; a first column of text);
+            with both, the header may leave out the corner cell.
+        weighted: keep the nonzero values as ``edge_weight``. Entries are read as weights either way
+            (:func:`gatbio.data.tables.parse_weights`: finite, ``>= 0``).
     """
     if convention not in ("row_to_col", "col_to_row"):
         raise ValueError(f"convention={convention!r}: expected 'row_to_col' (A[i, j] means i -> j) "
                          "or 'col_to_row' (A[i, j] means j -> i)")
-    path = _check_file(path)
-    df = _read_table(path, sep=sep, header=header, comment="#", dtype=str)
+    table = read_table(path, sep=sep, header=header, comment="#")
+    path, df, col_names = table.path, table.df, table.header
+    if index_col is None:
+        index_col = df.shape[1] > 1 and bool(pd.to_numeric(df.iloc[:, 0], errors="coerce").isna().all())
+    names_rows = None
     if index_col:
         names_rows = df.iloc[:, 0].astype(str).tolist()
         df = df.iloc[:, 1:]
-    else:
-        names_rows = None
+        if col_names is not None and len(col_names) == df.shape[1] + 1:
+            col_names = col_names[1:]  # the corner cell
     n = df.shape[0]
     if df.shape[1] != n:
         raise MalformedFileError(path, None, f"expected a square matrix, found {n} rows x {df.shape[1]} columns")
-    vals = df.apply(pd.to_numeric, errors="coerce")
-    bad = vals.isna().to_numpy()
+    vals = df.apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+    bad = ~np.isfinite(vals) | (vals < 0)
     if bad.any():
         r, c = np.argwhere(bad)[0]
-        raise MalformedFileError(path, _row_line(path, int(r), "#", header),
-                                 f"column {c + 1}: expected a number, found {df.iat[r, c]!r}")
-    a = vals.to_numpy(np.float64)
+        raise MalformedFileError(path, table.line(int(r)),
+                                 f"column {c + 1 + bool(index_col)}: " + weight_problem(df.iat[r, c], "entry"))
+    a = vals
+    if names_rows is not None and col_names is not None and len(col_names) == n and list(col_names) != names_rows:
+        k = next(k for k in range(n) if col_names[k] != names_rows[k])
+        raise MalformedFileError(path, table.header_line, f"row and column names differ: row {k + 1} is "
+                                                          f"{names_rows[k]!r}, column {k + 1} is {col_names[k]!r}")
     if node_names is None:
-        node_names = names_rows or ([str(c) for c in df.columns] if header else [str(i) for i in range(n)])
+        node_names = names_rows or (list(col_names) if col_names is not None and len(col_names) == n
+                                    else [str(i) for i in range(n)])
     if len(node_names) != n:
         raise ValueError(f"{path}: {len(node_names)} node names for a {n}x{n} matrix")
     i, j = np.nonzero(a)

@@ -36,7 +36,8 @@ from pathlib import Path
 
 from gatbio.data._checksums import CHECKSUMS
 
-__all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "download",
+__all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
+           "unknown_name", "download",
            "fetch_url", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -56,6 +57,25 @@ def data_root() -> Path:
 
 class DatasetNotFoundError(FileNotFoundError):
     """A dataset file is missing (and could not be downloaded)."""
+
+
+class UnknownDatasetError(KeyError, ValueError):
+    """A dataset or web name that is not in the registry. A :class:`KeyError` (a failed lookup) and a
+    :class:`ValueError` (bad user input, shown as one line by the ``gatbio`` command)."""
+
+    def __str__(self) -> str:  # KeyError would show the repr of the message
+        return str(self.args[0]) if self.args else ""
+
+
+def unknown_name(kind: str, name: str, choices: list[str], *, prefix: str = "", listing: str = "") -> UnknownDatasetError:
+    """The error for an unknown ``name``: one line with the closest ``choices`` (difflib) and where to list them."""
+    import difflib
+
+    lower = {c.lower(): c for c in reversed(choices)}  # case is ignored when matching ("tl84" -> "TL84")
+    close = list(dict.fromkeys(lower[c] for c in difflib.get_close_matches(name.lower(), list(lower), n=3, cutoff=0.6)))
+    hint = f"; did you mean {' or '.join(prefix + c for c in close)}?" if close else ""
+    shown = listing or ", ".join(prefix + c for c in choices)
+    return UnknownDatasetError(f"unknown {kind} {prefix + name!r}{hint} (known: {shown})")
 
 
 @dataclass(frozen=True)
@@ -289,7 +309,7 @@ def download(
     Returns the paths written.
     """
     if name not in DATASETS:
-        raise KeyError(f"unknown dataset {name!r}; known: {sorted(DATASETS)}")
+        raise unknown_name("dataset", name, sorted(DATASETS))
     info = DATASETS[name]
     base = Path(root) if root is not None else data_root()
     todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]

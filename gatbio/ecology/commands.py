@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gatbio._options import add_header_option
+
 #: ``--format`` choices (``gatbio foodweb predict`` reads the same).
 FORMATS = ("auto", "edgelist", "csv", "pajek", "cheddar", "gateway", "adjacency")
 
@@ -48,14 +50,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--unweighted", action="store_true", help="ignore edge weights")
     p.add_argument("--sort", action="store_true", help="sort by trophic level (highest first)")
     p.add_argument("--csv", metavar="OUT", default=None, help="also write the table as CSV (atomic write)")
+    add_header_option(p, "FILE (edgelist, csv, adjacency)")
     p.set_defaults(func=run)
     return p
 
 
 def _guess_format(path: Path) -> str:
     if path.is_dir():
-        return "gateway" if any(path.glob("*_edge_list.txt")) else "cheddar"
-    suffix = path.suffix.lower()
+        if any(path.glob("*_edge_list.txt")):
+            return "gateway"
+        if (path / "trophic.links.csv").is_file():
+            return "cheddar"
+        raise FileNotFoundError(f"{path}: a folder, but neither a GATEWAy web folder (<id>_edge_list.txt) nor a "
+                                "cheddar community (nodes.csv, trophic.links.csv); give a file, or --format")
+    suffixes = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".bz2", ".xz")]  # read by content
+    suffix = suffixes[-1] if suffixes else ""
     if suffix in (".net", ".paj"):
         return "pajek"
     if suffix == ".csv":
@@ -70,21 +79,36 @@ def read_foodweb_file(
     direction: str = "prey-predator",
     source: str | None = None,
     target: str | None = None,
-    weight: str | None = None,
+    weight: str | None = "auto",
     convention: str | None = None,
+    header: bool | None = None,
 ):
     """A food web from a file, folder or named web, as prey → predator :class:`Data` (see the module docstring
-    for the formats)."""
+    for the formats).
+
+    Tables (``edgelist``, ``csv``, ``adjacency``): a header row is detected unless ``header`` forces it (see
+    :mod:`gatbio.data.tables`); weights are the ``weight`` column, or with ``"auto"`` a third column of numbers
+    (``None``: no weights), checked by the one weight parser (finite, ``>= 0``); a link listed twice is merged
+    into one (weights summed, as the trophic-level equations add parallel links), with a note on stderr.
+    """
     from gatbio.data import io
     from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_pajek_foodweb
 
     path = Path(file)
     if not path.exists():
+        import difflib
+
         from gatbio.data import DATASETS, load
 
-        if str(file).split("/", 1)[0] in DATASETS:
+        base = str(file).split("/", 1)[0]
+        if base in DATASETS and "/" in str(file):
             return load(str(file))  # named webs are already prey -> predator
-        raise FileNotFoundError(f"{path}: no such file or folder (nor a named web such as gateway/11)")
+        collections = [n for n, i in DATASETS.items() if i.kind == "foodweb"]
+        member = str(file).partition("/")[2]
+        close = [f"{b}/{member}" for b in difflib.get_close_matches(base, collections, n=2, cutoff=0.75)] \
+            if member else difflib.get_close_matches(str(file), collections, n=2, cutoff=0.75)
+        hint = f"; did you mean {' or '.join(close)}?" if close else " (named webs: gateway/11, cheddar/TL84, ...)"
+        raise FileNotFoundError(f"{path}: no such file or folder, nor a named web{hint}")
     fmt = _guess_format(path) if format == "auto" else format
     if fmt == "cheddar":
         data = read_cheddar(path)
@@ -97,26 +121,36 @@ def read_foodweb_file(
         if any(k.lower().startswith("eco") for k in pj.partitions):
             data = read_pajek_foodweb(path)
         else:
-            data = io.pajek_to_data(pj, directed=True)
+            stats: dict[str, int] = {}
+            data = io.pajek_to_data(pj, directed=True, duplicates="merge", stats=stats)
+            io.report_changes(path, stats, True, "sum")
             data.name = path.stem
-    elif fmt == "csv":
-        import pandas as pd
+    elif fmt in ("csv", "edgelist"):
+        sep = "," if fmt == "csv" else r"\s+"
+        # columns by position (named columns of a header row mapped to theirs), so that header detection can
+        # check the first row's names against the rest of the file
+        first = io.read_text_head(io.check_file(path)) if header is not False else ""
+        fields = [f.strip() for f in (first.split(",") if fmt == "csv" else first.split())]
 
-        cols = list(pd.read_csv(path, nrows=0).columns)
-        if len(cols) < 2:
-            raise ValueError(f"{path}: expected a header with at least 2 columns, found {cols}")
-        src = source or ("resource" if "resource" in cols else cols[0])
-        dst = target or ("consumer" if "consumer" in cols else cols[1])
-        data = io.read_edge_list(path, sep=",", header=True, source=src, target=dst, weight=weight)
+        def position(name: str | None, default: str | None, fallback: int | None) -> int | None:
+            if name is not None and name not in fields:
+                raise io.MalformedFileError(path, 1, f"no column {name!r} in the first row (columns: {fields})")
+            name = name or (default if default in fields else None)
+            return fields.index(name) if name is not None else fallback
+
+        src, dst = position(source, "resource", 0), position(target, "consumer", 1)
+        if weight not in (None, "auto"):
+            weight = position(weight, None, None)
+        elif weight == "auto" and header is not False:
+            weight = position(None, next((c for c in ("weight", "flow", "biomass.flow", "diet.fraction")
+                                          if c in fields), None), "auto")
+        data = io.read_edge_list(path, sep=sep, header=header, source=src, target=dst, weight=weight,
+                                 duplicates="merge", reduce="sum", report=True)
     elif fmt == "adjacency":
         if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
-        data = io.read_adjacency_matrix(path, convention=convention, weighted=True)
-    elif fmt == "edgelist":
-        with open(path, encoding="utf-8") as fh:
-            first = next((ln for ln in fh if ln.strip() and not ln.startswith("#")), "")
-        data = io.read_edge_list(path, weight=2 if len(first.split()) >= 3 else None)
+        data = io.read_adjacency_matrix(path, convention=convention, weighted=weight is not None, header=header)
     else:
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     return _orient(data, direction)
@@ -132,11 +166,13 @@ def _orient(data, direction: str):
 
 def read_foodweb(args: argparse.Namespace):
     """The food web named by parsed command-line arguments (``file`` and optionally ``format``, ``direction``,
-    ``source``, ``target``, ``weight``, ``convention``)."""
+    ``source``, ``target``, ``weight``, ``unweighted``, ``convention``, ``header``)."""
+    weight = None if getattr(args, "unweighted", False) else (getattr(args, "weight", None) or "auto")
     return read_foodweb_file(args.file, getattr(args, "format", "auto"),
                              direction=getattr(args, "direction", "prey-predator"),
                              source=getattr(args, "source", None), target=getattr(args, "target", None),
-                             weight=getattr(args, "weight", None), convention=getattr(args, "convention", None))
+                             weight=weight, convention=getattr(args, "convention", None),
+                             header=getattr(args, "header", None))
 
 
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
@@ -158,9 +194,11 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
 
 
 def run(args: argparse.Namespace) -> int:
+    from gatbio._paths import check_outputs
     from gatbio.ecology import trophic_incoherence
     from gatbio.results import write_csv
 
+    check_outputs({"--csv": args.csv}, {"FILE": args.file})
     data = read_foodweb(args)
     df = trophic_table(data, args.method, weighted=not args.unweighted)
     if args.sort:

@@ -41,6 +41,7 @@ bias: :func:`ablation_groups`), ``config.yaml`` and ``timing.json``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,11 +190,13 @@ def prepare_traits(x, names: list[str] | None = None) -> tuple[np.ndarray | None
 
     Fallback for missing traits (documented, tested): a column with NaN gets its median (0 when all NaN)
     and an extra 0/1 column ``<name>_missing``; constant columns are kept (they standardise to 0).
-    Returns ``(None, [])`` when ``x`` is None.
+    Returns ``(None, [])`` when ``x`` is None or has no columns.
     """
     if x is None:
         return None, []
     x = np.asarray(torch.as_tensor(x).cpu().numpy() if torch.is_tensor(x) else x, dtype=float)
+    if x.ndim != 2 or x.shape[1] == 0:  # a web without trait columns (e.g. cheddar/ChesapeakeBay): structure only
+        return None, []
     names = list(names) if names is not None else [f"x{i}" for i in range(x.shape[1])]
     cols, out_names = [], []
     for k in range(x.shape[1]):
@@ -714,13 +717,66 @@ def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) 
     return pd.DataFrame(out).round(4)
 
 
-def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFrame]:
-    """Run :func:`run_web` on every web folder of ``cfg.webs`` (parallel over webs, resumable), then
-    :func:`summarize_results`. Returns the tables."""
-    from gatbio.config import save_config
-    from gatbio.parallel import parallel_map
-    from gatbio.results import read_json, write_json
+#: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
+SETTING_RULES = {
+    "protocols": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0", "species_seeds": "nonempty; >=0",
+    "ensemble_seeds": ">0", "ensemble_max_species": ">0", "split_seed": ">=0", "jobs": ">0", "threads": ">0",
+    "niche_steps": ">0", "large_sparse_connectance": "(0, 1]",
+    "gat.hidden_channels": ">0", "gat.heads": ">0", "gat.num_layers": ">0", "gat.dropout": "[0, 1)",
+    "gat.epochs": ">0", "gat.eval_every": ">0", "gat.patience": ">0", "gat.lr": ">0", "gat.weight_decay": ">=0",
+    "gat.rounds": ">0", "stack.n_splits": "[2, inf)", "stack.max_negatives": ">0", "stack.max_iter": ">0",
+    "stack.learning_rate": ">0", "stack.max_leaf_nodes": "[2, inf)", "stack.min_samples_leaf": ">0",
+    "stack.l2_regularization": ">=0", "stack.low_rank": ">0",
+}
 
+#: Config keys that never change a finished (web, protocol) result: where and how fast the benchmark runs,
+#: which webs and protocols it does (each has its own file), and settings only the summary tables use. A resumed
+#: benchmark may change these; any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
+RESUME_FREE_KEYS = ("out", "jobs", "threads", "webs", "only", "named", "protocols", "published",
+                    "large_sparse_connectance")
+
+#: What :func:`benchmark` writes in ``out`` (``--restart`` deletes exactly these).
+OUTPUTS = ("webs", "timing.json", "per_fold.csv", "per_web.csv", "per_web_species.csv", "summary.csv",
+           "summary_species.csv", "summary_large_sparse.csv", "ablation.csv", "ablation_groups.csv")
+
+
+def check(cfg: FoodWebConfig) -> None:
+    """Reject a config that makes no sense, before any work (the CLI and the Python API both call this)."""
+    from gatbio.config import check_settings
+
+    check_settings(cfg, SETTING_RULES)
+    bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
+    if bad:
+        raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")
+    check_pool_weights(cfg.pool_weights, "pool_weights")
+    check_pool_weights(cfg.species_pool_weights, "species_pool_weights")
+    for protocol in cfg.protocols:
+        if protocol not in ("links", "species"):
+            raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    if cfg.gat.val_metric not in ("loss", "ap"):
+        raise ValueError(f"gat.val_metric={cfg.gat.val_metric!r}: expected 'loss' or 'ap'")
+    if cfg.named:
+        from gatbio.data import dataset_names
+        from gatbio.data.sources import unknown_name
+
+        known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
+        for name in cfg.named:
+            if name not in known and not re.fullmatch(r"gateway/\d+", name):
+                raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
+
+
+def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") -> dict[str, pd.DataFrame]:
+    """Run :func:`run_web` on every web folder of ``cfg.webs`` (parallel over webs, resumable), then
+    :func:`summarize_results`. Returns the tables.
+
+    ``resume``: what to do when ``cfg.out`` holds results of a config with other result settings: ``"check"``
+    refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
+    (:func:`gatbio.results.prepare_out_dir`).
+    """
+    from gatbio.parallel import parallel_map
+    from gatbio.results import prepare_out_dir, read_json, write_json
+
+    check(cfg)
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
     folders = find_web_folders(webs_dir) if not cfg.named else []
     if cfg.only and not cfg.named:
@@ -729,16 +785,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True) -> dict[str, pd.DataFra
         if unknown:
             raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
         folders = [p for p in folders if p.name in set(cfg.only)]
-    bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
-    if bad:
-        raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")
-    check_pool_weights(cfg.pool_weights, "pool_weights")
-    check_pool_weights(cfg.species_pool_weights, "species_pool_weights")
-    out_dir = Path(cfg.out)
-    save_config(cfg, out_dir / "config.yaml")
-    for protocol in cfg.protocols:
-        if protocol not in ("links", "species"):
-            raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
     sources = [str(p) for p in folders] + list(cfg.named)

@@ -19,6 +19,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gatbio._options import add_header_option, add_resume_options, resume_mode
 from gatbio.ecology.commands import FORMATS
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="YAML config (experiments/configs/foodweb_*.yaml; default: the full benchmark's settings)")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
+    add_resume_options(b)
     b.set_defaults(func=run_benchmark)
 
     s = sub.add_parser("summarize", help="rebuild the tables of a results folder")
@@ -92,6 +94,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
     q.add_argument("--quiet", action="store_true", help="no progress messages (they go to stderr, and only "
                                                          "when it is a terminal)")
+    add_header_option(q, "FILE and --traits")
     q.set_defaults(func=run_predict)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
@@ -111,7 +114,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")
     cfg = load_config(FoodWebConfig, args.config, overrides)
-    tables = benchmark(cfg)
+    tables = benchmark(cfg, resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0
 
@@ -141,27 +144,11 @@ def _print_tables(tables, out) -> None:
                 print(tables[name].to_string(index=False))
 
 
-def _read_traits(path: str, node_names: list[str]) -> tuple[np.ndarray, list[str]]:
-    """A user trait table aligned to the web's species; unknown species are an error naming them; species
-    without a row get NaN traits (imputed and flagged by :func:`gatbio.tasks.foodweb.prepare_traits`)."""
-    import pandas as pd
+def _read_traits(path: str, node_names: list[str], header: bool | None = None) -> tuple[np.ndarray, list[str]]:
+    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`)."""
+    from gatbio.data.foodweb import read_species_traits
 
-    df = pd.read_csv(path)
-    if "species" not in df.columns:
-        raise ValueError(f"{path}: expected a 'species' column (names as in the web), found {list(df.columns)}")
-    dup = df["species"][df["species"].duplicated()]
-    if len(dup):
-        raise ValueError(f"{path}: species {dup.iloc[0]!r} has more than one row")
-    unknown = sorted(set(df["species"].astype(str)) - set(node_names))
-    if unknown:
-        raise ValueError(f"{path}: {len(unknown)} species are not in the web, e.g. {unknown[:5]} "
-                         "(names must match the web's species names exactly)")
-    cols = [c for c in df.columns if c != "species"]
-    table = df.set_index(df["species"].astype(str))[cols]
-    for c in cols:
-        if not pd.api.types.is_numeric_dtype(table[c]):
-            raise ValueError(f"{path}: trait column {c!r} is not numeric (one-hot encode categorical traits)")
-    return table.reindex(node_names).to_numpy(dtype=float), cols
+    return read_species_traits(path, node_names, header=header)
 
 
 def read_predict_web(args: argparse.Namespace):
@@ -186,23 +173,38 @@ def read_predict_web(args: argparse.Namespace):
 def run_predict(args: argparse.Namespace) -> int:
     import sys
 
+    import numpy as np
+
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
-    from gatbio.results import write_csv
+    from gatbio.data.tables import note
+    from gatbio.results import atomic_write_many
     from gatbio.tasks.foodweb import predict_missing_links
 
+    # Everything that can be wrong with the arguments is found before any reading or training.
+    seeds = _parse_seeds(args.seeds)
+    if args.top < 1:
+        raise ValueError(f"--top {args.top}: give a positive number of links")
     if args.plot:  # a wrong suffix is found before training, not after
         from gatbio.plot import image_format
 
         image_format(args.plot)
+    check_inputs({"--traits": args.traits})
+    check_outputs({"--out": args.out, "--plot": args.plot}, {"FILE": args.file, "--traits": args.traits})
+
     data = read_predict_web(args)
     names = list(getattr(data, "node_names", None) or [str(i) for i in range(data.num_nodes)])
     traits = trait_names = None
     if args.traits:
-        traits, trait_names = _read_traits(args.traits, names)
-    try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    except ValueError:
-        raise ValueError(f"--seeds {args.seeds!r}: expected comma-separated integers such as 0,1,2") from None
+        traits, trait_names = _read_traits(args.traits, names, args.header)
+    if getattr(data, "edge_weight", None) is not None:
+        note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "
+             "exist")
+    x = traits if traits is not None else getattr(data, "x", None)
+    if x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0:
+        note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
+             "alone (model structure_only)")
+
     progress = show_progress(args.quiet)
     if progress:
         print(f"# training the GAT ({len(seeds)} seed(s)) and the two stacks on {data.num_nodes} species, "
@@ -216,15 +218,30 @@ def run_predict(args: argparse.Namespace) -> int:
               f"model {df['model'].iloc[0]}; top {len(df)} missing links (resource -> consumer: consumer eats "
               "resource; score: pooled log-odds, see --help)")
         print(df.drop(columns="model").to_string(index=False))
+    outputs = {}
     if args.out:
-        write_csv(args.out, df)
+        outputs[args.out] = df.to_csv(index=False)
+    if args.plot:
+        from gatbio.plot import figure_bytes, foodweb_figure
+
+        outputs[args.plot] = figure_bytes(foodweb_figure(data, df), args.plot)
+    atomic_write_many(outputs)  # all or none
+    if args.out:
         print(f"# wrote {args.out}")
     if args.plot:
-        from gatbio.plot import foodweb_figure, save_figure
-
-        save_figure(foodweb_figure(data, df), args.plot)
         print(f"# drew {args.plot}")
     return 0
+
+
+def _parse_seeds(text: str) -> list[int]:
+    """``--seeds 0,1,2`` as a non-empty list of non-negative integers."""
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--seeds {text!r}: expected comma-separated integers such as 0,1,2") from None
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"--seeds {text!r}: give at least one non-negative integer seed, e.g. 0 or 0,1,2")
+    return seeds
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from gatbio.config import load_config, save_config
+from gatbio.config import load_config
 from gatbio.metrics import f1_threshold, f1_top_k
 from gatbio.results import (
     format_mean_std,
@@ -144,8 +144,30 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
     return cfg
 
 
+#: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
+SETTING_RULES = {
+    "fractions": "nonempty", "seeds": "nonempty; >=0", "val_fraction": "(0, 1)", "embed_dim": ">0",
+    "embed_seed": ">=0", "hidden": ">0", "heads": ">0", "layers": ">0", "dropout": "[0, 1)", "input_dropout": "[0, 1)",
+    "attn_dropout": "[0, 1)", "id_dim": ">0", "epochs": ">0", "lr": ">0", "weight_decay": ">=0", "patience": ">0",
+    "eval_every": ">0", "jobs": ">0", "threads": ">0",
+}
+
+#: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
+#: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
+#: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
+RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
+                    "attention_example")
+
+#: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
+OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
+           "attention_example.json")
+
+
 def check(cfg: ProteinConfig) -> None:
+    from gatbio.config import check_settings
     from gatbio.embed import EMBEDDINGS
+
+    check_settings(cfg, SETTING_RULES)
 
     bad = [v for v in cfg.variants if v not in VARIANTS]
     if bad:
@@ -461,14 +483,19 @@ def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
 
 
 # ----------------------------------------------------------------------------------------------- the sweep
-def run(cfg: ProteinConfig, summary_only: bool = False) -> str:
-    """The whole experiment; returns the printable summary table (also written to ``summary.md``)."""
+def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check") -> str:
+    """The whole experiment; returns the printable summary table (also written to ``summary.md``).
+
+    Finished runs in ``cfg.out_dir`` are reused when the stored config has the same result settings; otherwise
+    ``resume`` decides: ``"check"`` refuses (naming the differing keys), ``"restart"`` deletes this task's
+    outputs first, ``"anyway"`` reuses them (:func:`gatbio.results.prepare_out_dir`).
+    """
     from gatbio.parallel import parallel_map
+    from gatbio.results import prepare_out_dir
 
     check(cfg)
-    out = Path(cfg.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    save_config(cfg, out / "config.yaml")
+    out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
+                          summary_only=summary_only)
     if not summary_only:
         data = load_data(cfg.dataset)
         t0 = time.perf_counter()
@@ -600,7 +627,12 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     neighbour) with the last layer's attention (heads averaged). ``progress``: say on stderr what runs, with a
     bar over the training epochs.
     """
+    from gatbio.config import check_settings
+
     cfg = cfg or ProteinConfig(**PREDICT_SETTINGS)
+    check_settings(cfg, SETTING_RULES)
+    if top < 1 or explain_top < 1:
+        raise ValueError(f"top={top}, explain_top={explain_top}: give positive numbers of functions / neighbours")
     known_mask = labelled_mask(data)
     known = known_mask.nonzero().view(-1)
     if len(known) < 2:

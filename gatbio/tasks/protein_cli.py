@@ -11,7 +11,8 @@ interactions, predicted from their own inputs only), and with ``--explain`` the 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from gatbio._options import add_header_option, add_resume_options, resume_mode
 
 #: --format → (reader name in gatbio.data.io, keyword arguments)
 FORMATS = {
@@ -42,7 +43,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; string = STRING protein.links; string-web = STRING web export; "
                          "biogrid = BioGRID tab3")
-    pr.add_argument("--header", action="store_true", help="edgelist/csv/tsv: the first line is a header")
+    add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
     pr.add_argument("--out", required=True, metavar="CSV",
@@ -75,6 +76,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     rn.add_argument("--summary-only", action="store_true", help="only remake the tables and figure")
     rn.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] epochs=50")
+    add_resume_options(rn)
     rn.set_defaults(func=run_main)
     return p
 
@@ -87,12 +89,16 @@ def run_main(args: argparse.Namespace) -> int:
     cfg = load(args.config, args.overrides)
     if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
         cfg = dataclasses.replace(cfg, out_dir=args.out)
-    print(run(cfg, summary_only=args.summary_only))
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
     return 0
 
 
-def read_network(edges: str, fmt: str, header: bool = False, nodes: str | None = None):
-    """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins."""
+def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None):
+    """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins.
+
+    ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
+    A third column of numbers in an edge list is read as weights and checked like every weight, but the model
+    does not use it (said on stderr)."""
     import torch
 
     from gatbio.data import io
@@ -100,13 +106,14 @@ def read_network(edges: str, fmt: str, header: bool = False, nodes: str | None =
     reader, kwargs = FORMATS[fmt]
     kwargs = dict(kwargs)
     if reader == "read_edge_list":
-        kwargs.update(header=header, duplicates="merge", self_loops="remove")
+        kwargs.update(header=header, duplicates="merge", self_loops="remove", weight="auto", report=True)
     data = getattr(io, reader)(edges, **kwargs)
+    if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
+        from gatbio.data.tables import note
+
+        note(f"{edges}: interaction weights (column 3) were read and checked but are not used by the model")
     if nodes is not None:
-        path = Path(nodes)
-        if not path.is_file():
-            raise FileNotFoundError(f"--nodes file {nodes} does not exist")
-        listed = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        listed = io.read_node_list(nodes, header=header, known=data.node_names)
         known = set(map(str, data.node_names))
         extra = list(dict.fromkeys(n for n in listed if n not in known))
         data.node_names = list(map(str, data.node_names)) + extra
@@ -122,12 +129,12 @@ def read_network(edges: str, fmt: str, header: bool = False, nodes: str | None =
     return data
 
 
-def read_labels(data, labels: str):
+def read_labels(data, labels: str, header: bool | None = None):
     """Attach ``y`` (N, L) and ``label_names`` from a label table; proteins not in the network are an error."""
     from gatbio.data.io import MalformedFileError, read_label_table
 
     try:
-        y, names = read_label_table(labels, data.node_names)
+        y, names = read_label_table(labels, data.node_names, header=header)
     except MalformedFileError as err:
         if "not in the graph" in str(err):
             raise ValueError(f"{err}. These proteins have no interaction in the edge file: remove their lines, "
@@ -154,38 +161,50 @@ def homophily_line(data) -> str:
 
 
 def predict_main(args: argparse.Namespace) -> int:
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
-    from gatbio.results import write_csv
-    from gatbio.tasks.protein import PREDICT_SETTINGS, ProteinConfig, predict_unannotated
+    from gatbio.config import check_settings
+    from gatbio.results import atomic_write_many
+    from gatbio.tasks.protein import PREDICT_SETTINGS, SETTING_RULES, ProteinConfig, predict_unannotated
 
+    # Everything that can be wrong with the arguments is found before any reading or training.
     if args.top < 1:
         raise ValueError(f"--top {args.top}: give a positive number of functions per protein")
+    if args.seed < 0 or args.epochs < 1:
+        raise ValueError(f"--epochs {args.epochs} --seed {args.seed}: give at least 1 epoch and a seed >= 0")
     if args.plot_protein and not args.plot:
         raise ValueError("--plot-protein names the protein to draw: give --plot FILE too")
     if args.plot:  # a wrong suffix is found before training, not after
         from gatbio.plot import image_format
 
         image_format(args.plot)
-    data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels)
+    cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs})
+    check_settings(cfg, SETTING_RULES)
+    inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
+    check_inputs(inputs)
+    check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
+    data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels, args.header)
     if args.plot_protein:
         check_plot_protein(data, args.plot_protein)
     print(homophily_line(data))
-    cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs})
     # the picture shows up to 10 neighbours; the --explain table keeps 5 per protein
     pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed, explain_top=10 if args.plot else 5,
                                         progress=show_progress(args.quiet))
-    write_csv(args.out, pred)
+    table = explain.groupby("protein", sort=False).head(5).reset_index(drop=True)
+    outputs = {args.out: pred.to_csv(index=False)}
+    if args.explain:
+        outputs[args.explain] = table.to_csv(index=False)
+    if args.plot:
+        from gatbio.plot import best_predicted_protein, figure_bytes, protein_prediction_figure
+
+        protein = args.plot_protein or best_predicted_protein(pred)
+        outputs[args.plot] = figure_bytes(protein_prediction_figure(data, pred, explain, protein), args.plot)
+    atomic_write_many(outputs)  # all or none
     n_iso = int(pred["isolated"].sum())
     print(f"{len(pred)} unannotated proteins predicted ({n_iso} isolated, flagged) → {args.out}")
     if args.explain:
-        table = explain.groupby("protein", sort=False).head(5).reset_index(drop=True)
-        write_csv(args.explain, table)
         print(f"attended neighbours ({len(table)} rows) → {args.explain}")
     if args.plot:
-        from gatbio.plot import best_predicted_protein, protein_prediction_figure, save_figure
-
-        protein = args.plot_protein or best_predicted_protein(pred)
-        save_figure(protein_prediction_figure(data, pred, explain, protein), args.plot)
         print(f"attention neighbourhood of {protein} → {args.plot}")
     return 0
 

@@ -79,8 +79,17 @@ class GATPaperPPI(nn.Module):
         return self.conv3(h, edge_index)  # (N, L)
 
 
+#: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
+SETTING_RULES = {"hidden": ">0", "heads": ">0", "out_heads": ">0", "epochs": ">0", "lr": ">0", "batch_size": ">0",
+                 "patience": ">0", "seeds": "nonempty; >=0"}
+
+
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> PPIBenchConfig:
-    return load_config(PPIBenchConfig, path, overrides)
+    from gatbio.config import check_settings
+
+    cfg = load_config(PPIBenchConfig, path, overrides)
+    check_settings(cfg, SETTING_RULES)
+    return cfg
 
 
 def _micro_f1(model: nn.Module, graphs) -> float:
@@ -99,8 +108,12 @@ def run(cfg: PPIBenchConfig) -> dict:
     """Train on the train graphs, select on the validation graphs, report test Micro-F1 per seed."""
     from torch_geometric.loader import DataLoader
 
+    from gatbio._paths import check_output_dir
+    from gatbio.config import check_settings
     from gatbio.data import load as load_dataset
 
+    check_settings(cfg, SETTING_RULES)
+    check_output_dir(cfg.out_dir)
     graphs = load_dataset("ppi", root=cfg.root)
     parts = {s: [g for g in graphs if g.split == s] for s in ("train", "val", "test")}
     out = Path(cfg.out_dir)

@@ -40,7 +40,7 @@ from torch import Tensor
 from torch_geometric.data import Data
 
 from gatbio import metrics
-from gatbio.config import config_to_dict, load_config, save_config
+from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import parallel_map
 from gatbio.results import atomic_write_text, is_done, write_csv, write_json
 from gatbio.robustness import PERTURBATIONS, Perturbation, extinction_curve, perturb, r50, rank_nodes
@@ -151,7 +151,36 @@ class RobustnessConfig:
     foodweb: FoodwebSettings = field(default_factory=FoodwebSettings)
 
 
+#: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
+SETTING_RULES = {
+    "models": "nonempty", "perturbations": "nonempty", "seeds": "nonempty; >=0", "sigma": ">=0",
+    "edge_drop_p": "[0, 1]", "betweenness_k": ">0", "hub_fraction": "(0, 1]", "r50_random_orders": ">0",
+    "jobs": ">0", "threads": ">0",
+    "protein.dim": ">0", "protein.hidden": ">0", "protein.heads": ">0", "protein.layers": ">0",
+    "protein.dropout": "[0, 1)", "protein.input_dropout": "[0, 1)", "protein.attn_dropout": "[0, 1)",
+    "protein.epochs": ">0", "protein.lr": ">0", "protein.weight_decay": ">=0", "protein.patience": ">0",
+    "protein.eval_every": ">0", "protein.train": "(0, 1)", "protein.val_fraction": "(0, 1)",
+    "foodweb.hidden": ">0", "foodweb.heads": ">0", "foodweb.layers": ">0", "foodweb.dropout": "[0, 1)",
+    "foodweb.epochs": ">0", "foodweb.lr": ">0", "foodweb.weight_decay": ">=0", "foodweb.rounds": ">0",
+    "foodweb.test": "(0, 1)", "foodweb.val": "(0, 1)",
+}
+
+#: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
+#: (task, dataset, model, seed, perturbation) curves it computes (each has its own file); ``r50_random_orders``
+#: is used by the summary only. Any other difference is refused on resume (:func:`gatbio.results.prepare_out_dir`).
+RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "models", "perturbations", "seeds", "r50_random_orders",
+                    "protein.enabled", "protein.dataset", "foodweb.enabled", "foodweb.webs")
+
+#: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
+OUTPUTS = ("runs", "splits", "summary", "figures", "timing.json")
+
+
 def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
+    from gatbio.config import check_settings
+
+    check_settings(cfg, SETTING_RULES)
+    if cfg.foodweb.negatives not in ("degree", "uniform"):
+        raise ValueError(f"config foodweb.negatives={cfg.foodweb.negatives!r}: expected 'degree' or 'uniform'")
     bad = [m for m in cfg.models if m not in MODELS]
     if bad:
         raise ValueError(f"config models: unknown model {bad[0]!r}; choose from {', '.join(MODELS)}")
@@ -536,11 +565,18 @@ def summarize(cfg: RobustnessConfig) -> str:
     return text
 
 
-def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True) -> str:
-    """Run the sweep (resuming: finished runs are skipped), then write and return the summary."""
+def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True, resume: str = "check") -> str:
+    """Run the sweep (resuming: finished runs are skipped), then write and return the summary.
+
+    ``resume``: what to do when ``out_dir`` holds runs of a config with other result settings: ``"check"``
+    refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
+    (:func:`gatbio.results.prepare_out_dir`).
+    """
+    from gatbio.results import prepare_out_dir
+
     cfg = _validate(cfg)
-    out_dir = Path(cfg.out_dir)
-    save_config(cfg, out_dir / "config.yaml")
+    out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
+                              summary_only=summary_only)
     if not summary_only:
         items = [(cfg, task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         t0 = time.perf_counter()

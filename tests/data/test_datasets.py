@@ -187,6 +187,33 @@ def test_load_unknown_and_collection_errors(data_root):
         load("gateway/99999", root=data_root)
 
 
+@pytest.mark.parametrize("name,expected", [
+    ("gateway/99999", r"unknown GATEWAy web 'gateway/99999' \(known: 57 webs with ids 0\.\.285"),
+    ("gateway/12x", r"did you mean gateway/12 "),
+    ("cheddar/Nope", r"unknown cheddar web 'cheddar/Nope' \(known: gatbio datasets --members cheddar\)"),
+    ("cheddar/tl84", r"did you mean cheddar/TL84"),  # case is ignored when matching
+    ("pajek/baydy", r"did you mean pajek/baydry"),
+    ("node2vec_ppi", r"unknown dataset 'node2vec_ppi'; did you mean node2vec-ppi"),
+])
+def test_unknown_names_are_one_line_with_close_matches(tmp_path, name, expected):
+    from gatbio.data import UnknownDatasetError
+
+    with pytest.raises(UnknownDatasetError, match=expected) as err:
+        load(name, root=tmp_path)  # the registry answers before any file is needed
+    assert isinstance(err.value, KeyError) and isinstance(err.value, ValueError)
+    assert "\n" not in str(err.value) and not str(err.value).startswith('"')  # not KeyError's repr
+
+
+def test_unknown_named_web_on_the_command_line_is_one_line(capsys):
+    from gatbio.cli import main
+
+    assert main(["trophic", "cheddar/Benguella"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did you mean cheddar/Benguela?" in err and "Traceback" not in err
+    assert main(["trophic", "gatewy/11"]) == 1
+    assert "no such file or folder, nor a named web; did you mean gateway/11" in capsys.readouterr().err
+
+
 def test_load_returns_independent_copies(data_root):
     a = load("gateway/11", root=data_root)
     a.edge_index[0, 0] = 999

@@ -304,7 +304,7 @@ def test_adjacency_matrix_conventions(tmp_path):
         read_adjacency_matrix(p, convention="rows")
     with pytest.raises(MalformedFileError, match=r"sq\.txt: expected a square matrix, found 2 rows x 3 columns"):
         read_adjacency_matrix(write(tmp_path, "sq.txt", "0 1 0\n1 0 0\n"), convention="row_to_col")
-    with pytest.raises(MalformedFileError, match=r"nn\.txt:2: column 2: expected a number, found 'x'"):
+    with pytest.raises(MalformedFileError, match=r"nn\.txt:2: column 2: entry must be a number, found 'x'"):
         read_adjacency_matrix(write(tmp_path, "nn.txt", "0 1\n0 x\n"), convention="row_to_col")
 
 

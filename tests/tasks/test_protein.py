@@ -110,9 +110,9 @@ def test_fit_learns_communities_and_early_stops():
 
 
 def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path):
-    cfg = P.load(None, [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4",
-                        "heads=2", "inputs=[prone]", "embed_dim=8",
-                        "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"])
+    overrides = [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4", "heads=2",
+                 "inputs=[prone]", "embed_dim=8", "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"]
+    cfg = P.load(None, overrides)
     text = P.run(cfg)
     runs = sorted((tmp_path / "runs" / "node2vec-ppi").glob("*/*.json"))
     assert len(runs) == 2 * 1 * 6
@@ -130,6 +130,13 @@ def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path):
     time.sleep(0.01)
     P.run(cfg)  # resume: nothing is redone
     assert runs[0].stat().st_mtime_ns == stamp
+    # another config that changes results is refused before any work, naming the key; the stored config stays
+    from gatbio.results import ResumeConflictError
+
+    stored = (tmp_path / "config.yaml").read_text()
+    with pytest.raises(ResumeConflictError, match=r"\(epochs: 20 -> 21\)"):
+        P.run(P.load(None, overrides + ["epochs=21", "jobs=2"]))  # jobs: free
+    assert (tmp_path / "config.yaml").read_text() == stored and runs[0].stat().st_mtime_ns == stamp
 
 
 def test_config_errors_name_the_key():

@@ -180,6 +180,10 @@ def test_resume_skips_finished_runs(quick_run):
     timing = json.loads((out / "timing.json").read_text())
     assert all(job["fitted"] == 0 for job in timing["jobs"])
     assert before == {p: p.stat().st_mtime_ns for p in out.glob("runs/**/*.json")}
+    from gatbio.results import ResumeConflictError
+
+    with pytest.raises(ResumeConflictError, match=r"fractions: \[0\.0, 0\.05, 0\.2\] -> \[0\.0, 0\.1\]"):
+        rb.run(rb.load(rb.QUICK_CONFIG, [f"out_dir={out}", "fractions=[0.0,0.1]"]), progress=False)
 
 
 @pytest.mark.slow

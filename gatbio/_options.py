@@ -1,0 +1,45 @@
+"""Command-line options shared by several ``gatbio`` commands, defined once (standard library only: the
+``gatbio`` command imports this module while it builds its parser)."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_header_option", "add_resume_options", "resume_mode", "pop_resume_flag"]
+
+
+def add_header_option(parser: argparse.ArgumentParser, what: str = "every table this command reads") -> None:
+    """``--header`` / ``--no-header`` (default ``None``: detected, see :mod:`gatbio.data.tables`)."""
+    parser.add_argument(
+        "--header", action=argparse.BooleanOptionalAction, default=None,
+        help=f"force the first non-comment row of {what} to be a header (--header) or data (--no-header); "
+             "default: detected, and a note on stderr says when a row was read as a header")
+
+
+def add_resume_options(parser: argparse.ArgumentParser) -> None:
+    """``--restart`` / ``--resume-anyway``: what to do when the results folder holds runs of another config."""
+    g = parser.add_mutually_exclusive_group()
+    g.add_argument("--restart", action="store_true",
+                   help="delete the results this command wrote before in the output folder and start over")
+    g.add_argument("--resume-anyway", action="store_true",
+                   help="keep and reuse earlier results even though settings that change them differ from the "
+                        "stored config (recorded in fingerprint.json)")
+
+
+def resume_mode(args: argparse.Namespace) -> str:
+    """``"restart"``, ``"anyway"`` or ``"check"`` (the default: refuse a differing config) from parsed options."""
+    if getattr(args, "restart", False):
+        return "restart"
+    if getattr(args, "resume_anyway", False):
+        return "anyway"
+    return "check"
+
+
+def pop_resume_flag(argv: list[str]) -> tuple[list[str], str]:
+    """``argv`` without ``--restart`` / ``--resume-anyway``, and the resume mode they ask for (for the thin
+    scripts of ``experiments/`` that read ``sys.argv`` themselves)."""
+    flags = {"--restart": "restart", "--resume-anyway": "anyway"}
+    given = [a for a in argv if a in flags]
+    if len(set(given)) > 1:
+        raise SystemExit("--restart and --resume-anyway exclude each other")
+    return [a for a in argv if a not in flags], flags[given[0]] if given else "check"

@@ -1,0 +1,107 @@
+"""Output paths checked before any work: one clear line instead of a crash after minutes of training.
+
+A command calls :func:`check_outputs` with the files and folders it will write and the files it reads, before
+it reads or trains anything. Each check names the option and the fix:
+
+- an output that is an input (``--out edges.txt --edges edges.txt``) would destroy the input;
+- two outputs that are the same file (``--out x.csv --explain x.csv``) would overwrite each other;
+- an output file that is an existing folder, an output folder that is an existing file, or a path whose parent
+  is a file (``--out notes.txt/x.csv``);
+- a place gatbio cannot write to (checked by creating and removing a probe file in the nearest existing folder,
+  which is also right for the superuser and for read-only file systems, where permission bits say nothing).
+
+Standard library only: the ``gatbio`` command imports this module while it builds its parser.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["OutputPathError", "check_input_file", "check_inputs", "check_outputs", "check_output_dir"]
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot or must not be written (the message names the option and the fix)."""
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def _writable_folder(path: Path, option: str, folder: Path | None = None) -> None:
+    """``folder`` (default: the parent of ``path``), or its nearest existing ancestor, must be a folder gatbio
+    can create files in."""
+    parent = path.parent if folder is None else folder
+    while not parent.exists():
+        if parent == parent.parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputPathError(f"{option} {path}: {parent} is a file, not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".gatbio-probe-")
+    except OSError as err:
+        raise OutputPathError(f"{option} {path}: cannot write in {parent} ({err.strerror or err})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def check_output_dir(path: str | Path, option: str = "out_dir") -> Path:
+    """``path`` as a folder gatbio can write results into (it may not exist yet)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputPathError(f"{option} {path}: is a file, not a folder; give a folder for the results")
+    _writable_folder(path, option, folder=path)
+    return path
+
+
+def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, str | Path | None] | None = None,
+                  dirs: Mapping[str, str | Path | None] | None = None) -> None:
+    """Check every output before any work (module docstring). Keys are the option names used in messages
+    (``"--out"``); ``None`` values are skipped."""
+    outs = [(opt, Path(p)) for opt, p in files.items() if p is not None]
+    ins = [(opt, Path(p)) for opt, p in (inputs or {}).items() if p is not None]
+    for k, (opt, path) in enumerate(outs):
+        if path.is_dir():
+            raise OutputPathError(f"{opt} {path}: is a folder; give a file name, e.g. {path / 'out.csv'}")
+        for in_opt, src in ins:
+            if src.is_file() and _same(path, src):
+                raise OutputPathError(f"{opt} {path} is also the input {in_opt}: writing it would destroy the input; "
+                                      "choose another file")
+        for other_opt, other in outs[:k]:
+            if _same(path, other):
+                raise OutputPathError(f"{other_opt} and {opt} are the same file {path}: give two different files")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise OutputPathError(f"{opt} {path}: the file exists and cannot be overwritten (permission denied)")
+        _writable_folder(path, opt)
+    for opt, p in (dirs or {}).items():
+        if p is not None:
+            check_output_dir(p, opt)
+
+
+def check_input_file(path: str | Path, option: str | None = None) -> Path:
+    """``path`` must be an existing, readable file: ``--labels x: is a folder, not a file`` (with ``option``)."""
+    path = Path(path)
+    where = f"{option} {path}" if option else str(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{where}: is a folder, not a file")
+    if not path.exists():
+        raise FileNotFoundError(f"{where}: no such file")
+    if not os.access(path, os.R_OK):
+        raise PermissionError(f"{where}: permission denied (the file cannot be read)")
+    return path
+
+
+def check_inputs(files: Mapping[str, str | Path | None]) -> None:
+    """Each input (option -> path; ``None`` skipped) must be an existing, readable file (:func:`check_input_file`)."""
+    for opt, p in files.items():
+        if p is not None:
+            check_input_file(p, opt)

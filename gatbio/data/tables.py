@@ -1,0 +1,384 @@
+"""How gatbio reads a text table, once for every reader: opening, line numbers, header rows, weights.
+
+Opening
+    :func:`open_text` reads plain, gzip, bzip2 and xz files alike, **by content** (the first bytes), never by
+    the file name: ``edges.txt`` that is really gzipped and ``edges.txt.gz`` that is really plain both work.
+    A folder, a missing file, an unreadable file, an empty file or a file that is not text each give one line
+    naming the file (:func:`check_file`, :func:`read_text`).
+
+Line numbers
+    Every message names the **physical** line of the file (1-based, counting comments, blank lines and the
+    header), as an editor shows it: :func:`read_table` keeps the line number of each row it hands to pandas.
+
+Header rows (``header=None``: detected)
+    The first non-comment, non-blank row is a header when both hold:
+
+    1. it *looks like* a header: a column that holds numbers on every following row (of the first 100) holds
+       a non-number on this row (``source target weight`` above ``a b 0.5``; ``resource consumer`` above
+       numeric ids), or every field is made of known header words (:data:`HEADER_WORDS`: ``protein_a``,
+       ``Interactor B``, ``resource``, ``GO_ID`` …; case, ``_ - .`` separators, digits and single letters
+       ignored); and
+    2. none of its name fields is a name elsewhere: not a node on any other row of the same columns, nor one of
+       the known names (the graph's proteins for a label table, the web's species for a trait table). A species
+       called ``consumer`` that eats something on line 7 keeps line 1 as data.
+
+    What was decided is said in one line on stderr (the ``gatbio.data`` logger, level WARNING) whenever a row
+    was skipped as a header or looked like one but was kept. ``header=True`` / ``False`` (``--header`` /
+    ``--no-header``) force it.
+
+Weights
+    :func:`parse_weights` is the one weight parser: a weight must be a number (not ``abc``), finite (not
+    ``nan``/``inf``) and non-negative (a strength, a flow or a confidence); the first bad value is reported
+    with ``file:line`` and the number of bad values.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import itertools
+import logging
+import lzma
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gatbio._paths import check_input_file
+
+__all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
+           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "note"]
+
+log = logging.getLogger("gatbio.data")
+
+
+def note(message: str) -> None:
+    """Say something the user should know about how a file was read (one line on stderr by default)."""
+    log.warning("note: %s", message)
+
+
+class MalformedFileError(ValueError):
+    """A file does not have the expected format; the message names ``file:line`` and what was expected."""
+
+    def __init__(self, path: str | Path, line: int | None, message: str):
+        self.path, self.line = str(path), line
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+
+
+# --------------------------------------------------------------------------------------------------------
+# opening
+# --------------------------------------------------------------------------------------------------------
+
+def check_file(path: str | Path) -> Path:
+    """``path`` as a :class:`Path` when it is a readable, non-empty file; else one clear error."""
+    path = check_input_file(path)
+    if path.stat().st_size == 0:
+        raise MalformedFileError(path, None, "the file is empty")
+    return path
+
+
+def compression_of(path: str | Path) -> str | None:
+    """``"gzip"``, ``"bz2"``, ``"xz"`` or ``None`` (plain), from the first bytes of the file."""
+    with open(path, "rb") as fh:
+        head = fh.read(10)
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if re.match(rb"BZh[1-9]1AY&SY", head):
+        return "bz2"
+    if head[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    return None
+
+
+def open_text(path: str | Path, encoding: str = "utf-8"):
+    """A text file object for ``path``, decompressed when its content is gzip, bzip2 or xz (UTF-8: a byte-order
+    mark, as spreadsheets write, is dropped)."""
+    encoding = "utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression_of(path))
+    if opener is None:
+        return open(path, encoding=encoding)
+    return opener(path, "rt", encoding=encoding)
+
+
+def read_text(path: str | Path, encoding: str = "utf-8") -> str:
+    """The whole (decompressed) text of a file, with decoding and decompression errors as one clear line."""
+    try:
+        with open_text(path, encoding) as fh:
+            return fh.read()
+    except UnicodeDecodeError as err:
+        line = err.object[:err.start].count(b"\n") + 1 if compression_of(path) is None else None
+        raise MalformedFileError(path, line, f"not {encoding} text (byte {err.object[err.start:err.start + 1]!r}); "
+                                             "is it a spreadsheet or a binary file? save it as text (TSV/CSV)") from None
+    except (EOFError, gzip.BadGzipFile, lzma.LZMAError, OSError) as err:
+        if isinstance(err, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise MalformedFileError(path, None, f"cannot decompress ({err}); is the file truncated?") from None
+
+
+# --------------------------------------------------------------------------------------------------------
+# header rows
+# --------------------------------------------------------------------------------------------------------
+
+#: Words header rows of network and annotation tables are made of (``protein_a`` = ``protein`` + ``a``).
+HEADER_WORDS = frozenset("""
+node nodes vertex vertices source target src dst from to head tail id ids name names label labels
+protein proteins gene genes interactor interactors partner symbol official uniprot uniprotkb entrez ensembl
+string stringid accession locus orf item db object
+species taxon taxa organism resource resources consumer consumers prey predator predators host parasite
+lifestage lifestages
+weight weights score scores combined confidence flow flows strength value values biomass fraction diet
+interaction interactions type edge edges link links evidence experimental system
+function functions go term terms annotation annotations class classes category categories group trait traits
+mass body size
+""".split())
+
+
+def is_header_word(field: str) -> bool:
+    """True when ``field`` is made of :data:`HEADER_WORDS` (case, separators, digits, single letters ignored)."""
+    tokens = [t for t in re.split(r"[^a-z]+", field.lower()) if len(t) > 1]
+    return bool(tokens) and all(t in HEADER_WORDS for t in tokens)
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def looks_like_header(first: Sequence[str], following: Iterable[Sequence[str]]) -> bool:
+    """Rule 1 of the module docstring: a typed column breaks on ``first``, or every field is a header word."""
+    first = [f for f in first]
+    if not first or all(_is_number(f) for f in first if f):
+        return False
+    following = [row for row in following if row]
+    for c, f in enumerate(first):
+        col = [row[c] for row in following if len(row) > c and row[c] != ""]
+        if col and not _is_number(f) and all(_is_number(v) for v in col):
+            return True
+    return all(is_header_word(f) for f in first if f)
+
+
+def _header_note(path, line: int, text: str, used: bool, clash: str | None = None) -> None:
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if used:
+        note(f"{path}: line {line} {shown!r} read as a header, not as data (detected; --no-header / header=False "
+             "reads it as data)")
+    else:
+        note(f"{path}: line {line} {shown!r} looks like a header but {clash!r} is also a name elsewhere in the data: "
+             "read as data (--header / header=True skips it)")
+
+
+# --------------------------------------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------------------------------------
+
+def split_fields(text: str, sep: str) -> list[str]:
+    """One line's fields, as pandas splits them (whitespace, or ``sep`` with CSV quoting)."""
+    if sep in (r"\s+", " +", None):
+        return text.split()
+    return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
+
+
+def data_lines(text: str, comment: str | None) -> tuple[str, np.ndarray]:
+    """The non-blank, non-comment lines of ``text`` (``"\\n"``-joined) and their 1-based physical line numbers.
+
+    Blank and comment lines are found by one regular-expression search for a line break followed by one of them
+    (a literal-prefix search in C); a Python loop over every line would cost more than pandas' parse itself on a
+    million-line file."""
+    body = text[:-1] if text.endswith("\n") else text
+    if not body.strip():
+        return "", np.zeros(0, dtype=np.int64)
+    ends = r"\n|\Z" + ("|" + re.escape(comment) if comment else "")
+    drop, line, pos, scan = [], 0, 0, "\n" + body
+    for m in re.finditer(r"\n[ \t\f\v\r]*(?=" + ends + ")", scan):
+        line += scan.count("\n", pos, m.start())
+        pos = m.start()
+        drop.append(line)  # the line that starts after this line break (0-based)
+    n = body.count("\n") + 1
+    if not drop:
+        return body, np.arange(1, n + 1, dtype=np.int64)
+    keep = np.ones(n, dtype=bool)
+    keep[drop] = False
+    return "\n".join(itertools.compress(body.split("\n"), keep.tolist())), np.flatnonzero(keep) + 1
+
+
+@dataclass
+class Table:
+    """A parsed table: every field a ``str`` (``""`` where a row has fewer fields), and each row's file line.
+
+    Attributes:
+        df: the rows; columns are the header's names, or ``0 .. k-1`` without a header.
+        lines: ``(rows,)`` 1-based physical line of each row.
+        header: the header row's fields, or ``None``; ``header_line``: its line.
+    """
+
+    path: Path
+    df: pd.DataFrame
+    lines: np.ndarray
+    header: list[str] | None = None
+    header_line: int | None = None
+
+    def line(self, row: int) -> int | None:
+        return int(self.lines[row]) if 0 <= row < len(self.lines) else None
+
+    def column(self, col: int | str):
+        """The column named ``col`` (a header name), or at position ``col``."""
+        if isinstance(col, str):
+            if self.header is None:
+                raise MalformedFileError(self.path, None, f"no column {col!r}: the file has no header row (give "
+                                                          "columns by position, or add a header)")
+            if col not in self.df.columns:
+                raise MalformedFileError(self.path, self.header_line,
+                                         f"no column {col!r} in the header (columns: {list(self.df.columns)})")
+            return self.df[col]
+        if col >= self.df.shape[1]:
+            raise MalformedFileError(self.path, self.line(0), f"no column {col + 1}: the rows have {self.df.shape[1]}")
+        return self.df.iloc[:, col]
+
+    def integers(self, col: int | str, what: str) -> np.ndarray:
+        """Column ``col`` as int64; the first non-integer names its line."""
+        s = self.column(col)
+        if pd.api.types.is_integer_dtype(s.dtype):
+            return s.to_numpy(np.int64)
+        num = pd.to_numeric(s, errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(num) | (num != np.round(num))
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            v = s.iloc[r]
+            msg = f"{what} is missing (too few columns on this line)" if pd.isna(v) else \
+                f"{what} must be an integer, found {v!r}"
+            raise MalformedFileError(self.path, self.line(r), msg)
+        return num.astype(np.int64)
+
+    def weights(self, col: int | str, what: str = "weight") -> np.ndarray:
+        return parse_weights(self.column(col), self.path, self.line, what=what)
+
+
+def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | None, expected_desc: str,
+           numeric_columns: Sequence[int]) -> pd.DataFrame:
+    """pandas' C parser on the data lines (text columns; a missing field is NaN, never a name such as ``NA``); a
+    row of the wrong length names its physical line."""
+    ncol = len(split_fields(text.split("\n", 1)[0], sep))
+    dtype = {c: str for c in range(ncol) if c not in numeric_columns}
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep in (r"\s+", " +") else sep, header=None, dtype=dtype,
+                         keep_default_na=False, na_values=[""], comment=comment, engine="c", skip_blank_lines=False)
+    except pd.errors.ParserError as err:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(err))
+        if m:
+            k = int(m.group(2)) - 1
+            line = int(numbers[k]) if k < len(numbers) else None
+            raise MalformedFileError(path, line, f"expected {m.group(1)} columns{expected_desc}, found "
+                                                 f"{m.group(3)}") from None
+        raise MalformedFileError(path, None, f"could not parse the table: {err}") from None
+    if sep not in (r"\s+", " +"):
+        for c in df.columns:
+            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
+                df[c] = df[c].str.strip()
+    return df
+
+
+def read_table(
+    path: str | Path,
+    *,
+    sep: str = r"\s+",
+    header: bool | None = None,
+    comment: str | None = "#",
+    name_columns: Sequence[int | str] = (),
+    known_names: Callable[[str], bool] | None = None,
+    expected: int | None = None,
+    expected_desc: str = "",
+    numeric_columns: Sequence[int | str] = (),
+) -> Table:
+    """Read a delimited text table (any compression) with exact line numbers and header detection.
+
+    Args:
+        sep: ``r"\\s+"`` (any whitespace), ``","``, ``"\\t"``, ...
+        header: ``True`` / ``False`` force; ``None`` detects (module docstring).
+        name_columns: positions of the columns that hold names (nodes, species), for rule 2 of the detection.
+        known_names: ``name -> bool``, names known from elsewhere (rule 2).
+        expected: the number of columns needed (fewer is an error naming the line and ``expected_desc``).
+        numeric_columns: columns (positions, or header names) parsed by pandas' C number parser; every other
+            column is text (names stay as written: ``007``, ``NA``, ``nan``). A missing field is NaN.
+    """
+    path = check_file(path)
+    text, numbers = data_lines(read_text(path), comment)
+    if not len(numbers):
+        raise MalformedFileError(path, None, "the file has no data rows")
+    head: list[str] | None = None
+    top = text.split("\n", 101)[:101]
+    first_line = top[0]
+    first = split_fields(first_line.split(comment)[0] if comment else first_line, sep)
+    if header or (header is None and looks_like_header(first, (split_fields(x, sep) for x in top[1:]))):
+        head = first
+
+    def parse(with_header: bool) -> tuple[pd.DataFrame, np.ndarray]:
+        body, body_no = (text.split("\n", 1)[1] if len(numbers) > 1 else "", numbers[1:]) if with_header \
+            else (text, numbers)
+        if not len(body_no):
+            raise MalformedFileError(path, int(numbers[0]), "the file has no data rows (only a header)")
+        cols = [c if isinstance(c, int) else head.index(c) for c in numeric_columns
+                if isinstance(c, int) or (with_header and c in head)]
+        return _parse(path, body, body_no, sep, comment, expected_desc, cols), body_no
+
+    df, body_no = parse(head is not None)
+    if head is not None and header is None:  # detected: rule 2, names elsewhere keep the row as data
+        clash = None
+        cols = [c for c in name_columns if isinstance(c, int) and c < len(head) and c < df.shape[1]]
+        for c in cols:  # a name of the first row that is a name (in any name column) elsewhere
+            if known_names is not None and known_names(head[c]) or \
+                    any(bool((df.iloc[:, k] == head[c]).any()) for k in cols):
+                clash = head[c]
+                break
+        _header_note(path, int(numbers[0]), first_line.strip(), used=clash is None, clash=clash)
+        if clash is not None:
+            head = None
+            df, body_no = parse(False)
+    if head is not None:
+        names = [h if h else str(i) for i, h in enumerate(head[:df.shape[1]])]
+        df.columns = names + list(range(len(names), df.shape[1]))
+    if expected is not None and df.shape[1] < expected:
+        raise MalformedFileError(path, int(body_no[0]), f"expected {expected} columns{expected_desc}, found "
+                                                        f"{df.shape[1]}")
+    return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None)
+
+
+# --------------------------------------------------------------------------------------------------------
+# weights
+# --------------------------------------------------------------------------------------------------------
+
+def parse_weights(values, path: str | Path, line_of: Callable[[int], int | None], *, what: str = "weight"
+                  ) -> np.ndarray:
+    """The one weight parser: ``values`` (strings or numbers) as float64, each a finite number ``>= 0``.
+
+    Raises :class:`MalformedFileError` at the line of the first bad value (``line_of(row)``): missing, not a
+    number, ``nan``/``inf`` or negative, with the count of bad values when there are several.
+    """
+    s = pd.Series(values)
+    num = (s if pd.api.types.is_numeric_dtype(s.dtype) else pd.to_numeric(s, errors="coerce")).to_numpy(np.float64)
+    bad = ~np.isfinite(num) | (num < 0)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise MalformedFileError(path, line_of(r), weight_problem(s.iloc[r], what) +
+                                 (f" ({int(bad.sum())} bad {what}s in total)" if bad.sum() > 1 else ""))
+    return num
+
+
+def weight_problem(raw, what: str = "weight") -> str:
+    """What is wrong with one bad weight value (the message of :func:`parse_weights`)."""
+    if raw is None or (isinstance(raw, float) and np.isnan(raw)) or str(raw).strip() == "":
+        return f"{what} is missing (too few columns on this line)"
+    text = str(raw).strip()
+    if not _is_number(text):
+        return f"{what} must be a number, found {text!r}"
+    if not np.isfinite(float(text)):
+        return f"{what} must be a finite number, found {text!r}"
+    return f"{what} must be >= 0 (a strength, a flow or a confidence), found {text!r}"

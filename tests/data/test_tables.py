@@ -1,0 +1,249 @@
+"""One reader behaviour for every table: header rows, compression by content, weights, line numbers, paths."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import logging
+import lzma
+
+import numpy as np
+import pytest
+
+from gatbio.data.foodweb import read_gateway_web, read_species_traits, read_trait_table
+from gatbio.data.io import (
+    MalformedFileError,
+    pajek_to_data,
+    read_adjacency_matrix,
+    read_edge_list,
+    read_gaf,
+    read_label_table,
+    read_node_list,
+    read_pajek,
+    read_string_links,
+)
+from gatbio.data.tables import is_header_word, looks_like_header, parse_weights
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def edges(d):
+    return [(d.node_names[a], d.node_names[b]) for a, b in d.edge_index.t().tolist()]
+
+
+def notes(caplog) -> str:
+    return "\n".join(r.getMessage() for r in caplog.records if r.name == "gatbio.data")
+
+
+# ---------------------------------------------------------------- header rows
+
+
+@pytest.mark.parametrize("name,text,sep", [
+    ("ppi.txt", "protein_a protein_b\nA B\nB C\n", r"\s+"),
+    ("ppi.tsv", "Interactor A\tInteractor B\nA\tB\nB\tC\n", "\t"),
+    ("ppi.csv", "# exported\ngene1,gene2\nA,B\nB,C\n", ","),
+    ("web.txt", "resource consumer\nA B\nB C\n", r"\s+"),
+    ("w.txt", "from to weight\nA B 0.5\nB C 2\n", r"\s+"),  # typed column: text above numbers
+])
+def test_a_header_row_never_becomes_nodes(tmp_path, caplog, name, text, sep):
+    d = read_edge_list(write(tmp_path, name, text), sep=sep)
+    assert d.node_names == ["A", "B", "C"] and edges(d) == [("A", "B"), ("B", "C")]
+    assert "read as a header" in notes(caplog) and name in notes(caplog)
+
+
+def test_numeric_ids_under_a_header_and_forced_choices(tmp_path, caplog):
+    p = write(tmp_path, "web.txt", "resource consumer\n0 1\n1 2\n")
+    d = read_edge_list(p, numeric_ids=True)
+    assert d.num_nodes == 3 and d.edge_index.tolist() == [[0, 1], [1, 2]]
+    with pytest.raises(MalformedFileError, match=r"web\.txt:1: source id must be an integer, found 'resource'"):
+        read_edge_list(p, numeric_ids=True, header=False)
+    q = write(tmp_path, "plain.txt", "A B\nB C\n")
+    assert read_edge_list(q, header=True).node_names == ["B", "C"]  # forced: the first row is skipped
+    caplog.clear()
+    assert read_edge_list(q).node_names == ["A", "B", "C"] and notes(caplog) == ""  # data: nothing to say
+
+
+def test_species_named_like_header_words_stay_species(tmp_path, caplog):
+    # 'consumer' is a species that appears again on line 4: line 1 is data, and the note says why
+    p = write(tmp_path, "web.csv", "resource,consumer\nA,B\nconsumer,A\n")
+    d = read_edge_list(p, sep=",")
+    assert d.node_names == ["resource", "consumer", "A", "B"] and d.num_edges == 3
+    assert "looks like a header but 'consumer' is also a name elsewhere" in notes(caplog)
+    assert read_edge_list(p, sep=",", header=True).num_edges == 2
+    # gene symbols that look like words but not like headers (ID1, GO) are data
+    assert not looks_like_header(["ID1", "TP53"], [["TP53", "MDM2"]])
+    assert is_header_word("protein_a") and is_header_word("Official Symbol Interactor A") and is_header_word("GO_ID")
+    assert not is_header_word("TP53") and not is_header_word("a") and not is_header_word("Homo sapiens")
+
+
+def test_label_table_header_detected_forced_and_hinted(tmp_path, caplog):
+    nodes = ["P1", "P2", "P3"]
+    y, names = read_label_table(write(tmp_path, "l.txt", "protein function\nP1 kinase\nP2 transport\n"), nodes)
+    assert names == ["kinase", "transport"] and y.sum() == 2 and "read as a header" in notes(caplog)
+    y, _ = read_label_table(write(tmp_path, "h.txt", "id labels\nP1 k\n"), nodes, header=True)
+    assert y.sum() == 1
+    with pytest.raises(MalformedFileError, match=r"x\.txt:1: 1 line\(s\) name nodes that are not in the graph.*--header"):
+        read_label_table(write(tmp_path, "x.txt", "node_name class_id\nP1 k\n"), nodes, header=False)
+    # a protein called like a header word is a protein
+    y, _ = read_label_table(write(tmp_path, "g.txt", "gene kinase\nP1 k\n"), nodes + ["gene"])
+    assert y[3].sum() == 1
+
+
+def test_node_list_and_trait_tables_detect_headers(tmp_path):
+    assert read_node_list(write(tmp_path, "n.txt", "protein\nP1\nP2\nP1\n")) == ["P1", "P2"]
+    assert read_node_list(write(tmp_path, "m.txt", "protein\nP1\n"), known=["protein"]) == ["protein", "P1"]
+    species = ["fox", "rabbit", "grass"]
+    x, names = read_species_traits(write(tmp_path, "t.tsv", "taxon\tmass\tmobile\nfox\t5\t1\ngrass\t\t0\n"), species)
+    assert names == ["mass", "mobile"] and x.shape == (3, 2)
+    assert x[0].tolist() == [5, 1] and np.isnan(x[1]).all() and np.isnan(x[2, 0]) and x[2, 1] == 0
+    x, names = read_species_traits(write(tmp_path, "u.txt", "fox 5\nrabbit 1\n"), species)  # no header
+    assert names == ["trait_1"] and x[:2, 0].tolist() == [5, 1]
+    x, names = read_species_traits(write(tmp_path, "s.csv", "species\nfox\n"), species)  # species only
+    assert x.shape == (3, 0) and names == []
+    with pytest.raises(MalformedFileError, match=r"v\.csv:3: trait 'mass' must be a number, found 'big'"):
+        read_species_traits(write(tmp_path, "v.csv", "species,mass\nfox,1\nrabbit,big\n"), species)
+
+
+def test_adjacency_with_detected_header_and_names_column(tmp_path):
+    p = write(tmp_path, "m.csv", ",plant,snail\nplant,0,1\nsnail,0,0\n")
+    d = read_adjacency_matrix(p, convention="row_to_col", sep=",")
+    assert d.node_names == ["plant", "snail"] and edges(d) == [("plant", "snail")]
+    q = write(tmp_path, "n.txt", "plant snail\nplant 0 1\nsnail 0 0\n")  # header without the corner cell
+    assert edges(read_adjacency_matrix(q, convention="row_to_col")) == [("plant", "snail")]
+    with pytest.raises(MalformedFileError, match=r"row and column names differ"):
+        read_adjacency_matrix(write(tmp_path, "o.txt", "a b\nb 0 1\na 0 0\n"), convention="row_to_col")
+
+
+# ---------------------------------------------------------------- compression by content
+
+
+@pytest.mark.parametrize("compress,name", [
+    (gzip.compress, "edges.txt"),        # gzip named like plain text
+    (bz2.compress, "edges.txt"),
+    (lzma.compress, "edges.dat"),
+    (lambda b: b, "edges.txt.gz"),       # plain text named like gzip
+])
+def test_compression_is_read_by_content_not_name(tmp_path, compress, name):
+    p = tmp_path / name
+    p.write_bytes(compress(b"# web\nA B 1.5\nB C 2\n"))
+    d = read_edge_list(p, weight=2)
+    assert edges(d) == [("A", "B"), ("B", "C")] and d.edge_weight.tolist() == [1.5, 2.0]
+
+
+def test_every_reader_opens_gzip_by_content(tmp_path):
+    def gz(name, text):
+        p = tmp_path / name
+        p.write_bytes(gzip.compress(text.encode()))
+        return p
+
+    y, _ = read_label_table(gz("labels.txt", "A x\nB y\n"), ["A", "B"])
+    assert y.sum() == 2
+    assert read_string_links(gz("links.txt", "protein1 protein2 combined_score\na b 900\nb a 900\n")).num_edges == 2
+    pj = read_pajek(gz("w.net", "*Vertices 2\n1 \"a\"\n2 \"b\"\n*Arcs\n1 2 3.0\n"))
+    assert pajek_to_data(pj).edge_weight.tolist() == [3.0]
+    gaf = "!gaf-version: 2.2\n" + "\t".join(["UniProtKB", "P1", "A", "", "GO:0005515", "r", "IDA", "", "F", "", "",
+                                               "protein", "taxon:9606", "20200101", "UniProt", "", ""]) + "\n"
+    y, terms, _ = read_gaf(gz("a.gaf", gaf), ["A"])
+    assert terms == ["GO:0005515"] and y.sum() == 1
+    web = tmp_path / "Web_1"
+    web.mkdir()
+    (web / "1_edge_list.txt").write_bytes(gzip.compress(b"0 1\n1 2\n"))
+    (web / "1_node_attr_list.txt").write_bytes(gzip.compress(b"id mass\n0 1\n1 2\n2 3\n"))
+    d = read_gateway_web(web)
+    assert d.num_nodes == 3 and d.x.shape == (3, 2)
+    assert read_trait_table(web / "1_node_attr_list.txt", 3)["mass"].tolist() == [1, 2, 3]
+
+
+# ---------------------------------------------------------------- weights
+
+
+@pytest.mark.parametrize("value,msg", [
+    ("abc", "weight must be a number, found 'abc'"),
+    ("nan", "weight must be a finite number, found 'nan'"),
+    ("inf", "weight must be a finite number, found 'inf'"),
+    ("-1", r"weight must be >= 0 \(a strength, a flow or a confidence\), found '-1'"),
+])
+def test_one_weight_parser_for_every_reader(tmp_path, value, msg):
+    text = f"# comment\n\nA B 1\nB C {value}\nC A {value}\n"
+    with pytest.raises(MalformedFileError, match=rf"e\.txt:4: {msg} \(2 bad weights in total\)"):
+        read_edge_list(write(tmp_path, "e.txt", text), weight=2)
+    with pytest.raises(MalformedFileError, match=rf"e\.txt:4: {msg}"):
+        read_edge_list(write(tmp_path, "e.txt", text), weight="auto")
+    with pytest.raises(MalformedFileError, match=rf"w\.net:6: {msg}"):
+        read_pajek(write(tmp_path, "w.net", f"*Vertices 2\n1 a\n2 b\n*Arcs\n1 2 1\n2 1 {value}\n"))
+    with pytest.raises(MalformedFileError, match=rf"m\.txt:2: column 2: {msg.replace('weight', 'entry')}"):
+        read_adjacency_matrix(write(tmp_path, "m.txt", f"0 1\n0 {value}\n"), convention="row_to_col")
+    with pytest.raises(MalformedFileError, match=rf"<x>:7: {msg}"):
+        parse_weights(["1", value], "<x>", lambda r: 6 + r)
+
+
+def test_auto_weight_column_and_a_text_column_is_ignored_with_a_note(tmp_path, caplog):
+    d = read_edge_list(write(tmp_path, "e.txt", "A B 0.5\nB C 2\n"), weight="auto")
+    assert d.edge_weight.tolist() == [0.5, 2.0]
+    d = read_edge_list(write(tmp_path, "t.txt", "A B predation\nB C predation\n"), weight="auto")
+    assert getattr(d, "edge_weight", None) is None and "column 3 holds no numbers" in notes(caplog)
+
+
+# ---------------------------------------------------------------- line numbers, paths, duplicates
+
+
+def test_line_numbers_are_physical_lines(tmp_path):
+    text = "# header comment\nsource target\n\nA B\n# note\n\nB C D\n"
+    with pytest.raises(MalformedFileError, match=r"e\.txt:7: expected 2 columns \(source target\), found 3"):
+        read_edge_list(write(tmp_path, "e.txt", text))
+    with pytest.raises(MalformedFileError, match=r"n\.txt:5: target id must be an integer, found 'x'"):
+        read_edge_list(write(tmp_path, "n.txt", "from to\n# c\n0 1\n\n1 x\n"), numeric_ids=True)
+    with pytest.raises(MalformedFileError, match=r"l\.txt:4: duplicate edge 'A' - 'B'"):
+        read_edge_list(write(tmp_path, "l.txt", "A B\n\n# c\nA B\n"), duplicates="error")
+    with pytest.raises(MalformedFileError, match=r"s\.txt:4: protein1 must be|s\.txt:4: expected 3 space-separated"):
+        read_string_links(write(tmp_path, "s.txt", "protein1 protein2 combined_score\na b 1\n\nc\n"))
+
+
+@pytest.mark.parametrize("reader", [
+    lambda p: read_edge_list(p), lambda p: read_label_table(p, ["a"]), lambda p: read_pajek(p),
+    lambda p: read_adjacency_matrix(p, convention="row_to_col"), lambda p: read_species_traits(p, ["a"]),
+])
+def test_a_folder_or_missing_or_empty_file_says_so(tmp_path, reader):
+    with pytest.raises(IsADirectoryError, match=r"is a folder, not a file"):
+        reader(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"nope\.txt: no such file"):
+        reader(tmp_path / "nope.txt")
+    with pytest.raises(MalformedFileError, match=r"empty\.txt: the file is empty"):
+        reader(write(tmp_path, "empty.txt", ""))
+
+
+def test_a_spreadsheet_byte_order_mark_is_not_part_of_a_name(tmp_path):
+    p = tmp_path / "e.csv"
+    p.write_bytes("\ufeffprotein_a,protein_b\nA,B\n".encode())
+    assert read_edge_list(p, sep=",").node_names == ["A", "B"]
+    p.write_bytes("\ufeffA,B\n".encode())
+    assert read_edge_list(p, sep=",").node_names == ["A", "B"]
+
+
+def test_binary_file_is_one_clear_line(tmp_path):
+    p = tmp_path / "sheet.txt"
+    p.write_bytes(b"A B\n\xff\xfe\x00C D\n")
+    with pytest.raises(MalformedFileError, match=r"sheet\.txt:2: not utf-8 text"):
+        read_edge_list(p)
+
+
+def test_duplicates_merged_are_counted_once_and_reported(tmp_path, caplog):
+    p = write(tmp_path, "e.txt", "A B 1\nB C 1\nA B 2\n")
+    d = read_edge_list(p, weight=2, duplicates="merge", reduce="sum", report=True)
+    assert d.num_edges == 2 and d.edge_weight.tolist() == [3.0, 1.0]
+    assert "1 duplicate link merged, each counted once; weights: sum" in notes(caplog)
+
+
+def test_notes_reach_stderr_without_logging_setup(tmp_path):
+    import subprocess
+    import sys
+
+    p = write(tmp_path, "e.txt", "source target\nA B\n")
+    r = subprocess.run([sys.executable, "-c", f"from gatbio.data.tables import read_table; read_table({str(p)!r})"],
+                       capture_output=True, text=True, check=True)
+    assert "line 1 'source target' read as a header" in r.stderr and r.stdout == ""
+    assert logging.getLogger("gatbio.data").level == logging.NOTSET  # nothing configured globally by gatbio

@@ -1,0 +1,98 @@
+"""gatbio.config: configs that are not what they should be fail with one line naming the file, line or key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from gatbio.cli import main
+from gatbio.config import check_settings, load_config
+
+
+@dataclass
+class Inner:
+    epochs: int = 10
+
+
+@dataclass
+class Cfg:
+    lr: float = 0.01
+    seeds: list[int] = field(default_factory=lambda: [0])
+    dropout: float = 0.5
+    cap: int | None = None
+    inner: Inner = field(default_factory=Inner)
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("lr: [1, 2\nseeds: [0]\n", r"c\.yaml:2: malformed YAML: expected ',' or '\]'"),
+    ("lr: 0.1\n\tseeds: [0]\n", r"c\.yaml:2: malformed YAML: found character '\\t'"),
+    ("- lr\n- seeds\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a list"),
+    ("just a sentence\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a str"),
+    ("lr: 0.1\n\nlearning_rate: 3\n", r"bad config in .*c\.yaml:3: Key 'learning_rate' not in 'Cfg'"),
+])
+def test_malformed_yaml_names_file_and_line(tmp_path, text, msg):
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=msg):
+        load_config(Cfg, p)
+
+
+def test_config_path_problems(tmp_path):
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        load_config(Cfg, tmp_path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_config(Cfg, tmp_path / "nope.yaml")
+    (tmp_path / "empty.yaml").write_text("")
+    assert load_config(Cfg, tmp_path / "empty.yaml") == Cfg()  # an empty file: the defaults
+
+
+@pytest.mark.parametrize("rules,overrides,msg", [
+    ({"lr": ">0"}, ["lr=0"], r"config lr=0\.0: must be > 0"),
+    ({"lr": ">0"}, ["lr=-1e-3"], r"config lr=-0\.001: must be > 0"),
+    ({"seeds": "nonempty"}, ["seeds=[]"], r"config seeds=\[\]: is empty; give at least one value"),
+    ({"seeds": "nonempty; >=0"}, ["seeds=[0,-2]"], r"config seeds: -2: must be >= 0"),
+    ({"dropout": "[0, 1)"}, ["dropout=1.0"], r"config dropout=1\.0: must be in \[0, 1\)"),
+    ({"inner.epochs": ">0"}, ["inner.epochs=0"], r"config inner\.epochs=0: must be > 0"),
+    ({"lr": ">0"}, ["lr=nan"], r"config lr=nan: must be a number, not nan"),
+])
+def test_check_settings_rejects_what_makes_no_sense(rules, overrides, msg):
+    with pytest.raises(ValueError, match=msg):
+        check_settings(load_config(Cfg, None, overrides), rules)
+
+
+def test_check_settings_accepts_good_values_and_unset_options():
+    check_settings(Cfg(), {"lr": ">0", "seeds": "nonempty; >=0", "dropout": "[0, 1)", "cap": ">0",
+                           "inner.epochs": "[1, inf)"})
+
+
+@pytest.mark.parametrize("command,override,msg", [
+    (["protein", "run"], "heads=0", "config heads=0: must be > 0"),
+    (["protein", "run"], "epochs=-1", "config epochs=-1: must be > 0"),
+    (["protein", "run"], "seeds=[]", "config seeds=[]: is empty"),
+    (["protein", "run"], "lr=0", "config lr=0.0: must be > 0"),
+    (["robustness"], "protein.heads=0", "config protein.heads=0: must be > 0"),
+    (["robustness"], "foodweb.epochs=0", "config foodweb.epochs=0: must be > 0"),
+    (["foodweb", "benchmark"], "gat.heads=0", "config gat.heads=0: must be > 0"),
+    (["foodweb", "benchmark"], "n_folds=1", "config n_folds=1: must be in [2, inf)"),
+])
+def test_nonsense_settings_stop_every_task_before_any_work(tmp_path, capsys, command, override, msg):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("")
+    out = tmp_path / "out"
+    key = "out" if command[0] == "foodweb" else "out_dir"
+    assert main(command + ["--config", str(cfg), override, f"{key}={out}"]) == 1
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1
+    assert not out.exists()  # nothing written
+
+
+def test_yaml_errors_reach_the_user_as_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seeds: [0, 1\n")
+    for command in (["protein", "run"], ["robustness"], ["foodweb", "benchmark"]):
+        assert main(command + ["--config", str(bad)]) == 1
+        err = capsys.readouterr().err
+        assert "bad.yaml:2: malformed YAML" in err and "Traceback" not in err
+    assert main(["robustness", "--config", str(tmp_path)]) == 1
+    assert "is a folder" in capsys.readouterr().err
