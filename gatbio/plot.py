@@ -207,7 +207,8 @@ def foodweb_figure(data, links: pd.DataFrame | None = None, *, title: str | None
         fig.colorbar(mappable, ax=ax, shrink=0.8, label=score_label)
     name = getattr(data, "name", None) or "food web"
     if title is None:
-        title = f"{name}: {n} species, {A.nnz} links (grey)"
+        loops = int((data.edge_index[0] == data.edge_index[1]).sum())
+        title = f"{name}: {n} species, {A.nnz} links (grey" + (f"; {loops} self-loop(s) not drawn" if loops else "") + ")"
         if links is not None:
             title += f"; top {len(links)} predicted links (coloured, resource → consumer)"
     ax.set_title(title, fontsize=10)
