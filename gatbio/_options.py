@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_header_option", "add_resume_options", "resume_mode", "pop_resume_flag"]
+__all__ = ["add_header_option", "add_device_option", "add_resume_options", "resume_mode", "pop_resume_flag"]
 
 
 def add_header_option(parser: argparse.ArgumentParser, what: str = "every table this command reads") -> None:
@@ -14,6 +14,17 @@ def add_header_option(parser: argparse.ArgumentParser, what: str = "every table 
         "--header", action=argparse.BooleanOptionalAction, default=None,
         help=f"force the first non-comment row of {what} to be a header (--header) or data (--no-header); "
              "default: detected, and a note on stderr says when a row was read as a header")
+
+
+def add_device_option(parser: argparse.ArgumentParser, default: str | None = "auto") -> None:
+    """``--device``: where models, graphs and embeddings live (:func:`gatbio.device.resolve_device` checks it).
+
+    ``default=None`` leaves the config's ``device`` setting in charge (commands with ``--config``)."""
+    shown = "the config's device, auto unless it says otherwise" if default is None else default
+    parser.add_argument(
+        "--device", default=default, metavar="DEV",
+        help="where to train and embed: auto (a CUDA GPU when PyTorch sees one, else the CPU), cpu, cuda, "
+             f"cuda:N or mps (default: {shown})")
 
 
 def add_resume_options(parser: argparse.ArgumentParser) -> None:

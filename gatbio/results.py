@@ -143,6 +143,9 @@ def write_csv(path: str | Path, df: pd.DataFrame) -> None:
 # --------------------------------------------------------------------------------------------------------
 
 FINGERPRINT_FILE = "fingerprint.json"
+#: Keys free in every task's config (added to the task's own ``free_keys``): ``device`` says where a run was
+#: computed, not what it computed, so a folder started on a GPU can be resumed on a CPU (:mod:`gatbio.device`).
+ALWAYS_FREE_KEYS = ("device",)
 RESUME_MODES = ("check", "restart", "anyway")
 
 
@@ -165,7 +168,7 @@ def result_settings(cfg: Any, free_keys: Iterable[str]) -> dict[str, Any]:
     """The config as flat ``{"dotted.key": value}``, without ``free_keys`` (a key frees its sub-keys too)."""
     from gatbio.config import config_to_dict
 
-    free = tuple(free_keys)
+    free = tuple(free_keys) + ALWAYS_FREE_KEYS
     flat = _flatten(cfg if isinstance(cfg, Mapping) else config_to_dict(cfg))
     return {k: v for k, v in sorted(flat.items()) if not any(k == f or k.startswith(f + ".") for f in free)}
 
@@ -274,7 +277,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         history.append({"previous_fingerprint": fingerprint(stored), "differences": diff})
     out.mkdir(parents=True, exist_ok=True)
     save_config(cfg, out / "config.yaml")
-    record = {"fingerprint": fingerprint(now), "settings": now, "free_keys": list(free_keys)}
+    record = {"fingerprint": fingerprint(now), "settings": now, "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS]))}
     if history:
         record["resumed_anyway"] = history
     write_json(out / FINGERPRINT_FILE, record)

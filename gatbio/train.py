@@ -11,6 +11,11 @@ The whole training path, in the order it runs (nanoGPT-style: read top to bottom
 
 No argument parsing and no file layout here: :mod:`gatbio.tasks.protein` decides what to run and where to
 write. Everything is seeded by ``seed``.
+
+Device: :func:`fit` takes ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``, ... see :func:`gatbio.device.resolve_device`;
+default: where the model already is) and moves the model and every tensor there; :func:`predict` computes
+where the model is and returns its probabilities there (``.cpu()`` them before ``.numpy()``). The random
+half-split of the label trick is drawn on the CPU, so a seed draws the same halves on every device.
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ def label_matrix(y: Tensor, known: Tensor, num_classes: int) -> Tensor:
 
     ``y`` is multi-hot float (N, L) or class ids long (N,) (then one-hot; negative ids stay zero).
     """
-    out = torch.zeros(y.size(0), num_classes)
+    out = torch.zeros(y.size(0), num_classes, device=y.device)
+    known = known.to(y.device)
     if y.dim() == 2:
         out[known] = y[known].float()
     else:
@@ -73,8 +79,17 @@ def _forward(model, x, edge_index, y, known, num_classes):
     return model(x, edge_index, lab)
 
 
+def _to(device: torch.device, *tensors: Tensor | None) -> tuple[Tensor | None, ...]:
+    return tuple(None if t is None else t.to(device) for t in tensors)
+
+
 def predict(model: torch.nn.Module, x: Tensor | None, edge_index: Tensor, y: Tensor, known: Tensor) -> Tensor:
-    """Probabilities (N, L) in eval mode; ``known`` nodes' labels are the label input (if the model uses it)."""
+    """Probabilities (N, L) in eval mode; ``known`` nodes' labels are the label input (if the model uses it).
+
+    Runs on the model's device (the inputs are moved there) and returns the probabilities on it."""
+    from gatbio.device import module_device
+
+    x, edge_index, y, known = _to(module_device(model), x, edge_index, y, known)
     model.eval()
     with torch.no_grad():
         logits = _forward(model, x, edge_index, y, known, model.out_channels)
@@ -92,12 +107,20 @@ def fit(
     cfg: TrainConfig | None = None,
     seed: int = 0,
     progress: bool = False,
+    device: str | torch.device | None = None,
 ) -> FitResult:
     """Train ``model`` in place on ``fit_idx``; early-stop on ``score_fn(y_val, proba_val)`` (higher is better).
 
-    The best state (by validation score) is loaded back into ``model`` before returning.
+    The best state (by validation score) is loaded back into ``model`` before returning. ``device``: where to
+    train (:func:`gatbio.device.resolve_device`; ``None``: where ``model`` is); the model is moved there and
+    stays there. ``score_fn`` gets NumPy arrays (moved to the CPU).
     """
+    from gatbio.device import module_device, resolve_device
+
     cfg = cfg or TrainConfig()
+    dev = module_device(model) if device is None else resolve_device(device)
+    model.to(dev)
+    x, edge_index, y, fit_idx, val_idx = _to(dev, x, edge_index, y, fit_idx, val_idx)
     if len(fit_idx) == 0 or len(val_idx) == 0:
         raise ValueError(f"fit needs training and validation nodes, got {len(fit_idx)} and {len(val_idx)}")
     seed_everything(seed)
@@ -115,7 +138,7 @@ def fit(
     for epoch in epochs:
         model.train()
         if cfg.label_trick and model.label_channels:
-            take = torch.rand(len(fit_idx), generator=gen) < cfg.label_rate
+            take = (torch.rand(len(fit_idx), generator=gen) < cfg.label_rate).to(dev)  # drawn on the CPU
             known, target = fit_idx[take], fit_idx[~take]  # labels in / labels predicted
         else:
             known, target = fit_idx[:0], fit_idx

@@ -135,6 +135,9 @@ class ProteinConfig:
     jobs: int = 1  #: parallel (fraction, seed) units
     threads: int = 1  #: torch threads per worker
     attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels or gat, first unit)
+    #: where the neural models train: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
+    #: (gatbio.device); embeddings and the scikit-learn baselines run on the CPU. Stored resolved (e.g. cuda:0).
+    device: str = "auto"
 
 
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> ProteinConfig:
@@ -156,7 +159,7 @@ SETTING_RULES = {
 #: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
-                    "attention_example")
+                    "attention_example", "device")
 
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
@@ -354,8 +357,10 @@ def make_model(cfg: ProteinConfig, variant: str, in_channels: int, n_labels: int
         embedding_dim=cfg.id_dim if use_id else 0, task="multilabel" if multilabel else "multiclass", **opts)
 
 
-def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int, progress: bool = False):
-    """Train one neural variant; returns (model, fit result). ``progress``: a bar over the epochs on stderr."""
+def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int, progress: bool = False,
+                 device: str | torch.device | None = None):
+    """Train one neural variant; returns (model, fit result). ``progress``: a bar over the epochs on stderr.
+    ``device``: where to train (default ``cfg.device``); the returned model lives there."""
     from gatbio.train import TrainConfig, fit
 
     torch.manual_seed(seed)
@@ -364,7 +369,7 @@ def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, se
     tcfg = TrainConfig(epochs=cfg.epochs, lr=cfg.lr, weight_decay=cfg.weight_decay, patience=cfg.patience,
                        eval_every=cfg.eval_every, label_trick=bool(model.label_channels))
     res = fit(model, x, data.edge_index, data.y, fit_idx, val_idx, val_score(multilabel), tcfg, seed=seed,
-              progress=progress)
+              progress=progress, device=cfg.device if device is None else device)
     return model, res
 
 
@@ -395,8 +400,14 @@ def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
 
 
 def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
-    """All variants of one (fraction, seed): one ``results.json`` each; returns the result dicts."""
+    """All variants of one (fraction, seed): one ``results.json`` each; returns the result dicts.
+
+    The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
+    probability that is scored or written, is on the CPU."""
+    from gatbio.device import resolve_device
+
     torch.set_num_threads(cfg.threads)
+    dev = resolve_device(cfg.device)
     data = load_data(cfg.dataset)
     multilabel = is_multilabel(data)
     split_path, run_dir = _paths(cfg, frac, seed)
@@ -430,18 +441,19 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
             val_proba = knn_vote(emb, y_np, sp["fit"], multilabel)[val_np]
             proba = knn_vote(emb, y_np, sp["train"], multilabel)
         elif variant in NEURAL:
-            model, res = train_neural(cfg, variant, data, inputs["nn"], fit_idx, val, seed)
+            x_nn = None if inputs["nn"] is None else inputs["nn"].to(dev)
+            model, res = train_neural(cfg, variant, data, x_nn, fit_idx, val, seed, device=dev)
             from gatbio.train import predict
 
-            proba = predict(model, inputs["nn"], data.edge_index, data.y, train).numpy()
+            proba = predict(model, x_nn, data.edge_index, data.y, train).cpu().numpy()
             if model.label_channels:  # validation proteins scored with only the fit proteins' labels as input
-                val_proba = predict(model, inputs["nn"], data.edge_index, data.y, fit_idx).numpy()[val_np]
+                val_proba = predict(model, x_nn, data.edge_index, data.y, fit_idx).cpu().numpy()[val_np]
             else:
                 val_proba = proba[val_np]
             extra = {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
             if cfg.attention_example and variant == att_variant and frac == cfg.fractions[0] \
                     and seed == cfg.seeds[0]:
-                ex = attention_neighbourhood(model, data, inputs["nn"], train, test, proba)
+                ex = attention_neighbourhood(model, data, x_nn, train, test, proba)
                 write_json(Path(cfg.out_dir) / "attention_example.json", ex)
         else:  # ensemble: mean of the members, then the label-prior correction chosen on validation
             members = ENSEMBLES[variant]
@@ -462,6 +474,7 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
                **evaluate(y_np[sp["test"]], proba[sp["test"]], multilabel, thr),
                "n_train": len(sp["train"]), "n_test": len(sp["test"]),
                "seconds": round(seconds[variant], 3), "cpu_seconds": round(cpu[variant], 3),
+               "device": str(dev) if variant in NEURAL or variant in ENSEMBLES else "cpu",
                "split": str(split_path), **extra}
         write_json(run_dir / f"{variant}.json", row)
         results.append(row)
@@ -490,10 +503,17 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check") -
     ``resume`` decides: ``"check"`` refuses (naming the differing keys), ``"restart"`` deletes this task's
     outputs first, ``"anyway"`` reuses them (:func:`gatbio.results.prepare_out_dir`).
     """
+    import dataclasses
+
+    from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import parallel_map
     from gatbio.results import prepare_out_dir
 
     check(cfg)
+    if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
+        dev = resolve_device(cfg.device)
+        announce_device(dev, cfg.device)
+        cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                           summary_only=summary_only)
     if not summary_only:
@@ -562,10 +582,10 @@ def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "")
     tmp.replace(path)  # atomic
 
 
-def run_quick(out_dir: str | Path = "results/demo/protein") -> str:
+def run_quick(out_dir: str | Path = "results/demo/protein", device: str = "auto") -> str:
     """The quick config (node2vec-PPI, 50% labelled, one seed, five variants): for ``make demo`` (≤ 2 min)."""
     cfg = load(None, [f"{k}={v}" for k, v in QUICK_CONFIG.items() if k != "variants"]
-               + [f"variants=[{','.join(QUICK_CONFIG['variants'])}]", f"out_dir={out_dir}"])
+               + [f"variants=[{','.join(QUICK_CONFIG['variants'])}]", f"out_dir={out_dir}", f"device={device}"])
     return run(cfg)
 
 
@@ -573,16 +593,19 @@ def run_quick(out_dir: str | Path = "results/demo/protein") -> str:
 def last_layer_attention(model, data, x, known: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Attention of the model's last GAT layer (heads averaged), with ``known`` proteins' labels as input.
 
-    Returns ``(edge_index (2, E'), alpha (E',))``; the edges include the self-loops the layer adds.
+    Returns ``(edge_index (2, E'), alpha (E',))`` on the CPU (the model runs where it lives); the edges include
+    the self-loops the layer adds.
     """
+    from gatbio.device import module_device
     from gatbio.train import label_matrix
 
+    dev = module_device(model)
     model.eval()
     with torch.no_grad():
-        lab = label_matrix(data.y, known, model.out_channels) if model.label_channels else None
-        _, att = model(x, data.edge_index, lab, return_attention_weights=True)
+        lab = label_matrix(data.y.to(dev), known.to(dev), model.out_channels) if model.label_channels else None
+        _, att = model(None if x is None else x.to(dev), data.edge_index.to(dev), lab, return_attention_weights=True)
     ei, alpha = att[-1]  # (2, E'), (E', H)
-    return ei, alpha.mean(1)
+    return ei.cpu(), alpha.mean(1).cpu()
 
 
 def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Tensor, proba: np.ndarray,
@@ -617,7 +640,8 @@ def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Te
 
 
 def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, explain_top: int = 5,
-                        seed: int = 0, progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        seed: int = 0, progress: bool = False, device: str | torch.device | None = None
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train ``gat_labels`` on every annotated protein of ``data`` and predict the others.
 
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
@@ -625,12 +649,15 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
     ``isolated`` flag (no interaction: predicted from its own inputs only), and one row per (protein, attended
     neighbour) with the last layer's attention (heads averaged). ``progress``: say on stderr what runs, with a
-    bar over the training epochs.
+    bar over the training epochs. ``device``: where the model trains (default ``cfg.device``, see
+    :mod:`gatbio.device`); the tables are computed on the CPU.
     """
     from gatbio.config import check_settings
+    from gatbio.device import resolve_device
 
     cfg = cfg or ProteinConfig(**PREDICT_SETTINGS)
     check_settings(cfg, SETTING_RULES)
+    dev = resolve_device(cfg.device if device is None else device)
     if top < 1 or explain_top < 1:
         raise ValueError(f"top={top}, explain_top={explain_top}: give positive numbers of functions / neighbours")
     known_mask = labelled_mask(data)
@@ -650,10 +677,11 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
         print(f"# node inputs ({', '.join(cfg.inputs)}) of {data.num_nodes} proteins, then gat_labels on "
               f"{len(fit_idx)} annotated proteins ({len(val)} held out for early stopping)", file=sys.stderr, flush=True)
     x = node_features(data, cfg.inputs, min(cfg.embed_dim, max(2, data.num_nodes - 2)), cfg.embed_seed)
-    model, _ = train_neural(cfg, "gat_labels", data, x, fit_idx, val, seed, progress=progress)
+    x = None if x is None else x.to(dev)
+    model, _ = train_neural(cfg, "gat_labels", data, x, fit_idx, val, seed, progress=progress, device=dev)
     from gatbio.train import predict
 
-    proba = predict(model, x, data.edge_index, data.y, known).numpy()
+    proba = predict(model, x, data.edge_index, data.y, known).cpu().numpy()
     deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes).numpy()
     names = [str(n) for n in data.node_names]
     lnames = [str(n) for n in data.label_names]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from gatbio._options import add_header_option, add_resume_options, resume_mode
+from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
 
 #: --format → (reader name in gatbio.data.io, keyword arguments)
 FORMATS = {
@@ -61,6 +61,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr.add_argument("--epochs", type=int, default=100, metavar="N",
                     help="most training epochs (early stopping on a tenth of the annotated proteins)")
     pr.add_argument("--seed", type=int, default=0, help="random seed (data split and initialisation)")
+    add_device_option(pr)
     pr.add_argument("--quiet", action="store_true",
                     help="no progress messages (they go to stderr, and only when it is a terminal)")
     pr.set_defaults(func=predict_main)
@@ -76,6 +77,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     rn.add_argument("--summary-only", action="store_true", help="only remake the tables and figure")
     rn.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] epochs=50")
+    add_device_option(rn, default=None)
     add_resume_options(rn)
     rn.set_defaults(func=run_main)
     return p
@@ -89,6 +91,8 @@ def run_main(args: argparse.Namespace) -> int:
     cfg = load(args.config, args.overrides)
     if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
         cfg = dataclasses.replace(cfg, out_dir=args.out)
+    if args.device is not None:
+        cfg = dataclasses.replace(cfg, device=args.device)
     print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
     return 0
 
@@ -178,7 +182,10 @@ def predict_main(args: argparse.Namespace) -> int:
         from gatbio.plot import image_format
 
         image_format(args.plot)
-    cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs})
+    from gatbio.device import announce_device, resolve_device
+
+    device = resolve_device(args.device)  # a device this machine lacks is refused before any reading
+    cfg = ProteinConfig(**{**PREDICT_SETTINGS, "epochs": args.epochs, "device": str(device)})
     check_settings(cfg, SETTING_RULES)
     inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
     check_inputs(inputs)
@@ -187,9 +194,10 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.plot_protein:
         check_plot_protein(data, args.plot_protein)
     print(homophily_line(data))
+    announce_device(device, args.device)
     # the picture shows up to 10 neighbours; the --explain table keeps 5 per protein
     pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed, explain_top=10 if args.plot else 5,
-                                        progress=show_progress(args.quiet))
+                                        progress=show_progress(args.quiet), device=device)
     table = explain.groupby("protein", sort=False).head(5).reset_index(drop=True)
     outputs = {args.out: pred.to_csv(index=False)}
     if args.explain:

@@ -100,7 +100,7 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
         probas = []
         for b in range(BAG if m != "mlp" else 1):
             model, _ = pr.train_neural(cfg, m, data, inputs["nn"], fit_idx, val, seed + 1000 * b)
-            probas.append(predict(model, inputs["nn"], data.edge_index, data.y, train).numpy())
+            probas.append(predict(model, inputs["nn"], data.edge_index, data.y, train).cpu().numpy())
         test_p[m], val_p[m] = probas[0], probas[0][val_np]
         if len(probas) > 1:
             test_p[f"{m} ({BAG} inits)"] = np.mean(probas, axis=0)

@@ -15,6 +15,7 @@ the setting.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ class PPIBenchConfig:
     patience: int = 100  #: epochs without validation improvement
     seeds: list[int] | None = None
     out_dir: str = "results/protein_ppi24"
+    device: str = "auto"  #: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps (gatbio.device)
 
 
 class GATPaperPPI(nn.Module):
@@ -95,12 +97,15 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
 def _micro_f1(model: nn.Module, graphs) -> float:
     from sklearn.metrics import f1_score
 
+    from gatbio.device import module_device
+
+    dev = module_device(model)
     model.eval()
     ys, ps = [], []
     with torch.no_grad():
         for g in graphs:
-            ps.append((model(g.x, g.edge_index) > 0).numpy())
-            ys.append(g.y.numpy())
+            ps.append((model(g.x.to(dev), g.edge_index.to(dev)) > 0).cpu().numpy())
+            ys.append(g.y.cpu().numpy())
     return float(f1_score(np.concatenate(ys), np.concatenate(ps), average="micro", zero_division=0))
 
 
@@ -111,8 +116,12 @@ def run(cfg: PPIBenchConfig) -> dict:
     from gatbio._paths import check_output_dir
     from gatbio.config import check_settings
     from gatbio.data import load as load_dataset
+    from gatbio.device import announce_device, resolve_device
 
     check_settings(cfg, SETTING_RULES)
+    dev = resolve_device(cfg.device)
+    announce_device(dev, cfg.device)
+    cfg = dataclasses.replace(cfg, device=str(dev))  # stored resolved in config.yaml
     check_output_dir(cfg.out_dir)
     graphs = load_dataset("ppi", root=cfg.root)
     parts = {s: [g for g in graphs if g.split == s] for s in ("train", "val", "test")}
@@ -122,7 +131,7 @@ def run(cfg: PPIBenchConfig) -> dict:
     for seed in cfg.seeds or [0]:
         torch.manual_seed(seed)
         g0 = parts["train"][0]
-        model = GATPaperPPI(g0.num_features, g0.y.size(1), cfg.hidden, cfg.heads, cfg.out_heads)
+        model = GATPaperPPI(g0.num_features, g0.y.size(1), cfg.hidden, cfg.heads, cfg.out_heads).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
         loader = DataLoader(parts["train"], batch_size=cfg.batch_size, shuffle=True,
                             generator=torch.Generator().manual_seed(seed))
@@ -130,6 +139,7 @@ def run(cfg: PPIBenchConfig) -> dict:
         for _epoch in range(cfg.epochs):
             model.train()
             for batch in loader:
+                batch = batch.to(dev)
                 opt.zero_grad()
                 loss = F.binary_cross_entropy_with_logits(model(batch.x, batch.edge_index), batch.y)
                 loss.backward()
@@ -143,7 +153,7 @@ def run(cfg: PPIBenchConfig) -> dict:
                     break
         model.load_state_dict(best_state)
         row = {"dataset": "ppi", "seed": seed, "val_micro_f1": best, "test_micro_f1": _micro_f1(model, parts["test"]),
-               "seconds": round(time.perf_counter() - t0, 2), "published_gat_micro_f1": 0.973}
+               "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973}
         write_json(out / f"seed{seed}" / "results.json", row)
         results.append(row)
     summary = {"runs": results, "test_micro_f1_mean": float(np.mean([r["test_micro_f1"] for r in results]))}

@@ -1,0 +1,146 @@
+"""Where gatbio computes: one ``device`` setting for every task, command and training function.
+
+``device`` is ``"auto"`` (the default: the first CUDA GPU when PyTorch sees one, else the CPU), ``"cpu"``,
+``"cuda"`` / ``"cuda:N"`` or ``"mps"`` (Apple GPUs). :func:`resolve_device` turns it into a
+:class:`torch.device` and refuses, with the fix, a device this machine does not have; the tasks move models,
+graphs, features and embeddings there and bring results back to the CPU for writing. The resolved device is
+recorded in each result's stored config and announced once per command on stderr (:func:`announce_device`),
+e.g. ``gatbio: device cpu (auto: no CUDA)``.
+
+The device never changes what a result *means*, only where it was computed (up to floating-point rounding:
+GPU kernels sum in another order), so a results folder started on a GPU may be resumed on a CPU and back
+(``device`` is a resume-free key, :data:`gatbio.results.ALWAYS_FREE_KEYS`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from gatbio.cli import UserError
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["DEVICE_CHOICES", "DeviceError", "resolve_device", "describe_device", "announce_device", "module_device"]
+
+#: What ``--device`` / ``device=`` accept (``cuda:N`` too).
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
+
+_HINT = "use auto, cpu, cuda, cuda:N (a GPU index) or mps"
+
+
+class DeviceError(UserError, ValueError):
+    """A device that is not known or not available on this machine (a ``ValueError`` for the Python API, a
+    one-line message for the ``gatbio`` command)."""
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _mps_available() -> bool:
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
+def _no_cuda_reason() -> str:
+    import torch
+
+    if torch.version.cuda is None:
+        return f"this PyTorch ({torch.__version__}) is a CPU-only build"
+    return "PyTorch sees no CUDA GPU"
+
+
+def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
+    """The :class:`torch.device` that ``spec`` names on this machine.
+
+    Args:
+        spec: ``"auto"`` or ``None`` (CUDA when available, else the CPU), ``"cpu"``, ``"cuda"`` (the current
+            GPU), ``"cuda:N"``, ``"mps"``, or a :class:`torch.device`. Case and surrounding spaces are ignored.
+
+    Returns:
+        ``cpu``, ``cuda:N`` (always with its index, so that it compares equal to a tensor's ``.device``) or
+        ``mps``.
+
+    Raises:
+        DeviceError: an unknown name, or a device this machine lacks (the message says which to use instead).
+    """
+    import torch
+
+    if spec is None:
+        spec = "auto"
+    if isinstance(spec, torch.device):
+        dev = spec
+    else:
+        text = str(spec).strip().lower()
+        if text == "auto":
+            return torch.device("cuda", torch.cuda.current_device()) if _cuda_available() else torch.device("cpu")
+        try:
+            dev = torch.device(text)
+        except (RuntimeError, ValueError):
+            raise DeviceError(f"device {spec!r} is not a device name: {_HINT}") from None
+    if dev.type == "cpu":
+        return torch.device("cpu")
+    if dev.type == "cuda":
+        if not _cuda_available():
+            raise DeviceError(f"device {str(spec)!r}: CUDA is not available on this machine "
+                              f"({_no_cuda_reason()}); use --device cpu (device=cpu), or --device auto to take a "
+                              "GPU only where there is one")
+        count = torch.cuda.device_count()
+        index = torch.cuda.current_device() if dev.index is None else dev.index
+        if index >= count:
+            raise DeviceError(f"device {str(spec)!r}: this machine has {count} CUDA GPU(s), numbered 0 to "
+                              f"{count - 1}; use --device cuda:0 (or check CUDA_VISIBLE_DEVICES)")
+        return torch.device("cuda", index)
+    if dev.type == "mps":
+        if not _mps_available():
+            raise DeviceError(f"device {str(spec)!r}: Apple's MPS backend is not available on this machine; "
+                              "use --device cpu (or auto)")
+        return torch.device("mps")
+    raise DeviceError(f"device {str(spec)!r}: gatbio runs on the CPU, CUDA GPUs or MPS; {_HINT}")
+
+
+def describe_device(device: torch.device, spec: str | torch.device | None = "auto") -> str:
+    """One line saying where gatbio computes and why: ``gatbio: device cpu (auto: no CUDA)``,
+    ``gatbio: device cuda:0 (auto: NVIDIA H100 80GB HBM3)``, ``gatbio: device cpu (asked for)``."""
+    import torch
+
+    auto = spec is None or (isinstance(spec, str) and spec.strip().lower() == "auto")
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device)
+        why = f"auto: {name}" if auto else name
+    elif auto:
+        why = "auto: no CUDA"
+    else:
+        why = "asked for"
+    return f"gatbio: device {device} ({why})"
+
+
+_announced: set[str] = set()
+
+
+def announce_device(device: torch.device, spec: str | torch.device | None = "auto", file: TextIO | None = None,
+                    once: bool = True) -> None:
+    """Print :func:`describe_device` on stderr, once per process and device (a command that runs several tasks,
+    such as the demo, says it once)."""
+    line = describe_device(device, spec)
+    if once and str(device) in _announced:
+        return
+    _announced.add(str(device))
+    print(line, file=file if file is not None else sys.stderr, flush=True)
+
+
+def module_device(module: torch.nn.Module) -> torch.device:
+    """The device of ``module``'s first parameter or buffer (the CPU for a module with neither)."""
+    import torch
+
+    for t in module.parameters():
+        return t.device
+    for t in module.buffers():
+        return t.device
+    return torch.device("cpu")
