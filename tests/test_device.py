@@ -156,7 +156,7 @@ def test_every_task_config_has_a_device_defaulting_to_auto():
     from gatbio.tasks.protein_ppi import PPIBenchConfig
     from gatbio.tasks.robustness import RobustnessConfig
 
-    for schema in (ProteinConfig, PPIBenchConfig):  # foodweb and robustness: the next commit
+    for schema in (ProteinConfig, FoodWebConfig, RobustnessConfig, PPIBenchConfig):
         assert schema().device == "auto", schema.__name__
 
 

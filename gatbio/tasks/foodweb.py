@@ -133,6 +133,9 @@ class FoodWebConfig:
     species_pool_weights: list[float] = field(default_factory=lambda: [0.5, 1.0, 0.0])
     large_sparse_connectance: float = 0.06
     published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
+    # where the GATs train and score: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
+    # (gatbio.device); the stacks, the niche model and the path scores run on the CPU. Stored resolved.
+    device: str = "auto"
     gat: GATParams = field(default_factory=GATParams)
     stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(
         max_negatives=5000, max_iter=60, learning_rate=0.1, low_rank=[2, 4, 8, 16], trait_scores=True))
@@ -254,7 +257,8 @@ def training_masks(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParam
 
 
 def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, trophic_bias: bool = True,
-            mode: str = "links", seed: int = 0, masks: list[tuple] | None = None):
+            mode: str = "links", seed: int = 0, masks: list[tuple] | None = None,
+            device: str | torch.device | None = None):
     """Train a :class:`gatbio.nn.FoodWebGAT` inside the observed network ``A``.
 
     Training uses cross-fitting masks (:func:`training_masks`): in each, a fifth of the observed links
@@ -262,7 +266,9 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     the rest (inputs, trophic levels and messages all recomputed) and is trained with binary cross-entropy on
     the hidden links against every observed non-link among the candidate pairs. Each step uses all masks at
     once, so every observed link is a positive in every step. ``masks`` may be passed to share them between
-    models.
+    models. ``device``: where the model trains (:func:`gatbio.device.resolve_device`; ``None``: the CPU); the
+    masks are built on the CPU and moved there, and the returned model lives there. Initialisation is seeded
+    on the CPU, so a seed starts from the same weights on every device.
 
     With ``params.early_stopping`` the last mask is the validation mask: training on the others stops once its
     loss has not improved for ``params.patience`` evaluations (at most ``params.epochs`` steps), and the best
@@ -273,17 +279,21 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     Returns:
         the trained model (eval mode).
     """
+    from gatbio.device import resolve_device
+
+    dev = resolve_device("cpu" if device is None else device)
     if masks is None:
         masks = training_masks(A, traits, params, mode, seed)
     N = A.shape[0]
     if not params.early_stopping:
-        return _train_gat(masks, N, params, trophic_bias, seed, params.epochs)[0].eval()
+        return _train_gat(masks, N, params, trophic_bias, seed, params.epochs, device=dev)[0].eval()
     if len(masks) < 2:
         raise ValueError("early stopping needs at least 2 cross-fitting masks (one is the validation mask)")
-    model, losses, best_state = _train_gat(masks[:-1], N, params, trophic_bias, seed, params.epochs, val=masks[-1])
+    model, losses, best_state = _train_gat(masks[:-1], N, params, trophic_bias, seed, params.epochs, val=masks[-1],
+                                           device=dev)
     steps = (int(np.argmin(losses)) + 1) * params.eval_every if losses else params.epochs
     if params.refit:
-        model = _train_gat(masks, N, params, trophic_bias, seed, steps)[0]
+        model = _train_gat(masks, N, params, trophic_bias, seed, steps, device=dev)[0]
     else:
         model.load_state_dict(best_state)
     model.best_steps = steps  # the early-stopped number of steps
@@ -308,19 +318,21 @@ def _batch_logits(model, batch: tuple[torch.Tensor, ...], N: int) -> torch.Tenso
 
 
 def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool, seed: int, steps: int,
-               val: tuple | None = None) -> tuple[Any, list[float], dict | None]:
+               val: tuple | None = None, device: torch.device | None = None) -> tuple[Any, list[float], dict | None]:
     """``steps`` full-batch Adam steps on ``masks``. With ``val`` (a mask): the validation losses every
     ``params.eval_every`` steps, stopping after ``params.patience`` evaluations without improvement, and the
-    parameters at the lowest one. Returns ``(model, validation losses, best parameters or None)``."""
+    parameters at the lowest one. Returns ``(model, validation losses, best parameters or None)``; the model
+    and the parameters live on ``device`` (default: the CPU)."""
     from gatbio.nn.link_models import FoodWebGAT
 
+    dev = torch.device("cpu") if device is None else device
     torch.manual_seed(seed)
     model = FoodWebGAT(masks[0][0].size(1), params.hidden_channels, params.heads, params.num_layers,
-                       params.dropout, trophic_bias=trophic_bias, attention=params.attention)
+                       params.dropout, trophic_bias=trophic_bias, attention=params.attention).to(dev)
     # All masks in one step: their graphs side by side, so each step sees every observed link as a target
     # once and the per-step overhead (which dominates on webs this small) is paid once.
-    batch = _stack_masks(masks, N)
-    val_batch = _stack_masks([val], N) if val is not None else None
+    batch = tuple(t.to(dev) for t in _stack_masks(masks, N))
+    val_batch = tuple(t.to(dev) for t in _stack_masks([val], N)) if val is not None else None
     opt = torch.optim.Adam(model.parameters(), lr=params.lr, weight_decay=params.weight_decay, foreach=True)
     losses: list[float] = []
     best_state = None
@@ -335,7 +347,7 @@ def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool
             with torch.no_grad():
                 v = _batch_logits(model, val_batch, N)
                 losses.append(float(F.binary_cross_entropy_with_logits(v, val_batch[4])) if params.val_metric == "loss"
-                              else -pr_auc(val_batch[4].numpy(), v.numpy()))
+                              else -pr_auc(val_batch[4].cpu().numpy(), v.cpu().numpy()))
             if int(np.argmin(losses)) == len(losses) - 1:
                 best_state = {k: t.detach().clone() for k, t in model.state_dict().items()}
             elif len(losses) - 1 - int(np.argmin(losses)) >= params.patience:
@@ -346,12 +358,16 @@ def _train_gat(masks: list[tuple], N: int, params: GATParams, trophic_bias: bool
 
 
 def gat_scores(model, A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams) -> np.ndarray:
-    """(N, N) logits of a trained model with inputs and messages from the whole observed network ``A``."""
+    """(N, N) logits of a trained model with inputs and messages from the whole observed network ``A``
+    (computed where the model lives, returned as a NumPy array)."""
+    from gatbio.device import module_device
+
+    dev = module_device(model)
     lv = observed_levels(A)
     with torch.no_grad():
-        s = model(node_inputs(A, lv, traits, params.adjacency_inputs),
-                  torch.from_numpy(np.stack(A.nonzero())).long(), torch.tensor(lv, dtype=torch.float))
-    return s.numpy().astype(np.float64)
+        s = model(node_inputs(A, lv, traits, params.adjacency_inputs).to(dev),
+                  torch.from_numpy(np.stack(A.nonzero())).long().to(dev), torch.tensor(lv, dtype=torch.float).to(dev))
+    return s.cpu().numpy().astype(np.float64)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -456,6 +472,8 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with the first seed; ``full`` pools the mean logits
     of every ``gat`` seed with both stacks (:func:`pool`).
 
+    The GATs train and score on ``cfg.device``; every returned score is a NumPy array.
+
     ``full`` and ``structure_only`` use ``cfg.pool_weights`` (``cfg.species_pool_weights`` in the species
     protocol); the early-stopped steps of each GAT's first seed (``<model>_steps``) go into ``info`` when it is
     given. ``progress``: an optional ``tqdm`` bar, reset to the number of stacks and GATs to fit and advanced
@@ -468,6 +486,9 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
         need |= {"gat"}
     if "structure_only" in want:
         need |= {"gat_structure", "boosted_stack_structure"}
+    from gatbio.device import resolve_device
+
+    dev = resolve_device(cfg.device)
     gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
     gat_runs = (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
                 ("gat_structure", None, True, seeds[:1]))
@@ -503,7 +524,7 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
             key = (tr is None, s)
             if key not in masks:
                 masks[key] = training_masks(A, tr, cfg.gat, mode, s)
-            model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key])
+            model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key], device=dev)
             out[name].append(gat_scores(model, A, tr, cfg.gat))
             if s == sds[0] and hasattr(model, "best_steps"):
                 info[f"{name}_steps"] = model.best_steps
@@ -531,6 +552,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
 
     A (web, protocol) whose result file exists is skipped (resume). Returns the result path.
     """
+    from gatbio.device import resolve_device
     from gatbio.results import is_done, write_json
 
     out_dir = Path(out_dir)
@@ -588,7 +610,9 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
                              "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
         fold_seconds.append(time.time() - t1)
     write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
-                      "connectance": L / (n * (n - 1)), "traits": trait_names, "seconds": time.time() - t0,
+                      "connectance": L / (n * (n - 1)), "traits": trait_names,
+                      "device": str(resolve_device(cfg.device)),
+                      "seconds": time.time() - t0,
                       "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
                       "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)
@@ -773,10 +797,14 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
     (:func:`gatbio.results.prepare_out_dir`).
     """
+    from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import parallel_map
     from gatbio.results import prepare_out_dir, read_json, write_json
 
     check(cfg)
+    spec = cfg.device
+    dev = resolve_device(spec)  # before any work; stored resolved in config.yaml and each web's file
+    cfg = dataclasses.replace(cfg, device=str(dev))
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
     folders = find_web_folders(webs_dir) if not cfg.named else []
     if cfg.only and not cfg.named:
@@ -786,6 +814,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
             raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
         folders = [p for p in folders if p.name in set(cfg.only)]
     out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume)
+    announce_device(dev, spec)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
     sources = [str(p) for p in folders] + list(cfg.named)
@@ -817,7 +846,7 @@ def _default_webs_dir() -> Path:
 
 def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None = None, seeds: list[int] | None = None,
                           traits: np.ndarray | None = None, trait_names: list[str] | None = None,
-                          progress: bool = False) -> pd.DataFrame:
+                          progress: bool = False, device: str | torch.device | None = None) -> pd.DataFrame:
     """The ``top`` most likely missing links of a web (pairs that are not links), best first.
 
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
@@ -825,9 +854,11 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     (the CLI passes 5, as in the benchmark). Columns: ``rank, resource, consumer, score, resource_level,
     consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
     probability; levels: MacKay trophic levels of the web). ``progress``: a progress bar on stderr, one step per
-    fitted stack or GAT seed.
+    fitted stack or GAT seed. ``device``: where the GATs train (default ``cfg.device``; :mod:`gatbio.device`).
     """
     cfg = cfg or FoodWebConfig()
+    if device is not None:
+        cfg = dataclasses.replace(cfg, device=str(device))
     n = data.num_nodes
     if data.num_edges == 0:
         raise ValueError(f"{getattr(data, 'name', 'the web')} has no links: nothing to learn from")
@@ -861,25 +892,31 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     })
 
 
-def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed: int = 0) -> dict[str, Any]:
+def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed: int = 0,
+                device: str | torch.device | None = None) -> dict[str, Any]:
     """Train the GAT (traits when the web has them, trophic bias on) on a whole web and return what the
     notebook draws: ``levels`` (N,) MacKay trophic levels, ``edge_index`` (2, E) observed links,
     ``attention`` (E,) first-layer attention of each consumer over its prey (mean over heads; sums to 1 per
     consumer), ``missing``: a DataFrame of the ``top`` highest-scoring non-links (``resource, consumer,
-    score`` as node indices and probabilities) and ``node_names``."""
+    score`` as node indices and probabilities) and ``node_names``. ``device``: where the GAT trains (default:
+    the CPU); everything returned is on the CPU."""
+    from gatbio.device import resolve_device
+
+    dev = resolve_device("cpu" if device is None else device)
     params = params or GATParams()
     n = data.num_nodes
     A = adjacency_of(data.edge_index, n)
     traits, _ = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
-    model = fit_gat(A, traits, params, trophic_bias=True, seed=seed)
+    model = fit_gat(A, traits, params, trophic_bias=True, seed=seed, device=dev)
     lv = observed_levels(A)
     ei = torch.from_numpy(np.stack(A.nonzero())).long()  # (2, E)
-    lv_t = torch.tensor(lv, dtype=torch.float)
+    lv_t = torch.tensor(lv, dtype=torch.float, device=dev)
     with torch.no_grad():
-        z, att = model.encode(node_inputs(A, lv, traits, params.adjacency_inputs), ei, lv_t,
+        z, att = model.encode(node_inputs(A, lv, traits, params.adjacency_inputs).to(dev), ei.to(dev), lv_t,
                               return_attention_weights=True)
-        prob = torch.sigmoid(model.decode(z, lv_t)).numpy()  # (N, N)
+        prob = torch.sigmoid(model.decode(z, lv_t)).cpu().numpy()  # (N, N)
     _, _, att_ei, alpha = next(a for a in att if a[0] == 0 and a[1] == "prey")
+    att_ei, alpha = att_ei.cpu(), alpha.cpu()
     assert torch.equal(att_ei, ei)  # no self-loops were added: one weight per observed link
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
@@ -890,10 +927,10 @@ def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed
             "node_names": list(getattr(data, "node_names", None) or [str(k) for k in range(n)])}
 
 
-def run_quick(out_dir: str | Path) -> str:
+def run_quick(out_dir: str | Path, device: str = "auto") -> str:
     """The quick benchmark (``experiments/configs/foodweb_quick.yaml``): 2 small GATEWAy webs, both protocols,
     one GAT seed, for ``make demo`` and the notebook test. Returns a short printable summary."""
-    cfg = quick_config(out_dir)
+    cfg = dataclasses.replace(quick_config(out_dir), device=device)
     tables = benchmark(cfg, progress=False)
     s = tables["summary"].set_index("model")
     lines = [f"{len(cfg.only)} GATEWAy webs, links protocol, median PR-AUC / ROC-AUC (results in {cfg.out}):"]

@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gatbio._options import add_header_option, add_resume_options, resume_mode
+from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
 from gatbio.ecology.commands import FORMATS
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="YAML config (experiments/configs/foodweb_*.yaml; default: the full benchmark's settings)")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
+    add_device_option(b, default=None)
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
 
@@ -95,6 +96,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--quiet", action="store_true", help="no progress messages (they go to stderr, and only "
                                                          "when it is a terminal)")
     add_header_option(q, "FILE and --traits")
+    add_device_option(q)
     q.set_defaults(func=run_predict)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
@@ -114,6 +116,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")
     cfg = load_config(FoodWebConfig, args.config, overrides)
+    if args.device is not None:
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, device=args.device)
     tables = benchmark(cfg, resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0
@@ -178,10 +184,12 @@ def run_predict(args: argparse.Namespace) -> int:
     from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
     from gatbio.data.tables import note
+    from gatbio.device import announce_device, resolve_device
     from gatbio.results import atomic_write_many
     from gatbio.tasks.foodweb import predict_missing_links
 
     # Everything that can be wrong with the arguments is found before any reading or training.
+    device = resolve_device(args.device)
     seeds = _parse_seeds(args.seeds)
     if args.top < 1:
         raise ValueError(f"--top {args.top}: give a positive number of links")
@@ -206,11 +214,12 @@ def run_predict(args: argparse.Namespace) -> int:
              "alone (model structure_only)")
 
     progress = show_progress(args.quiet)
+    announce_device(device, args.device)
     if progress:
         print(f"# training the GAT ({len(seeds)} seed(s)) and the two stacks on {data.num_nodes} species, "
               f"{data.num_edges} links", file=sys.stderr, flush=True)
     df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names,
-                               progress=progress)
+                               progress=progress, device=device)
     import pandas as pd
 
     with pd.option_context("display.width", 200):

@@ -147,6 +147,9 @@ class RobustnessConfig:
     r50_random_orders: int = 20   # random removal orders per web for the R50 control
     jobs: int = 1
     threads: int = 1              # torch threads per job
+    # where models train and run: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
+    # (gatbio.device); graphs are perturbed and scored on the CPU. Stored resolved.
+    device: str = "auto"
     protein: ProteinSettings = field(default_factory=ProteinSettings)
     foodweb: FoodwebSettings = field(default_factory=FoodwebSettings)
 
@@ -361,7 +364,8 @@ class _Problem:
     task: str
     metric: str
     name: str
-    data: Data  # the graph the perturbations act on (what the model passes messages over)
+    data: Data  # the graph the perturbations act on (what the model passes messages over), on the CPU
+    device: torch.device  # where the model trains and runs; forward() returns its outputs on the CPU
 
     def fit(self, model_name: str) -> tuple[torch.nn.Module, dict]:
         raise NotImplementedError
@@ -429,9 +433,12 @@ def _run_path(out_dir: Path, task: str, dataset: str, model: str, seed: int, per
 
 
 def _make_problem(task: str, dataset: str, seed: int, cfg: RobustnessConfig) -> _Problem:
+    from gatbio.device import resolve_device
+
+    device = resolve_device(cfg.device)
     if task == "protein":
-        return _ProteinProblem(dataset, seed, cfg.protein)
-    return _FoodwebProblem(dataset, seed, cfg.foodweb)
+        return _ProteinProblem(dataset, seed, cfg.protein, device)
+    return _FoodwebProblem(dataset, seed, cfg.foodweb, device)
 
 
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
@@ -474,6 +481,7 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
             write_json(path, {
                 "task": task, "dataset": dataset, "model": model_name, "seed": seed, "perturbation": p,
                 "metric": problem.metric, "layer": MODELS[model_name], "perturb_kwargs": _perturb_kwargs(cfg, p),
+                "device": str(problem.device),
                 "retrained": False, "split": str(split_path.relative_to(out_dir)), "fit": fit_info,
                 "clean_attention": att_stats, "curve": curve,
             })
@@ -572,9 +580,16 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
     (:func:`gatbio.results.prepare_out_dir`).
     """
+    import dataclasses
+
+    from gatbio.device import announce_device, resolve_device
     from gatbio.results import prepare_out_dir
 
     cfg = _validate(cfg)
+    if not summary_only:  # the device this run uses, checked before any work and stored resolved
+        dev = resolve_device(cfg.device)
+        announce_device(dev, cfg.device)
+        cfg = dataclasses.replace(cfg, device=str(dev))
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only)
     if not summary_only:
@@ -586,9 +601,9 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     return summarize(cfg)
 
 
-def run_quick(out_dir: str | Path) -> str:
+def run_quick(out_dir: str | Path, device: str = "auto") -> str:
     """The quick config on real data (``make demo``): a few models, seeds and webs in about a minute."""
-    cfg = load(QUICK_CONFIG, [f"out_dir={Path(out_dir) / 'robustness'}"])
+    cfg = load(QUICK_CONFIG, [f"out_dir={Path(out_dir) / 'robustness'}", f"device={device}"])
     return run(cfg, progress=False)
 
 
@@ -597,10 +612,11 @@ class _ProteinProblem(_Problem):
 
     task, metric = "protein", "micro_f1"
 
-    def __init__(self, dataset: str, seed: int, s: ProteinSettings) -> None:
+    def __init__(self, dataset: str, seed: int, s: ProteinSettings, device: torch.device | None = None) -> None:
         from gatbio.tasks import protein
 
         self.name, self.seed, self.s = dataset, seed, s
+        self.device = torch.device("cpu") if device is None else device
         raw = protein.load_data(dataset)
         if raw.y is None or raw.y.dim() != 2:
             raise ValueError(f"dataset {dataset!r} has no multi-label targets y (N, L): the protein task of the "
@@ -634,11 +650,13 @@ class _ProteinProblem(_Problem):
                            eval_every=s.eval_every)
         fit_idx = torch.tensor(self.split["fit"], dtype=torch.long)
         val_idx = torch.tensor(self.split["val"], dtype=torch.long)
-        res = fit(model, d.x, d.edge_index, d.y, fit_idx, val_idx, val_score(True), tcfg, seed=self.seed)
+        res = fit(model, d.x, d.edge_index, d.y, fit_idx, val_idx, val_score(True), tcfg, seed=self.seed,
+                  device=self.device)
         return model, {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
 
     def forward(self, model, data: Data):
-        return forward_with_attention(model, lambda: model(data.x, data.edge_index))
+        x, ei = data.x.to(self.device), data.edge_index.to(self.device)
+        return _cpu(*forward_with_attention(model, lambda: model(x, ei)))
 
     def items(self, pert):
         test_new = pert.data.test_mask.nonzero().view(-1)  # (T',) in the perturbed graph
@@ -660,11 +678,12 @@ class _FoodwebProblem(_Problem):
 
     task, metric = "foodweb", "pr_auc"
 
-    def __init__(self, dataset: str, seed: int, s: FoodwebSettings) -> None:
+    def __init__(self, dataset: str, seed: int, s: FoodwebSettings, device: torch.device | None = None) -> None:
         from gatbio.data import load as load_dataset
         from gatbio.data.splits import link_split, observed_graph
 
         self.name, self.seed, self.s = dataset, seed, s
+        self.device = torch.device("cpu") if device is None else device
         from gatbio.tasks.foodweb import adjacency_of, node_inputs, observed_levels, prepare_traits
 
         web = load_dataset(dataset)
@@ -685,15 +704,17 @@ class _FoodwebProblem(_Problem):
         return self.fold.to_dict()
 
     def fit(self, model_name: str):
-        model, loss = _fit_foodweb(self.A, self.traits, self.s, model_name, self.seed)
+        model, loss = _fit_foodweb(self.A, self.traits, self.s, model_name, self.seed, self.device)
         with torch.no_grad():
-            out = model(self.data.x, self.data.edge_index, self.data.levels)  # (N, N)
+            d = self.data
+            out = model(d.x.to(self.device), d.edge_index.to(self.device), d.levels.to(self.device)).cpu()  # (N, N)
         val = torch.cat([self.fold.val_pos, self.fold.val_neg], 1)
         lab = torch.cat([torch.ones(self.fold.val_pos.size(1)), torch.zeros(self.fold.val_neg.size(1))])
         return model, {"epochs": self.s.epochs, "train_loss": loss, "val_pr_auc": metrics.pr_auc(lab, out[val[0], val[1]])}
 
     def forward(self, model, data: Data):
-        return forward_with_attention(model, lambda: model(data.x, data.edge_index, data.levels))
+        x, ei, lv = (t.to(self.device) for t in (data.x, data.edge_index, data.levels))
+        return _cpu(*forward_with_attention(model, lambda: model(x, ei, lv)))
 
     def items(self, pert):
         mapped = pert.node_map[self.pairs]  # (2, P), -1 where a species was removed
@@ -716,13 +737,20 @@ class _FoodwebProblem(_Problem):
 # models and training loops of the two tasks
 
 
-def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int) -> tuple[torch.nn.Module, float]:
+def _cpu(out: Tensor, att: tuple[Tensor, Tensor] | None) -> tuple[Tensor, tuple[Tensor, Tensor] | None]:
+    """A forward pass's output and attention, moved to the CPU (where perturbations are scored)."""
+    return out.cpu(), None if att is None else (att[0].cpu(), att[1].cpu())
+
+
+def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int,
+                 device: torch.device | None = None) -> tuple[torch.nn.Module, float]:
     """Train :class:`gatbio.nn.FoodWebGAT` with its attention layers replaced by variant ``model_name``.
 
     The cross-fitting of :func:`gatbio.tasks.foodweb.fit_gat` (same masks, inputs and loss), with one
     difference: the model is built here so that its layers can be swapped before training (``fit_gat``
     builds its own). No trophic attention bias: PyG's ``GATConv`` and GCN take none, and the comparison
-    is about the layers.
+    is about the layers. The masks are built on the CPU and moved to ``device`` (default: the CPU), where the
+    returned model lives; the model is initialised on the CPU, so a seed starts from the same weights everywhere.
     """
     from gatbio.linkpred import inner_splits
     from gatbio.nn.link_models import FoodWebGAT
@@ -741,9 +769,12 @@ def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int) -> t
     model = FoodWebGAT(masks[0][0].size(1), s.hidden, s.heads, s.layers, s.dropout, trophic_bias=False,
                        attention="gat")
     model = with_variant(model, model_name)
+    dev = torch.device("cpu") if device is None else device
+    model.to(dev)
+    masks = [tuple(t.to(dev) for t in m) for m in masks]
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     model.train()
-    loss = torch.zeros(())
+    loss = torch.zeros((), device=dev)
     for epoch in range(s.epochs):
         x, ei, lv, rows, cols, y = masks[epoch % len(masks)]
         opt.zero_grad()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gatbio._options import add_resume_options, resume_mode
+from gatbio._options import add_device_option, add_resume_options, resume_mode
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -22,6 +22,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     p.add_argument("--summary-only", action="store_true", help="only remake the tables and figures from existing results")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] jobs=2")
+    add_device_option(p, default=None)
     add_resume_options(p)
     p.set_defaults(func=main)
     return p
@@ -35,5 +36,7 @@ def main(args: argparse.Namespace) -> int:
     cfg = load(args.config, args.overrides)
     if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
         cfg = dataclasses.replace(cfg, out_dir=args.out)
+    if args.device is not None:
+        cfg = dataclasses.replace(cfg, device=args.device)
     print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
     return 0

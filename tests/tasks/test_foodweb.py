@@ -143,8 +143,9 @@ def test_full_pools_every_gat_seed_with_both_stacks(monkeypatch):
     A = fw.adjacency_of(torch.from_numpy(ei), 14)
     rng = np.random.default_rng(0)
     fake = {s: rng.normal(size=(14, 14)) for s in range(4)}
-    monkeypatch.setattr(fw, "fit_gat", lambda A, tr, params, trophic_bias=True, mode="links", seed=0, masks=None:
-                        type("M", (), {"seed": seed})())
+    devices = []
+    monkeypatch.setattr(fw, "fit_gat", lambda A, tr, params, trophic_bias=True, mode="links", seed=0, masks=None,
+                        device=None: devices.append(device) or type("M", (), {"seed": seed})())
     monkeypatch.setattr(fw, "gat_scores", lambda model, A, tr, params: fake[model.seed])
     cfg = fw.FoodWebConfig(models=["full", "gat", "boosted_stack", "linear_stack", "full_without_gat"],
                            stack=fw.lp.StackParams(max_iter=5, max_negatives=100))
@@ -152,6 +153,9 @@ def test_full_pools_every_gat_seed_with_both_stacks(monkeypatch):
     lo, gat = fw.lp.log_odds, np.mean([fake[s] for s in range(4)], axis=0)
     out = fw.fold_scores(A, None, cfg, "links", [0], gat_seeds=[0, 1, 2, 3])
     assert len(out["gat"]) == 4
+    from gatbio.device import resolve_device
+
+    assert devices == [resolve_device("auto")] * 4  # cfg.device (auto) reaches every GAT fit, resolved
     hgb, lin = lo(out["boosted_stack"][0]), lo(out["linear_stack"][0])
     assert not np.allclose(hgb, lin)  # two learners
     np.testing.assert_allclose(out["full"][0], (2 * gat + hgb + lin) / 4)
