@@ -147,8 +147,14 @@ def _ddp_worker(rank: int, world: int, port: int, build_model: Callable[[], nn.M
 
 
 def _run_rank(local_rank: int, build_model, graphs, train_kwargs: dict, device: str) -> list[float]:
-    """Build the model (seeded: the same start everywhere; DDP also broadcasts rank 0's), wrap it, train."""
-    dev = torch.device(f"cuda:{local_rank}") if device.startswith("cuda") else torch.device("cpu")
+    """Build the model (seeded: the same start everywhere; DDP also broadcasts rank 0's), wrap it, train.
+
+    ``device``: ``cpu``, ``cuda`` (process ``r`` takes GPU ``r``), ``mps``, or ``cuda:N`` for a single process."""
+    if device.startswith("cuda"):
+        explicit = ":" in device and not dist.is_initialized()
+        dev = torch.device(device) if explicit else torch.device("cuda", local_rank)
+    else:
+        dev = torch.device(device)
     if dev.type == "cuda":
         torch.cuda.set_device(dev)
     torch.manual_seed(train_kwargs.get("seed", 0))
@@ -223,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", default="synthetic", help="'synthetic' or 'ppi' (default: synthetic)")
     p.add_argument("--root", default=None, help="data root (default: $GATBIO_DATA)")
     p.add_argument("--nproc", type=int, default=1, help="processes to spawn when not under torchrun")
-    p.add_argument("--device", default="cpu", help="cpu (gloo) or cuda (NCCL, one GPU per process)")
+    p.add_argument("--device", default="auto",
+                   help="auto (cuda when PyTorch sees a GPU, else cpu), cpu (gloo), cuda (NCCL, one GPU per process) "
+                        "or, with one process, cuda:N or mps (default: auto)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=4, help="graphs per global batch")
     p.add_argument("--lr", type=float, default=5e-3)
@@ -232,6 +240,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="write the loss trajectory here")
     args = p.parse_args(argv)
+    from gatbio.device import DeviceError, announce_device, resolve_device
+
+    spec = args.device
+    try:
+        dev = resolve_device(spec)
+    except DeviceError as err:  # one line, no traceback
+        p.error(str(err))
+    single = args.nproc == 1 and "RANK" not in os.environ
+    if dev.type == "mps" and not single:
+        p.error("--device mps runs one process: use --nproc 1")
+    # several processes take one GPU each (process r: cuda:r); one process keeps the GPU it was given
+    args.device = str(dev) if single or dev.type != "cuda" else "cuda"
+    if int(os.environ.get("RANK", 0)) == 0:
+        announce_device(dev, spec)
     try:
         graphs = _load_graphs(args.dataset, args.root)
     except (ValueError, FileNotFoundError) as err:  # a clear one-line message, not a traceback
