@@ -152,8 +152,9 @@ def hub_attention_mass(edge_index, alpha, hubs, num_nodes: int | None = None) ->
     from torch_geometric.utils import scatter
 
     edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
-    hubs = torch.as_tensor(hubs)
-    is_hub = hubs.bool() if hubs.dtype == torch.bool else torch.zeros(n, dtype=torch.bool).index_fill_(0, hubs.long(), True)
+    hubs = torch.as_tensor(hubs, device=edge_index.device)
+    is_hub = hubs.bool() if hubs.dtype == torch.bool else \
+        torch.zeros(n, dtype=torch.bool, device=edge_index.device).index_fill_(0, hubs.long(), True)
     if is_hub.numel() != n:
         raise ValueError(f"hubs mask has {is_hub.numel()} entries for a graph of {n} nodes")
     on_hub = is_hub[edge_index[0]].double().unsqueeze(-1)  # (E, 1)
@@ -185,15 +186,15 @@ def attention_js_divergence(edge_index_before, alpha_before, edge_index_after, a
     if p.size(1) != q.size(1):
         raise ValueError(f"alpha before has {p.size(1)} heads and alpha after {q.size(1)}")
     if node_map is not None:
-        node_map = torch.as_tensor(node_map).long()
+        node_map = torch.as_tensor(node_map, device=ei_a.device).long()
         ei_a = node_map[ei_a]  # (2, E_a) in new ids, -1 where an endpoint was removed
         alive = (ei_a >= 0).all(0)
         ei_a, p = ei_a[:, alive], p[alive]
     n = max(n_b, int(ei_a.max()) + 1 if ei_a.numel() else 0)
-    key_a = (ei_a[0] * n + ei_a[1]).numpy()
-    key_b = (ei_b[0] * n + ei_b[1]).numpy()
+    key_a = (ei_a[0] * n + ei_a[1]).cpu().numpy()
+    key_b = (ei_b[0] * n + ei_b[1]).cpu().numpy()
     _, ia, ib = np.intersect1d(key_a, key_b, assume_unique=False, return_indices=True)
-    ia, ib = torch.from_numpy(ia), torch.from_numpy(ib)
+    ia, ib = torch.from_numpy(ia).to(p.device), torch.from_numpy(ib).to(q.device)
     tgt = ei_b[1, ib]  # (C,)
     p, q = p[ia], q[ib]  # (C, H)
     p = p / scatter(p, tgt, dim=0, dim_size=n, reduce="sum")[tgt].clamp(min=1e-300)

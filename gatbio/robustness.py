@@ -199,7 +199,7 @@ def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = No
         (N,) long tensor: the node ids in decreasing order of the score, ties in seeded random order.
     """
     _check_graph(data)
-    scores = _scores(data, by, seed, k).numpy()  # (N,)
+    scores = _scores(data, by, seed, k).cpu().numpy()  # (N,)
     tie = np.random.default_rng(seed).permutation(scores.shape[0])
     order = np.lexsort((tie, -scores))  # last key is primary: score descending, then the random tie-break
     return torch.from_numpy(order).long()

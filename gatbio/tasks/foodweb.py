@@ -405,7 +405,7 @@ def species_folds(data: Data, n_folds: int = 5, seed: int = 0) -> list[dict[str,
         raise ValueError(f"{getattr(data, 'name', 'web')}: {n} species cannot be cut into {n_folds} folds")
     full = adjacency_of(data.edge_index, n).toarray() > 0
     perm = np.random.default_rng(seed).permutation(n)
-    ei = data.edge_index.numpy()
+    ei = data.edge_index.cpu().numpy()
     out = []
     for f, held in enumerate(np.array_split(perm, n_folds)):
         out_mask = np.zeros(n, dtype=bool)
@@ -922,7 +922,7 @@ def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed
     np.fill_diagonal(cand, False)
     i, j = np.nonzero(cand)
     order = np.argsort(-prob[i, j], kind="stable")[:top]
-    return {"levels": lv, "edge_index": ei.numpy(), "attention": alpha.mean(1).numpy(),
+    return {"levels": lv, "edge_index": ei.cpu().numpy(), "attention": alpha.mean(1).cpu().numpy(),
             "missing": pd.DataFrame({"resource": i[order], "consumer": j[order], "score": prob[i[order], j[order]]}),
             "node_names": list(getattr(data, "node_names", None) or [str(k) for k in range(n)])}
 

@@ -264,11 +264,11 @@ def neighbor_vote(data, train_idx: torch.Tensor, n_labels: int) -> np.ndarray:
     known = scatter(labelled_mask_of(train_idx, data.num_nodes)[src].float(), dst, dim=0,
                     dim_size=data.num_nodes, reduce="sum").clamp(min=1)  # (N,)
     prior = y_in[train_idx].mean(0, keepdim=True)  # (1, L), breaks ties and scores isolated proteins
-    return (votes / known.unsqueeze(1) + 1e-3 * prior).numpy()
+    return (votes / known.unsqueeze(1) + 1e-3 * prior).cpu().numpy()
 
 
 def labelled_mask_of(idx: torch.Tensor, n: int) -> torch.Tensor:
-    m = torch.zeros(n, dtype=torch.bool)
+    m = torch.zeros(n, dtype=torch.bool, device=idx.device)
     m[idx] = True
     return m
 
@@ -284,7 +284,7 @@ def label_propagation(data, train_idx: torch.Tensor, n_labels: int, alpha: float
     out = LabelPropagation(num_layers=num_layers, alpha=alpha)(y_in, data.edge_index,
                                                               mask=labelled_mask_of(train_idx, data.num_nodes))
     prior = y_in[train_idx].mean(0, keepdim=True)
-    return (out + 1e-3 * prior).numpy()
+    return (out + 1e-3 * prior).cpu().numpy()
 
 
 def logistic_regression(emb: np.ndarray, y: np.ndarray, train_idx: np.ndarray, multilabel: bool) -> np.ndarray:
@@ -327,7 +327,7 @@ def knn_vote(emb: np.ndarray, y: np.ndarray, train_idx, multilabel: bool, k: int
 
 def label_prior(y: torch.Tensor, idx: torch.Tensor) -> np.ndarray:
     """Frequency of each label among proteins ``idx`` (multi-hot or class ids), floored at 1/(n+1)."""
-    yi = y[idx].numpy()
+    yi = y[idx].cpu().numpy()
     freq = yi.mean(0) if yi.ndim == 2 else np.bincount(yi, minlength=int(y.max()) + 1) / len(yi)
     return np.maximum(freq, 1.0 / (len(yi) + 1))
 
@@ -414,7 +414,7 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
     sp = read_json(split_path) if is_done(split_path) else make_split(data, frac, seed, cfg.val_fraction)
     write_json(split_path, sp)
     train, val, fit_idx, test = (torch.tensor(sp[k], dtype=torch.long) for k in ("train", "val", "fit", "test"))
-    y_np = data.y.numpy()
+    y_np = data.y.cpu().numpy()
     probas: dict[str, np.ndarray] = {}
     results = []
     todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json")]
@@ -433,11 +433,11 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
             val_proba = fn(data, fit_idx, num_labels(data))[val_np]
             proba = fn(data, train, num_labels(data))
         elif variant.startswith("lr_") and variant not in ENSEMBLES:
-            emb = inputs[variant[3:]].numpy()
+            emb = inputs[variant[3:]].cpu().numpy()
             val_proba = logistic_regression(emb, y_np, sp["fit"], multilabel)[val_np]
             proba = logistic_regression(emb, y_np, sp["train"], multilabel)
         elif variant == "knn_prone":
-            emb = inputs["prone"].numpy()
+            emb = inputs["prone"].cpu().numpy()
             val_proba = knn_vote(emb, y_np, sp["fit"], multilabel)[val_np]
             proba = knn_vote(emb, y_np, sp["train"], multilabel)
         elif variant in NEURAL:
@@ -668,7 +668,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     if known_mask.all():
         raise ValueError("every protein in the graph is annotated: nothing to predict")
     rng = np.random.default_rng(seed)
-    perm = torch.from_numpy(rng.permutation(known.numpy()))
+    perm = torch.from_numpy(rng.permutation(known.cpu().numpy()))
     n_val = max(1, len(perm) // 10)
     val, fit_idx = perm[:n_val].sort().values, perm[n_val:].sort().values
     if progress:
@@ -682,7 +682,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     from gatbio.train import predict
 
     proba = predict(model, x, data.edge_index, data.y, known).cpu().numpy()
-    deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes).numpy()
+    deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes).cpu().numpy()
     names = [str(n) for n in data.node_names]
     lnames = [str(n) for n in data.label_names]
     unknown = (~known_mask).nonzero().view(-1).tolist()
@@ -693,13 +693,13 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
                      "predicted": ";".join(lnames[j] for j in order),
                      "scores": ";".join(f"{proba[i, j]:.4f}" for j in order)})
     ei, alpha = last_layer_attention(model, data, x, known)  # (2, E'), (E',)
-    dst, src = ei[1].numpy(), ei[0].numpy()  # (E',)
+    dst, src = ei[1].cpu().numpy(), ei[0].cpu().numpy()  # (E',)
     df = pd.DataFrame({"protein": [names[j] for j in dst], "neighbour": [names[j] for j in src],
-                       "attention": alpha.numpy(), "_dst": dst, "_src": src})
+                       "attention": alpha.cpu().numpy(), "_dst": dst, "_src": src})
     df = df[df["_dst"].isin(set(unknown)) & (df["_dst"] != df["_src"])]  # attention paid by unannotated proteins
     df = df.sort_values(["_dst", "attention"], ascending=[True, False]).groupby("_dst").head(explain_top)
     df["top_prediction"] = [lnames[int(np.argmax(proba[i]))] for i in df["_dst"]]
-    ymat = data.y.numpy()
+    ymat = data.y.cpu().numpy()
     df["neighbour_known_labels"] = [";".join(lnames[j] for j in np.nonzero(ymat[i])[0]) for i in df["_src"]]
     explain = df.drop(columns=["_dst", "_src"]).reset_index(drop=True)
     return pd.DataFrame(rows), explain

@@ -82,14 +82,14 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
     ml = pr.is_multilabel(data)
     sp = pr.make_split(data, fraction, seed, cfg.val_fraction)
     train, val, fit_idx = (torch.tensor(sp[k], dtype=torch.long) for k in ("train", "val", "fit"))
-    y = data.y.numpy()
+    y = data.y.cpu().numpy()
     test, val_np = np.asarray(sp["test"]), np.asarray(sp["val"])
     # member probabilities: "val" = fitted without the validation proteins (scored on them), "test" = as in the
     # protocol (LR / kNN on all training proteins, neural models on the fit part)
     val_p: dict[str, np.ndarray] = {}
     test_p: dict[str, np.ndarray] = {}
     for m in LR_MEMBERS:
-        emb = inputs[m.split("_")[1]].numpy()
+        emb = inputs[m.split("_")[1]].cpu().numpy()
         fn = pr.knn_vote if m.startswith("knn") else pr.logistic_regression
         on_fit = fn(emb, y, sp["fit"], ml)
         val_p[m], test_p[m] = on_fit[val_np], fn(emb, y, sp["train"], ml)

@@ -275,7 +275,7 @@ def _attention_stats(att, hubs: Tensor, num_nodes: int) -> dict[str, float]:
     ei, alpha = att
     ratio = metrics.attention_entropy_ratio(ei, alpha, num_nodes)
     mass = metrics.hub_attention_mass(ei, alpha, hubs, num_nodes)
-    return {"entropy_ratio": float(np.nanmean(ratio.numpy())) if (~torch.isnan(ratio)).any() else float("nan"),
+    return {"entropy_ratio": float(np.nanmean(ratio.cpu().numpy())) if (~torch.isnan(ratio)).any() else float("nan"),
             "hub_mass": mass["mass"], "hub_mass_uniform": mass["uniform"]}
 
 
@@ -730,7 +730,7 @@ class _FoodwebProblem(_Problem):
 
     def predictions(self, out, items):
         pairs, _ = items
-        return (out[pairs[0], pairs[1]] > 0).numpy()
+        return (out[pairs[0], pairs[1]] > 0).cpu().numpy()
 
 
 # --------------------------------------------------------------------------------------------------
