@@ -40,6 +40,7 @@ bias: :func:`ablation_groups`), ``config.yaml`` and ``timing.json``.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import time
@@ -60,7 +61,7 @@ from gatbio.metrics import pr_auc, roc_auc
 __all__ = [
     "GATParams", "FoodWebConfig", "QUICK_WEBS", "OUR_MODELS", "BASELINES",
     "read_web_folder", "find_web_folders", "node_inputs", "prepare_traits", "observed_levels",
-    "fit_gat", "gat_scores", "fold_scores", "ensemble_seed_list", "link_folds", "species_folds", "run_web", "benchmark",
+    "fit_gat", "fit_gat_seeds", "gat_scores", "fold_scores", "ensemble_seed_list", "link_folds", "species_folds", "run_web", "benchmark",
     "summarize_results", "predict_missing_links", "explain_web", "run_quick", "quick_config",
 ]
 
@@ -95,6 +96,11 @@ class GATParams:
     weight_decay: float = 1e-4
     rounds: int = 1  # rounds of cross-fitting masks cycled through during training
     adjacency_inputs: bool = True  # the observed diet / consumer rows as node inputs
+    # train the seeds of a web as one batched model (fit_gat_seeds: torch.func.vmap over the seeds' stacked
+    # parameters, one step for all seeds); same results as one seed after another, within float rounding. Off by
+    # default: each seed then computes over every seed's graphs, which costs more than it saves on a CPU
+    # (experiments/README.md, "Device"); meant for GPUs, where a step on a small web is launch overhead
+    batch_seeds: bool = False
 
 
 @dataclass
@@ -298,6 +304,142 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
         model.load_state_dict(best_state)
     model.best_steps = steps  # the early-stopped number of steps
     return model.eval()
+
+
+def fit_gat_seeds(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, seeds: list[int], *,
+                  trophic_bias: bool = True, mode: str = "links", masks: dict[int, list[tuple]] | None = None,
+                  device: str | torch.device | None = None) -> list:
+    """:func:`fit_gat` for several seeds at once: ``[fit_gat(..., seed=s) for s in seeds]``, trained as one
+    batched model.
+
+    Why: a food web has 12-250 species, so one seed's training step is a few small kernels and a GPU mostly
+    waits for Python and kernel launches; K seeds in one step pay that overhead once. How: the seeds' models
+    (each initialised as :func:`fit_gat` does, from its own seed) are stacked with
+    :func:`torch.func.stack_module_state` and run with :func:`torch.func.vmap` over one graph, the disjoint union
+    of every seed's cross-fitting masks (the layer cannot be vmapped over graphs of different sizes); seed k's
+    model gets its own inputs on its block and zeros elsewhere, and only its block's pairs enter its loss, so
+    the seeds do not interact. One Adam over the stacked parameters is K independent Adams (it acts element by
+    element). Early stopping is per seed: a seed keeps its parameters at its lowest validation loss and stops
+    counting after ``params.patience`` evaluations without improvement, as in :func:`fit_gat`; the step stops
+    when every seed has. The cost: each seed computes over all K seeds' graphs (K times the arithmetic, in the
+    layer's reference path, which vmap supports), which a GPU absorbs on webs this small and a CPU does not.
+
+    Falls back to :func:`fit_gat` one seed after another where the batched run would differ from it: dropout
+    (random masks are drawn differently under vmap), ``params.refit`` (each seed refits for its own number of
+    steps), or a single seed. ``masks``: ``{seed: training_masks(...)}`` to share; built when missing.
+
+    Returns:
+        the trained models (eval mode, on ``device``), in the order of ``seeds``, each with ``best_steps``
+        when early stopping is on.
+    """
+    from torch.func import functional_call, stack_module_state, vmap
+
+    from gatbio.device import resolve_device
+    from gatbio.nn import GATConv
+    from gatbio.nn.link_models import FoodWebGAT
+
+    dev = resolve_device("cpu" if device is None else device)
+    masks = dict(masks or {})
+    for s in seeds:
+        if s not in masks:
+            masks[s] = training_masks(A, traits, params, mode, s)
+    if len(seeds) < 2 or params.dropout > 0 or params.refit:
+        return [fit_gat(A, traits, params, trophic_bias=trophic_bias, mode=mode, seed=s, masks=masks[s], device=dev)
+                for s in seeds]
+    if params.early_stopping and any(len(masks[s]) < 2 for s in seeds):
+        raise ValueError("early stopping needs at least 2 cross-fitting masks (one is the validation mask)")
+    N, K = A.shape[0], len(seeds)
+    models = []
+    for s in seeds:  # initialised exactly as _train_gat does
+        torch.manual_seed(s)
+        models.append(FoodWebGAT(masks[s][0][0].size(1), params.hidden_channels, params.heads, params.num_layers,
+                                 params.dropout, trophic_bias=trophic_bias, attention=params.attention).to(dev))
+    stacked, buffers = stack_module_state(models)  # {name: (K, ...)} leaves that require grad
+    base = _BlockForward(copy.deepcopy(models[0]).to("meta"), N)  # run with each seed's tensors (functional_call)
+    for m in base.modules():
+        if isinstance(m, GATConv):
+            m.impl = "reference"  # vmap cannot run the fused path's autograd Functions
+
+    def union(per_seed: list[list[tuple]]) -> tuple[torch.Tensor, ...]:
+        """The disjoint union of every seed's masks: inputs (K, T, F) zero outside a seed's block, messages
+        (2, E), levels (K, T), flat pair indices (K, P_max) into (T/N, N, N) with targets and a 0/1 weight."""
+        blocks = [_stack_masks(ms, N) for ms in per_seed]  # x (B_k N, F), ei, lv (B_k, N), idx (P_k,), y (P_k,)
+        sizes = [b[2].size(0) for b in blocks]  # B_k
+        offsets = np.concatenate([[0], np.cumsum(sizes)])  # in blocks of N nodes
+        T, P = int(offsets[-1]) * N, max(b[3].numel() for b in blocks)
+        x = torch.zeros(K, T, blocks[0][0].size(1))
+        lv = torch.zeros(K, T)
+        idx = torch.zeros(K, P, dtype=torch.long)
+        y, w = torch.zeros(K, P), torch.zeros(K, P)
+        for k, (xb, _, lvb, ib, yb) in enumerate(blocks):
+            o = int(offsets[k])
+            x[k, o * N:(o + sizes[k]) * N] = xb
+            lv[k, o * N:(o + sizes[k]) * N] = lvb.reshape(-1)
+            idx[k, :ib.numel()], y[k, :ib.numel()], w[k, :ib.numel()] = ib + o * N * N, yb, 1.0
+        ei = torch.cat([b[1] + int(offsets[k]) * N for k, b in enumerate(blocks)], dim=1)  # (2, E)
+        return tuple(t.to(dev) for t in (x, ei, lv, idx, y, w))
+
+    def seed_logits(p, b, x, ei, lv, idx):  # one seed's logits of its pairs (P_max,)
+        state = {**{f"model.{n}": t for n, t in p.items()}, **{f"model.{n}": t for n, t in b.items()}}
+        return functional_call(base, state, (x, ei, lv)).reshape(-1)[idx]
+
+    def seed_loss(p, b, x, ei, lv, idx, y, w):  # one seed: the mean BCE over its real pairs
+        bce = F.binary_cross_entropy_with_logits(seed_logits(p, b, x, ei, lv, idx), y, reduction="none")
+        return (bce * w).sum() / w.sum()
+
+    train = union([masks[s][:-1] if params.early_stopping else masks[s] for s in seeds])
+    val = union([masks[s][-1:] for s in seeds]) if params.early_stopping else None
+    opt = torch.optim.Adam(list(stacked.values()), lr=params.lr, weight_decay=params.weight_decay, foreach=True)
+    batched_loss = vmap(seed_loss, in_dims=(0, 0, 0, None, 0, 0, 0, 0))
+    losses: list[list[float]] = [[] for _ in seeds]
+    best: list[dict | None] = [None] * K
+    stopped = [False] * K
+    for step in range(1, params.epochs + 1):
+        base.train()
+        opt.zero_grad()
+        batched_loss(stacked, buffers, *train).sum().backward()  # the seeds' gradients do not mix
+        opt.step()
+        if val is not None and step % params.eval_every == 0:
+            base.eval()
+            with torch.no_grad():
+                if params.val_metric == "loss":
+                    v = batched_loss(stacked, buffers, *val).tolist()  # (K,)
+                else:  # minus the average precision of each seed's real pairs
+                    logits = vmap(seed_logits, in_dims=(0, 0, 0, None, 0, 0))(stacked, buffers, *val[:4]).cpu()
+                    y_v, w_v = val[4].cpu(), val[5].cpu() > 0
+                    v = [-pr_auc(y_v[k][w_v[k]].numpy(), logits[k][w_v[k]].numpy()) for k in range(K)]
+            for k in range(K):
+                if stopped[k]:
+                    continue
+                losses[k].append(v[k])
+                if int(np.argmin(losses[k])) == len(losses[k]) - 1:
+                    best[k] = {n: t[k].detach().clone() for n, t in stacked.items()}
+                elif len(losses[k]) - 1 - int(np.argmin(losses[k])) >= params.patience:
+                    stopped[k] = True
+            if all(stopped):
+                break
+    out = []
+    for k, model in enumerate(models):
+        state = best[k] if val is not None and best[k] is not None else \
+            {n: t[k].detach().clone() for n, t in stacked.items()}
+        model.load_state_dict({**state, **{n: t[k] for n, t in buffers.items()}})
+        if val is not None:
+            model.best_steps = (int(np.argmin(losses[k])) + 1) * params.eval_every if losses[k] else params.epochs
+        out.append(model.eval())
+    return out
+
+
+class _BlockForward(torch.nn.Module):
+    """A :class:`~gatbio.nn.FoodWebGAT` on a union of graphs of ``N`` nodes each: encode all T nodes, decode
+    block by block into (T/N, N, N) logits (never the (T, T) matrix across blocks)."""
+
+    def __init__(self, model: torch.nn.Module, N: int) -> None:
+        super().__init__()
+        self.model, self.N = model, N
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, levels: torch.Tensor) -> torch.Tensor:
+        z = self.model.encode(x, edge_index, levels)  # (T, W)
+        return self.model.decode(z.view(-1, self.N, z.size(-1)), levels.view(-1, self.N))  # (T/N, N, N)
 
 
 def _stack_masks(masks: list[tuple], N: int) -> tuple[torch.Tensor, ...]:
@@ -524,7 +666,13 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
             key = (tr is None, s)
             if key not in masks:
                 masks[key] = training_masks(A, tr, cfg.gat, mode, s)
-            model = fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[key], device=dev)
+        if cfg.gat.batch_seeds:  # every seed in one batched model (fit_gat_seeds): the same models
+            models = fit_gat_seeds(A, tr, cfg.gat, list(sds), trophic_bias=bias, mode=mode,
+                                   masks={s: masks[(tr is None, s)] for s in sds}, device=dev)
+        else:
+            models = (fit_gat(A, tr, cfg.gat, trophic_bias=bias, mode=mode, seed=s, masks=masks[(tr is None, s)],
+                              device=dev) for s in sds)
+        for s, model in zip(sds, models, strict=True):
             out[name].append(gat_scores(model, A, tr, cfg.gat))
             if s == sds[0] and hasattr(model, "best_steps"):
                 info[f"{name}_steps"] = model.best_steps
