@@ -98,7 +98,7 @@ class GATParams:
     adjacency_inputs: bool = True  # the observed diet / consumer rows as node inputs
     # train the seeds of a web as one batched model (fit_gat_seeds: torch.func.vmap over the seeds' stacked
     # parameters, one step for all seeds); the same computation as one seed after another, in another summation
-    # order. Off by default: each seed then computes over every seed's graphs, 1.2-6x slower on a CPU
+    # order. Off by default: each seed then computes over every seed's graphs, 1.3-8x slower on a CPU
     # (experiments/README.md, "Device"); meant for GPUs, where a step on a small web is launch overhead
     batch_seeds: bool = False
 
@@ -326,9 +326,10 @@ def fit_gat_seeds(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams
 
     Equal to :func:`fit_gat` up to floating-point summation order, and what that means: after one step the
     parameters agree to about 1e-4, but training amplifies such differences (Adam divides by the gradients'
-    size, so near-zero gradients turn rounding into full steps): after a hundred steps logits differ by up to
-    about 1, as they do when :func:`fit_gat` gets the same masks in reverse order (0.06 on dev web F2P4_190) or
-    runs on two threads instead of one. The fold's PR-AUC is what agrees (``experiments/bench_batch_seeds.py``).
+    size, so near-zero gradients turn rounding into full steps): by the end of training logits differ by up to
+    0.9 (dev web F2P4_190) or 5 (PlotA_135), as :func:`fit_gat`'s own move when it gets the same masks in reverse
+    order (0.06 on F2P4_190) or runs on two threads instead of one. The fold's PR-AUC is what agrees (to 5e-4 on
+    four dev webs, ``experiments/bench_batch_seeds.py``).
 
     Falls back to :func:`fit_gat` one seed after another where the batched run would differ from it: dropout
     (random masks are drawn differently under vmap), ``params.refit`` (each seed refits for its own number of
