@@ -84,12 +84,22 @@ class _BlockCSR:
     Row ``r*H + h``, column ``c*H + h`` holds edge (r, c) of head h, so that an (N, H, C) tensor is the
     (N*H, C) dense operand as it is, without a copy. ``perm[p]`` is the flat index ``e*H + h`` (into an
     (E, H) edge tensor) of the value stored at CSR position p: ``values = edge_values.reshape(-1)[perm]``.
+
+    **Multigraphs.** Repeated edges are stored as repeated entries, which sum in a product. cuSPARSE rejects a
+    CSR matrix with more stored entries than cells (``cusparseCreateCsr(): dimension mismatch, nnz > matrix
+    size``: a tiny graph with many repeated edges, and one head); then :meth:`matrix` sums the repeated
+    entries of each cell first (``merge[p]`` is the coalesced entry of CSR position p, with its own
+    ``merged_crow`` / ``merged_col``). The per-edge layout (``crow``, ``col``) stays for :meth:`sddmm`, so every
+    repeated edge still gets its own gradient (the same one: the cell's).
     """
 
     crow: Tensor  # (n_rows*H + 1,) int32 (int64 beyond 2**31 entries)
     col: Tensor  # (E*H,)
     perm: Tensor  # (E*H,)
     shape: tuple[int, int]
+    merge: Tensor | None = None  # (E*H,) coalesced entry of each CSR position, when nnz > cells
+    merged_crow: Tensor | None = None  # (n_rows*H + 1,)
+    merged_col: Tensor | None = None  # (number of distinct cells,)
 
     @staticmethod
     def build(rows: Tensor, cols: Tensor, n_rows: int, n_cols: int, heads: int) -> _BlockCSR:
@@ -109,14 +119,32 @@ class _BlockCSR:
         col[pos] = (cols.index_select(0, order).unsqueeze(1) * H + h).reshape(-1)
         crow = torch.zeros(n_rows * H + 1, dtype=torch.long, device=device)
         torch.cumsum(deg.repeat_interleave(H), 0, out=crow[1:])
+        merged = (None, None, None)
+        if E * H > n_rows * H * n_cols * H:  # more stored entries than cells: coalesce for the products
+            merged = _BlockCSR._coalesced(crow, col, n_rows * H, n_cols * H)
         if E * H < 2**31 and max(n_rows, n_cols) * H < 2**31:  # int32 indices: half the memory
             crow, col, perm = crow.int(), col.int(), perm.int()
-        return _BlockCSR(crow, col, perm, (n_rows * H, n_cols * H))
+            merged = tuple(None if t is None else t.int() for t in merged)
+        return _BlockCSR(crow, col, perm, (n_rows * H, n_cols * H), *merged)
+
+    @staticmethod
+    def _coalesced(crow: Tensor, col: Tensor, n_rows: int, n_cols: int) -> tuple[Tensor, Tensor, Tensor]:
+        """``(merge, crow, col)`` of the CSR layout with one entry per occupied cell. Within a row the
+        entries are sorted by column (:meth:`build` sorts the edges by row, then column), so the repeats of a
+        cell are consecutive."""
+        row = torch.repeat_interleave(torch.arange(n_rows, device=col.device), crow.diff())  # (nnz,)
+        cells, merge = torch.unique_consecutive(row * n_cols + col, return_inverse=True)  # (n_cells,), (nnz,)
+        merged_crow = torch.zeros(n_rows + 1, dtype=torch.long, device=col.device)
+        torch.cumsum(torch.bincount(cells // n_cols, minlength=n_rows), 0, out=merged_crow[1:])
+        return merge, merged_crow, cells % n_cols
 
     def matrix(self, edge_values: Tensor) -> Tensor:
-        """The sparse CSR matrix holding ``edge_values`` (E, H)."""
+        """The sparse CSR matrix holding ``edge_values`` (E, H), repeated edges summed when nnz > cells."""
         values = edge_values.reshape(-1).index_select(0, self.perm)  # (E*H,) CSR order
-        return _csr(self.crow, self.col, values, self.shape)
+        if self.merge is None:
+            return _csr(self.crow, self.col, values, self.shape)
+        summed = values.new_zeros(self.merged_col.numel()).index_add_(0, self.merge, values)  # (n_cells,)
+        return _csr(self.merged_crow, self.merged_col, summed, self.shape)
 
     def spmm(self, edge_values: Tensor, dense: Tensor) -> Tensor:
         """Per-head ``A_h(edge_values) @ dense[:, h]`` for dense (n_cols, H, C) → (n_rows, H, C), computed and
