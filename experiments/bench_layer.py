@@ -616,8 +616,9 @@ def _free_device_memory(device) -> None:
         torch.cuda.empty_cache()
 
 
-def bench_gpu(sizes, rows: list[Row], args) -> dict:
-    """Every row at every size, in this process; out-of-memory and other failures are recorded per case."""
+def bench_gpu(sizes, rows: list[Row], args, after_size=None) -> dict:
+    """Every row at every size, in this process; out-of-memory and other failures are recorded per case.
+    ``after_size(results)`` is called after each size (to save what is measured so far)."""
     import torch
 
     device = torch.device(args.device)
@@ -639,6 +640,8 @@ def bench_gpu(sizes, rows: list[Row], args) -> dict:
                 res = {"oom": True, "error": f"MemoryError: {err}"[:200]}
             except Exception as err:  # a failing case must not end a GPU session's run
                 res = {"error": f"{type(err).__name__}: {err}".splitlines()[0][:300]}
+                if "out of memory" in str(err).lower() or "ALLOC_FAILED" in str(err):  # cuBLAS / cuSPARSE
+                    res["oom"] = True
             _free_device_memory(device)
             if row.kind in OURS_ROWS:
                 res["impl"] = row.impl
@@ -654,6 +657,8 @@ def bench_gpu(sizes, rows: list[Row], args) -> dict:
             print(f"  {row.name:<22}{shown}{path}", flush=True)
         del x, edge_index_host
         _free_device_memory(device)
+        if after_size is not None:
+            after_size(results)
     return results
 
 
@@ -797,22 +802,32 @@ def run_gpu_mode(p: argparse.ArgumentParser, args, sizes, command: str) -> dict:
     print(f"bench_layer (one process): {name}, torch {torch.__version__}, triton {triton_version}, "
           f"PyG {torch_geometric.__version__}; forward + backward, median of {args.repeats} after "
           f"{args.warmup} warm-up calls", flush=True)
-    results = bench_gpu(sizes, cases, args)
+
+    def record(results: dict) -> dict:
+        return {
+            "command": command, "mode": "one-process", "device": args.device, "device_name": name,
+            "torch": torch.__version__, "triton": triton_version, "torch_geometric": torch_geometric.__version__,
+            "repeats": args.repeats, "warmup": args.warmup, "impls": impls,
+            "sizes": {s.name: asdict(s) for s in sizes},
+            "turbo": "not requested" if not args.turbo else (turbo_note or "measured"),
+            **{f"{k}.{f}": v for k, r in results.items() for f, v in r.items()},
+            **gpu_ratios(results, sizes, cases),
+        }
+
+    def save_partial(results: dict) -> None:  # a run cut short (a time limit) keeps the sizes it finished
+        if args.json is not None:
+            from gatbio.results import write_json
+
+            write_json(args.json, {**record(results), "partial": True})
+
+    results = bench_gpu(sizes, cases, args, after_size=save_partial)
     summary = gpu_ratios(results, sizes, cases)
     print()
     print(gpu_table(results, sizes, cases))
     print()
     for key, value in summary.items():
         print(f"  {key:<46} {value:.3f}")
-    return {
-        "command": command, "mode": "one-process", "device": args.device, "device_name": name,
-        "torch": torch.__version__, "triton": triton_version, "torch_geometric": torch_geometric.__version__,
-        "repeats": args.repeats, "warmup": args.warmup, "impls": impls,
-        "sizes": {s.name: asdict(s) for s in sizes},
-        "turbo": "not requested" if not args.turbo else (turbo_note or "measured"),
-        **{f"{k}.{f}": v for k, r in results.items() for f, v in r.items()},
-        **summary,
-    }
+    return record(results)
 
 
 def run_cpu_mode(p: argparse.ArgumentParser, args, sizes, command: str) -> dict:

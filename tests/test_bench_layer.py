@@ -32,6 +32,7 @@ def test_one_process_mode_writes_the_ratio_keys(bench, tmp_path):
     assert rc == 0
     d = json.loads(out.read_text())
     assert d["mode"] == "one-process" and d["sizes"]["tiny"]["edges"] == 3_000
+    assert "partial" not in d  # the final record replaces the one saved after each size
     for row in ("gat_all", "gat_all_bf16", "gatv2", "gatv2_bf16", "pyg_gat", "floor"):
         assert d[f"tiny.{row}.time_s"] > 0, row
         assert len(d[f"tiny.{row}.times_s"]) == 1
