@@ -1,13 +1,19 @@
 """Benchmark gatbio's GATConv against PyG's GATConv and against the linear + sparse-product floor.
 
-Every case (layer × size) runs in a fresh ``spawn`` process, so its peak memory is its own: on CPU the
-process's RSS high-water mark (``resource.getrusage``) minus its RSS before the first forward pass (torch
-allocations are invisible to ``tracemalloc``); on CUDA ``torch.cuda.max_memory_allocated`` minus the
-memory allocated before. Time is forward + backward of the layer (after a warm-up call), the median of
-``--repeats`` calls in each of ``--rounds`` rounds; the rounds visit the cases in turn, so machine load
-(other users of the CPUs) hits all of them alike and the ratios stay meaningful.
+Two modes. **CPU** (the default): every case (layer × size) runs in a fresh ``spawn`` process, so its peak
+memory is its own: the process's RSS high-water mark (``resource.getrusage``) minus its RSS before the first
+forward pass (torch allocations are invisible to ``tracemalloc``). Time is forward + backward of the layer
+(after a warm-up call), the median of ``--repeats`` calls in each of ``--rounds`` rounds; the rounds visit the
+cases in turn, so machine load (other users of the CPUs) hits all of them alike and the ratios stay meaningful.
 
-Cases, per size:
+**GPU** (``--device cuda``; ``--one-process`` runs the same engine on CPU): every case in this one process,
+rows below "GPU rows". Forward + backward, ``--warmup`` untimed calls (the first builds the graph's layout and
+runs Triton's autotuning) then the median of ``--repeats`` (7) timed calls; peak memory is
+``torch.cuda.max_memory_allocated`` with the peak reset per case after its inputs exist (so it counts the
+case's inputs, the layer, its cached graph layout and everything forward + backward allocate). PyG runs at
+every size: a ``torch.cuda.OutOfMemoryError`` is recorded as ``"oom"``, its memory freed, and the run goes on.
+
+CPU cases, per size:
     ours_all   gatbio GATConv, all options on (edge features, attention bias, learnt temperature,
                log-degree prior, residual); impl="auto" (the fused path at these sizes)
     ours_off   gatbio GATConv with PyG's defaults, impl="auto"
@@ -19,22 +25,45 @@ Cases, per size:
     floor_res  the floor plus a residual linear layer in → H·C (the least a layer with ``residual=True``,
                as in ours_all, must do)
 
+GPU rows, per size (``gat*``, ``gatv2*``, ``dot_all`` are gatbio's GATConv with ``--impl``, default
+``auto``: the Triton kernels on CUDA when Triton imports; with several impls, e.g. ``--impl triton,fused``,
+the first gives the plain row names and the others ``<row>_<impl>``):
+    gat        PyG's defaults (attention="gat")
+    gat_all    all options on: edge features, attention bias, learnt temperature, log-degree prior, residual
+    gatv2      attention="gatv2", PyG's defaults
+    gatv2_all  attention="gatv2", all options on
+    dot_all    attention="dot", all options on
+    pyg_gat    torch_geometric.nn.GATConv (PyG's defaults)
+    pyg_gatv2  torch_geometric.nn.GATv2Conv (PyG's defaults)
+    floor      a linear layer in → H·C plus one CSR sparse-dense product with unit weights
+    turbo      ``--turbo``: turbo-gnn's fused ``gatv2_aggr`` (yandex-research/On-Efficient-Scaling-Of-GNNs,
+               ``pip install turbo-gnn``) after two linear projections, when ``turbo_gnn`` imports
+    <row>_bf16 each gatbio row under ``torch.autocast(dtype=torch.bfloat16)`` (same parameters and inputs;
+               ``--no-bf16`` skips them), with its output's largest error relative to the float32 output
+Ratios (printed and in ``--json``), e.g. ``10m.gatv2.time_ratio_vs_floor``, ``10m.gat_all.time_ratio_vs_pyg``
+(gat rows against pyg_gat, gatv2 rows against pyg_gatv2), ``10m.gat_all.memory_ratio_vs_floor``,
+``10m.gat_all.bf16_time_ratio_vs_fp32``, ``10m.gat_all.bf16_max_error_vs_fp32``, ``10m.gatv2.time_ratio_vs_turbo``.
+
 Sizes: ``ppi`` (4,500 nodes, 120k edges, 1024 → 4 heads × 256), ``1m`` (10k nodes, 1M edges, 128 → 4 × 64),
-``10m`` (20k nodes, 10M edges, 64 → 4 × 64; PyG is skipped when its estimated memory exceeds the limit).
-``--scaling`` adds a full-batch training step of a 2-layer model (64 → 4 × 64 → 16 labels) on 20k nodes
-for 1e5 … 1e7 edges, with the log-log slope of time against edges.
+``10m`` (20k nodes, 10M edges, 64 → 4 × 64; on CPU PyG is skipped when its estimated memory exceeds the
+limit), and for the GPU ``50m`` (1M nodes, 50M edges) and ``100m`` (2M nodes, 100M edges), 64 → 4 × 64;
+``tiny`` (300 nodes, 3,000 edges) for smoke tests. CPU default: ppi,1m,10m; GPU default: all but tiny.
+``--scaling`` (CPU mode) adds a full-batch training step of a 2-layer model (64 → 4 × 64 → 16 labels) on 20k
+nodes for 1e5 … 1e7 edges, with the log-log slope of time against edges.
 
 Usage::
 
-    python experiments/bench_layer.py --json results/bench/bench_cpu.json            # everything
+    python experiments/bench_layer.py --json results/bench/bench_cpu.json            # everything (CPU)
     python experiments/bench_layer.py --sizes ppi --no-scaling                        # one size
-    python experiments/bench_layer.py --device cuda --json results/bench/bench_cuda.json
     python experiments/bench_layer.py --quick                                         # smoke test
+    python experiments/bench_layer.py --device cuda --json results/bench/gpu.json     # the GPU table
+    python experiments/bench_layer.py --device cuda --sizes 10m --impl triton,fused --turbo
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -61,8 +90,12 @@ SIZES = {
     "ppi": Size("ppi", 4_500, 120_000, 1024, 4, 256),
     "1m": Size("1m", 10_000, 1_000_000, 128, 4, 64),
     "10m": Size("10m", 20_000, 10_000_000, 64, 4, 64),
+    "50m": Size("50m", 1_000_000, 50_000_000, 64, 4, 64),
+    "100m": Size("100m", 2_000_000, 100_000_000, 64, 4, 64),
 }
 QUICK_SIZES = {"tiny": Size("tiny", 300, 3_000, 32, 2, 8)}
+ALL_SIZES = {**SIZES, **QUICK_SIZES}
+CPU_SIZES, GPU_SIZES = "ppi,1m,10m", "ppi,1m,10m,50m,100m"
 LAYERS = ("ours_all", "ours_off", "ours_ref", "pyg", "pyg_all", "floor", "floor_res")
 SCALING_EDGES = (100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 SCALING_NODES, SCALING_IN, SCALING_HIDDEN, SCALING_HEADS, SCALING_LABELS = 20_000, 64, 64, 4, 16
@@ -410,53 +443,413 @@ def bench_scaling(args, limit: int, edges_list) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- GPU mode: one process
+OURS_ROWS = ("gat", "gat_all", "gatv2", "gatv2_all", "dot_all")
+GPU_ROWS = (*OURS_ROWS, "pyg_gat", "pyg_gatv2", "floor")
+IMPLS = ("auto", "triton", "fused", "reference")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One GPU case: a layer (``kind``: a gatbio row, a PyG row, the floor or turbo), its impl and dtype."""
+
+    name: str
+    kind: str
+    impl: str = "auto"
+    bf16: bool = False
+
+
+def gpu_rows(rows: list[str], impls: list[str], bf16: bool, turbo: bool) -> list[Row]:
+    """The cases of one size: each gatbio row once per impl (the first impl keeps the plain name), its bf16
+    twin right after it, then PyG, the floor and turbo-gnn."""
+    out = []
+    for kind in rows:
+        if kind not in OURS_ROWS:
+            continue
+        for k, impl in enumerate(impls):
+            name = kind if k == 0 else f"{kind}_{impl}"
+            out.append(Row(name, kind, impl))
+            if bf16:
+                out.append(Row(f"{name}_bf16", kind, impl, bf16=True))
+    out += [Row(kind, kind) for kind in rows if kind not in OURS_ROWS]
+    if turbo:
+        out.append(Row("turbo", "turbo"))
+    return out
+
+
+def resolved_impl(impl: str, device, s: Size) -> str:
+    """The path ``impl`` takes on this device and size (what :class:`gatbio.nn.GATConv` dispatches to)."""
+    from gatbio.nn import conv as conv_module
+    from gatbio.nn import kernels
+
+    if impl != "auto":
+        return impl
+    if device.type == "cuda" and kernels.available():
+        return "triton"
+    big = (s.edges + s.nodes) * s.heads * s.channels >= conv_module.FUSED_MIN_ELEMENTS
+    return "fused" if big else "reference"
+
+
+def turbo_available() -> str | None:
+    """``None`` when turbo-gnn's ``gatv2_aggr`` imports, else why not."""
+    try:
+        from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr  # noqa: F401
+    except Exception as err:  # ImportError, or a build of it that fails to load its CUDA library
+        return f"turbo_gnn does not import ({type(err).__name__}: {err}); pip install turbo-gnn to add it"
+    return None
+
+
+def _build_gpu_layer(row: Row, s: Size, device, seed: int):
+    """The module of a row, its parameters drawn from ``seed`` (a row and its bf16 twin are the same layer)."""
+    import torch
+    import torch_geometric.nn as pyg_nn
+
+    from gatbio.nn import GATConv
+
+    H, C = s.heads, s.channels
+    torch.manual_seed(seed)
+    if row.kind == "pyg_gat":
+        return pyg_nn.GATConv(s.in_channels, C, heads=H).to(device)
+    if row.kind == "pyg_gatv2":
+        return pyg_nn.GATv2Conv(s.in_channels, C, heads=H).to(device)
+    if row.kind in ("floor", "turbo"):
+        width = 2 * H * C if row.kind == "turbo" else H * C  # turbo: [W_l; W_r] as one GEMM
+        return torch.nn.Linear(s.in_channels, width, bias=row.kind == "turbo").to(device)
+    attention = row.kind.split("_")[0]
+    options = dict(edge_dim=s.edge_dim, residual=True, temperature="learn", degree_norm="log") \
+        if row.kind.endswith("_all") else {}
+    return GATConv(s.in_channels, C, heads=H, attention=attention, impl=row.impl, **options).to(device)
+
+
+def _gpu_step(row: Row, s: Size, device, x, edge_index, seed: int):
+    """``(step, forward)``: one forward + backward of the row on its inputs, and a forward alone (no grad)."""
+    import torch
+
+    module = _build_gpu_layer(row, s, device, seed)
+    H, C = s.heads, s.channels
+    g = torch.Generator(device=device).manual_seed(seed + 1)
+    if row.kind.endswith("_all"):
+        edge_attr = torch.rand(s.edges, s.edge_dim, generator=g, device=device)
+        attn_bias = torch.randn(s.edges, generator=g, device=device)
+
+        def forward():
+            return module(x, edge_index, edge_attr, attn_bias=attn_bias)
+    elif row.kind == "floor":
+        adj = _csr_adjacency(edge_index, s.nodes)
+
+        def forward():
+            return adj @ module(x)  # (N, H*C)
+    elif row.kind == "turbo":
+        from torch_geometric.utils import add_self_loops, remove_self_loops
+        from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr
+
+        looped, _ = add_self_loops(remove_self_loops(edge_index)[0], num_nodes=s.nodes)
+        graph = AdjacencyForwardBackwardWithNodeBuckets.from_edge_list(looped.cpu(), num_nodes=s.nodes).to(device)
+        del looped
+        att = torch.nn.Parameter(0.1 * torch.randn(H, C, generator=g, device=device))
+
+        def forward():
+            h = module(x)  # (N, 2*H*C): W_l x and W_r x
+            x_l, x_r = h[:, :H * C].view(-1, H, C), h[:, H * C:].view(-1, H, C)
+            return gatv2_aggr(graph, x_r, x_neighbors=x_l, attention_weights=att, negative_slope=0.2)
+    else:
+        def forward():
+            return module(x, edge_index)
+
+    def run():
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=row.bf16):
+            return forward()
+
+    def step():
+        out = run()
+        out.backward(torch.ones_like(out))
+        module.zero_grad(set_to_none=True)
+
+    def forward_only(bf16: bool):
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            return forward().float()
+
+    return step, forward_only
+
+
+def run_gpu_case(row: Row, s: Size, device, x, edge_index_host, warmup: int, repeats: int, seed: int) -> dict:
+    """Forward + backward timings and peak memory of one row, in this process."""
+    import torch
+
+    # The case's own copy of the graph: gatbio caches its CSR layout per edge_index tensor, so each case
+    # builds (and pays for, in time and memory) its own, freed with the copy at the end of the case.
+    edge_index = edge_index_host.to(device)
+    step, forward_only = _gpu_step(row, s, device, x, edge_index, seed)
+    result = {}
+    if row.bf16:  # largest error of the bf16 output relative to the float32 output, same layer and inputs
+        out32 = forward_only(False)
+        err = (forward_only(True) - out32).abs().max() / out32.abs().max().clamp_min(1e-30)
+        result["max_error_vs_fp32"] = round(float(err), 6)
+        del out32
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        inputs = torch.cuda.memory_allocated(device)
+    t0 = time.perf_counter()
+    for _ in range(max(warmup, 1)):
+        step()
+    _sync(device)
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        step()
+        _sync(device)
+        times.append(time.perf_counter() - t0)
+    result.update(time_s=statistics.median(times), times_s=times, warmup_s=first)
+    if cuda:
+        result.update(peak_mem_gb=gb(torch.cuda.max_memory_allocated(device)), inputs_mem_gb=gb(inputs))
+    return result
+
+
+def _free_device_memory(device) -> None:
+    import torch
+
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def bench_gpu(sizes, rows: list[Row], args, after_size=None) -> dict:
+    """Every row at every size, in this process; out-of-memory and other failures are recorded per case.
+    ``after_size(results)`` is called after each size (to save what is measured so far)."""
+    import torch
+
+    device = torch.device(args.device)
+    results: dict[str, dict] = {}
+    for s in sizes:
+        g = torch.Generator().manual_seed(args.seed)
+        edge_index_host = torch.randint(0, s.nodes, (2, s.edges), generator=g)  # host copy; each case moves it
+        x = torch.randn(s.nodes, s.in_channels, generator=g).to(device)
+        print(f"size {s.name}: {s.nodes:,} nodes, {s.edges:,} edges, {s.in_channels} → {s.heads} × {s.channels}",
+              flush=True)
+        for row in rows:
+            key = f"{s.name}.{row.name}"
+            res: dict = {}
+            try:
+                res = run_gpu_case(row, s, device, x, edge_index_host, args.warmup, args.repeats, args.seed)
+            except torch.cuda.OutOfMemoryError as err:
+                res = {"oom": True, "error": str(err).splitlines()[0][:200]}
+            except MemoryError as err:
+                res = {"oom": True, "error": f"MemoryError: {err}"[:200]}
+            except Exception as err:  # a failing case must not end a GPU session's run
+                res = {"error": f"{type(err).__name__}: {err}".splitlines()[0][:300]}
+                if "out of memory" in str(err).lower() or "ALLOC_FAILED" in str(err):  # cuBLAS / cuSPARSE
+                    res["oom"] = True
+            _free_device_memory(device)
+            if row.kind in OURS_ROWS:
+                res["impl"] = row.impl
+                res["path"] = resolved_impl(row.impl, device, s)
+            results[key] = res
+            if "time_s" in res:
+                mem = f", peak {res['peak_mem_gb']:.2f} GB" if "peak_mem_gb" in res else ""
+                err = f", bf16 error {res['max_error_vs_fp32']:.2g}" if "max_error_vs_fp32" in res else ""
+                shown = f"{1e3 * res['time_s']:9.2f} ms{mem}{err}"
+            else:
+                shown = "out of memory" if res.get("oom") else res["error"]
+            path = f" [{res['path']}]" if "path" in res else ""
+            print(f"  {row.name:<22}{shown}{path}", flush=True)
+        del x, edge_index_host
+        _free_device_memory(device)
+        if after_size is not None:
+            after_size(results)
+    return results
+
+
+def gpu_ratios(results: dict, sizes, rows: list[Row]) -> dict:
+    """The ratios of the GPU rows (see the module docstring for the keys)."""
+    out = {}
+
+    def get(s: Size, name: str, field: str):
+        return results.get(f"{s.name}.{name}", {}).get(field)
+
+    for s in sizes:
+        for row in rows:
+            if row.kind == "floor":
+                continue
+            others = [("floor", "floor")]
+            if row.kind in OURS_ROWS and not row.bf16:
+                pyg = {"gat": "pyg_gat", "gatv2": "pyg_gatv2"}.get(row.kind.split("_")[0])
+                if pyg is not None:
+                    others.append(("pyg", pyg))
+                if row.kind == "gatv2":
+                    others.append(("turbo", "turbo"))
+            for label, other in others:
+                for field, what in (("time_s", "time"), ("peak_mem_gb", "memory")):
+                    a, b = get(s, row.name, field), get(s, other, field)
+                    if a is not None and b:
+                        out[f"{s.name}.{row.name}.{what}_ratio_vs_{label}"] = round(a / b, 3)
+            if row.bf16:
+                fp32 = row.name.removesuffix("_bf16")
+                for field, what in (("time_s", "time"), ("peak_mem_gb", "memory")):
+                    a, b = get(s, row.name, field), get(s, fp32, field)
+                    if a is not None and b:
+                        out[f"{s.name}.{fp32}.bf16_{what}_ratio_vs_fp32"] = round(a / b, 3)
+                err = get(s, row.name, "max_error_vs_fp32")
+                if err is not None:
+                    out[f"{s.name}.{fp32}.bf16_max_error_vs_fp32"] = err
+    return out
+
+
+def gpu_table(results: dict, sizes, rows: list[Row]) -> str:
+    """A Markdown table of the GPU rows: time and peak memory per size."""
+    head = "| row | " + " | ".join(s.name for s in sizes) + " |"
+    lines = [head, "|---" * (len(sizes) + 1) + "|"]
+    for row in rows:
+        cells = []
+        for s in sizes:
+            r = results.get(f"{s.name}.{row.name}", {})
+            if "time_s" in r:
+                mem = f", {r['peak_mem_gb']:.2f} GB" if "peak_mem_gb" in r else ""
+                cells.append(f"{1e3 * r['time_s']:.1f} ms{mem}")
+            else:
+                cells.append("out of memory" if r.get("oom") else "failed" if "error" in r else "")
+        lines.append(f"| {row.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
-    p.add_argument("--sizes", default="ppi,1m,10m", help=f"comma-separated, from {sorted(SIZES)}")
-    p.add_argument("--layers", default="ours_all,ours_off,pyg,pyg_all,floor,floor_res", help=f"comma-separated, from {LAYERS}")
-    p.add_argument("--with-reference", action="store_true", help="also time our reference path (ours_ref)")
-    p.add_argument("--repeats", type=int, default=3, help="timed calls per process (after a warm-up)")
-    p.add_argument("--rounds", type=int, default=3, help="fresh processes per case, interleaved")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="torch threads per case")
-    p.add_argument("--no-scaling", action="store_true", help="skip the 2-layer training-step scaling run")
-    p.add_argument("--only-scaling", action="store_true", help="run only the training-step scaling")
-    p.add_argument("--scaling-edges", default=",".join(str(e) for e in SCALING_EDGES))
-    p.add_argument("--scaling-repeats", type=int, default=2)
-    p.add_argument("--mem-limit-gb", type=float, default=8.0,
-                   help="skip cases estimated above this (also capped at 80%% of available memory)")
-    p.add_argument("--timeout", type=float, default=1200.0, help="seconds per case process")
+    p.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu); cuda runs the GPU mode")
+    p.add_argument("--sizes", default=None,
+                   help=f"comma-separated, from {sorted(ALL_SIZES)} (default: {CPU_SIZES} on CPU, {GPU_SIZES} on GPU)")
     p.add_argument("--json", type=Path, default=None, help="write every figure and ratio to this file")
-    p.add_argument("--quick", action="store_true", help="tiny sizes, one round (a smoke test)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="timed calls per case (after the warm-up; default: 3 per process on CPU, 7 on GPU)")
+    cpu = p.add_argument_group("CPU mode (a fresh process per case)")
+    cpu.add_argument("--layers", default="ours_all,ours_off,pyg,pyg_all,floor,floor_res",
+                     help=f"comma-separated, from {LAYERS}")
+    cpu.add_argument("--with-reference", action="store_true", help="also time our reference path (ours_ref)")
+    cpu.add_argument("--rounds", type=int, default=3, help="fresh processes per case, interleaved")
+    cpu.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="torch threads per case")
+    cpu.add_argument("--no-scaling", action="store_true", help="skip the 2-layer training-step scaling run")
+    cpu.add_argument("--only-scaling", action="store_true", help="run only the training-step scaling")
+    cpu.add_argument("--scaling-edges", default=",".join(str(e) for e in SCALING_EDGES))
+    cpu.add_argument("--scaling-repeats", type=int, default=2)
+    cpu.add_argument("--mem-limit-gb", type=float, default=8.0,
+                     help="skip cases estimated above this (also capped at 80%% of available memory)")
+    cpu.add_argument("--timeout", type=float, default=1200.0, help="seconds per case process")
+    cpu.add_argument("--quick", action="store_true", help="tiny sizes, one round (a smoke test)")
+    gpu = p.add_argument_group("GPU mode (--device cuda, or --one-process: every case in this process)")
+    gpu.add_argument("--one-process", action="store_true",
+                     help="run the GPU mode's cases on --device (on CPU: times and ratios, no peak memory)")
+    gpu.add_argument("--rows", default=",".join(GPU_ROWS), help=f"comma-separated, from {GPU_ROWS}")
+    gpu.add_argument("--impl", default="auto",
+                     help=f"comma-separated impls of the gatbio rows, from {IMPLS} (the first: plain row names)")
+    gpu.add_argument("--no-bf16", action="store_true", help="skip the bf16 autocast twin of each gatbio row")
+    gpu.add_argument("--turbo", action="store_true",
+                     help="add turbo-gnn's gatv2_aggr (skipped, with a note, when turbo_gnn does not import)")
+    gpu.add_argument("--warmup", type=int, default=2, help="untimed calls per case before the timed ones")
+    gpu.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
-    if args.device.startswith("cuda"):
-        import torch
+    import torch
 
-        if not torch.cuda.is_available():
-            p.error("--device cuda was given but no CUDA device is available")
+    on_gpu = args.device.startswith("cuda")
+    if on_gpu and not torch.cuda.is_available():
+        p.error("--device cuda was given but no CUDA device is available")
+    one_process = on_gpu or args.one_process
+    names = [n for n in (args.sizes or (GPU_SIZES if one_process else CPU_SIZES)).split(",") if n]
+    unknown = [n for n in names if n not in ALL_SIZES]
+    if unknown:
+        p.error(f"--sizes: unknown {unknown}; choose from {sorted(ALL_SIZES)}")
+    sizes = [ALL_SIZES[n] for n in names]
+    command = "python experiments/bench_layer.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if one_process:
+        record = run_gpu_mode(p, args, sizes, command)
+    else:
+        record = run_cpu_mode(p, args, sizes, command)
+    if args.json is not None:
+        from gatbio.results import write_json
+
+        write_json(args.json, record)
+        print(f"wrote {args.json}")
+    return 0
+
+
+def run_gpu_mode(p: argparse.ArgumentParser, args, sizes, command: str) -> dict:
+    """Every case in this process (see the module docstring); returns the JSON record."""
+    import torch
+    import torch_geometric
+
+    rows = [r for r in args.rows.split(",") if r]
+    impls = [i for i in args.impl.split(",") if i]
+    bad = [r for r in rows if r not in GPU_ROWS] + [i for i in impls if i not in IMPLS]
+    if bad or not impls:
+        p.error(f"--rows / --impl: unknown {bad or 'none given'}; rows from {GPU_ROWS}, impls from {IMPLS}")
+    args.repeats = args.repeats or 7
+    turbo_note = None
+    if args.turbo:
+        turbo_note = turbo_available()
+        if turbo_note is not None:
+            print(f"turbo-gnn row skipped: {turbo_note}", flush=True)
+    cases = gpu_rows(rows, impls, bf16=not args.no_bf16, turbo=args.turbo and turbo_note is None)
+    device = torch.device(args.device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    try:
+        import triton
+
+        triton_version = triton.__version__
+    except ImportError:
+        triton_version = None
+    print(f"bench_layer (one process): {name}, torch {torch.__version__}, triton {triton_version}, "
+          f"PyG {torch_geometric.__version__}; forward + backward, median of {args.repeats} after "
+          f"{args.warmup} warm-up calls", flush=True)
+
+    def record(results: dict) -> dict:
+        return {
+            "command": command, "mode": "one-process", "device": args.device, "device_name": name,
+            "torch": torch.__version__, "triton": triton_version, "torch_geometric": torch_geometric.__version__,
+            "repeats": args.repeats, "warmup": args.warmup, "impls": impls,
+            "sizes": {s.name: asdict(s) for s in sizes},
+            "turbo": "not requested" if not args.turbo else (turbo_note or "measured"),
+            **{f"{k}.{f}": v for k, r in results.items() for f, v in r.items()},
+            **gpu_ratios(results, sizes, cases),
+        }
+
+    def save_partial(results: dict) -> None:  # a run cut short (a time limit) keeps the sizes it finished
+        if args.json is not None:
+            from gatbio.results import write_json
+
+            write_json(args.json, {**record(results), "partial": True})
+
+    results = bench_gpu(sizes, cases, args, after_size=save_partial)
+    summary = gpu_ratios(results, sizes, cases)
+    print()
+    print(gpu_table(results, sizes, cases))
+    print()
+    for key, value in summary.items():
+        print(f"  {key:<46} {value:.3f}")
+    return record(results)
+
+
+def run_cpu_mode(p: argparse.ArgumentParser, args, sizes, command: str) -> dict:
+    """A fresh process per case, rounds interleaved (see the module docstring); returns the JSON record."""
+    import torch
+
     layers = [x for x in args.layers.split(",") if x]
     if args.with_reference and "ours_ref" not in layers:
         layers.append("ours_ref")
     bad = [x for x in layers if x not in LAYERS]
     if bad:
         p.error(f"--layers: unknown {bad}; choose from {LAYERS}")
+    args.repeats = args.repeats or 3
     if args.quick:
         sizes, args.rounds, args.repeats, args.scaling_repeats = list(QUICK_SIZES.values()), 1, 1, 1
         scaling_edges = [2_000, 8_000]
     else:
-        unknown = [n for n in args.sizes.split(",") if n not in SIZES]
-        if unknown:
-            p.error(f"--sizes: unknown {unknown}; choose from {sorted(SIZES)}")
-        sizes = [SIZES[n] for n in args.sizes.split(",")]
         scaling_edges = [int(e) for e in args.scaling_edges.split(",") if e]
     limit = int(args.mem_limit_gb * 2**30)
     avail = available_bytes()
-    if avail is not None and not args.device.startswith("cuda"):
+    if avail is not None:
         limit = min(limit, int(0.8 * avail))
-
-    import torch
 
     print(f"bench_layer: device={args.device} threads={args.threads} torch={torch.__version__} "
           f"memory limit {gb(limit):.1f} GB, {args.rounds} rounds × {args.repeats} repeats", flush=True)
@@ -468,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {key:<40} {value:.3f}")
     scaling = {} if args.no_scaling else bench_scaling(args, limit, scaling_edges)
     record = {
-        "command": "python experiments/bench_layer.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": command,
         "device": args.device, "threads": args.threads, "torch": torch.__version__,
         "sizes": {s.name: asdict(s) for s in sizes},
         **{f"{k}.{f}": v for k, r in results.items() for f, v in r.items()},
@@ -476,13 +869,7 @@ def main(argv: list[str] | None = None) -> int:
         **{f"{k}.{f}" if isinstance(r, dict) else k: v
            for k, r in scaling.items() for f, v in (r.items() if isinstance(r, dict) else [(None, r)])},
     }
-    record = {k.removesuffix(".None"): v for k, v in record.items()}
-    if args.json is not None:
-        from gatbio.results import write_json
-
-        write_json(args.json, record)
-        print(f"wrote {args.json}")
-    return 0
+    return {k.removesuffix(".None"): v for k, v in record.items()}
 
 
 if __name__ == "__main__":

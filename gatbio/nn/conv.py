@@ -87,6 +87,11 @@ class GATConv(MessagePassing):
     (initialised to 1). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
     of ``edge_index``; self-loops added by the layer get :math:`b = 0`.
 
+    Under ``torch.autocast`` (bf16 or fp16) the projections run in low precision on every path; the scores,
+    degree terms, temperature and softmax are computed in float32 (float64 for a float64 model) and the
+    aggregation sums in float32 (:func:`gatbio.nn.functional.accumulation_dtype`). The output has the input's
+    dtype promoted with the parameters' (float32 for a float32 model, as PyG's ``GATConv`` under autocast).
+
     Args:
         in_channels (int or tuple): Size of each input sample, or ``(src, dst)`` sizes for bipartite graphs.
         out_channels (int): Size of each output sample per head (:math:`C`).
@@ -353,7 +358,7 @@ class GATConv(MessagePassing):
             out, alpha = self._triton_attention(x_src_in, x_dst_in, v, x_r if self.attention == "gatv2" else x_d,
                                                 edge_index_in, edge_index, edge_attr, attn_bias, num_src, num_dst,
                                                 bool(return_attention_weights))
-            out = self._combine_heads(out, res)
+            out = self._combine_heads(out, res, self._output_dtype(x_src_in))
             return self._output(out, edge_index, alpha, sparse, return_attention_weights)
 
         # 2. Raw scores e_ij (E, H). The fused path (gatbio.nn.fused) never builds an (E, H, C) tensor:
@@ -369,7 +374,7 @@ class GATConv(MessagePassing):
                 if self.att_edge is not None:
                     a_edge = (e_feat * self.att_edge).sum(dim=-1)  # (E, H)
             elif self.att_edge is not None:
-                a_edge = edge_attr @ FU.fold_edge_attention(self.lin_edge.weight, self.att_edge)  # (E, H)
+                a_edge = FU.edge_scores(edge_attr, self.lin_edge.weight, self.att_edge)  # (E, H), folded
         if self.attention == "gat":
             if plan is None:
                 a_src = (v * self.att_src).sum(dim=-1)  # (N_src, H)
@@ -400,7 +405,8 @@ class GATConv(MessagePassing):
         # 3-5. Degree prior, bias, temperature, softmax, degree factor (gatbio.nn.functional).
         deg = None
         if self.degree_norm is not None:
-            deg = GF.in_degree(edge_index, max(num_src, num_dst), dtype=scores.dtype)  # (N,)
+            deg = GF.in_degree(edge_index, max(num_src, num_dst),
+                               dtype=GF.accumulation_dtype(scores.dtype))  # (N,)
         alpha = GF.attention_weights(
             scores, edge_index, num_dst, attn_bias=attn_bias, temperature=self.tau(),
             degree_norm=self.degree_norm, degree_lambda=self.degree_lambda, deg=deg,
@@ -412,7 +418,7 @@ class GATConv(MessagePassing):
             out = self.propagate(edge_index, x=(v, None), alpha=alpha, size=(num_src, num_dst))
         else:
             out = FU.attention_aggregate(v, alpha, edge_index, num_dst, plan)  # (N_dst, H, C)
-        out = self._combine_heads(out, res)
+        out = self._combine_heads(out, res, self._output_dtype(x_src_in))
 
         return self._output(out, edge_index, alpha, sparse, return_attention_weights)
 
@@ -438,14 +444,22 @@ class GATConv(MessagePassing):
         return _cached_plan(edge_index_in, ("fused", self.add_self_loops, E, num_src, num_dst, H),
                             lambda: FU.AttentionPlan(edge_index, num_src, num_dst, H))
 
-    def _combine_heads(self, out: Tensor, res: Tensor | None) -> Tensor:
-        """(N_dst, H, C) per-head outputs → concatenated or averaged heads, plus residual and bias."""
+    def _output_dtype(self, x: Tensor) -> torch.dtype:
+        """The output's dtype: the input's promoted with the parameters' (float32 for a float32 model under
+        ``torch.autocast``, as PyG's ``GATConv`` returns; bfloat16 for a model and input cast to bfloat16),
+        whatever ran in lower precision inside (projections under autocast; the Triton kernels' values)."""
+        lin = self.lin_l if self.lin_l is not None else (self.lin if self.lin is not None else self.lin_src)
+        return torch.promote_types(x.dtype, lin.weight.dtype)
+
+    def _combine_heads(self, out: Tensor, res: Tensor | None, dtype: torch.dtype) -> Tensor:
+        """(N_dst, H, C) per-head outputs → concatenated or averaged heads, plus residual and bias, in ``dtype``."""
+        out = out.to(dtype)
         out = out.reshape(-1, self.heads * self.out_channels) if self.concat else out.mean(dim=1)
         if res is not None:
             out = out + res
         if self.bias is not None:
             out = out + self.bias
-        return out
+        return out.to(dtype)
 
     # ------------------------------------------------------------------ Triton path
     def _use_triton(self, v: Tensor) -> bool:
@@ -489,7 +503,7 @@ class GATConv(MessagePassing):
             edge_attr = None
         a_edge = None
         if edge_attr is not None and self.att_edge is not None:
-            a_edge = edge_attr @ FU.fold_edge_attention(self.lin_edge.weight, self.att_edge)  # (E, H)
+            a_edge = FU.edge_scores(edge_attr, self.lin_edge.weight, self.att_edge)  # (E, H), folded
         bias = attn_bias
         if self.attention == "gat":
             if x_dst_proj is v:

@@ -16,6 +16,11 @@ where :math:`d` are in-degrees (self-loops included), the :math:`\log d_j` term 
 
 Every function here takes and returns plain tensors, so each step can be tested against a dense reference.
 Shapes: ``N`` nodes, ``E`` edges, ``H`` heads, ``C`` channels per head.
+
+**Precision.** Under ``torch.autocast`` the projections arrive in bfloat16 or float16. The scores are
+returned, and the softmax, degree terms and temperature are computed, in :func:`accumulation_dtype` (float32
+for bf16/fp16/fp32 inputs, float64 for float64), so that attention statistics never accumulate in half
+precision.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from torch import Tensor
 from torch_geometric.utils import degree, softmax
 
 __all__ = [
+    "accumulation_dtype",
     "dropout",
     "gat_scores",
     "gatv2_scores",
@@ -36,6 +42,16 @@ __all__ = [
     "attention_weights",
 ]
 
+
+def accumulation_dtype(*dtypes: torch.dtype) -> torch.dtype:
+    """The dtype that attention statistics and sums are computed in: float32, or wider when an input is.
+
+    ``accumulation_dtype(torch.bfloat16) == torch.float32``; ``accumulation_dtype(torch.float64) == torch.float64``.
+    """
+    out = torch.float32
+    for dtype in dtypes:
+        out = torch.promote_types(out, dtype)
+    return out
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
@@ -53,6 +69,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     keep = torch.rand_like(x) >= p  # (same shape as x), bool
     return x * keep * (1.0 / (1.0 - p))
 
+
 def gat_scores(
     a_src: Tensor, a_dst: Tensor | None, edge_index: Tensor, a_edge: Tensor | None = None,
     negative_slope: float = 0.2,
@@ -66,9 +83,10 @@ def gat_scores(
         a_edge: optional (E, H) edge-feature terms.
 
     Returns:
-        (E, H) scores.
+        (E, H) scores in :func:`accumulation_dtype` of the inputs.
     """
-    e = a_src.index_select(0, edge_index[0])  # (E, H)
+    acc = accumulation_dtype(a_src.dtype)
+    e = a_src.index_select(0, edge_index[0]).to(acc)  # (E, H)
     if a_dst is not None:
         e = e + a_dst.index_select(0, edge_index[1])
     if a_edge is not None:
@@ -90,13 +108,14 @@ def gatv2_scores(
         e_feat: optional (E, H, C) :math:`W_e e`.
 
     Returns:
-        (E, H) scores.
+        (E, H) scores in :func:`accumulation_dtype` of the inputs (the (E, H, C) terms stay in theirs).
     """
+    acc = accumulation_dtype(x_src.dtype, att.dtype)
     x = x_src.index_select(0, edge_index[0]) + x_dst.index_select(0, edge_index[1])  # (E, H, C)
     if e_feat is not None:
         x = x + e_feat
     x = F.leaky_relu(x, negative_slope)
-    return (x * att).sum(dim=-1)  # (E, H)
+    return (x * att).sum(dim=-1, dtype=acc)  # (E, H)
 
 
 def dot_scores(q: Tensor, k: Tensor, edge_index: Tensor) -> Tensor:
@@ -108,12 +127,13 @@ def dot_scores(q: Tensor, k: Tensor, edge_index: Tensor) -> Tensor:
         edge_index: (2, E).
 
     Returns:
-        (E, H) scores.
+        (E, H) scores in :func:`accumulation_dtype` of the inputs (products summed in it).
     """
     C = q.size(-1)
     qi = q.index_select(0, edge_index[1])  # (E, H, C)
     kj = k.index_select(0, edge_index[0])  # (E, H, C)
-    return (qi * kj).sum(dim=-1) / math.sqrt(C)  # (E, H)
+    acc = accumulation_dtype(q.dtype, k.dtype)
+    return (qi * kj).sum(dim=-1, dtype=acc) / math.sqrt(C)  # (E, H)
 
 
 def in_degree(edge_index: Tensor, num_nodes: int, dtype: torch.dtype = torch.float) -> Tensor:
@@ -152,10 +172,13 @@ def attention_weights(
         deg: (N,) in-degrees (self-loops included) for the degree modes; degrees below 1 are read as 1.
 
     Returns:
-        (E, H) attention weights. Each target's weights sum to one except with ``degree_norm="sym"``.
+        (E, H) attention weights in :func:`accumulation_dtype` of ``scores`` (float32 for bf16/fp16 scores).
+        Each target's weights sum to one except with ``degree_norm="sym"``.
     """
     src, dst = edge_index[0], edge_index[1]
-    z = scores
+    z = scores.to(accumulation_dtype(scores.dtype))  # softmax statistics never in half precision
+    if deg is not None:
+        deg = deg.to(z.dtype)
     if degree_norm == "log":
         log_d = deg.clamp(min=1).log().index_select(0, src)  # (E,)
         z = z - degree_lambda.view(1, -1) * log_d.unsqueeze(-1)  # (E, H)

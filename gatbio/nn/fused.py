@@ -31,6 +31,12 @@ scores are an SDDMM (:func:`edge_dot`), edge features enter GAT and dot scores t
 :math:`\mathrm{LeakyReLU}(W_l x_j + W_r x_i)` per edge, are computed in chunks of edges and recomputed
 in the backward pass (:func:`gatv2_scores`).
 
+**Precision** (``torch.autocast``): bf16/fp16 inputs are read as they are and every product and sum runs in
+:func:`~gatbio.nn.functional.accumulation_dtype` (float32, or float64 for float64 inputs; the sparse kernels
+step out of autocast). Scores (:func:`edge_dot`, :func:`gatv2_scores`, :func:`head_dots`,
+:func:`edge_scores`) are returned in that dtype; :func:`attention_aggregate` returns the dtype of
+``alpha * x`` (float32 for bf16 features and float32 weights); gradients take their inputs' dtypes.
+
 Shapes: ``N_src``/``N_dst`` source/target nodes, ``E`` edges, ``H`` heads, ``C`` channels per head.
 """
 
@@ -44,18 +50,20 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.autograd import Function
 
+from gatbio.nn.functional import accumulation_dtype
+
 __all__ = [
     "AttentionPlan",
     "attention_aggregate",
     "edge_dot",
     "gatv2_scores",
     "fold_edge_attention",
+    "edge_scores",
     "head_dots",
 ]
 
-# Sparse CSR kernels on CPU (MKL) and CUDA (cuSPARSE) cover these dtypes; others (bf16, fp16) are
-# computed in float32 and cast back, so the fused path is correct for every floating dtype.
-_SPARSE_DTYPES = (torch.float32, torch.float64)
+# Sparse CSR kernels on CPU (MKL) and CUDA (cuSPARSE) cover float32 and float64: bf16/fp16 operands are
+# computed in float32 (accumulation_dtype), so the fused path is correct for every floating dtype.
 # Elements (edges × H × C) per chunk where an edge-wise (E, H, C) intermediate cannot be avoided.
 _CHUNK_ELEMENTS = 1 << 22
 
@@ -76,12 +84,22 @@ class _BlockCSR:
     Row ``r*H + h``, column ``c*H + h`` holds edge (r, c) of head h, so that an (N, H, C) tensor is the
     (N*H, C) dense operand as it is, without a copy. ``perm[p]`` is the flat index ``e*H + h`` (into an
     (E, H) edge tensor) of the value stored at CSR position p: ``values = edge_values.reshape(-1)[perm]``.
+
+    **Multigraphs.** Repeated edges are stored as repeated entries, which sum in a product. cuSPARSE rejects a
+    CSR matrix with more stored entries than cells (``cusparseCreateCsr(): dimension mismatch, nnz > matrix
+    size``: a tiny graph with many repeated edges, and one head); then :meth:`matrix` sums the repeated
+    entries of each cell first (``merge[p]`` is the coalesced entry of CSR position p, with its own
+    ``merged_crow`` / ``merged_col``). The per-edge layout (``crow``, ``col``) stays for :meth:`sddmm`, so every
+    repeated edge still gets its own gradient (the same one: the cell's).
     """
 
     crow: Tensor  # (n_rows*H + 1,) int32 (int64 beyond 2**31 entries)
     col: Tensor  # (E*H,)
     perm: Tensor  # (E*H,)
     shape: tuple[int, int]
+    merge: Tensor | None = None  # (E*H,) coalesced entry of each CSR position, when nnz > cells
+    merged_crow: Tensor | None = None  # (n_rows*H + 1,)
+    merged_col: Tensor | None = None  # (number of distinct cells,)
 
     @staticmethod
     def build(rows: Tensor, cols: Tensor, n_rows: int, n_cols: int, heads: int) -> _BlockCSR:
@@ -101,32 +119,48 @@ class _BlockCSR:
         col[pos] = (cols.index_select(0, order).unsqueeze(1) * H + h).reshape(-1)
         crow = torch.zeros(n_rows * H + 1, dtype=torch.long, device=device)
         torch.cumsum(deg.repeat_interleave(H), 0, out=crow[1:])
+        merged = (None, None, None)
+        if E * H > n_rows * H * n_cols * H:  # more stored entries than cells: coalesce for the products
+            merged = _BlockCSR._coalesced(crow, col, n_rows * H, n_cols * H)
         if E * H < 2**31 and max(n_rows, n_cols) * H < 2**31:  # int32 indices: half the memory
             crow, col, perm = crow.int(), col.int(), perm.int()
-        return _BlockCSR(crow, col, perm, (n_rows * H, n_cols * H))
+            merged = tuple(None if t is None else t.int() for t in merged)
+        return _BlockCSR(crow, col, perm, (n_rows * H, n_cols * H), *merged)
+
+    @staticmethod
+    def _coalesced(crow: Tensor, col: Tensor, n_rows: int, n_cols: int) -> tuple[Tensor, Tensor, Tensor]:
+        """``(merge, crow, col)`` of the CSR layout with one entry per occupied cell. Within a row the
+        entries are sorted by column (:meth:`build` sorts the edges by row, then column), so the repeats of a
+        cell are consecutive."""
+        row = torch.repeat_interleave(torch.arange(n_rows, device=col.device), crow.diff())  # (nnz,)
+        cells, merge = torch.unique_consecutive(row * n_cols + col, return_inverse=True)  # (n_cells,), (nnz,)
+        merged_crow = torch.zeros(n_rows + 1, dtype=torch.long, device=col.device)
+        torch.cumsum(torch.bincount(cells // n_cols, minlength=n_rows), 0, out=merged_crow[1:])
+        return merge, merged_crow, cells % n_cols
 
     def matrix(self, edge_values: Tensor) -> Tensor:
-        """The sparse CSR matrix holding ``edge_values`` (E, H)."""
+        """The sparse CSR matrix holding ``edge_values`` (E, H), repeated edges summed when nnz > cells."""
         values = edge_values.reshape(-1).index_select(0, self.perm)  # (E*H,) CSR order
-        return _csr(self.crow, self.col, values, self.shape)
+        if self.merge is None:
+            return _csr(self.crow, self.col, values, self.shape)
+        summed = values.new_zeros(self.merged_col.numel()).index_add_(0, self.merge, values)  # (n_cells,)
+        return _csr(self.merged_crow, self.merged_col, summed, self.shape)
 
     def spmm(self, edge_values: Tensor, dense: Tensor) -> Tensor:
-        """Per-head ``A_h(edge_values) @ dense[:, h]`` for dense (n_cols, H, C) → (n_rows, H, C)."""
-        dtype = dense.dtype
-        if dtype not in _SPARSE_DTYPES:
-            return self.spmm(edge_values.float(), dense.float()).to(dtype)
+        """Per-head ``A_h(edge_values) @ dense[:, h]`` for dense (n_cols, H, C) → (n_rows, H, C), computed and
+        returned in the accumulation dtype of both operands (float32 for bf16/fp16)."""
+        acc = accumulation_dtype(edge_values.dtype, dense.dtype)
         _, H, C = dense.shape
         with torch.autocast(dense.device.type, enabled=False):  # sparse kernels run in the given dtype
-            out = self.matrix(edge_values.to(dtype)) @ dense.reshape(-1, C)  # (n_rows*H, C)
+            out = self.matrix(edge_values.to(acc)) @ dense.to(acc).reshape(-1, C)  # (n_rows*H, C)
         return out.view(-1, H, C)
 
     def sddmm(self, a: Tensor, b: Tensor) -> Tensor:
-        """``out[e, h] = <a[row(e), h], b[col(e), h]>`` for dense (n_rows, H, C) and (n_cols, H, C) → (E, H)."""
-        dtype = a.dtype
-        if dtype not in _SPARSE_DTYPES:
-            return self.sddmm(a.float(), b.float()).to(dtype)
+        """``out[e, h] = <a[row(e), h], b[col(e), h]>`` for dense (n_rows, H, C) and (n_cols, H, C) → (E, H),
+        computed and returned in the accumulation dtype of both operands (float32 for bf16/fp16)."""
+        acc = accumulation_dtype(a.dtype, b.dtype)
         H, C = a.shape[1:]
-        a2, b2 = a.reshape(-1, C), b.reshape(-1, C)  # (n_rows*H, C), (n_cols*H, C)
+        a2, b2 = a.to(acc).reshape(-1, C), b.to(acc).reshape(-1, C)  # (n_rows*H, C), (n_cols*H, C)
         nnz, (n_rows, n_cols) = self.col.numel(), self.shape
         with torch.autocast(a.device.type, enabled=False):
             if nnz > n_rows * n_cols:
@@ -135,7 +169,7 @@ class _BlockCSR:
                 row = torch.repeat_interleave(torch.arange(n_rows, device=a.device), self.crow.diff())
                 values = (a2 @ b2.t())[row, self.col]  # (E*H,)
             else:
-                pattern = _csr(self.crow, self.col, a.new_zeros(nnz), self.shape)
+                pattern = _csr(self.crow, self.col, a2.new_zeros(nnz), self.shape)
                 values = torch.sparse.sampled_addmm(pattern, a2, b2.t(), beta=0.0).values()  # (E*H,)
         out = torch.empty_like(values)
         out[self.perm] = values  # back to edge order
@@ -183,7 +217,7 @@ def _plan(plan: AttentionPlan | None, edge_index: Tensor, num_src: int, num_dst:
 class _AttentionAggregate(Function):
     @staticmethod
     def forward(ctx, x: Tensor, alpha: Tensor, plan: AttentionPlan) -> Tensor:
-        out = plan.fwd.spmm(alpha, x)  # (N_dst, H, C)
+        out = plan.fwd.spmm(alpha, x).to(torch.promote_types(x.dtype, alpha.dtype))  # (N_dst, H, C)
         ctx.save_for_backward(x, alpha)
         ctx.plan = plan
         return out
@@ -194,7 +228,7 @@ class _AttentionAggregate(Function):
         plan: AttentionPlan = ctx.plan
         grad_x = grad_alpha = None
         if ctx.needs_input_grad[0]:
-            grad_x = plan.bwd.spmm(alpha, grad_out)  # A^T g, (N_src, H, C)
+            grad_x = plan.bwd.spmm(alpha, grad_out).to(x.dtype)  # A^T g, (N_src, H, C)
         if ctx.needs_input_grad[1]:
             grad_alpha = plan.fwd.sddmm(grad_out, x).to(alpha.dtype)  # (E, H)
         return grad_x, grad_alpha, None
@@ -217,7 +251,7 @@ def attention_aggregate(
         plan: the graph's :class:`AttentionPlan` (built here when ``None``).
 
     Returns:
-        (N_dst, H, C) aggregated features.
+        (N_dst, H, C) aggregated features (summed in float32 or wider), in the dtype of ``alpha * x``.
     """
     plan = _plan(plan, edge_index, x.size(0), num_dst, x.size(1))
     return _AttentionAggregate.apply(x, alpha, plan)
@@ -237,9 +271,9 @@ class _EdgeDot(Function):
         plan: AttentionPlan = ctx.plan
         grad_q = grad_k = None
         if ctx.needs_input_grad[0]:
-            grad_q = plan.fwd.spmm(grad_s, k)  # (N_dst, H, C)
+            grad_q = plan.fwd.spmm(grad_s, k).to(q.dtype)  # (N_dst, H, C)
         if ctx.needs_input_grad[1]:
-            grad_k = plan.bwd.spmm(grad_s, q)  # (N_src, H, C)
+            grad_k = plan.bwd.spmm(grad_s, q).to(k.dtype)  # (N_src, H, C)
         return grad_q, grad_k, None
 
 
@@ -255,7 +289,7 @@ def edge_dot(q: Tensor, k: Tensor, edge_index: Tensor, plan: AttentionPlan | Non
         plan: the graph's :class:`AttentionPlan` (built here when ``None``).
 
     Returns:
-        (E, H) dot products.
+        (E, H) dot products, in the accumulation dtype of ``q`` and ``k`` (float32 for bf16/fp16).
     """
     plan = _plan(plan, edge_index, k.size(0), q.size(0), q.size(1))
     return _EdgeDot.apply(q, k, plan)
@@ -265,16 +299,20 @@ class _GATv2Scores(Function):
     """Chunked :math:`a^\\top \\mathrm{LeakyReLU}(x_j + x_i [+ W_e e_{ij}])`, recomputed in the backward pass.
 
     PyTorch has no fused kernel for this, and autograd would keep three (E, H, C) tensors; here at most
-    one chunk of ``chunk`` edges is alive at a time.
+    one chunk of ``chunk`` edges is alive at a time. Each chunk is computed in the accumulation dtype
+    (float32 for bf16/fp16 inputs), outside autocast; the gradients take their inputs' dtypes.
     """
 
     @staticmethod
     def forward(ctx, x_src, x_dst, att, edge_attr, edge_weight, src, dst, negative_slope, chunk):
         E, H = src.numel(), x_src.size(1)
-        out = x_src.new_empty(E, H)
-        for s in range(0, E, chunk):
-            z = _gatv2_pre(x_src, x_dst, edge_attr, edge_weight, src, dst, s, s + chunk)  # (e, H, C)
-            torch.linalg.vecdot(F.leaky_relu(z, negative_slope), att, out=out[s:s + chunk])
+        acc = _acc_of(x_src, x_dst, att, edge_attr, edge_weight)
+        out = torch.empty(E, H, dtype=acc, device=x_src.device)
+        with torch.autocast(x_src.device.type, enabled=False):
+            att_acc, w_acc = att.to(acc), None if edge_weight is None else edge_weight.to(acc)
+            for s in range(0, E, chunk):
+                z = _gatv2_pre(x_src, x_dst, edge_attr, w_acc, src, dst, s, s + chunk, acc)  # (e, H, C)
+                torch.linalg.vecdot(F.leaky_relu(z, negative_slope), att_acc, out=out[s:s + chunk])
         ctx.save_for_backward(x_src, x_dst, att, edge_attr, edge_weight, src, dst)
         ctx.negative_slope, ctx.chunk = negative_slope, chunk
         return out
@@ -284,37 +322,52 @@ class _GATv2Scores(Function):
         x_src, x_dst, att, edge_attr, edge_weight, src, dst = ctx.saved_tensors
         slope, chunk = ctx.negative_slope, ctx.chunk
         E, (H, C) = src.numel(), x_src.shape[1:]
+        acc = _acc_of(x_src, x_dst, att, edge_attr, edge_weight)
         need = ctx.needs_input_grad
-        g_src = torch.zeros_like(x_src) if need[0] else None
-        g_dst = torch.zeros_like(x_dst) if need[1] else None
-        g_att = torch.zeros_like(att) if need[2] else None
-        g_ea = torch.zeros_like(edge_attr) if edge_attr is not None and need[3] else None
-        g_w = torch.zeros_like(edge_weight) if edge_weight is not None and need[4] else None
-        for s in range(0, E, chunk):
-            z = _gatv2_pre(x_src, x_dst, edge_attr, edge_weight, src, dst, s, s + chunk)  # (e, H, C)
-            go = grad_out[s:s + chunk].unsqueeze(-1)  # (e, H, 1)
-            if g_att is not None:
-                g_att += (go * F.leaky_relu(z, slope)).sum(0)
-            # d LeakyReLU(z) / dz is 1 where z > 0 and the slope elsewhere: ATen's fused leaky_relu_backward
-            # (the same numbers as a where/compare/multiply, in one pass instead of three over (e, H, C)).
-            gz = torch.ops.aten.leaky_relu_backward(go * att, z, slope, False)  # (e, H, C)
-            if g_src is not None:
-                g_src.index_add_(0, src[s:s + chunk], gz)
-            if g_dst is not None:
-                g_dst.index_add_(0, dst[s:s + chunk], gz)
-            gz = gz.reshape(gz.size(0), H * C)  # (e, H*C)
-            if g_ea is not None:
-                g_ea[s:s + chunk] = gz @ edge_weight
-            if g_w is not None:
-                g_w += gz.t() @ edge_attr[s:s + chunk]
-        return g_src, g_dst, g_att, g_ea, g_w, None, None, None, None
+
+        def zeros(t: Tensor | None, wanted: bool) -> Tensor | None:  # gradient sums in the accumulation dtype
+            return torch.zeros(t.shape, dtype=acc, device=t.device) if t is not None and wanted else None
+
+        g_src, g_dst, g_att = zeros(x_src, need[0]), zeros(x_dst, need[1]), zeros(att, need[2])
+        g_ea, g_w = zeros(edge_attr, need[3]), zeros(edge_weight, need[4])
+        with torch.autocast(x_src.device.type, enabled=False):
+            att_acc, w_acc = att.to(acc), None if edge_weight is None else edge_weight.to(acc)
+            grad_out = grad_out.to(acc)
+            for s in range(0, E, chunk):
+                z = _gatv2_pre(x_src, x_dst, edge_attr, w_acc, src, dst, s, s + chunk, acc)  # (e, H, C)
+                go = grad_out[s:s + chunk].unsqueeze(-1)  # (e, H, 1)
+                if g_att is not None:
+                    g_att += (go * F.leaky_relu(z, slope)).sum(0)
+                # d LeakyReLU(z) / dz is 1 where z > 0 and the slope elsewhere: ATen's fused leaky_relu_backward
+                # (the same numbers as a where/compare/multiply, in one pass instead of three over (e, H, C)).
+                gz = torch.ops.aten.leaky_relu_backward(go * att_acc, z, slope, False)  # (e, H, C)
+                if g_src is not None:
+                    g_src.index_add_(0, src[s:s + chunk], gz)
+                if g_dst is not None:
+                    g_dst.index_add_(0, dst[s:s + chunk], gz)
+                gz = gz.reshape(gz.size(0), H * C)  # (e, H*C)
+                if g_ea is not None:
+                    g_ea[s:s + chunk] = gz @ w_acc
+                if g_w is not None:
+                    g_w += gz.t() @ edge_attr[s:s + chunk].to(acc)
+
+        def cast(g: Tensor | None, like: Tensor | None) -> Tensor | None:
+            return None if g is None else g.to(like.dtype)
+
+        return (cast(g_src, x_src), cast(g_dst, x_dst), cast(g_att, att), cast(g_ea, edge_attr),
+                cast(g_w, edge_weight), None, None, None, None)
 
 
-def _gatv2_pre(x_src, x_dst, edge_attr, edge_weight, src, dst, start, stop) -> Tensor:
-    """Pre-activation :math:`x_j + x_i [+ W_e e_{ij}]` of edges ``start:stop``, shape (e, H, C)."""
-    z = x_src.index_select(0, src[start:stop]) + x_dst.index_select(0, dst[start:stop])  # (e, H, C)
+def _acc_of(*tensors: Tensor | None) -> torch.dtype:
+    return accumulation_dtype(*(t.dtype for t in tensors if t is not None))
+
+
+def _gatv2_pre(x_src, x_dst, edge_attr, edge_weight, src, dst, start, stop, dtype) -> Tensor:
+    """Pre-activation :math:`x_j + x_i [+ W_e e_{ij}]` of edges ``start:stop`` in ``dtype``, shape (e, H, C)."""
+    z = (x_src.index_select(0, src[start:stop]).to(dtype)
+         + x_dst.index_select(0, dst[start:stop]).to(dtype))  # (e, H, C)
     if edge_attr is not None:
-        z = z + (edge_attr[start:stop] @ edge_weight.t()).view(z.shape)  # (e, H*C) → (e, H, C)
+        z = z + (edge_attr[start:stop].to(dtype) @ edge_weight.t()).view(z.shape)  # (e, H*C) → (e, H, C)
     return z
 
 
@@ -338,7 +391,7 @@ def gatv2_scores(
         chunk_size: edges per chunk (default: about 4M elements per chunk).
 
     Returns:
-        (E, H) scores.
+        (E, H) scores in the accumulation dtype of the inputs (float32 for bf16/fp16 projections).
     """
     H, C = x_src.shape[1:]
     if (edge_attr is None) != (edge_weight is None):
@@ -370,6 +423,24 @@ def fold_edge_attention(edge_weight: Tensor, att_edge: Tensor) -> Tensor:
     return torch.einsum("hcd,hc->dh", W, att_edge.view(H, C))  # (D, H)
 
 
+def edge_scores(edge_attr: Tensor, edge_weight: Tensor, att_edge: Tensor) -> Tensor:
+    r"""Edge-feature scores :math:`(a_e^\top W_e e_{ij})_h` of GAT and dot attention, (E, H), through the
+    folded matrix of :func:`fold_edge_attention`, computed in the accumulation dtype of the inputs (outside
+    autocast: these are attention logits, not a projection worth running in bf16).
+
+    Args:
+        edge_attr: (E, D) edge features.
+        edge_weight: (H*C, D) weight of the edge projection (``lin_edge.weight``).
+        att_edge: (1, H, C) edge attention vector.
+
+    Returns:
+        (E, H) edge scores.
+    """
+    acc = accumulation_dtype(edge_attr.dtype, edge_weight.dtype, att_edge.dtype)
+    with torch.autocast(edge_attr.device.type, enabled=False):
+        return edge_attr.to(acc) @ fold_edge_attention(edge_weight.to(acc), att_edge.to(acc))  # (E, H)
+
+
 def head_dots(x: Tensor, *atts: Tensor) -> list[Tensor]:
     r"""Per-head dot products :math:`(x_n^h)^\top a^h` of node features with attention vectors, as one GEMM.
 
@@ -383,10 +454,13 @@ def head_dots(x: Tensor, *atts: Tensor) -> list[Tensor]:
         *atts: attention vectors, each (1, H, C) or (H, C).
 
     Returns:
-        one (N, H) tensor per attention vector.
+        one (N, H) tensor per attention vector, in the accumulation dtype of the inputs (float32 for bf16/fp16
+        features: computed outside autocast, as these are attention logits).
     """
     N, H, C = x.shape
-    eye = torch.eye(H, dtype=x.dtype, device=x.device)  # (H, H)
-    blocks = [(a.reshape(H, C, 1) * eye.view(H, 1, H)).reshape(H * C, H) for a in atts]  # (H*C, H) each
-    out = x.reshape(N, H * C) @ torch.cat(blocks, dim=1)  # (N, K*H)
+    acc = accumulation_dtype(x.dtype, *(a.dtype for a in atts))
+    with torch.autocast(x.device.type, enabled=False):
+        eye = torch.eye(H, dtype=acc, device=x.device)  # (H, H)
+        blocks = [(a.to(acc).reshape(H, C, 1) * eye.view(H, 1, H)).reshape(H * C, H) for a in atts]  # (H*C, H)
+        out = x.reshape(N, H * C).to(acc) @ torch.cat(blocks, dim=1)  # (N, K*H)
     return list(out.split(H, dim=1))

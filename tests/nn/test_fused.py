@@ -56,6 +56,60 @@ def test_aggregate_matches_reference_float32(device, heads, channels):
     torch.testing.assert_close(ga, ra, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("heads", [1, 2])
+def test_multigraph_with_more_edges_than_cells_is_coalesced(heads):
+    """40 edges on a 5 x 7 graph: with one head the block CSR would store more entries (40) than the matrix
+    has cells (35), which cuSPARSE rejects (``nnz (40) > matrix size (35)``); the products then sum the
+    repeated edges per cell, and every repeated edge keeps its own gradient. With two heads (80 entries,
+    140 cells) nothing is merged."""
+    edge_index = _graph()  # 40 edges, 7 sources, 5 targets
+    plan = AttentionPlan(edge_index, 7, 5, heads)
+    g = torch.Generator().manual_seed(2)
+    alpha = torch.rand(40, heads, generator=g, dtype=torch.double, requires_grad=True)
+    x = torch.randn(7, heads, 3, generator=g, dtype=torch.double, requires_grad=True)
+    for layout, (rows, cols) in ((plan.fwd, (5, 7)), (plan.bwd, (7, 5))):
+        cells = rows * heads * cols * heads
+        assert (layout.col.numel() > cells) == (heads == 1)  # the condition this test pins
+        assert (layout.merge is not None) == (heads == 1)
+        a = layout.matrix(alpha.detach())
+        assert a.values().numel() <= cells
+        # The matrix holds each cell's summed weights: head h of edge (r, c) at (r*H + h, c*H + h).
+        dense = torch.zeros(rows * heads, cols * heads, dtype=torch.double)
+        r, c = (edge_index[1], edge_index[0]) if rows == 5 else (edge_index[0], edge_index[1])
+        for h in range(heads):
+            dense.index_put_((r * heads + h, c * heads + h), alpha.detach()[:, h], accumulate=True)
+        torch.testing.assert_close(a.to_dense(), dense)
+    out = attention_aggregate(x, alpha, edge_index, 5, plan)
+    ref = _aggregate_reference(x, alpha, edge_index, 5)
+    torch.testing.assert_close(out, ref)
+    grad = torch.randn(ref.shape, generator=g, dtype=torch.double)
+    for got, want in zip(torch.autograd.grad(out, (x, alpha), grad), torch.autograd.grad(ref, (x, alpha), grad),
+                         strict=True):
+        torch.testing.assert_close(got, want)
+    assert torch.autograd.gradcheck(lambda x, a: attention_aggregate(x, a, edge_index, 5, plan), (x, alpha))
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])
+def test_conv_fused_equals_reference_on_a_dense_multigraph(attention, device):
+    """A whole layer, one head, on a multigraph with more edges than cells (self-loops added): the fused path
+    (coalesced products) and the reference path (message passing) agree on outputs and every gradient."""
+    edge_index = _graph(num_dst=7, num_edges=80).to(device)  # 80 edges (+ self-loops) > 7 x 7 cells
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(7, 6, generator=g).to(device)
+    torch.manual_seed(0)
+    fused = GATConv(6, 3, heads=1, attention=attention, degree_norm="log", impl="fused").to(device)
+    ref = GATConv(6, 3, heads=1, attention=attention, degree_norm="log", impl="reference").to(device)
+    ref.load_state_dict(fused.state_dict())
+    runs = []
+    for conv in (fused, ref):
+        xx = x.clone().requires_grad_()
+        out = conv(xx, edge_index)
+        runs.append((out, torch.autograd.grad(out.square().sum(), [xx, *conv.parameters()])))
+    torch.testing.assert_close(runs[0][0], runs[1][0], atol=1e-5, rtol=1e-5)
+    for got, want in zip(runs[0][1], runs[1][1], strict=True):
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
 def test_aggregate_gradcheck_float64():
     edge_index = _graph(num_edges=25)
     x = torch.randn(7, 3, 4, dtype=torch.double, requires_grad=True)

@@ -1,0 +1,107 @@
+"""experiments/bench_layer.py on a tiny graph: both modes run and write the JSON keys the README and the issue's
+targets read (CPU mode: ``<size>.time_ratio_vs_pyg`` …; GPU mode, here on CPU with ``--one-process``:
+``<size>.<row>.time_ratio_vs_floor``, ``…_vs_pyg``, ``bf16_time_ratio_vs_fp32``, ``bf16_max_error_vs_fp32``),
+and an out-of-memory case is recorded without ending the run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(REPO / "experiments"))
+    try:
+        import bench_layer
+    finally:
+        sys.path.remove(str(REPO / "experiments"))
+    return bench_layer
+
+
+def test_one_process_mode_writes_the_ratio_keys(bench, tmp_path):
+    out = tmp_path / "gpu.json"
+    rc = bench.main(["--one-process", "--sizes", "tiny", "--rows", "gat_all,gatv2,pyg_gat,floor",
+                     "--impl", "fused", "--repeats", "1", "--warmup", "1", "--turbo", "--json", str(out)])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["mode"] == "one-process" and d["sizes"]["tiny"]["edges"] == 3_000
+    assert "partial" not in d  # the final record replaces the one saved after each size
+    for row in ("gat_all", "gat_all_bf16", "gatv2", "gatv2_bf16", "pyg_gat", "floor"):
+        assert d[f"tiny.{row}.time_s"] > 0, row
+        assert len(d[f"tiny.{row}.times_s"]) == 1
+    assert d["tiny.gat_all.path"] == "fused" and d["tiny.gat_all.impl"] == "fused"
+    for key in ("tiny.gat_all.time_ratio_vs_floor", "tiny.gat_all.time_ratio_vs_pyg",
+                "tiny.gatv2.time_ratio_vs_floor",
+                "tiny.gat_all.bf16_time_ratio_vs_fp32", "tiny.gatv2.bf16_time_ratio_vs_fp32",
+                "tiny.pyg_gat.time_ratio_vs_floor"):
+        assert d[key] > 0, key
+    # The ratio is the quotient of the two medians it names.
+    assert d["tiny.gat_all.time_ratio_vs_pyg"] == pytest.approx(
+        d["tiny.gat_all.time_s"] / d["tiny.pyg_gat.time_s"], abs=1e-3)
+    # bf16 under CPU autocast: the same layer's output within 2e-2 of float32.
+    assert 0 < d["tiny.gat_all.bf16_max_error_vs_fp32"] < 2e-2
+    assert 0 < d["tiny.gatv2.bf16_max_error_vs_fp32"] < 2e-2
+    # turbo-gnn is not installed here: the row is skipped with a note, not a failure.
+    assert "turbo_gnn does not import" in d["turbo"] and "tiny.turbo.time_s" not in d
+    assert "tiny.gatv2.time_ratio_vs_pyg" not in d  # pyg_gatv2 was not asked for
+    assert not any(k.endswith(".peak_mem_gb") for k in d)  # no peak memory on CPU in this mode
+
+
+def test_out_of_memory_is_recorded_and_the_run_goes_on(bench, monkeypatch, capsys):
+    real = bench.run_gpu_case
+
+    def flaky(row, *args, **kwargs):
+        if row.kind == "pyg_gat":
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 40.00 GiB")
+        return real(row, *args, **kwargs)
+
+    monkeypatch.setattr(bench, "run_gpu_case", flaky)
+    rows = bench.gpu_rows(["gat", "pyg_gat", "floor"], ["reference"], bf16=False, turbo=False)
+    args = type("Args", (), dict(device="cpu", seed=0, warmup=1, repeats=1))()
+    sizes = [bench.ALL_SIZES["tiny"]]
+    results = bench.bench_gpu(sizes, rows, args)
+    assert results["tiny.pyg_gat"]["oom"] is True
+    assert "time_s" in results["tiny.gat"] and "time_s" in results["tiny.floor"]  # cases after it ran
+    ratios = bench.gpu_ratios(results, sizes, rows)
+    assert "tiny.gat.time_ratio_vs_floor" in ratios and "tiny.gat.time_ratio_vs_pyg" not in ratios
+    assert "out of memory" in bench.gpu_table(results, sizes, rows)
+
+
+def test_cpu_mode_ratio_keys(bench):
+    """The CPU mode's ratio keys (those of results/bench/bench_cpu*.json, quoted in the README)."""
+    results = {"ppi.ours_all": {"time_s": 0.35, "peak_mem_gb": 0.28}, "ppi.ours_off": {"time_s": 0.23},
+               "ppi.pyg": {"time_s": 2.44, "peak_mem_gb": 2.08}, "ppi.floor": {"time_s": 0.66},
+               "ppi.pyg_all": {"skipped": "estimated 40 GB > memory limit 8 GB"}}
+    r = bench.ratios(results, [bench.SIZES["ppi"]])
+    assert r["ppi.time_ratio_vs_pyg"] == pytest.approx(0.35 / 2.44, abs=1e-3)
+    assert r["ppi.memory_ratio_vs_pyg"] == pytest.approx(0.28 / 2.08, abs=1e-3)
+    assert r["ppi.time_ratio_vs_floor"] == pytest.approx(0.35 / 0.66, abs=1e-3)
+    assert r["ppi.time_ratio_vs_pyg_options_off"] == pytest.approx(0.23 / 2.44, abs=1e-3)
+    assert not any("pyg_same_options" in k for k in r)  # a skipped case gives no ratio
+
+
+@pytest.mark.slow
+def test_cpu_mode_keeps_its_keys(tmp_path):
+    """The CPU mode (a fresh process per case) runs end to end and keeps the keys of
+    results/bench/bench_cpu*.json."""
+    import subprocess
+
+    out = tmp_path / "cpu.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "experiments" / "bench_layer.py"), "--sizes", "tiny", "--layers",
+         "ours_all,pyg,floor", "--rounds", "1", "--repeats", "1", "--no-scaling", "--threads", "1",
+         "--json", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    d = json.loads(out.read_text())
+    for key in ("tiny.ours_all.time_s", "tiny.ours_all.peak_mem_gb", "tiny.pyg.time_s", "tiny.floor.time_s",
+                "tiny.time_ratio_vs_pyg", "tiny.time_ratio_vs_floor", "tiny.memory_ratio_vs_pyg"):
+        assert key in d, key
+    assert d["tiny.time_ratio_vs_pyg"] == pytest.approx(d["tiny.ours_all.time_s"] / d["tiny.pyg.time_s"],
+                                                        abs=1e-3)
