@@ -36,6 +36,11 @@ def _launch(kernel, grid, *args, **meta) -> None:
     kernel[grid](*args, **meta)
 
 
+def _deg_key(num_edges: int, num_rows: int) -> int:
+    """The autotuning key of a graph's mean degree: the bit length of edges per row (0, 1, 2-3, 4-7, ...)."""
+    return (num_edges // max(num_rows, 1)).bit_length()
+
+
 def _or(t: Tensor | None, placeholder: Tensor) -> Tensor:
     return placeholder if t is None else t.contiguous()
 
@@ -75,7 +80,8 @@ def attention_op(
                 _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(_w_heads(w_edge, H, C), ph), _or(q, ph),
                 _or(k, ph), _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, out, lse,
                 alpha if need_alpha else ph,
-                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
+                1.0 / math.sqrt(C),
                 **_flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout), NEED_ALPHA=need_alpha,
                 **_blocks(C, D))
     return out, lse, alpha
@@ -131,7 +137,8 @@ def attention_backward_op(
                 _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, lse, g, delta, _or(galpha, ph),
                 abar, gs, _or(gbias, ph), _or(ga_dst, ph), _or(gx_dst, ph), _or(gatt_rows, ph), gtau_rows,
                 _or(glam_rows, ph),
-                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
+                1.0 / math.sqrt(C),
                 **flags, HAS_GALPHA=galpha is not None, NEED_GBIAS=gbias is not None, **blocks)
 
         gv = torch.zeros(N_src, H, C, dtype=f32, device=dev)
@@ -140,7 +147,7 @@ def attention_backward_op(
         _launch(K.attention_bwd_src, (N_src * H,),
                 colptr, row, eid_t, v.contiguous(), _or(xr, ph), _or(att, ph), _or(edge_attr, ph),
                 _or(w_heads, ph), _or(q, ph), g, abar, gs, gv, _or(ga_src, ph), _or(gk, ph),
-                H, C, D, float(negative_slope), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_src), float(negative_slope), 1.0 / math.sqrt(C),
                 MODE=mode, HAS_EA=flags["HAS_EA"], **blocks)
 
         gea = gw = None
