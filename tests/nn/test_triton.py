@@ -327,9 +327,11 @@ def test_plan_is_built_once_per_graph(device, monkeypatch):
 
 
 # ---------------------------------------------------------------- 5. torch.compile
-def test_custom_operator_passes_opcheck(device):
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_custom_operators_pass_opcheck(attention, device):
     """Schema, fake (meta) implementation, autograd registration and AOT dispatch of ``gatbio::attention``
-    (and, through the traced backward, of ``gatbio::attention_backward``), on the mode with the most inputs."""
+    (the traced backward runs ``gatbio::attention_backward``'s fake and real implementations), and the
+    backward operator on its own, for each mode with all of its inputs (dropout on for gat)."""
     from gatbio.nn.kernels import CSRPlan
 
     g = torch.Generator().manual_seed(5)
@@ -340,26 +342,45 @@ def test_custom_operator_passes_opcheck(device):
     def leaf(*shape):
         return torch.randn(*shape, generator=g).to(device).requires_grad_()
 
-    v, xr, att, ea, w, bias = leaf(N, H, C), leaf(N, H, C), leaf(H, C), leaf(E, 3), leaf(H * C, 3), leaf(E, H)
-    tau, lam = (torch.rand(H, generator=g) + 0.5).to(device).requires_grad_(), leaf(H)
-    args = (v, None, None, None, xr, att, ea, w, None, None, bias, tau, lam, plan.deg, plan.rowptr, plan.col,
-            plan.eid, plan.colptr, plan.row, plan.eid_t, ei, torch.zeros(1, dtype=torch.long, device=device),
-            KO.MODES["gatv2"], True, 0.2, 0.0, True)
+    mode = KO.MODES[attention]
+    inputs = dict.fromkeys(KO._TENSOR_INPUTS)
+    inputs.update(v=leaf(N, H, C), bias=leaf(E, H), tau=(torch.rand(H, generator=g) + 0.5).to(device).requires_grad_(),
+                  lam=leaf(H), deg=plan.deg, rowptr=plan.rowptr, col=plan.col, eid=plan.eid, colptr=plan.colptr,
+                  row=plan.row, eid_t=plan.eid_t, edge_index=ei, seed=torch.full((1,), 3, device=device))
+    if attention == "gat":
+        inputs.update(a_src=leaf(N, H), a_dst=leaf(N, H), edge_pre=leaf(E, H))
+    elif attention == "gatv2":
+        inputs.update(xr=leaf(N, H, C), att=leaf(H, C), edge_attr=leaf(E, 3), w_edge=leaf(H * C, 3))
+    else:
+        inputs.update(q=leaf(N, H, C), k=leaf(N, H, C))
+    dropout = 0.3 if attention == "gat" else 0.0
+    args = (*inputs.values(), mode, attention == "gatv2", 0.2, dropout, True)
     torch.library.opcheck(torch.ops.gatbio.attention.default, args)
 
+    with torch.no_grad():
+        out, lse, alpha = KO.attention_op(*args)
+    grads = (torch.randn(out.shape, generator=g).to(device), torch.randn(alpha.shape, generator=g).to(device))
+    torch.library.opcheck(torch.ops.gatbio.attention_backward.default,
+                          (*grads, out, lse, alpha, *(t if t is None else t.detach() for t in inputs.values()),
+                           mode, attention == "gatv2", 0.2, dropout, True, True),
+                          test_utils=("test_schema", "test_faketensor"))
 
 
-def test_compiles_without_graph_breaks(device):
-    """The custom operators trace: one graph for forward and backward (``fullgraph=True``), same numbers.
+@pytest.mark.parametrize("backend", ["aot_eager", pytest.param("inductor", marks=pytest.mark.cuda)])
+def test_compiles_without_graph_breaks(backend, device):
+    """The custom operators trace: one graph for forward and backward (``fullgraph=True``), same numbers;
+    on a GPU also through Inductor (which generates its own Triton code around the operators).
 
     Self-loop removal (``add_self_loops=True``) selects edges by value, a data-dependent shape that dynamo
     captures only with ``capture_dynamic_output_shape_ops`` (else it breaks the graph there, outside the
     kernels)."""
+    if backend == "inductor" and device.type != "cuda":
+        pytest.skip("Inductor is checked on the GPU")
     x, ei, ea, bias = hub_graph(device)
     torch.manual_seed(0)
     conv = GATConv(8, 5, heads=2, edge_dim=3, degree_norm="log", temperature="learn", impl="triton").to(device)
     torch._dynamo.reset()
-    compiled = torch.compile(conv, fullgraph=True, backend="aot_eager")
+    compiled = torch.compile(conv, fullgraph=True, backend=backend)
     outs = []
     with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         for layer in (conv, compiled):
@@ -367,9 +388,10 @@ def test_compiles_without_graph_breaks(device):
             out = layer(xg, ei, ea, attn_bias=bias)
             grads = torch.autograd.grad(out.square().sum(), [xg, *conv.parameters()])
             outs.append((out, grads))
-    torch.testing.assert_close(outs[1][0], outs[0][0])
+    tol = dict(atol=1e-4, rtol=1e-4) if backend == "inductor" else {}  # Inductor fuses the PyTorch parts
+    torch.testing.assert_close(outs[1][0], outs[0][0], **tol)
     for ga, gb in zip(outs[0][1], outs[1][1], strict=True):
-        torch.testing.assert_close(gb, ga)
+        torch.testing.assert_close(gb, ga, **tol)
 
 
 # ---------------------------------------------------------------- 6. low precision
@@ -492,3 +514,15 @@ def test_low_precision_model_close_to_float32(attention, dtype):
     assert out16.dtype == dtype
     torch.testing.assert_close(out16.float(), out32, atol=3e-2, rtol=3e-2)
     assert all(p.grad.dtype == dtype and torch.isfinite(p.grad).all() for p in low.parameters())
+
+
+@pytest.mark.cuda
+def test_runs_on_the_gpu_of_its_tensors():
+    """A model on cuda:1 while cuda:0 is the current device: the kernels launch on the tensors' GPU."""
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA devices")
+    device = torch.device("cuda:1")
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, attention="gatv2", edge_dim=3)
+    with torch.cuda.device(0):
+        assert_same(run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias))

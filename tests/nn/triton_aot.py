@@ -151,9 +151,8 @@ def check_sm90() -> None:
             compile_sm90(kernel, dict(consts, **BLOCKS), feature="fp32")  # tl.dot of float32 operands
     # Every autotune configuration of the GATv2 edge-feature forward and gradient (the tl.dot kernels, the
     # largest tiles) at the widest head of the benchmark (C = 256).
-    for kernel, consts, _ in variants():
-        if kernel in (K.attention_fwd, K.gatv2_bwd_edges) and consts.get("MODE", 1) == 1 \
-                and all(consts.get(f, True) for f in ("HAS_EA", "HAS_BIAS", "DROPOUT", "NEED_ALPHA")):
+    for kernel, consts, which in variants():
+        if kernel in (K.attention_fwd, K.gatv2_bwd_edges) and which == "all" and consts.get("MODE", 1) == 1:
             for config in K._CONFIGS:
                 shared = compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=256, BLOCK_D=16),
                                       num_warps=config.num_warps)

@@ -8,6 +8,7 @@ calls with ``impl="triton"``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -34,6 +35,16 @@ def _launch(kernel, grid, *args, **meta) -> None:
     if K.INTERPRET:  # fixed configuration; on a GPU, @triton.autotune picks BLOCK_E and num_warps
         meta["BLOCK_E"] = K.INTERPRET_BLOCK_E
     kernel[grid](*args, **meta)
+
+
+def _on_device(device: torch.device):
+    """Autocast off, and the tensors' GPU made current: Triton launches on the current device, so a model on
+    ``cuda:1`` while ``cuda:0`` is current would otherwise run its kernels on the wrong GPU."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.autocast(device.type, enabled=False))
+    if device.type == "cuda":
+        stack.enter_context(torch.cuda.device(device))
+    return stack
 
 
 def _deg_key(num_edges: int, num_rows: int) -> int:
@@ -74,7 +85,7 @@ def attention_op(
     lse = torch.empty(N_dst, H, dtype=torch.float32, device=v.device)
     alpha = v.new_empty(E if need_alpha else 0, H)
     ph = torch.empty(1, dtype=torch.float32, device=v.device)
-    with torch.autocast(v.device.type, enabled=False):
+    with _on_device(v.device):
         _launch(K.attention_fwd, (N_dst * H,),
                 rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
                 _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(_w_heads(w_edge, H, C), ph), _or(q, ph),
@@ -118,7 +129,7 @@ def attention_backward_op(
     flags = _flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout)
     blocks = _blocks(C, D)
     w_heads = _w_heads(w_edge, H, C)
-    with torch.autocast(dev.type, enabled=False):
+    with _on_device(dev):
         # delta_i = sum_e abar_e dL/dabar_e = g_i . out_i (+ the returned weights' own gradient).
         delta = (g.float() * out.float()).sum(-1)  # (N_dst, H)
         if galpha is not None:
