@@ -495,15 +495,14 @@ def test_large_graph_matches_reference(attention):
     assert_same(run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias), tol=1e-4)
 
 
-@pytest.mark.cuda
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("attention", ATTENTIONS)
-def test_low_precision_model_close_to_float32(attention, dtype):
-    """A model cast to bf16/fp16 (no autocast): the kernels read low-precision features and weights and
-    accumulate in float32; outputs within 3e-2 of the float32 model, gradients finite, in the model's dtype."""
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    device = torch.device("cuda")
+def test_low_precision_model_close_to_float32(attention, dtype, device):
+    """A model cast to bf16/fp16 (no autocast): the kernels read low-precision features, edge features and
+    weights and accumulate in float32; outputs within 2e-2 of the float32 model (relative to its largest
+    output), gradients finite and in the model's dtype. In the interpreter: GATv2 in bf16 (the tl.dot kernels)."""
+    if device.type == "cpu" and (attention, dtype) != ("gatv2", torch.bfloat16):
+        pytest.skip("checked on the GPU (the interpreter is slow)")
     x, ei, ea, bias = hub_graph(device, hub_in=300)
     torch.manual_seed(0)
     conv = GATConv(8, 16, heads=4, attention=attention, edge_dim=3, degree_norm="sym", impl="triton").to(device)
@@ -512,7 +511,7 @@ def test_low_precision_model_close_to_float32(attention, dtype):
     out16 = low(x.to(dtype), ei, ea.to(dtype), attn_bias=bias[:, 0].to(dtype))
     out16.float().square().sum().backward()
     assert out16.dtype == dtype
-    torch.testing.assert_close(out16.float(), out32, atol=3e-2, rtol=3e-2)
+    torch.testing.assert_close(out16.float(), out32, atol=2e-2 * out32.abs().max().item(), rtol=2e-2)
     assert all(p.grad.dtype == dtype and torch.isfinite(p.grad).all() for p in low.parameters())
 
 
