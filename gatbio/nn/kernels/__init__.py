@@ -80,12 +80,16 @@ float32. float64 is not a kernel dtype (use ``impl="fused"`` or ``"reference"``)
 ``gatbio::attention_backward`` (:mod:`gatbio.nn.kernels.ops`: ``torch.library.custom_op`` with fake
 implementations and ``register_autograd``), so ``torch.compile`` traces through the layer as one graph.
 
-**Tuning and limits**: on a GPU, ``@triton.autotune`` picks ``BLOCK_E`` (16–128 edges) and the warps per
-head width; ``BLOCK_C`` is the head width rounded up to a power of two (at least 16), so a head's C values
-sit in registers (C up to a few hundred). One program owns a whole target row: a hub with millions of
-incoming edges is one long program (rows are not split across programs). Without a GPU, ``TRITON_INTERPRET=1``
-(set before this package's kernels are first imported) runs the same kernels on CPU tensors with a fixed
-``BLOCK_E`` of 16: slow, for tests.
+**Tuning and limits**: on a GPU, ``@triton.autotune`` picks ``BLOCK_E`` (16–128 edges) and the warps, once per
+head count and width, edge-feature width, switch set, tensor dtypes and graph mean degree (its bit length, so
+a new graph of similar degree does not retune); no kernel accumulates into its outputs, so the autotuner's
+repeated launches need no output reset. ``BLOCK_C`` is the head width rounded up to a power of two (at least
+16), so a head's C values sit in registers (C up to a few hundred). One program owns a whole target row: a hub
+with millions of incoming edges is one long program (rows are not split across programs). Every offset is
+computed in int64 (index tensors are int32 below 2^31 edges and nodes, int64 above), and the kernels launch on
+their tensors' GPU whatever the current device. Without a GPU, ``TRITON_INTERPRET=1`` (set before this
+package's kernels are first imported) runs the same kernels on CPU tensors with a fixed ``BLOCK_E`` of 16:
+slow, for tests; tests/nn/test_triton_compile.py compiles them for an H100 without one.
 
 Only :class:`CSRPlan` and :func:`available` are imported here; :mod:`gatbio.nn.kernels.ops` imports
 Triton and is imported by :class:`~gatbio.nn.GATConv` when the Triton path runs.

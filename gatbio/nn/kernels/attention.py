@@ -40,7 +40,7 @@ INTERPRET_BLOCK_E = 16
 
 # Argument kinds of the kernels (a kernel's signature for ahead-of-time compilation; see the tests).
 FLOAT_ARGS = ("slope", "p_drop", "keep_scale", "inv_sqrt_c")
-INT_ARGS = ("H", "C", "D", "E", "chunk")
+INT_ARGS = ("H", "C", "D", "E", "chunk", "deg_key")
 INDEX_ARGS = ("rowptr_ptr", "col_ptr", "eid_ptr", "colptr_ptr", "row_ptr", "src_ptr", "dst_ptr")
 FEATURE_ARGS = ("v_ptr", "a_src_ptr", "a_dst_ptr", "xr_ptr", "q_ptr", "k_ptr", "ea_ptr", "out_ptr", "alpha_ptr",
                 "g_ptr")
@@ -58,12 +58,22 @@ _CONFIGS = [
 _device = (lambda fn: fn) if INTERPRET else triton.jit
 
 
-def _tuned(*key: str):
-    """``@triton.autotune`` over :data:`_CONFIGS` (tuned per value of the ``key`` arguments) on a GPU, the
-    plain kernel in the interpreter.
+# What a configuration's speed depends on, besides the switches: the head width, edge features, and the
+# graph's mean degree (edges per row: the length of each program's loop), as ``deg_key`` (its bit length, so a
+# new graph of similar degree reuses the tuned choice instead of benchmarking every configuration again).
+_ROW_KEY = ("H", "C", "D", "deg_key", "MODE", "HAS_A_DST", "HAS_EDGE_PRE", "HAS_EA", "HAS_BIAS", "LOG_DEG", "SYM",
+            "DROPOUT")
 
-    Every kernel here computes each output element from scratch in one program (no accumulation across
-    launches), so the autotuner's repeated launches leave the same results.
+
+def _tuned(*key: str):
+    """``@triton.autotune`` over :data:`_CONFIGS` (tuned per value of the ``key`` arguments, and per dtype of
+    the tensor arguments) on a GPU, the plain kernel in the interpreter (``ops._launch`` fixes ``BLOCK_E``).
+
+    The autotuner launches each configuration several times on the same buffers. That is safe here without
+    ``reset_to_zero`` / ``restore_value``: no kernel accumulates into its outputs (no atomics; each output
+    element is written by one program, from values that launch computed), and the one read-back of an
+    output (``gatv2_bwd_edges`` adding head h to the sum of heads < h) starts from a plain write at head 0.
+    tests/nn/test_triton.py launches every kernel twice to check it.
     """
     def decorate(kernel):
         return kernel if INTERPRET else triton.autotune(configs=_CONFIGS, key=list(key))(kernel)
@@ -146,8 +156,11 @@ def _program_row(ptr_ptr, H, C, D, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr)
     row = pid // H
     offs_c = tl.arange(0, BLOCK_C)
     offs_d = tl.arange(0, BLOCK_D)
-    return (row, pid % H, tl.load(ptr_ptr + row), tl.load(ptr_ptr + row + 1), offs_c, offs_c < C, offs_d,
-            offs_d < D)
+    # The edge range in int64 (int32 CSR arrays too): every edge position s + arange(BLOCK_E), and every offset
+    # computed from it, is 64-bit (E near 2^31 would otherwise wrap around in the last block).
+    start = tl.load(ptr_ptr + row).to(tl.int64)
+    end = tl.load(ptr_ptr + row + 1).to(tl.int64)
+    return row, pid % H, start, end, offs_c, offs_c < C, offs_d, offs_d < D
 
 
 @_device
@@ -186,14 +199,14 @@ def _row_setup(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q
     return inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h
 
 
-@_tuned("H", "C", "D", "MODE")
-@triton.jit
+@_tuned(*_ROW_KEY, "NEED_ALPHA")
+@triton.jit(do_not_specialize=["deg_key"])  # a key of the autotuner only, unused
 def attention_fwd(
     rowptr_ptr, col_ptr, eid_ptr,
     v_ptr, a_src_ptr, a_dst_ptr, edge_pre_ptr, xr_ptr, att_ptr, ea_ptr, w_ptr, q_ptr, k_ptr,
     bias_ptr, tau_ptr, lam_ptr, deg_ptr, seed_ptr,
     out_ptr, lse_ptr, alpha_ptr,
-    H, C, D, slope, p_drop, keep_scale, inv_sqrt_c,
+    H, C, D, deg_key, slope, p_drop, keep_scale, inv_sqrt_c,
     MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EDGE_PRE: tl.constexpr, HAS_EA: tl.constexpr,
     HAS_BIAS: tl.constexpr, LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr,
     NEED_ALPHA: tl.constexpr,
@@ -245,15 +258,15 @@ def attention_fwd(
             tl.store(alpha_ptr + e * H + h, alpha.to(alpha_ptr.dtype.element_ty), mask=emask)
 
 
-@_tuned("H", "C", "D", "MODE")
-@triton.jit
+@_tuned(*_ROW_KEY, "HAS_GALPHA", "NEED_GBIAS")
+@triton.jit(do_not_specialize=["deg_key"])  # a key of the autotuner only, unused
 def attention_bwd_dst(
     rowptr_ptr, col_ptr, eid_ptr,
     v_ptr, a_src_ptr, a_dst_ptr, edge_pre_ptr, xr_ptr, att_ptr, ea_ptr, w_ptr, q_ptr, k_ptr,
     bias_ptr, tau_ptr, lam_ptr, deg_ptr, seed_ptr,
     lse_ptr, g_ptr, delta_ptr, galpha_ptr,
     abar_ptr, gs_ptr, gbias_ptr, ga_dst_ptr, gx_dst_ptr, gatt_ptr, gtau_ptr, glam_ptr,
-    H, C, D, slope, p_drop, keep_scale, inv_sqrt_c,
+    H, C, D, deg_key, slope, p_drop, keep_scale, inv_sqrt_c,
     MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EDGE_PRE: tl.constexpr, HAS_EA: tl.constexpr,
     HAS_BIAS: tl.constexpr, LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr,
     HAS_GALPHA: tl.constexpr, NEED_GBIAS: tl.constexpr,
@@ -320,13 +333,13 @@ def attention_bwd_dst(
             tl.store(gatt_ptr + (i * H + h) * C + offs_c, acc_att, mask=cmask)
 
 
-@_tuned("H", "C", "D", "MODE")
-@triton.jit
+@_tuned("H", "C", "D", "deg_key", "MODE", "HAS_EA")
+@triton.jit(do_not_specialize=["deg_key"])  # a key of the autotuner only, unused
 def attention_bwd_src(
     colptr_ptr, row_ptr, eid_ptr,
     v_ptr, xr_ptr, att_ptr, ea_ptr, w_ptr, q_ptr, g_ptr, abar_ptr, gs_ptr,
     gv_ptr, ga_src_ptr, gk_ptr,
-    H, C, D, slope, inv_sqrt_c,
+    H, C, D, deg_key, slope, inv_sqrt_c,
     MODE: tl.constexpr, HAS_EA: tl.constexpr,
     BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
@@ -397,7 +410,8 @@ def gatv2_bwd_edges(
     cmask = offs_c < C
     offs_d = tl.arange(0, BLOCK_D)
     dmask = offs_d < D
-    for h in range(H):
+    for hh in range(H):
+        h = tl.cast(hh, tl.int64)  # 64-bit offsets throughout
         att_h = tl.load(att_ptr + h * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
         w_h = tl.load(w_ptr + (h * D + offs_d[:, None]) * C + offs_c[None, :],
                       mask=dmask[:, None] & cmask[None, :], other=0.0).to(tl.float32)  # (BLOCK_D, BLOCK_C)

@@ -8,6 +8,7 @@ calls with ``impl="triton"``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -34,6 +35,21 @@ def _launch(kernel, grid, *args, **meta) -> None:
     if K.INTERPRET:  # fixed configuration; on a GPU, @triton.autotune picks BLOCK_E and num_warps
         meta["BLOCK_E"] = K.INTERPRET_BLOCK_E
     kernel[grid](*args, **meta)
+
+
+def _on_device(device: torch.device):
+    """Autocast off, and the tensors' GPU made current: Triton launches on the current device, so a model on
+    ``cuda:1`` while ``cuda:0`` is current would otherwise run its kernels on the wrong GPU."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.autocast(device.type, enabled=False))
+    if device.type == "cuda":
+        stack.enter_context(torch.cuda.device(device))
+    return stack
+
+
+def _deg_key(num_edges: int, num_rows: int) -> int:
+    """The autotuning key of a graph's mean degree: the bit length of edges per row (0, 1, 2-3, 4-7, ...)."""
+    return (num_edges // max(num_rows, 1)).bit_length()
 
 
 def _or(t: Tensor | None, placeholder: Tensor) -> Tensor:
@@ -69,13 +85,14 @@ def attention_op(
     lse = torch.empty(N_dst, H, dtype=torch.float32, device=v.device)
     alpha = v.new_empty(E if need_alpha else 0, H)
     ph = torch.empty(1, dtype=torch.float32, device=v.device)
-    with torch.autocast(v.device.type, enabled=False):
+    with _on_device(v.device):
         _launch(K.attention_fwd, (N_dst * H,),
                 rowptr, col, eid, v.contiguous(), _or(a_src, ph), _or(a_dst, ph), _or(edge_pre, ph),
                 _or(xr, ph), _or(att, ph), _or(edge_attr, ph), _or(_w_heads(w_edge, H, C), ph), _or(q, ph),
                 _or(k, ph), _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, out, lse,
                 alpha if need_alpha else ph,
-                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
+                1.0 / math.sqrt(C),
                 **_flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout), NEED_ALPHA=need_alpha,
                 **_blocks(C, D))
     return out, lse, alpha
@@ -112,7 +129,7 @@ def attention_backward_op(
     flags = _flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout)
     blocks = _blocks(C, D)
     w_heads = _w_heads(w_edge, H, C)
-    with torch.autocast(dev.type, enabled=False):
+    with _on_device(dev):
         # delta_i = sum_e abar_e dL/dabar_e = g_i . out_i (+ the returned weights' own gradient).
         delta = (g.float() * out.float()).sum(-1)  # (N_dst, H)
         if galpha is not None:
@@ -131,7 +148,8 @@ def attention_backward_op(
                 _or(bias, ph), tau.contiguous(), _or(lam, ph), deg, seed, lse, g, delta, _or(galpha, ph),
                 abar, gs, _or(gbias, ph), _or(ga_dst, ph), _or(gx_dst, ph), _or(gatt_rows, ph), gtau_rows,
                 _or(glam_rows, ph),
-                H, C, D, float(negative_slope), float(dropout), 1.0 / (1.0 - dropout), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
+                1.0 / math.sqrt(C),
                 **flags, HAS_GALPHA=galpha is not None, NEED_GBIAS=gbias is not None, **blocks)
 
         gv = torch.zeros(N_src, H, C, dtype=f32, device=dev)
@@ -140,7 +158,7 @@ def attention_backward_op(
         _launch(K.attention_bwd_src, (N_src * H,),
                 colptr, row, eid_t, v.contiguous(), _or(xr, ph), _or(att, ph), _or(edge_attr, ph),
                 _or(w_heads, ph), _or(q, ph), g, abar, gs, gv, _or(ga_src, ph), _or(gk, ph),
-                H, C, D, float(negative_slope), 1.0 / math.sqrt(C),
+                H, C, D, _deg_key(E, N_src), float(negative_slope), 1.0 / math.sqrt(C),
                 MODE=mode, HAS_EA=flags["HAS_EA"], **blocks)
 
         gea = gw = None

@@ -5,6 +5,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+# Index tensors are int32 (half the memory) while every index and CSR position fits, else int64.
+INT32_LIMIT = 2**31 - 1
+
 
 class CSRPlan:
     """Both compressed-row layouts of one graph, and its in-degrees.
@@ -24,8 +27,8 @@ class CSRPlan:
     def __init__(self, edge_index: Tensor, num_src: int, num_dst: int):
         src, dst = edge_index[0].long(), edge_index[1].long()
         E, device = src.numel(), src.device
-        # int32 indices (half the memory) while they fit; the kernels compute offsets in int64 either way.
-        index = torch.int32 if max(E, num_src, num_dst) < 2**31 - 1 else torch.int64
+        # The kernels compute every offset in int64 from either index type.
+        index = torch.int32 if max(E, num_src, num_dst) < INT32_LIMIT else torch.int64
         self.edge_index = edge_index
         self.num_src, self.num_dst, self.num_edges = num_src, num_dst, E
         self.rowptr, self.col, self.eid = _csr(dst, src, num_dst, num_src, index)

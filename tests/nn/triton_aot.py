@@ -1,0 +1,165 @@
+"""Ahead-of-time checks of the Triton kernels for an H100 (sm_90), without a GPU.
+
+Run by tests/nn/test_triton_compile.py in a subprocess without ``TRITON_INTERPRET`` (the interpreter's kernels
+cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90``. Two stages:
+
+- ``ttir``: Triton's front end (Python AST → Triton IR) for every kernel and mode with its switches all on,
+  all off and toggled one at a time; bf16, fp16 and fp32 features; int32 and int64 index tensors; and the
+  sizes Triton turns into constants when they equal 1 (``H``, ``D``). In gatbio's functions (Triton's own
+  library, e.g. its Philox generator, is left out) no integer ``muli`` / ``addi`` / ``subi`` may be 32-bit:
+  offsets are computed in int64, as row offsets (N·H·C: 8.4M nodes × 4 heads × 64 channels), edge-feature
+  offsets (E·D: 100M edges × 22 features) and CSR positions near E = 2^31 pass 2^31.
+- ``sm90``: the whole compiler, PTX and Triton's bundled ``ptxas``, for each kernel and mode with every switch
+  on and every switch off (bf16 features; fp32 for the ``tl.dot`` kernels), and every autotune configuration
+  of the GATv2 edge-feature forward and edge gradient at C = 256 (the largest tiles; their shared memory must
+  fit an H100's 227 KiB). Prints each binary's registers, spills and shared memory (``pytest -s``).
+
+Prints ``ok`` last when every check passed; a failure raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+
+import triton
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+from gatbio.nn.kernels import attention as K
+
+TARGET = GPUTarget("cuda", 90, 32)
+BLOCKS = dict(BLOCK_E=32, BLOCK_C=64, BLOCK_D=16)
+
+# Per kernel: the constexpr switches and, per mode, the ones that mode can turn on (ops._flags).
+MODE_FLAGS = {
+    0: ("HAS_A_DST", "HAS_EDGE_PRE", "HAS_BIAS", "LOG_DEG", "SYM", "DROPOUT"),
+    1: ("HAS_EA", "HAS_BIAS", "LOG_DEG", "SYM", "DROPOUT"),
+    2: ("HAS_BIAS", "LOG_DEG", "SYM", "DROPOUT"),
+}
+ALL_FLAGS = ("HAS_A_DST", "HAS_EDGE_PRE", "HAS_EA", "HAS_BIAS", "LOG_DEG", "SYM", "DROPOUT")
+EXTRA = {"attention_fwd": ("NEED_ALPHA",), "attention_bwd_dst": ("HAS_GALPHA", "NEED_GBIAS")}
+
+
+def signature(fn, consts: dict, feature: str = "bf16", index: str = "i32") -> dict:
+    """Triton types of ``fn``'s arguments, as the launcher passes them (placeholders are float32)."""
+    sig = {}
+    for name in fn.arg_names:
+        sig[name] = ("constexpr" if name in consts else "fp32" if name in K.FLOAT_ARGS
+                     else "i32" if name in K.INT_ARGS else "*i64" if name == "seed_ptr"
+                     else f"*{index}" if name in K.INDEX_ARGS else f"*{feature}" if name in K.FEATURE_ARGS
+                     else "*fp32")
+    return sig
+
+
+def variants():
+    """``(kernel, constexprs, which)`` for every kernel, mode and flag set: ``which`` is ``"all"`` (every
+    switch of the mode on), ``"none"`` (all off) or ``"mixed"`` (one toggled)."""
+    for name in ("attention_fwd", "attention_bwd_dst"):
+        kernel = getattr(K, name)
+        for mode, flags in MODE_FLAGS.items():
+            switches = flags + EXTRA[name]
+            sets = ([("all", set(switches)), ("none", set())] + [("mixed", set(switches) - {f}) for f in switches]
+                    + [("mixed", {f}) for f in switches])
+            for which, on in sets:
+                yield kernel, dict({f: f in on for f in ALL_FLAGS + EXTRA[name]}, MODE=mode), which
+    for mode, ea in ((0, False), (1, False), (1, True), (2, False)):
+        yield K.attention_bwd_src, dict(MODE=mode, HAS_EA=ea), "all" if ea or mode != 1 else "none"
+    yield K.gatv2_bwd_edges, {}, "all"
+
+
+def make_ttir(kernel, consts: dict, **types) -> str:
+    from triton._C.libtriton import ir
+    from triton.compiler.compiler import make_backend
+
+    backend = make_backend(TARGET)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    src = ASTSource(fn=kernel.fn, signature=signature(kernel.fn, consts, **types), constexprs=consts)
+    return str(src.make_ir(TARGET, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                           context))
+
+
+INT32_ARITH = re.compile(r"= arith\.(muli|addi|subi) .*:\s*(tensor<[0-9x]+)?i32\b")
+FUNC = re.compile(r"tt\.func (?:public |private )?@\"?([^\"(\s]+)")
+
+
+def int32_arithmetic(ttir: str) -> list[str]:
+    """The 32-bit integer multiplications, additions and subtractions of gatbio's functions in ``ttir``."""
+    found, func = [], ""
+    for line in ttir.splitlines():
+        m = FUNC.search(line)
+        if m:
+            func = m.group(1)
+        if not func.startswith("triton.") and INT32_ARITH.search(line):
+            found.append(f"{func}: {line.strip()}")
+    return found
+
+
+def check_ttir() -> None:
+    n, bad = 0, []
+    cases = [(kernel, dict(consts, **BLOCKS), {}) for kernel, consts, _ in variants()]
+    # fp16 / fp32 features, int64 index tensors (graphs past 2^31 - 1 edges or nodes), and the integers that
+    # Triton turns into constants when they equal 1.
+    full = [(kernel, dict(consts, **BLOCKS)) for kernel, consts, which in variants() if which == "all"]
+    cases += [(kernel, consts, dict(feature=feature)) for kernel, consts in full for feature in ("fp16", "fp32")]
+    cases += [(kernel, consts, dict(index="i64")) for kernel, consts in full]
+    cases += [(kernel, dict(consts, H=1, D=1), {}) for kernel, consts in full]
+    for kernel, consts, types in cases:
+        found = int32_arithmetic(make_ttir(kernel, consts, **types))
+        n += 1
+        if found:
+            bad.append(f"{kernel.fn.__name__} {consts} {types}:\n  " + "\n  ".join(found))
+    if bad:
+        raise AssertionError("32-bit integer arithmetic (offsets may wrap past 2^31):\n" + "\n".join(bad))
+    print(f"ttir: {n} kernel variants, all integer arithmetic 64-bit")
+
+
+def compile_sm90(kernel, consts: dict, num_warps: int = 4, **types) -> int:
+    """Compile to an sm_90 binary, print what ``ptxas -v`` says of it (registers, spill stores; nothing when
+    Triton's cache had it) and return its shared memory in bytes."""
+    src = ASTSource(fn=kernel.fn, signature=signature(kernel.fn, consts, **types), constexprs=consts)
+    log = io.StringIO()
+    with knobs.nvidia.scope(), contextlib.redirect_stdout(log):
+        knobs.nvidia.dump_ptxas_log = True
+        binary = triton.compile(src, target=TARGET, options=dict(num_warps=num_warps))
+    regs = re.findall(r"Used (\d+) registers", log.getvalue())
+    spills = re.findall(r"(\d+) bytes spill stores", log.getvalue())
+    blocks = {k: v for k, v in consts.items() if k.startswith("BLOCK")}
+    switches = sorted(k for k, v in consts.items() if v is True)
+    print(f"sm90 {kernel.fn.__name__} MODE={consts.get('MODE', '-')} {blocks} warps={num_warps} "
+          f"{types or ''} on={switches}: registers={regs} spill_bytes={spills} "
+          f"shared={binary.metadata.shared}", flush=True)
+    return binary.metadata.shared
+
+
+# The largest dynamic shared memory of one block on an H100 (227 KiB).
+SM90_SHARED = 232448
+
+
+def check_sm90() -> None:
+    for kernel, consts, which in variants():
+        if which == "mixed":
+            continue  # the front end checked the mixed sets; the back end gets all on and all off
+        compile_sm90(kernel, dict(consts, **BLOCKS))
+        if which == "all" and consts.get("MODE", 1) == 1 and consts.get("HAS_EA", True):
+            compile_sm90(kernel, dict(consts, **BLOCKS), feature="fp32")  # tl.dot of float32 operands
+    # Every autotune configuration of the GATv2 edge-feature forward and gradient (the tl.dot kernels, the
+    # largest tiles) at the widest head of the issue's benchmark (C = 256).
+    for kernel, consts, which in variants():
+        if kernel in (K.attention_fwd, K.gatv2_bwd_edges) and which == "all" and consts.get("MODE", 1) == 1:
+            for config in K._CONFIGS:
+                shared = compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=256, BLOCK_D=16),
+                                      num_warps=config.num_warps)
+                assert shared <= SM90_SHARED, (kernel.fn.__name__, config, shared)
+
+
+if __name__ == "__main__":
+    stage = sys.argv[1]
+    {"ttir": check_ttir, "sm90": check_sm90}[stage]()
+    print("ok")
