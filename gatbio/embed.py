@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,6 +42,8 @@ __all__ = [
     "EMBEDDINGS",
     "adjacency",
     "netmf",
+    "netmf_method",
+    "embedding_line",
     "prone",
     "spectral",
     "structural_encodings",
@@ -50,8 +53,12 @@ __all__ = [
 #: Names accepted by :func:`node_inputs`.
 EMBEDDINGS = ("netmf", "prone", "spectral", "degree", "rwpe", "lappe")
 
-# Above this many nodes NetMF switches from the exact dense matrix to the rank-h eigen approximation.
-_NETMF_DENSE_MAX = 8000
+#: Above this many nodes NetMF never forms an N × N matrix: it factorises the rank-h eigen approximation of
+#: :math:`M` through a row-blocked operator (:func:`netmf` ``method="large"``). 8,000 nodes: 0.5 GB of float64.
+NETMF_DENSE_MAX = 8000
+_NETMF_DENSE_MAX = NETMF_DENSE_MAX  # old private name
+#: Memory of one row block of the large-graph operator, in matrix entries (float32: 128 MiB).
+_BLOCK_ENTRIES = 1 << 25
 
 
 def adjacency(edge_index, num_nodes: int) -> sp.csr_matrix:
@@ -83,19 +90,22 @@ def _to_tensor(x: np.ndarray) -> torch.Tensor:
 
 
 def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float = 1.0, rank: int = 256,
-                 seed: int = 0) -> np.ndarray:
+                 seed: int = 0, method: str = "auto") -> np.ndarray:
     r"""The matrix :math:`\log\max(M, 1)` that :func:`netmf` factorises (see there), dense (N, N) float64.
 
     Its rows are the proteins' full multi-hop neighbourhood profiles before the rank-d truncation; exact up to
-    8,000 nodes, the rank-``rank`` approximation above.
+    8,000 nodes, the rank-``rank`` approximation above. This function returns the whole matrix, so its memory
+    is N² floats at any size; :func:`netmf` above 8,000 nodes factorises the same matrix without storing it.
+    ``method`` as in :func:`netmf_method` (``"large"``: the approximation at any size).
     """
     if window < 1:
         raise ValueError(f"netmf: window must be ≥ 1, got {window}")
+    kind, _ = netmf_method(num_nodes, method)
     a = adjacency(edge_index, num_nodes)
     deg = np.asarray(a.sum(axis=1)).ravel()  # (N,)
     vol = deg.sum()
     dinv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
-    if num_nodes <= _NETMF_DENSE_MAX:
+    if kind == "netmf":
         p = sp.diags(dinv) @ a  # D^-1 A, (N, N) sparse
         power = p.toarray()
         s = power.copy()
@@ -116,8 +126,125 @@ def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float =
     return logm
 
 
+def netmf_method(num_nodes: int, method: str = "auto") -> tuple[str, str]:
+    """Which NetMF :func:`netmf` computes for ``num_nodes`` nodes, and why: ``("netmf", reason)`` (the exact dense
+    matrix) or ``("netmf-large", reason)`` (rank-h approximation, never an N × N matrix)."""
+    if method not in ("auto", "dense", "large"):
+        raise ValueError(f"netmf: method must be 'auto', 'dense' or 'large', got {method!r}")
+    if method == "dense":
+        return "netmf", "method='dense' asked for"
+    if method == "large":
+        return "netmf-large", "method='large' asked for"
+    if num_nodes <= NETMF_DENSE_MAX:
+        return "netmf", f"{num_nodes:,} nodes <= {NETMF_DENSE_MAX:,}: exact dense matrix"
+    return "netmf-large", f"{num_nodes:,} nodes > {NETMF_DENSE_MAX:,}: bounded memory"
+
+
+def embedding_line(kinds: Sequence[str], num_nodes: int) -> str:
+    """One printable line naming the embeddings :func:`node_inputs` computes for ``kinds``, e.g.
+    ``embedding: prone + netmf-large (19,000 nodes > 8,000: bounded memory)``."""
+    names, why = [], ""
+    for kind in kinds:
+        if kind == "netmf":
+            kind, why = netmf_method(num_nodes)
+        names.append(kind)
+    return f"embedding: {' + '.join(names)}" + (f" ({why})" if why else "")
+
+
+def _resolve(device) -> torch.device | None:
+    """``None`` → ``None`` (SciPy on the CPU); ``"auto"`` → CUDA when available, else ``None``; else a device."""
+    if device is None:
+        return None
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda") if torch.cuda.is_available() else None
+    return torch.device(device)
+
+
+def _randomized_svd_sym(apply, n: int, dim: int, seed: int, device: torch.device, dtype: torch.dtype,
+                        n_iter: int = 5, oversample: int = 10) -> torch.Tensor:
+    r""":math:`U_d\Sigma_d^{1/2}` of a symmetric (N, N) matrix given only as ``apply(Q) = M @ Q``.
+
+    Halko et al. (2011) as in :func:`sklearn.utils.extmath.randomized_svd`: a seeded Gaussian start (drawn on
+    the CPU, so every device starts from the same numbers), ``n_iter`` power iterations of :math:`MM^\top`
+    (two products each, QR-orthonormalised), :math:`B = Q^\top M = (MQ)^\top`, an SVD of the small :math:`B`;
+    each column's sign is fixed (largest-magnitude entry positive) so the output is deterministic.
+    """
+    dim = min(dim, n - 1)
+    width = min(n, dim + oversample)
+    gen = torch.Generator().manual_seed(seed)
+    q = torch.randn(n, width, generator=gen, dtype=torch.float64).to(device=device, dtype=dtype)  # (N, l)
+    q = torch.linalg.qr(apply(q)).Q
+    for _ in range(n_iter):
+        q = torch.linalg.qr(apply(q)).Q
+        q = torch.linalg.qr(apply(q)).Q
+    b = apply(q).T  # (l, N) = Q^T M, M symmetric
+    ub, sv, _ = torch.linalg.svd(b, full_matrices=False)
+    u = q @ ub[:, :dim]  # (N, d)
+    sign = torch.sign(u.gather(0, u.abs().argmax(dim=0, keepdim=True)))  # (1, d)
+    sign[sign == 0] = 1
+    return u * sign * sv[:dim].clamp_min(0).sqrt()[None, :]
+
+
+def _netmf_dense_torch(a: sp.csr_matrix, window: int, negative: float, dim: int, seed: int,
+                       device: torch.device) -> torch.Tensor:
+    """The exact dense NetMF (as :func:`netmf_matrix`) in float64 torch on ``device``, then the randomized SVD."""
+    n = a.shape[0]
+    deg = np.asarray(a.sum(axis=1)).ravel()
+    dinv = torch.from_numpy(np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)).to(device)  # (N,)
+    p = (sp.diags(dinv.cpu().numpy()) @ a).tocsr()
+    p.sort_indices()  # torch CSR wants sorted column indices per row
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        pt = torch.sparse_csr_tensor(torch.from_numpy(p.indptr).long(), torch.from_numpy(p.indices).long(),
+                                     torch.from_numpy(p.data), size=(n, n), check_invariants=True).to(device)
+    power = pt.to_dense()  # (N, N)
+    s = power.clone()
+    for _ in range(window - 1):
+        power = pt @ power  # sparse @ dense
+        s += power
+    s *= dinv[None, :] * (float(deg.sum()) / (negative * window))  # M
+    logm = s.clamp_min_(1.0).log_()  # (N, N), in place: one N x N buffer besides `power`
+    del power
+    return _randomized_svd_sym(lambda q: logm @ q, n, dim, seed, device, torch.float64)
+
+
+def _netmf_large(a: sp.csr_matrix, window: int, negative: float, rank: int, dim: int, seed: int,
+                 device: torch.device, n_iter: int = 5, block_entries: int = _BLOCK_ENTRIES) -> torch.Tensor:
+    r"""NetMF for large graphs (Qiu et al. 2018, Alg. 4, "NetMF for a large window size") in bounded memory.
+
+    The top-``rank`` eigenpairs :math:`D^{-1/2}AD^{-1/2}\approx U_h\Lambda_hU_h^\top` (SciPy's ARPACK on the
+    sparse matrix, :math:`O(|E|h)` per iteration) give :math:`M \approx LR^\top` with
+    :math:`L = \frac{\mathrm{vol}}{bT}D^{-1/2}U_h\sum_r\Lambda_h^r` and :math:`R = D^{-1/2}U_h`, both (N, h).
+    The matrix :math:`\log\max(LR^\top, 1)` is never stored: each product with it, which is all the randomized
+    SVD needs, computes it one block of rows at a time (float32, ``block_entries`` entries per block), applies
+    the elementwise log exactly and multiplies. Memory: :math:`O(Nh + \text{block})`; time
+    :math:`O(N^2h)` per product, 12 products (``n_iter=5``).
+    """
+    n = a.shape[0]
+    deg = np.asarray(a.sum(axis=1)).ravel()
+    dis = np.sqrt(np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0))
+    norm = sp.diags(dis) @ a @ sp.diags(dis)
+    v0 = np.random.default_rng(seed).standard_normal(n)
+    lam, u = eigsh(norm, k=min(rank, n - 2), which="LA", v0=v0)  # (h,), (N, h)
+    lam_sum = sum(lam**r for r in range(1, window + 1))  # (h,)
+    right = dis[:, None] * u  # (N, h)
+    left = right * (lam_sum * deg.sum() / (negative * window))[None, :]  # (N, h)
+    left_t = torch.from_numpy(left).to(device=device, dtype=torch.float32)
+    right_t = torch.from_numpy(np.ascontiguousarray(right.T)).to(device=device, dtype=torch.float32)  # (h, N)
+    rows = max(1, block_entries // n)
+
+    def apply(q: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(q)  # (N, l)
+        for i in range(0, n, rows):
+            blk = (left_t[i:i + rows] @ right_t).clamp_min_(1.0).log_()  # (B, N) rows of log max(M, 1)
+            out[i:i + rows] = blk @ q
+        return out
+
+    return _randomized_svd_sym(apply, n, dim, seed, device, torch.float32, n_iter=n_iter)
+
+
 def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative: float = 1.0,
-          rank: int = 256, seed: int = 0) -> torch.Tensor:
+          rank: int = 256, seed: int = 0, method: str = "auto", device=None) -> torch.Tensor:
     r"""NetMF embedding [1]_: the matrix DeepWalk factorises implicitly, factorised explicitly.
 
     With adjacency :math:`A`, degrees :math:`D`, volume :math:`\mathrm{vol}(G)=\sum_{ij}A_{ij}`, window
@@ -127,9 +254,10 @@ def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative
         M = \frac{\mathrm{vol}(G)}{bT}\Big(\sum_{r=1}^{T}(D^{-1}A)^r\Big)D^{-1},\qquad
         \mathrm{emb} = U_d\,\Sigma_d^{1/2}\ \text{of}\ \mathrm{SVD}_d\big(\log\max(M, 1)\big).
 
-    For ``num_nodes`` up to 8,000 :math:`M` is computed exactly (dense); above, with the paper's rank-:math:`h`
-    approximation :math:`D^{-1/2}AD^{-1/2}\approx U_h\Lambda_hU_h^\top`, so that
-    :math:`M \approx \frac{\mathrm{vol}}{bT} D^{-1/2}U_h\big(\sum_r\Lambda_h^r\big)U_h^\top D^{-1/2}`.
+    ``method="auto"`` (see :func:`netmf_method`): up to 8,000 nodes :math:`M` is computed exactly (dense);
+    above, ``"large"``: the paper's rank-:math:`h` approximation :math:`D^{-1/2}AD^{-1/2}\approx
+    U_h\Lambda_hU_h^\top`, so that :math:`M \approx \frac{\mathrm{vol}}{bT} D^{-1/2}U_h\big(\sum_r\Lambda_h^r\big)
+    U_h^\top D^{-1/2}`, factorised without ever storing an N × N matrix (row blocks, see ``_netmf_large``).
     The paper's PPI setting is :math:`T=10, b=1, h=256, d=128`.
 
     Args:
@@ -138,12 +266,27 @@ def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative
         dim: embedding size d (default: 128).
         window: T (default: 10).
         negative: b (default: 1.0).
-        rank: h, eigenpairs of the approximation (large graphs only; default: 256).
+        rank: h, eigenpairs of the approximation (``"large"`` only; default: 256).
         seed: seeds the randomized SVD / eigen solver start vector (default: 0).
+        method: ``"auto"``, ``"dense"`` or ``"large"`` (default: ``"auto"``).
+        device: where the dense linear algebra runs: ``None`` (default) = the CPU, with SciPy for the dense
+            method (faster there than torch, see experiments/README "Embeddings at STRING scale"); a torch
+            device (``"cuda"``, ``"auto"`` = CUDA when available) = torch on that device. The eigenpairs of the
+            large method are always SciPy's (sparse). The output stays on the CPU.
 
     Shapes:
         output: (N, dim) float32.
     """
+    if window < 1:
+        raise ValueError(f"netmf: window must be ≥ 1, got {window}")
+    kind, _ = netmf_method(num_nodes, method)
+    dev = _resolve(device)
+    if kind == "netmf-large":
+        a = adjacency(edge_index, num_nodes)
+        return _netmf_large(a, window, negative, rank, dim, seed, dev or torch.device("cpu")).float().cpu()
+    if dev is not None and dev.type != "cpu":
+        a = adjacency(edge_index, num_nodes)
+        return _netmf_dense_torch(a, window, negative, dim, seed, dev).float().cpu()
     logm = netmf_matrix(edge_index, num_nodes, window, negative, rank, seed)
     return _to_tensor(_svd_embedding(logm, dim, seed))
 
@@ -276,12 +419,13 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
 
 
 def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), dim: int = 128,
-                seed: int = 0, standardize: bool = False) -> torch.Tensor:
+                seed: int = 0, standardize: bool = False, device=None) -> torch.Tensor:
     """Concatenate the named embeddings/encodings (see :data:`EMBEDDINGS`).
 
     With ``standardize`` each column gets zero mean and unit variance (constant columns stay zero). The
     published protocol feeds the raw embeddings to the logistic regression (ProNE rows are ℓ2-normalised),
-    and that scale regularises better there, so the default keeps them raw.
+    and that scale regularises better there, so the default keeps them raw. ``device``: where NetMF's dense
+    linear algebra runs (see :func:`netmf`); the others are sparse SciPy work on the CPU. The output is on the CPU.
 
     Shapes:
         output: (N, F) float32.
@@ -291,7 +435,7 @@ def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), d
     parts = []
     for kind in kinds:
         if kind == "netmf":
-            x = netmf(edge_index, num_nodes, dim=dim, seed=seed)
+            x = netmf(edge_index, num_nodes, dim=dim, seed=seed, device=device)
         elif kind == "prone":
             x = prone(edge_index, num_nodes, dim=dim, seed=seed)
         elif kind == "spectral":

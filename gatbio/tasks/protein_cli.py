@@ -195,6 +195,9 @@ def predict_main(args: argparse.Namespace) -> int:
         check_plot_protein(data, args.plot_protein)
     print(homophily_line(data))
     announce_device(device, args.device)
+    from gatbio.embed import embedding_line
+
+    print(embedding_line(cfg.inputs, data.num_nodes))
     # the picture shows up to 10 neighbours; the --explain table keeps 5 per protein
     pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed, explain_top=10 if args.plot else 5,
                                         progress=show_progress(args.quiet), device=device)

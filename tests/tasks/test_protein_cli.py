@@ -26,6 +26,7 @@ def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, cap
     out = capsys.readouterr().out
     assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in out
     assert "label homophily: an annotated neighbour shares a function" in out and "weak predictions" not in out
+    assert "embedding: prone + netmf (25 nodes <= 8,000: exact dense matrix)" in out
     pred = pd.read_csv(files / "pred.csv")
     assert sorted(pred["protein"]) == sorted([f"{c}{i}" for c in "KT" for i in range(1, 12, 2)] + ["LONE"])
     assert pred.set_index("protein").loc["LONE", "isolated"] and not pred["isolated"].iloc[:-1].any()
