@@ -411,7 +411,8 @@ def test_autocast_low_precision_close_to_float32(attention, dtype, device):
     with torch.autocast(device.type, dtype=dtype):
         out16, (_, alpha) = conv(x, ei, ea, attn_bias=bias[:, 0], return_attention_weights=True)
         out16.float().square().sum().backward()
-    assert alpha.dtype == dtype  # the kernels' outputs take the (low-precision) values' dtype
+    # the attention weights are float32 statistics, as on the other paths; the output is cast back
+    assert alpha.dtype == torch.float32
     torch.testing.assert_close(out16.float(), out32, atol=2e-2, rtol=2e-2)
     assert all(torch.isfinite(p.grad).all() for p in conv.parameters())
 

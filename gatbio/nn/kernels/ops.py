@@ -77,13 +77,16 @@ def attention_op(
     edge_index: Tensor, seed: Tensor, mode: int, sym: bool, negative_slope: float, dropout: float,
     need_alpha: bool,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Returns ``out`` (N_dst, H, C) in ``v``'s dtype, ``lse`` (N_dst, H) float32 and ``alpha`` (E, H)
-    (empty unless ``need_alpha``)."""
+    """Returns ``out`` (N_dst, H, C), ``lse`` (N_dst, H) and ``alpha`` (E, H) (empty unless ``need_alpha``),
+    all float32 whatever ``v``'s dtype: the backward forms its softmax correction δ = g · o from ``out`` and
+    reuses the stored ``alpha``, and either rounded to bf16 spoils the gradients whose terms cancel across a
+    target's row (GAT's ``att_dst``, the log-degree strengths λ); :func:`attention` casts ``out`` to ``v``'s
+    dtype for the caller."""
     N_dst, (H, C), E = rowptr.numel() - 1, v.shape[1:], col.numel()
     D = 0 if edge_attr is None else edge_attr.size(1)
-    out = v.new_empty(N_dst, H, C)
+    out = torch.empty(N_dst, H, C, dtype=torch.float32, device=v.device)
     lse = torch.empty(N_dst, H, dtype=torch.float32, device=v.device)
-    alpha = v.new_empty(E if need_alpha else 0, H)
+    alpha = torch.empty(E if need_alpha else 0, H, dtype=torch.float32, device=v.device)
     ph = torch.empty(1, dtype=torch.float32, device=v.device)
     with _on_device(v.device):
         _launch(K.attention_fwd, (N_dst * H,),
@@ -102,8 +105,8 @@ def attention_op(
 def _(v, a_src, a_dst, edge_pre, xr, att, edge_attr, w_edge, q, k, bias, tau, lam, deg, rowptr, col, eid,
       colptr, row, eid_t, edge_index, seed, mode, sym, negative_slope, dropout, need_alpha):
     N_dst, (H, C) = rowptr.shape[0] - 1, v.shape[1:]
-    return (v.new_empty(N_dst, H, C), v.new_empty(N_dst, H, dtype=torch.float32),
-            v.new_empty(col.shape[0] if need_alpha else 0, H))
+    return (v.new_empty(N_dst, H, C, dtype=torch.float32), v.new_empty(N_dst, H, dtype=torch.float32),
+            v.new_empty(col.shape[0] if need_alpha else 0, H, dtype=torch.float32))
 
 
 # --------------------------------------------------------------------------------------------- backward
@@ -267,7 +270,7 @@ def attention(
         need_alpha: also return the (E, H) attention weights (after degree factor and dropout).
 
     Returns:
-        ``(out, alpha)``: (N_dst, H, C) in ``v``'s dtype, and (E, H) or ``None``.
+        ``(out, alpha)``: (N_dst, H, C) in ``v``'s dtype, and (E, H) float32 or ``None``.
     """
     mode = MODES[attention]
     if dropout > 0.0:
@@ -285,4 +288,5 @@ def attention(
         c(x_dst) if mode == 2 else None, c(k), c(bias), tau.contiguous(), c(lam), plan.deg,
         plan.rowptr, plan.col, plan.eid, plan.colptr, plan.row, plan.eid_t, plan.edge_index, seed,
         mode, sym, float(negative_slope), float(dropout), need_alpha)
-    return out, (alpha if need_alpha else None)
+    # a differentiable cast: the backward operator gets a float32 gradient and the float32 output
+    return out.to(v.dtype), (alpha if need_alpha else None)
