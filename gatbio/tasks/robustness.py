@@ -551,7 +551,10 @@ def summarize(cfg: RobustnessConfig) -> str:
         r = table[~table["protect_basal"]].pivot(index="web", columns="order", values="r50_mean")
         lines += ["R50 (fraction of species removed before half are lost):", r.round(3).to_string()]
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        for value in ("drop", "flip_rate"):
+        if head.empty:
+            lines += ["headline: none (it compares models under the degree and feature_noise perturbations at "
+                      f"{at:.0%}, which this sweep does not run)"]
+        for value in ("drop", "flip_rate") if not head.empty else ():
             h = head[head["value"] == value]
             show = h[["dataset", "perturbation", "model", "clean", "mean", "ci_low", "ci_high", "ratio"]]
             lines += [f"{value} at {at:.0%} (mean, 95% CI over seeds; ratio = / pyg_gat):",

@@ -181,8 +181,17 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
                 if boots.size:
                     row["ratio_ci_low"], row["ratio_ci_high"] = np.percentile(boots, [2.5, 97.5]).tolist()
             rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
 
+
+#: Columns of :func:`headline_table` (also when no run matches: a sweep without degree or feature-noise
+#: perturbations has no headline, and later steps still find the columns they select).
+HEADLINE_COLUMNS = ["task", "dataset", "perturbation", "model", "fraction", "value", "clean", "mean", "ci_low",
+                    "ci_high", "n", "ratio", "ratio_ci_low", "ratio_ci_high"]
+#: Columns of :func:`headline_verdict`.
+VERDICT_COLUMNS = ["task", "dataset", "perturbation", "value", "vanilla", "vanilla_ci_low", "vanilla_ci_high",
+                   "best", "best_mean", "best_ci_low", "best_ci_high", "ratio", "ratio_ci_low", "ratio_ci_high",
+                   "target_met"]
 
 #: The degree-normalised or temperature-controlled variants the headline target is about.
 VARIANTS = ("gat_log", "gat_sym", "gat_t0.5", "gat_t2", "gat_tlearn", "gat_log_tlearn")
@@ -196,6 +205,8 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
     95 % interval is not above 0: there is nothing to halve), else ``"yes"`` when the ratio's bootstrap upper
     bound is within ``target``, ``"point only"`` when only the mean ratio is, and ``"no"`` otherwise."""
     rows = []
+    if head.empty:
+        return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     for (task, dataset, pert, value), g in head.groupby(["task", "dataset", "perturbation", "value"], sort=False):
         ref = g[g["model"] == reference]
         var = g[g["model"].isin(VARIANTS)]
@@ -216,7 +227,7 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
                      "best": best["model"], "best_mean": best["mean"], "best_ci_low": best["ci_low"],
                      "best_ci_high": best["ci_high"], "ratio": ratio, "ratio_ci_low": best["ratio_ci_low"],
                      "ratio_ci_high": hi, "target_met": met})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
 def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", path: str | Path | None = None):

@@ -114,6 +114,26 @@ def test_summary_tables_known_values(tmp_path):
         "target_met"] == "undefined"  # vanilla GAT does not degrade at 0 %
 
 
+def test_summary_without_headline_perturbations(tmp_path):
+    """A sweep of random removals only has no headline (it is about degree and feature noise): empty tables
+    with their columns, and the printed summary says why, instead of a KeyError from deep in pandas."""
+    root = fake_runs(tmp_path)
+    for p in (root / "runs").rglob("degree.json"):
+        run = json.loads(p.read_text())
+        run["perturbation"] = "random"
+        p.with_name("random.json").write_text(json.dumps(run))
+        p.unlink()
+    df = rs.load_runs(root)
+    head = rs.headline_table(df, fraction=0.05)
+    assert head.empty and list(head.columns) == rs.HEADLINE_COLUMNS
+    verdict = rs.headline_verdict(head)
+    assert verdict.empty and list(verdict.columns) == rs.VERDICT_COLUMNS
+    cfg = rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml",
+              [f"out_dir={root}", "perturbations=[random]", "foodweb.enabled=false"])
+    text = rb.summarize(cfg)
+    assert "headline: none" in text and "area under the degradation curve" in text
+
+
 def test_mean_ci():
     m, lo, hi, n = rs.mean_ci([1.0, 2.0, 3.0])
     assert (m, n) == (2.0, 3) and lo == pytest.approx(2 - 4.302653 / np.sqrt(3), rel=1e-5) and hi > m
