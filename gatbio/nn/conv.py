@@ -33,9 +33,11 @@ FUSED_MIN_ELEMENTS = 1 << 18
 _PLANS: dict[tuple, tuple] = {}
 
 
-def _forget_plans(tensor_id: int) -> None:
-    for key in [k for k in _PLANS if k[0] == tensor_id]:
-        _PLANS.pop(key, None)
+def _forget_plans(tensor_id: int, plans: dict = _PLANS) -> None:
+    # ``plans`` bound at definition: at interpreter exit the module's globals may already be cleared (None)
+    # when the last graphs are freed and their weak references call back here.
+    for key in [k for k in list(plans) if k[0] == tensor_id]:
+        plans.pop(key, None)
 
 
 def _cached_plan(edge_index_in: Tensor, key: tuple, build):
@@ -49,7 +51,7 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     plan = build()
     # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor.
     tensor_id = id(edge_index_in)
-    ref = weakref.ref(edge_index_in, lambda _, i=tensor_id: _forget_plans(i))
+    ref = weakref.ref(edge_index_in, lambda _, i=tensor_id, forget=_forget_plans: forget(i))
     _PLANS[key] = (ref, plan)
     return plan
 
