@@ -153,11 +153,14 @@ def embedding_line(kinds: Sequence[str], num_nodes: int) -> str:
 
 def _resolve(device) -> torch.device | None:
     """``None`` → ``None`` (SciPy on the CPU); ``"auto"`` → CUDA when available, else ``None``; else a device."""
+    from gatbio.device import resolve_device  # one parser of device names, with its clear errors
+
     if device is None:
         return None
-    if isinstance(device, str) and device == "auto":
-        return torch.device("cuda") if torch.cuda.is_available() else None
-    return torch.device(device)
+    if isinstance(device, str) and device.strip().lower() == "auto":
+        dev = resolve_device("auto")
+        return dev if dev.type == "cuda" else None
+    return resolve_device(device)
 
 
 def _randomized_svd_sym(apply, n: int, dim: int, seed: int, device: torch.device, dtype: torch.dtype,
