@@ -423,8 +423,7 @@ def _string_links_problem(path: Path, head: list[str], score_column: str) -> Non
 
 def read_text_head(path: Path) -> str:
     """The first line of a (possibly compressed) text file, without its line end."""
-    with open_text(path) as fh:
-        return fh.readline().rstrip("\r\n")
+    return read_text(path, first_line=True)
 
 
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
