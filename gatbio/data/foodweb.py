@@ -21,7 +21,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, compression_of, read_table, read_text
+from gatbio.data.tables import check_file, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",

@@ -44,7 +44,6 @@ from gatbio.data.tables import (
     data_lines,
     is_header_word,
     note,
-    open_text,
     parse_weights,
     read_table,
     read_text,

@@ -65,9 +65,9 @@ __all__ = [
     "summarize_results", "predict_missing_links", "explain_web", "run_quick", "quick_config",
 ]
 
-#: Our models and the baselines, in table order.
 #: Models that need species traits; on a web without them they are left out (``gat`` becomes ``gat_structure``).
 TRAIT_MODELS = ("full", "gat", "no_trophic_bias", "boosted_stack", "linear_stack", "full_without_gat")
+#: Our models and the baselines, in table order.
 OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
 BASELINES = ("boosted_stack", "linear_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment",
              "niche")
@@ -902,7 +902,8 @@ def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) 
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "protocols": "nonempty", "models": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0", "species_seeds": "nonempty; >=0",
+    "protocols": "nonempty", "models": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0",
+    "species_seeds": "nonempty; >=0",
     "ensemble_seeds": ">0", "ensemble_max_species": ">0", "split_seed": ">=0", "jobs": ">0", "threads": ">0",
     "niche_steps": ">0", "large_sparse_connectance": "(0, 1]",
     "gat.hidden_channels": ">0", "gat.heads": ">0", "gat.num_layers": ">0", "gat.dropout": "[0, 1)",

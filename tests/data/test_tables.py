@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from gatbio.data.foodweb import read_gateway_web, read_species_traits, read_trait_table
-from gatbio.ecology.commands import read_foodweb_file
 from gatbio.data.io import (
     MalformedFileError,
     pajek_to_data,
@@ -24,6 +23,7 @@ from gatbio.data.io import (
     read_string_links,
 )
 from gatbio.data.tables import is_header_word, looks_like_header, parse_weights
+from gatbio.ecology.commands import read_foodweb_file
 
 
 def write(tmp_path, name, text):
