@@ -30,12 +30,23 @@ class Cfg:
     ("- lr\n- seeds\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a list"),
     ("just a sentence\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a str"),
     ("lr: 0.1\n\nlearning_rate: 3\n", r"bad config in .*c\.yaml:3: Key 'learning_rate' not in 'Cfg'"),
+    # a key given twice is malformed YAML (PyYAML alone keeps the last value, silently)
+    ("lr: 0.1\nseeds: [0]\nlr: 0.5\n", r"c\.yaml:3: malformed YAML: key 'lr' is given twice \(first on line 1\)"),
+    ("inner:\n  epochs: 2\n  epochs: 3\n", r"c\.yaml:3: malformed YAML: key 'epochs' is given twice"),
 ])
 def test_malformed_yaml_names_file_and_line(tmp_path, text, msg):
     p = tmp_path / "c.yaml"
     p.write_text(text)
     with pytest.raises(ValueError, match=msg):
         load_config(Cfg, p)
+
+
+def test_a_bad_override_names_the_override_not_a_line_of_the_file(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("seeds: [0]\nlr: 0.1\n")
+    with pytest.raises(ValueError) as err:
+        load_config(Cfg, p, ["lr=fast"])
+    assert str(err.value).startswith("bad config in command-line overrides lr=fast: Value 'fast'")
 
 
 def test_config_path_problems(tmp_path):
