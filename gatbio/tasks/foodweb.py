@@ -156,10 +156,9 @@ class FoodWebConfig:
 
 def find_web_folders(webs_dir: str | Path) -> list[Path]:
     """The web folders of ``webs_dir`` (each holds one ``*_edge_list.txt``), sorted by name."""
-    webs_dir = Path(webs_dir)
-    if not webs_dir.is_dir():
-        raise FileNotFoundError(f"{webs_dir}: no such folder (expected a folder of web folders, like "
-                                "gateway_dev/webs/)")
+    from gatbio._paths import check_input_dir
+
+    webs_dir = check_input_dir(webs_dir, what="expected a folder of web folders, like gateway_dev/webs/")
     found = sorted(p for p in webs_dir.iterdir() if p.is_dir() and any(p.glob("*_edge_list.txt")))
     if not found:
         raise FileNotFoundError(f"{webs_dir}: no web folders with a *_edge_list.txt file (layout: "

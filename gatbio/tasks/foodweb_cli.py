@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
+from gatbio._paths import check_input_dir
 from gatbio.ecology.commands import FORMATS
 
 if TYPE_CHECKING:
@@ -108,8 +109,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
     overrides = list(args.overrides)
     if args.webs is not None:
-        if not Path(args.webs).is_dir():
-            raise FileNotFoundError(f"--webs {args.webs}: no such folder")
+        check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/")
         overrides.append(f"webs={args.webs}")
     if args.out is not None:
         overrides.append(f"out={args.out}")
@@ -129,6 +129,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     from gatbio.config import load_config
     from gatbio.tasks.foodweb import FoodWebConfig, summarize_results
 
+    check_input_dir(args.out, "OUT", "the results folder of gatbio foodweb benchmark")
     cfg_path = Path(args.out) / "config.yaml"
     cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
     webs = args.webs or cfg.webs or None
