@@ -44,6 +44,7 @@ from gatbio.data.tables import (
     data_lines,
     is_header_word,
     note,
+    open_text,
     parse_weights,
     read_table,
     read_text,
@@ -421,8 +422,14 @@ def _string_links_problem(path: Path, head: list[str], score_column: str) -> Non
 
 
 def read_text_head(path: Path) -> str:
-    """The first line of a (possibly compressed) text file, without its line end."""
-    return read_text(path, first_line=True)
+    """The first line of a (possibly compressed) text file, without its line end (a file that is not UTF-8 text:
+    :func:`read_text`'s message with ``file:line``)."""
+    try:
+        with open_text(path) as fh:
+            return fh.readline().rstrip("\r\n")
+    except UnicodeDecodeError:
+        read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
+        raise
 
 
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.

@@ -106,14 +106,12 @@ def open_text(path: str | Path, encoding: str = "utf-8"):
     return opener(path, "rt", encoding=encoding)
 
 
-def read_text(path: str | Path, encoding: str = "utf-8", *, first_line: bool = False) -> str:
-    """The whole (decompressed) text of a file, or with ``first_line`` its first line without the line end;
-    decoding and decompression errors are one clear line naming the file."""
+def read_text(path: str | Path, encoding: str = "utf-8") -> str:
+    """The whole (decompressed) text of a file, with decoding and decompression errors as one clear line."""
     try:
         with open_text(path, encoding) as fh:
-            return fh.readline().rstrip("\r\n") if first_line else fh.read()
+            return fh.read()
     except UnicodeDecodeError as err:
-        # err.object: the bytes of the first decoded chunk, from the file's start (plain files only)
         line = err.object[:err.start].count(b"\n") + 1 if compression_of(path) is None else None
         raise MalformedFileError(path, line, f"not {encoding} text (byte {err.object[err.start:err.start + 1]!r}); "
                                              "is it a spreadsheet or a binary file? save it as text (TSV/CSV)") from None
