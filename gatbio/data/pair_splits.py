@@ -46,7 +46,7 @@ import numpy as np
 import torch
 
 __all__ = ["PAIR_SPLITS", "VAL_SPLITS", "SUBSETS", "protein_pair_lists", "bfs_pairs", "dfs_pairs", "draw_root",
-           "test_split", "carve_validation", "pair_split", "message_graph", "pair_subsets"]
+           "gnn_ppi_split", "carve_validation", "pair_split", "message_graph", "pair_subsets"]
 
 PAIR_SPLITS = ("random", "bfs", "dfs")
 VAL_SPLITS = ("same", "random")
@@ -143,7 +143,7 @@ def draw_root(pair_lists: list[list[int]], rng: Rng, max_pairs: int = 5) -> int:
             return node
 
 
-def test_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, rng: Rng, test_fraction: float = 0.2,
+def gnn_ppi_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, rng: Rng, test_fraction: float = 0.2,
                max_root_pairs: int = 5) -> dict[str, Any]:
     """GNN-PPI's train / test split of pairs ``0..P-1`` (module docstring).
 
@@ -184,7 +184,7 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
     """Split the training pairs ``train`` into ``fit`` and ``val`` (a ``fraction`` of them).
 
     ``kind``: ``"random"`` (a uniformly random part) or the test split's kind (``"random"``, ``"bfs"``, ``"dfs"``:
-    the same rule on the graph of the training pairs, :func:`test_split`). Seeded by
+    the same rule on the graph of the training pairs, :func:`gnn_ppi_split`). Seeded by
     ``np.random.default_rng([seed, 1])``, independent of the test split's generator.
 
     Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int}`` (ascending indices).
@@ -194,7 +194,7 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
     pairs = np.asarray(pairs.cpu() if isinstance(pairs, torch.Tensor) else pairs)
     train_arr = np.asarray(train, dtype=np.int64)
     rng = np.random.default_rng([seed, 1])
-    local = test_split(pairs[train_arr], num_nodes, kind, rng, test_fraction=fraction, max_root_pairs=max_root_pairs)
+    local = gnn_ppi_split(pairs[train_arr], num_nodes, kind, rng, test_fraction=fraction, max_root_pairs=max_root_pairs)
     val = np.sort(train_arr[np.asarray(local["test"], dtype=np.int64)])
     fit = np.sort(train_arr[np.asarray(local["train"], dtype=np.int64)])
     return {"fit": fit.tolist(), "val": val.tolist(), "val_root": local["root"], "val_attempts": local["attempts"]}
@@ -207,7 +207,7 @@ def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed
     the roots, attempts and a ``protocol`` sentence."""
     if val_kind not in VAL_SPLITS:
         raise ValueError(f"val_split={val_kind!r}: choose one of {', '.join(VAL_SPLITS)}")
-    sp = test_split(pairs, num_nodes, kind, np.random.default_rng(seed), test_fraction, max_root_pairs)
+    sp = gnn_ppi_split(pairs, num_nodes, kind, np.random.default_rng(seed), test_fraction, max_root_pairs)
     carve = carve_validation(pairs, sp["train"], num_nodes, kind if val_kind == "same" else "random", seed,
                              val_fraction, max_root_pairs)
     n = len(pairs)
