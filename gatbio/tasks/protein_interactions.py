@@ -122,7 +122,9 @@ SETTING_RULES = {
     "eval_every": ">0", "patience": ">0", "threshold": "(0, 1)", "jobs": ">0", "threads": ">0",
 }
 #: Keys that never change a finished run's result (which runs, where, how fast).
-RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device")
+#: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
+RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
+                    "custom_models")
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")
 #: Model settings of the config passed to every model (gatbio.nn.pair_models.MODEL_DEFAULTS keys).
 MODEL_SETTINGS = ("hidden", "layers", "heads", "dropout", "input_dropout", "attn_dropout", "decoder_dropout")
@@ -268,6 +270,21 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     return model, res, opts
 
 
+def _check_options(path: Path, name: str, opts: dict[str, Any]) -> None:
+    """A finished run is reused only when it was made with the same model options (``custom_models`` is a
+    resume-free key: adding a model to a results folder is fine, redefining one is refused)."""
+    import json
+
+    from gatbio.results import ResumeConflictError
+
+    old = read_json(path).get("options")
+    if old is not None and json.loads(json.dumps(opts)) != old:
+        diff = sorted(k for k in set(old) | set(opts) if old.get(k) != opts.get(k))
+        raise ResumeConflictError(
+            f"{path} was made with other options of model {name!r} ({', '.join(diff)}); give the changed model a "
+            "new name in custom_models, or pass --restart / --resume-anyway")
+
+
 def _uses_graph(opts: dict[str, Any]) -> bool:
     return not (opts.get("kind", "encoder") == "encoder" and opts.get("conv") == "mlp")
 
@@ -303,7 +320,10 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
         for name in cfg.models:
             path = run_dir / graph / f"{name}.json"
             opts = model_options(name, _settings(cfg), _custom(cfg))
-            if is_done(path) or (graph != "train" and not _uses_graph(opts)):
+            if is_done(path):
+                _check_options(path, name, opts)
+                continue
+            if graph != "train" and not _uses_graph(opts):
                 continue
             t0, c0 = time.perf_counter(), time.process_time()
             model, res, opts = train_model(cfg, name, data, sp["fit"], sp["val"], graph, seed, device=dev)

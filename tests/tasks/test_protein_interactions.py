@@ -82,6 +82,13 @@ def test_config_errors_name_the_fix(files):
     pi.run(cfg)
     row = json.loads((files / "out/runs/dfs/s0/train/gat_log.json").read_text())
     assert row["options"]["degree_norm"] == "log"
+    # adding a model to the folder is fine; redefining a finished one is refused
+    pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: log}, gat_t: {base: gat, "
+                                              "temperature: learn}}", "models": "[gat_log,gat_t]",
+                            "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+    with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(degree_norm\)"):
+        pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: sym}}", "models": "[gat_log]",
+                                "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
 
 
 def test_evaluate_pairs_known_answers():
