@@ -23,8 +23,12 @@ def cosine(x: torch.Tensor) -> np.ndarray:
 @pytest.mark.parametrize("method", ["netmf", "prone", "spectral"])
 def test_embeddings_separate_the_two_cliques(method):
     ei, n = two_cliques()
-    x = getattr(embed, method)(ei, n, dim=4, seed=0)
-    assert x.shape == (n, 4) and x.dtype == torch.float32 and torch.isfinite(x).all()
+    # The normalised adjacency of this graph has eigenvalues 1, 0.927, -0.05, then -0.25 six times: a 4th
+    # spectral vector would be an arbitrary member of that 6-dimensional eigenspace (chosen by ARPACK's rounding,
+    # so by the BLAS and the CPU), not a function of the graph. Keep the spectral embedding to the 3 simple ones.
+    dim = 3 if method == "spectral" else 4
+    x = getattr(embed, method)(ei, n, dim=dim, seed=0)
+    assert x.shape == (n, dim) and x.dtype == torch.float32 and torch.isfinite(x).all()
     sim = cosine(x)
     same = [sim[i, j] for i in range(1, 5) for j in range(1, 5) if i != j]  # non-bridge nodes, clique A
     across = [sim[i, j] for i in range(1, 5) for j in range(6, 10)]

@@ -245,6 +245,7 @@ CHECKSUMS: dict[str, dict[str, str]] = {
     "string_shs27k": {
         "protein.SHS27k.sequences.dictionary.tsv": "2fe6201a91c8f64f872ae954f497232ec500bd3209a1647a2f0b471bc19a530d",
         "protein.actions.SHS27k.STRING.txt": "6c79932d6489bed3c794fcde68a42ce603bc14e22c3cf549115685cd4fd6076a",
+        "vec5_CTC.txt": "4400818d96c59f0c13ea2721c5fb00abe327fcd81e1ff3934840ac15de830db8",
     },
     "string_web_export_sample": {
         "string_interactions.tsv": "be61fa29d678a2fe62b3685ed3dd5d5f6b84658820c10812e895d6569d9787b2",

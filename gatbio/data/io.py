@@ -59,6 +59,8 @@ __all__ = [
     "read_edge_list",
     "read_string_links",
     "read_string_actions",
+    "read_protein_pairs",
+    "STRING_MODES",
     "read_string_web_export",
     "read_biogrid_tab3",
     "read_label_table",
@@ -435,16 +437,39 @@ def read_text_head(path: Path) -> str:
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
 STRING_MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmod", "reaction")
 
+#: Bit flags of ``pair_direction`` (:func:`read_string_actions`): how the rows of one pair and mode were directed.
+DIRECTION_UNDIRECTED, DIRECTION_FORWARD, DIRECTION_BACKWARD = 1, 2, 4
+
 
 def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | None = None) -> Data:
     """Read a STRING ``protein.actions`` file (tab separated, as in SHS27k).
 
-    Columns ``item_id_a item_id_b mode action is_directional a_is_acting score``. One undirected edge per
-    unordered protein pair (both directions stored), with
+    Columns ``item_id_a item_id_b mode action is_directional a_is_acting score``. Proteins are numbered in order of
+    first appearance (``item_id_a`` before ``item_id_b`` on each row), interacting pairs in order of first
+    appearance of the unordered pair: the numbering of GNN-PPI (Lv et al. 2021), so that pair indices of its split
+    files mean the same pairs here.
 
-    - ``edge_mode``: float ``(E, 7)`` multi-hot of the modes seen for the pair (order :data:`STRING_MODES`,
-      names in ``mode_names``): the SHS27k multi-label interaction-type target;
-    - ``edge_weight``: the pair's maximum ``score / 1000``.
+    The pair table (what interaction-type prediction uses):
+
+    - ``pairs``: long ``(P, 2)``, the two proteins of each unordered pair (lower protein index first);
+    - ``pair_modes``: float ``(P, 7)``, multi-hot of the modes of the pair's rows, OR-ed over rows, **undirected**
+      (order :data:`STRING_MODES`, names in ``mode_names``): the SHS27k multi-label interaction-type target;
+    - ``pair_score``: float ``(P,)``, the pair's maximum ``score / 1000``;
+    - ``pair_direction``: uint8 ``(P, 7)``, per pair and mode the directions its rows gave, as bit flags:
+      :data:`DIRECTION_UNDIRECTED` (1: a row with ``is_directional = f``), :data:`DIRECTION_FORWARD` (2: an action
+      ``pairs[p, 0] → pairs[p, 1]``) and :data:`DIRECTION_BACKWARD` (4: ``pairs[p, 1] → pairs[p, 0]``); 0 where
+      the mode is absent. A directional row (``is_directional = t``) acts from ``item_id_a`` to ``item_id_b``
+      when ``a_is_acting = t``, and from b to a when ``a_is_acting = f`` (STRING lists a directed action twice,
+      once from each side); ``a_is_acting`` of an undirected row carries no direction and is ignored.
+      6 = both directions. The label stays undirected: direction is kept as information only.
+
+    The graph: ``edge_index`` holds each pair once per direction (the ``P`` pairs in order, then their mirror
+    images), with ``edge_mode`` (``(2P, 7)``, ``pair_modes`` repeated) and ``edge_weight`` (``pair_score``
+    repeated). Rows below ``min_score`` are dropped before anything is numbered.
+
+    Raises:
+        MalformedFileError: a wrong header, a row with too few columns, an unknown mode, a flag other than ``t`` /
+            ``f``, or a score that is not an integer (``file:line``).
     """
     path = check_file(path)
     expected = ["item_id_a", "item_id_b", "mode", "action", "is_directional", "a_is_acting", "score"]
@@ -454,14 +479,26 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     if [str(c) for c in df.columns[:7]] != expected:
         raise MalformedFileError(path, table.header_line,
                                  f"expected the header {' '.join(expected)!r}, found {' '.join(map(str, df.columns))!r}")
+    for col in ("item_id_a", "item_id_b"):
+        bad = df[col].isna().to_numpy() | (df[col].fillna("") == "").to_numpy()
+        if bad.any():
+            r = _first_bad_row(bad)
+            raise MalformedFileError(path, table.line(r), f"{col} is empty; each row names two proteins")
     score = table.integers("score", "score")
     bad_mode = ~df["mode"].isin(STRING_MODES).to_numpy()
     if bad_mode.any():
         r = _first_bad_row(bad_mode)
         raise MalformedFileError(path, table.line(r),
-                                 f"unknown mode {df['mode'].iloc[r]!r}; expected one of {STRING_MODES}")
+                                 f"unknown mode {df['mode'].iloc[r]!r}; expected one of {', '.join(STRING_MODES)}")
+    for col in ("is_directional", "a_is_acting"):
+        bad = ~df[col].isin(("t", "f")).to_numpy()
+        if bad.any():
+            r = _first_bad_row(bad)
+            raise MalformedFileError(path, table.line(r), f"{col} must be 't' or 'f', found {df[col].iloc[r]!r}")
     keep = score >= min_score
     df, score = df[keep], score[keep]
+    if not len(df):
+        raise MalformedFileError(path, None, f"no row has a score >= min_score={min_score}")
     a, b, names = _names_to_codes(df["item_id_a"].to_numpy(), df["item_id_b"].to_numpy(), None, path, path)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     key = lo * len(names) + hi
@@ -476,11 +513,78 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     w = np.zeros(len(uniq), dtype=np.float32)
     np.maximum.at(w, pair, score.astype(np.float32) / 1000.0)
     src, dst = lo[first[order]], hi[first[order]]
+    # direction flags: the acting protein of a directional row is a (a_is_acting = t) or b
+    directional = (df["is_directional"] == "t").to_numpy()
+    actor = np.where((df["a_is_acting"] == "t").to_numpy(), a, b)
+    flag = np.where(~directional, DIRECTION_UNDIRECTED,
+                    np.where(actor == src[pair], DIRECTION_FORWARD, DIRECTION_BACKWARD)).astype(np.uint8)
+    direction = np.zeros((len(uniq), len(STRING_MODES)), dtype=np.uint8)
+    np.bitwise_or.at(direction, (pair, mode), flag)
     data = edges_to_data(src, dst, names, weight=w, directed=False, name=name or path.name, path=path)
     nl = src != dst
     data.edge_mode = torch.from_numpy(np.concatenate([modes, modes[nl]]))
     data.mode_names = list(STRING_MODES)
+    data.pairs = torch.from_numpy(np.stack([src, dst], axis=1)).long()  # (P, 2)
+    data.pair_modes = torch.from_numpy(modes)  # (P, 7)
+    data.pair_score = torch.from_numpy(w)  # (P,)
+    data.pair_direction = torch.from_numpy(direction)  # (P, 7)
     return data
+
+
+def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: bool | None = None,
+                       sep: str | None = None, comment: str | None = "#") -> tuple[torch.Tensor, list[tuple[str, str]]]:
+    """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; more columns ignored).
+
+    ``header=None`` detects a header row (:mod:`gatbio.data.tables`: header words such as ``protein_a protein_b``
+    that name no protein). Every protein must be one of ``node_names``.
+
+    Returns:
+        ``(pairs, names)``: long ``(P, 2)`` indices into ``node_names`` in file order, and the pairs as written.
+
+    Raises:
+        MalformedFileError: a line with fewer than two fields, or a protein not in ``node_names`` (``file:line``,
+            with the closest known names and the number of unknown proteins).
+    """
+    import difflib
+
+    path = check_file(path)
+    if sep is None:
+        first = next((ln for ln in read_text_head_lines(path) if ln.strip() and not
+                      (comment and ln.lstrip().startswith(comment))), "")
+        sep = "\t" if "\t" in first else ("," if "," in first and len(first.split()) < 2 else r"\s+")
+    index = {str(n): i for i, n in enumerate(node_names)}
+    table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
+                       known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")
+    df = table.df
+    a, b = df.iloc[:, 0].fillna("").astype(str).to_numpy(), df.iloc[:, 1].fillna("").astype(str).to_numpy()
+    ia = np.array([index.get(x, -1) for x in a], dtype=np.int64)
+    ib = np.array([index.get(x, -1) for x in b], dtype=np.int64)
+    bad = (ia < 0) | (ib < 0)
+    if bad.any():
+        r = _first_bad_row(bad)
+        who = a[r] if ia[r] < 0 else b[r]
+        if who == "":
+            raise MalformedFileError(path, table.line(r), "expected two protein ids on this line")
+        close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
+        unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
+        raise MalformedFileError(
+            path, table.line(r),
+            f"protein {who!r} is not in the interaction network ({len(index)} proteins)"
+            + (f"; did you mean {', '.join(close)}?" if close else "")
+            + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
+    pairs = torch.from_numpy(np.stack([ia, ib], axis=1))
+    return pairs, list(zip(a.tolist(), b.tolist(), strict=True))
+
+
+def read_text_head_lines(path: Path, n: int = 20) -> list[str]:
+    """The first ``n`` lines of a (possibly compressed) text file."""
+    out = []
+    with open_text(path) as fh:
+        for line in fh:
+            out.append(line.rstrip("\r\n"))
+            if len(out) >= n:
+                break
+    return out
 
 
 def read_string_web_export(path: str | Path, *, min_score: float = 0.0, name: str | None = None) -> Data:

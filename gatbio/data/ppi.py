@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 from torch_geometric.data import Data
 
@@ -28,7 +27,7 @@ from gatbio.data.io import (
 )
 from gatbio.data.sources import PPI_RAW_FILES, TISSUES, require_files
 
-__all__ = ["load_node2vec_ppi", "load_yeast_bu2003", "load_ppi_tissues", "load_shs27k", "load_string_web_sample",
+__all__ = ["load_node2vec_ppi", "load_yeast_bu2003", "load_ppi_tissues", "load_shs27k", "attach_sequences", "load_string_web_sample",
            "load_ppi_benchmark", "load_ppi_partial", "YEAST_CLASSES"]
 
 #: Pajek ``Yeast.clu`` class codes 1..13 (Bu et al. 2003). ``U`` = uncharacterized.
@@ -95,23 +94,44 @@ def load_ppi_tissues(root: Path | None = None, *, self_loops: SelfLoopPolicy = "
     return out
 
 
-def load_shs27k(root: Path | None = None, *, min_score: int = 0) -> Data:
+#: Sequence features of ``load("shs27k")``'s ``x`` (:mod:`gatbio.data.sequence`).
+SHS27K_FEATURES = ("vec5_mean", "vec5_std", "aac", "dpc", "ct")
+
+
+def load_shs27k(root: Path | None = None, *, min_score: int = 0,
+                features: tuple[str, ...] | list[str] = SHS27K_FEATURES, max_len: int | None = None) -> Data:
     """SHS27k (STRING ``protein.actions``): 1,690 proteins, 7,624 interacting pairs, 7 interaction modes.
 
-    ``edge_mode`` float ``(E, 7)`` multi-hot per directed edge entry (``mode_names``), ``edge_weight`` the
-    pair's max score / 1000, ``sequences`` the amino-acid sequence of each node (index-aligned).
+    The pair table in GNN-PPI's order (first appearance in the file, :func:`~gatbio.data.io.read_string_actions`):
+    ``pairs`` ``(P, 2)``, ``pair_modes`` float ``(P, 7)`` multi-hot (``mode_names``), ``pair_score`` (max STRING
+    score / 1000), ``pair_direction`` (direction bit flags per pair and mode). The graph: ``edge_index`` (each pair
+    in both directions), ``edge_mode`` ``(2P, 7)``, ``edge_weight``. Proteins: ``node_names`` (STRING ids),
+    ``sequences`` (index-aligned), ``x`` float ``(N, F)``: the sequence ``features`` (default
+    :data:`SHS27K_FEATURES`, :func:`gatbio.data.sequence.sequence_features` with the ``vec5_CTC.txt`` embedding;
+    ``max_len`` truncates as GNN-PPI does at 2000), with ``feature_names``.
     """
-    folder = require_files("shs27k", ["protein.actions.SHS27k.STRING.txt",
-                                      "protein.SHS27k.sequences.dictionary.tsv"], root=root)
-    data = read_string_actions(folder / "protein.actions.SHS27k.STRING.txt", min_score=min_score, name="shs27k")
-    seq = pd.read_csv(folder / "protein.SHS27k.sequences.dictionary.tsv", sep="\t", header=None,
-                      names=["id", "seq"], dtype=str)
-    seqs = dict(zip(seq["id"], seq["seq"], strict=False))
-    missing = [n for n in data.node_names if n not in seqs]
+    from gatbio.data.sequence import read_aa_embedding, read_sequences, sequence_features
+
+    files = ["protein.actions.SHS27k.STRING.txt", "protein.SHS27k.sequences.dictionary.tsv"]
+    if any(str(k).startswith("vec5") for k in features):
+        files.append("vec5_CTC.txt")
+    folder = require_files("shs27k", files, root=root)
+    data = read_string_actions(folder / files[0], min_score=min_score, name="shs27k")
+    attach_sequences(data, read_sequences(folder / files[1]), folder / files[1])
+    if features:
+        emb = read_aa_embedding(folder / "vec5_CTC.txt") if len(files) == 3 else None
+        x, names = sequence_features(data.sequences, list(features), emb, max_len=max_len)
+        data.x, data.feature_names = torch.from_numpy(x), names
+    return data
+
+
+def attach_sequences(data: Data, sequences: dict[str, str], path: str | Path = "<sequences>") -> Data:
+    """Set ``data.sequences`` (aligned with ``node_names``); a protein without a sequence is an error."""
+    missing = [n for n in data.node_names if n not in sequences]
     if missing:
-        raise MalformedFileError(folder / "protein.SHS27k.sequences.dictionary.tsv", None,
-                                 f"{len(missing)} protein(s) have no sequence, e.g. {missing[:3]}")
-    data.sequences = [seqs[n] for n in data.node_names]
+        raise MalformedFileError(path, None, f"{len(missing)} protein(s) of the interaction file have no sequence, "
+                                             f"e.g. {missing[:3]}")
+    data.sequences = [sequences[n] for n in data.node_names]
     return data
 
 

@@ -6,6 +6,10 @@ writes one row per unannotated protein (top functions and scores; ``isolated`` f
 interactions, predicted from their own inputs only), and with ``--explain`` the attended neighbours.
 
 ``gatbio protein run --config FILE [key=value ...]`` runs :func:`gatbio.tasks.protein.run`.
+
+``gatbio protein interactions --config FILE [key=value ...]`` runs the interaction-type benchmark
+(:func:`gatbio.tasks.protein_interactions.run`); ``gatbio protein interactions predict --pairs FILE --out CSV``
+predicts the modes of a user's pairs (:func:`gatbio.tasks.protein_interactions.predict_interactions`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ FORMATS = {
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("protein", help="protein function prediction (predict for your files, or run the benchmark)",
                               description="Protein function prediction with graph attention networks.")
-    sub = p.add_subparsers(dest="protein_command", metavar="{predict,run}", required=True)
+    sub = p.add_subparsers(dest="protein_command", metavar="{predict,run,interactions}", required=True)
 
     pr = sub.add_parser(
         "predict", help="predict functions of unannotated proteins from an interaction file and a label table",
@@ -80,6 +84,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_device_option(rn, default=None)
     add_resume_options(rn)
     rn.set_defaults(func=run_main)
+    add_interactions_parser(sub)
     return p
 
 
@@ -234,3 +239,145 @@ def check_plot_protein(data, name: str) -> None:
         raise ValueError(f"--plot-protein {name!r} is annotated in the label table; give a protein to predict")
     if not bool((data.edge_index == i).any()):  # read_network removed self-loops
         raise ValueError(f"--plot-protein {name!r} has no interactions: there is no neighbourhood to draw")
+# ----------------------------------------------------------------------------------------------- interactions
+def add_interactions_parser(sub) -> argparse.ArgumentParser:
+    """``gatbio protein interactions [predict]``: the SHS27k interaction-type benchmark, or predictions for pairs."""
+    it = sub.add_parser(
+        "interactions", help="interaction types of protein pairs (SHS27k benchmark, or predict for your pairs)",
+        description="Which of STRING's 7 interaction modes (activation, binding, catalysis, expression, inhibition, "
+                    "ptmod, reaction) two proteins' interaction has.\n\n"
+                    "  gatbio protein interactions --config FILE [key=value ...]\n"
+                    "      the benchmark: GNN-PPI's random / BFS / DFS splits x seeds x models, one results.json "
+                    "per run,\n      a summary table (mean ± std micro-F1); finished runs are skipped, so an "
+                    "interrupted sweep resumes.\n"
+                    "  gatbio protein interactions predict --pairs FILE --out CSV [--actions FILE --sequences FILE]\n"
+                    "      train on every known pair (SHS27k by default) and predict the modes of your pairs.",
+        epilog="examples:\n"
+               "  gatbio protein interactions --config experiments/configs/shs27k_quick.yaml seeds=[0,1]\n"
+               "  gatbio protein interactions predict --pairs my_pairs.txt --out modes.csv")
+    it.add_argument("args", nargs="*", metavar="[predict] key=value",
+                    help="'predict' to predict your pairs; then config overrides, e.g. seeds=[0,1] epochs=50")
+    it.add_argument("--config", metavar="FILE",
+                    help="YAML config (experiments/configs/shs27k*.yaml); required for the benchmark, optional "
+                         "for predict (its model and training settings)")
+    it.add_argument("--out", metavar="PATH", default=None,
+                    help="benchmark: results folder (default: the config's out_dir); predict: the predictions CSV")
+    it.add_argument("--summary-only", action="store_true", help="benchmark: only remake the summary tables")
+    add_device_option(it, default=None)
+    add_resume_options(it)
+    g = it.add_argument_group("predict")
+    g.add_argument("--pairs", metavar="FILE",
+                   help="your protein pairs: two protein ids per line (whitespace, tab or comma separated)")
+    g.add_argument("--actions", metavar="FILE",
+                   help="known interactions to train on: a STRING protein.actions file (default: SHS27k)")
+    g.add_argument("--sequences", metavar="FILE",
+                   help="sequences of the proteins of --actions: FASTA or id<TAB>sequence (with --actions)")
+    g.add_argument("--model", metavar="NAME", default=None,
+                   help="the model to train (gat, pyg_gat, gin, gcn, seq_mlp or a custom_models entry of --config; "
+                        "default: gat)")
+    g.add_argument("--epochs", type=int, default=None, metavar="N",
+                   help="most training epochs (early stopping on a tenth of the known pairs; default: the config's)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (validation carve and initialisation)")
+    add_header_option(g, "--pairs")
+    g.add_argument("--quiet", action="store_true",
+                   help="no progress messages (they go to stderr, and only when it is a terminal)")
+    it.set_defaults(func=interactions_main)
+    it.__class__ = _IntermixedParser  # `predict --pairs F key=value`: positionals on both sides of the options
+    return it
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A parser whose positionals may sit on both sides of its options (``parse_known_intermixed_args``):
+    ``gatbio protein interactions predict --pairs F hidden=64``."""
+
+    _inner = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inner:  # the intermixed parse calls back here: the plain parse
+            return super().parse_known_args(args, namespace)
+        self._inner = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inner = False
+
+
+_PREDICT_ONLY = ("pairs", "actions", "sequences", "model", "epochs")
+
+
+def interactions_main(args: argparse.Namespace) -> int:
+    rest = list(args.args)
+    if rest and rest[0] == "predict":
+        return interactions_predict_main(args, rest[1:])
+    if rest and "=" not in rest[0]:
+        raise ValueError(f"{rest[0]!r}: expected 'predict' or a key=value config override")
+    given = [f"--{k}" for k in _PREDICT_ONLY if getattr(args, k) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} belong to 'gatbio protein interactions predict'; the benchmark reads "
+                         "--config")
+    if not args.config:
+        raise ValueError("the benchmark needs --config FILE (e.g. experiments/configs/shs27k_quick.yaml); to "
+                         "predict your pairs use 'gatbio protein interactions predict --pairs FILE --out CSV'")
+    import dataclasses
+
+    from gatbio.tasks.protein_interactions import load, run
+
+    cfg = load(args.config, rest)
+    if args.out is not None:
+        cfg = dataclasses.replace(cfg, out_dir=args.out)
+    if args.device is not None:
+        cfg = dataclasses.replace(cfg, device=args.device)
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
+    return 0
+
+
+def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) -> int:
+    import dataclasses
+
+    from gatbio._paths import check_inputs, check_outputs
+    from gatbio.cli import show_progress
+
+    if not args.pairs or not args.out:
+        raise ValueError("predict needs --pairs FILE (two protein ids per line) and --out CSV")
+    if bool(args.actions) != bool(args.sequences):
+        raise ValueError("--actions and --sequences go together (the interactions to train on and the proteins' "
+                         "sequences); give both, or neither for SHS27k")
+    if args.summary_only or args.restart or args.resume_anyway:
+        raise ValueError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
+    if args.seed < 0 or (args.epochs is not None and args.epochs < 1):
+        raise ValueError(f"--epochs {args.epochs} --seed {args.seed}: give at least 1 epoch and a seed >= 0")
+    from gatbio.device import announce_device, resolve_device
+    from gatbio.tasks.protein_interactions import PREDICT_MODEL, check, load, load_data, predict_interactions
+
+    device = resolve_device(args.device)
+    cfg = load(args.config, overrides)
+    changes = {"device": str(device)}
+    if args.epochs is not None:
+        changes["epochs"] = args.epochs
+    if args.actions:
+        changes.update(dataset="files", actions=args.actions, sequences=args.sequences)
+    cfg = dataclasses.replace(cfg, **changes)
+    check(cfg)
+    model = args.model or PREDICT_MODEL
+    from gatbio.nn.pair_models import model_options
+    from gatbio.tasks.protein_interactions import _custom, _settings
+
+    model_options(model, _settings(cfg), _custom(cfg))  # an unknown model is named before any reading
+    inputs = {"--pairs": args.pairs, "--actions": args.actions, "--sequences": args.sequences,
+              "--config": args.config}
+    check_inputs(inputs)
+    check_outputs({"--out": args.out}, inputs)
+    data = load_data(cfg)
+    from gatbio.data.io import read_protein_pairs
+
+    query, _ = read_protein_pairs(args.pairs, data.node_names, header=args.header)
+    announce_device(device, args.device)
+    pred = predict_interactions(data, query, cfg, model, seed=args.seed, device=device,
+                                progress=show_progress(args.quiet))
+    from gatbio.results import atomic_write_text
+
+    atomic_write_text(args.out, pred.to_csv(index=False))
+    n_known = int(pred["known"].sum())
+    print(f"{len(pred)} pairs predicted with {model} ({n_known} already in the interaction file; validation "
+          f"micro-F1 {pred.attrs['val_micro_f1']:.3f}) → {args.out}")
+    return 0

@@ -58,6 +58,14 @@ def test_shs27k(data_root):
     assert d.edge_mode.shape == (2 * 7624, 7) and d.edge_mode.sum(1).min() >= 1
     assert len(d.sequences) == 1690 and d.node_names[0].startswith("9606.ENSP")
     assert 0.15 <= float(d.edge_weight.min()) and float(d.edge_weight.max()) <= 0.982
+    # the pair table in GNN-PPI's order; counts of SOURCE.md
+    assert d.pairs.shape == (7624, 2) and d.pair_modes.shape == (7624, 7)
+    per_mode = dict(zip(d.mode_names, d.pair_modes.sum(0).long().tolist(), strict=True))
+    assert per_mode == {"reaction": 3164, "binding": 4017, "ptmod": 1303, "activation": 3297, "inhibition": 1407,
+                        "catalysis": 3492, "expression": 687}
+    assert torch.bincount(d.pair_modes.sum(1).long()).tolist() == [0, 3073, 1464, 1804, 701, 345, 234, 3]
+    assert ((d.pair_direction > 0) == (d.pair_modes > 0)).all()
+    assert d.x.shape == (1690, 789) and len(d.feature_names) == 789 and torch.isfinite(d.x).all()
 
 
 def test_string_web_sample(data_root):

@@ -1,0 +1,328 @@
+r"""Protein sequences: a reader (FASTA or ``id<TAB>sequence``) and fixed-length sequence features.
+
+Every feature maps a sequence :math:`s = s_1 \dots s_L` over the 20 standard amino acids to a fixed-length vector,
+computed for many sequences at once with NumPy (all sequences concatenated, per-sequence sums by ``bincount``):
+SHS27k's 1,690 sequences (mean length 571) take well under a second per feature.
+
+``vec5_mean`` / ``vec5_max`` / ``vec5_std`` (13 each)
+    The amino-acid embedding of PIPR (Chen et al. 2019) that GNN-PPI (Lv et al. 2021) reuses, ``vec5_CTC.txt``:
+    each residue :math:`s_t` is replaced by its 13-dimensional row :math:`v(s_t)` (5 learnt co-occurrence
+    dimensions, then an 8-column one-hot group code; see ``datasets/shs27k.md``), and the rows are pooled over the
+    sequence: :math:`\frac1L \sum_t v(s_t)`, :math:`\max_t v(s_t)` (per dimension) and the standard deviation
+    :math:`\sqrt{\frac1L \sum_t v(s_t)^2 - (\frac1L\sum_t v(s_t))^2}`. PIPR and GNN-PPI feed the whole
+    :math:`(L, 13)` matrix to a convolutional / recurrent encoder (truncated or zero-padded to 2,000 residues);
+    pooling keeps its composition part in a form any model takes. ``max_len`` truncates as they do.
+``aac`` (20)
+    Amino-acid composition: :math:`f_a = n_a / L` for each standard amino acid :math:`a` (order
+    :data:`AMINO_ACIDS`).
+``dpc`` (400)
+    Dipeptide composition: :math:`f_{ab} = n_{ab} / (L - 1)`, over the :math:`L - 1` overlapping residue pairs
+    (Bhasin & Raghava 2004); feature ``20 i + j`` is the dipeptide ``AMINO_ACIDS[i] AMINO_ACIDS[j]``.
+``ct`` (343)
+    Conjoint triad (Shen et al. 2007): the amino acids are put in 7 classes by dipole and side-chain volume,
+    :data:`CT_CLASSES` = {A,G,V}, {I,L,F,P}, {Y,M,T,S}, {H,N,Q,W}, {R,K}, {D,E}, {C}; each of the :math:`L-2`
+    overlapping triads of classes :math:`(c_1, c_2, c_3)` counts towards feature :math:`49 c_1 + 7 c_2 + c_3`.
+    ``ct_normalize="frequency"`` (default) divides the counts by :math:`L-2`; ``"shen"`` applies Shen et al.'s
+    :math:`d_i = (f_i - \min f) / \max f`.
+
+Residues outside the 20 standard amino acids (``X``, ``U``, ``B``, ...) are skipped by ``aac`` / ``dpc`` / ``ct``
+(a dipeptide or triad containing one is not counted; the denominators count the residues and windows that
+remain) and take their own row of the embedding in ``vec5_*`` (the file has a row for every letter A–Z).
+
+References:
+    Chen, M. et al. Multifaceted protein–protein interaction prediction based on Siamese residual RCNN.
+    Bioinformatics 35(14):i305–i314 (2019) (PIPR; ``vec5_CTC.txt``).
+    Lv, G., Hu, Z., Bi, Y. & Zhang, S. Learning unknown from correlations: graph neural network for
+    inter-novel-protein interaction prediction. IJCAI (2021) (GNN-PPI).
+    Shen, J. et al. Predicting protein–protein interactions based only on sequences information.
+    PNAS 104(11):4337–4341 (2007) (conjoint triad).
+    Bhasin, M. & Raghava, G. P. S. Classification of nuclear receptors based on amino acid composition and
+    dipeptide composition. J. Biol. Chem. 279(22):23262–23266 (2004).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from gatbio.data.tables import MalformedFileError, check_file, read_text
+
+__all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
+           "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size"]
+
+#: The 20 standard amino acids, in the order of the composition features.
+AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
+#: The 7 conjoint-triad classes of Shen et al. (2007), in feature order.
+CT_CLASSES = ("AGV", "ILFP", "YMTS", "HNQW", "RK", "DE", "C")
+#: Feature kinds of :func:`sequence_features`.
+FEATURES = ("vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct")
+
+_LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending with a stop '*'
+
+_AA_CODE = np.full(256, -1, dtype=np.int64)
+_AA_CODE[np.frombuffer(AMINO_ACIDS.encode(), dtype=np.uint8)] = np.arange(20)
+_CT_CODE = np.full(256, -1, dtype=np.int64)
+for _k, _group in enumerate(CT_CLASSES):
+    _CT_CODE[np.frombuffer(_group.encode(), dtype=np.uint8)] = _k
+
+
+# ----------------------------------------------------------------------------------------------- reading
+def read_sequences(path: str | Path) -> dict[str, str]:
+    """Protein sequences from a FASTA file or an ``id<TAB>sequence`` table (detected: FASTA starts with ``>``).
+
+    FASTA: the id is the first word after ``>``; sequence lines are joined. Table: one protein per line, the id,
+    a tab (or other whitespace), the sequence (no header; ``#`` comments and blank lines skipped; more columns
+    are an error). Sequences are upper-cased; a final ``*`` (stop) is dropped.
+
+    Returns:
+        ``{id: sequence}`` in file order.
+
+    Raises:
+        MalformedFileError: an empty sequence, a character that is not a letter, a duplicate id (naming the
+            first line) or a table line without a sequence (``file:line``).
+    """
+    path = check_file(path)
+    text = read_text(path)
+    lines = text.split("\n")
+    first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
+    out: dict[str, str] = {}
+    where: dict[str, int] = {}
+
+    def add(name: str, seq: str, line: int) -> None:
+        if name in out:
+            raise MalformedFileError(path, line, f"duplicate protein id {name!r} (first on line {where[name]})")
+        if not seq:
+            raise MalformedFileError(path, line, f"protein {name!r} has an empty sequence")
+        if not _LETTER.match(seq):
+            bad = next(c for c in seq if not c.isalpha())
+            raise MalformedFileError(path, line, f"protein {name!r}: invalid character {bad!r} in the sequence "
+                                                 "(expected one-letter amino-acid codes)")
+        out[name], where[name] = seq.upper().rstrip("*"), line
+
+    if first.lstrip().startswith(">"):
+        name, start, parts = None, 0, []
+        for no, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            if line.startswith(">"):
+                if name is not None:
+                    add(name, "".join(parts), start)
+                header = line[1:].split()
+                if not header:
+                    raise MalformedFileError(path, no, "FASTA header '>' without a protein id")
+                name, start, parts = header[0], no, []
+            elif line and not line.startswith(";"):
+                if name is None:
+                    raise MalformedFileError(path, no, "sequence line before the first '>' header")
+                if not _LETTER.match(line):
+                    bad = next(c for c in line if not c.isalpha() and c != "*")
+                    raise MalformedFileError(path, no, f"protein {name!r}: invalid character {bad!r} in the "
+                                                       "sequence (expected one-letter amino-acid codes)")
+                parts.append(line)
+        if name is not None:
+            add(name, "".join(parts), start)
+    else:
+        for no, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split("\t") if "\t" in line else line.split()
+            fields = [f.strip() for f in fields]
+            if len(fields) < 2 or not fields[1]:
+                raise MalformedFileError(path, no, f"protein {fields[0]!r} has an empty sequence (expected "
+                                                   "'id<TAB>sequence', or a FASTA file starting with '>')")
+            if len(fields) > 2:
+                raise MalformedFileError(path, no, f"expected 2 columns (id sequence), found {len(fields)}")
+            add(fields[0], fields[1], no)
+    if not out:
+        raise MalformedFileError(path, None, "no sequences found (expected FASTA or 'id<TAB>sequence' lines)")
+    return out
+
+
+def read_aa_embedding(path: str | Path) -> dict[str, np.ndarray]:
+    """An amino-acid embedding file such as ``vec5_CTC.txt``: ``LETTER<TAB>d space-separated numbers`` per line.
+
+    Returns ``{letter: (d,) float array}``; every row must have the same ``d``.
+    """
+    path = check_file(path)
+    table: dict[str, np.ndarray] = {}
+    for no, raw in enumerate(read_text(path).split("\n"), start=1):
+        if not raw.strip():
+            continue
+        parts = raw.split("\t") if "\t" in raw else raw.split(None, 1)
+        if len(parts) != 2 or len(parts[0].strip()) != 1 or not parts[0].strip().isalpha():
+            raise MalformedFileError(path, no, "expected 'LETTER<TAB>numbers' (one amino-acid letter, then its vector)")
+        try:
+            vec = np.array([float(x) for x in parts[1].split()])
+        except ValueError:
+            raise MalformedFileError(path, no, f"the vector of {parts[0]!r} holds a non-number") from None
+        if table and len(vec) != len(next(iter(table.values()))):
+            raise MalformedFileError(path, no, f"{len(vec)} numbers, the rows before have "
+                                               f"{len(next(iter(table.values())))}")
+        table[parts[0].strip().upper()] = vec
+    if not table:
+        raise MalformedFileError(path, None, "no embedding rows")
+    return table
+
+
+# ----------------------------------------------------------------------------------------------- features
+def _concat(seqs: Sequence[str], max_len: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All sequences as one uint8 array, the sequence of each residue and each sequence's start."""
+    seqs = [s[:max_len] if max_len else s for s in seqs]
+    lengths = np.array([len(s) for s in seqs], dtype=np.int64)
+    buf = np.frombuffer("".join(seqs).upper().encode("ascii", errors="replace"), dtype=np.uint8)
+    seg = np.repeat(np.arange(len(seqs)), lengths)  # (R,)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if len(seqs) else np.zeros(0, dtype=np.int64)
+    return buf, seg, starts
+
+
+def _windows(codes: np.ndarray, seg: np.ndarray, k: int, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index and sequence of every window of ``k`` consecutive residues with valid codes, inside one sequence."""
+    if len(codes) < k:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    n = len(codes) - k + 1
+    idx = np.zeros(n, dtype=np.int64)
+    ok = seg[:n] == seg[k - 1:]  # the window does not cross into the next sequence
+    for j in range(k):
+        c = codes[j:j + n]
+        ok &= c >= 0
+        idx = idx * base + c
+    return idx[ok], seg[:n][ok]
+
+
+def _counts(idx: np.ndarray, seg: np.ndarray, n_seq: int, size: int) -> np.ndarray:
+    return np.bincount(seg * size + idx, minlength=n_seq * size).reshape(n_seq, size).astype(np.float64)
+
+
+def _normalise_rows(counts: np.ndarray) -> np.ndarray:
+    total = counts.sum(1, keepdims=True)
+    return np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
+
+
+def amino_acid_composition(seqs: Sequence[str], max_len: int | None = None) -> np.ndarray:
+    """``(N, 20)``: the fraction of each standard amino acid (module docstring)."""
+    buf, seg, _ = _concat(seqs, max_len)
+    idx, s = _windows(_AA_CODE[buf], seg, 1, 20)
+    return _normalise_rows(_counts(idx, s, len(seqs), 20))
+
+
+def dipeptide_composition(seqs: Sequence[str], max_len: int | None = None) -> np.ndarray:
+    """``(N, 400)``: the fraction of each of the 400 dipeptides among overlapping residue pairs."""
+    buf, seg, _ = _concat(seqs, max_len)
+    idx, s = _windows(_AA_CODE[buf], seg, 2, 20)
+    return _normalise_rows(_counts(idx, s, len(seqs), 400))
+
+
+def conjoint_triad(seqs: Sequence[str], normalize: str = "frequency", max_len: int | None = None) -> np.ndarray:
+    """``(N, 343)``: conjoint-triad counts of Shen et al. (2007), as frequencies or Shen's (f - min) / max."""
+    if normalize not in ("frequency", "shen", "count"):
+        raise ValueError(f"normalize={normalize!r}: choose frequency, shen or count")
+    buf, seg, _ = _concat(seqs, max_len)
+    idx, s = _windows(_CT_CODE[buf], seg, 3, 7)
+    counts = _counts(idx, s, len(seqs), 343)
+    if normalize == "count":
+        return counts
+    if normalize == "frequency":
+        return _normalise_rows(counts)
+    hi = counts.max(1, keepdims=True)
+    return np.divide(counts - counts.min(1, keepdims=True), hi, out=np.zeros_like(counts), where=hi > 0)
+
+
+def _embedding_matrix(embedding: Mapping[str, np.ndarray]) -> np.ndarray:
+    d = len(next(iter(embedding.values())))
+    table = np.full((256, d), np.nan)
+    for letter, vec in embedding.items():
+        table[ord(letter.upper())] = vec
+        table[ord(letter.lower())] = vec
+    return table
+
+
+def pooled_embedding(seqs: Sequence[str], embedding: Mapping[str, np.ndarray], pool: str = "mean",
+                     max_len: int | None = None) -> np.ndarray:
+    """``(N, d)``: the per-residue embedding rows pooled over each sequence (``mean``, ``max`` or ``std``).
+
+    Raises:
+        ValueError: a sequence holds a letter without an embedding row (named, with its sequence index).
+    """
+    if pool not in ("mean", "max", "std"):
+        raise ValueError(f"pool={pool!r}: choose mean, max or std")
+    table = _embedding_matrix(embedding)
+    buf, seg, starts = _concat(seqs, max_len)
+    rows = table[buf]  # (R, d)
+    missing = np.isnan(rows[:, 0])
+    if missing.any():
+        r = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"sequence {int(seg[r])} holds {chr(buf[r])!r}, which has no row in the amino-acid "
+                         f"embedding (letters: {''.join(sorted(embedding))})")
+    n, d = len(seqs), table.shape[1]
+    lengths = np.bincount(seg, minlength=n).astype(np.float64)[:, None]  # (N, 1)
+    if pool == "max":
+        out = np.full((n, d), 0.0)
+        nonempty = lengths[:, 0] > 0
+        if len(rows):
+            out[nonempty] = np.maximum.reduceat(rows, starts[nonempty], axis=0)
+        return out
+    sums = np.stack([np.bincount(seg, weights=rows[:, j], minlength=n) for j in range(d)], axis=1)  # (N, d)
+    mean = np.divide(sums, lengths, out=np.zeros_like(sums), where=lengths > 0)
+    if pool == "mean":
+        return mean
+    sq = np.stack([np.bincount(seg, weights=rows[:, j] ** 2, minlength=n) for j in range(d)], axis=1)
+    var = np.divide(sq, lengths, out=np.zeros_like(sq), where=lengths > 0) - mean**2
+    return np.sqrt(np.clip(var, 0.0, None))
+
+
+def feature_size(kind: str, embedding_dim: int = 13) -> int:
+    """The number of columns of one feature kind."""
+    sizes = {"aac": 20, "dpc": 400, "ct": 343}
+    if kind in sizes:
+        return sizes[kind]
+    if kind in ("vec5_mean", "vec5_max", "vec5_std"):
+        return embedding_dim
+    raise ValueError(f"unknown sequence feature {kind!r}; choose from {', '.join(FEATURES)}")
+
+
+def sequence_features(seqs: Sequence[str], kinds: Sequence[str] = ("vec5_mean", "aac", "ct"),
+                      embedding: Mapping[str, np.ndarray] | str | Path | None = None, max_len: int | None = None,
+                      ct_normalize: str = "frequency") -> tuple[np.ndarray, list[str]]:
+    """The features ``kinds`` of every sequence, concatenated in the given order.
+
+    Args:
+        seqs: ``N`` amino-acid sequences.
+        kinds: names from :data:`FEATURES`.
+        embedding: the amino-acid embedding for ``vec5_*`` (a ``{letter: vector}`` mapping or a file for
+            :func:`read_aa_embedding`); default: ``vec5_CTC.txt`` of the ``shs27k`` dataset (data root).
+        max_len: truncate each sequence to its first ``max_len`` residues (GNN-PPI: 2000); ``None``: whole.
+
+    Returns:
+        ``(x, names)``: float32 ``(N, F)`` and one name per column (``aac:A``, ``dpc:AC``, ``ct:012``,
+        ``vec5_mean:3``).
+    """
+    bad = [k for k in kinds if k not in FEATURES]
+    if bad or not kinds:
+        raise ValueError(f"sequence features {list(kinds)}: choose one or more of {', '.join(FEATURES)}")
+    if any(k.startswith("vec5") for k in kinds):
+        if embedding is None:
+            from gatbio.data.sources import require_files
+
+            embedding = require_files("shs27k", ["vec5_CTC.txt"]) / "vec5_CTC.txt"
+        if not isinstance(embedding, Mapping):
+            embedding = read_aa_embedding(embedding)
+    blocks, names = [], []
+    for kind in kinds:
+        if kind == "aac":
+            blocks.append(amino_acid_composition(seqs, max_len))
+            names += [f"aac:{a}" for a in AMINO_ACIDS]
+        elif kind == "dpc":
+            blocks.append(dipeptide_composition(seqs, max_len))
+            names += [f"dpc:{a}{b}" for a in AMINO_ACIDS for b in AMINO_ACIDS]
+        elif kind == "ct":
+            blocks.append(conjoint_triad(seqs, ct_normalize, max_len))
+            names += [f"ct:{i}{j}{k}" for i in range(7) for j in range(7) for k in range(7)]
+        else:
+            pool = kind.split("_", 1)[1]
+            block = pooled_embedding(seqs, embedding, pool, max_len)
+            blocks.append(block)
+            names += [f"{kind}:{j}" for j in range(block.shape[1])]
+    return np.concatenate(blocks, axis=1).astype(np.float32), names

@@ -1,0 +1,264 @@
+r"""Pair classifiers for protein interaction types: a node encoder, then a decoder of the pair's two embeddings.
+
+.. math::
+    h &= \mathrm{Encoder}(x, \mathcal{E}_{mp}) \in \mathbb{R}^{N \times D} \\
+    \hat y_{ab} &= W\,\mathrm{drop}(h_a \odot h_b) + c \in \mathbb{R}^{M}
+
+The decoder is GNN-PPI's (Lv et al. 2021): the element-wise product of the two protein embeddings (symmetric, so
+the pair (a, b) and (b, a) get the same logits), one linear layer to ``M`` mode logits, trained with
+BCE-with-logits (multi-label).
+
+The encoder (:class:`PairEncoder`) maps sequence features ``x`` (N, F) through an input layer and ``layers``
+message-passing layers over the graph :math:`\mathcal{E}_{mp}` (the training pairs, or every pair in the
+published "all pairs" setting), each with a residual connection:
+
+.. math::
+    h^{(0)} = \mathrm{ELU}(W_{in}\,\mathrm{drop}_{in}(x)), \qquad
+    h^{(k)} = h^{(k-1)} + \mathrm{ELU}\big(\mathrm{Conv}_k(\mathrm{drop}(h^{(k-1)}), \mathcal{E}_{mp}, e)\big)
+
+``conv`` picks the layer: ``"gatbio"`` (:class:`gatbio.nn.GATConv`, with its options ``heads``, ``degree_norm``,
+``temperature``, ``attention`` and edge features ``e`` through ``edge_dim``), ``"pyg_gat"`` (PyG's ``GATConv``,
+``edge_dim`` too), ``"gin"`` (PyG ``GINConv`` with a trainable :math:`\epsilon` and a 2-layer MLP with batch norm:
+GNN-PPI's graph layer; GNN-PPI feeds it a convolutional / recurrent encoding of the residue matrix, here the
+pooled sequence features), ``"gcn"`` (``GCNConv``) or ``"mlp"`` (a linear layer, no message passing: the
+sequence-only baseline, like PIPR a model of the two sequences alone).
+
+Models are built by name from :data:`PAIR_MODELS` (presets of options) by :func:`build_pair_model`; new kinds of
+model register a builder with :func:`register_pair_model` (see its docstring: the extension point).
+
+References: Lv, G. et al. Learning unknown from correlations: graph neural network for inter-novel-protein
+interaction prediction. IJCAI 2021 (GNN-PPI); Xu, K. et al. How powerful are graph neural networks? ICLR 2019
+(GIN); Veličković, P. et al. Graph attention networks. ICLR 2018.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+__all__ = ["PairEncoder", "PairClassifier", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS", "register_pair_model",
+           "build_pair_model", "model_options", "PAIR_BUILDERS"]
+
+PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
+
+#: Options every model starts from (a config's model settings and a preset override them).
+MODEL_DEFAULTS: dict[str, Any] = {
+    "kind": "encoder",  # the builder (PAIR_BUILDERS)
+    "conv": "gatbio", "hidden": 128, "layers": 2, "heads": 4, "dropout": 0.2, "input_dropout": 0.1,
+    "attn_dropout": 0.0, "degree_norm": None, "temperature": 1.0, "attention": "gat", "edge_features": None,
+    "decoder_dropout": 0.2,
+}
+
+#: Named models: options merged over :data:`MODEL_DEFAULTS` (and a config's model settings).
+PAIR_MODELS: dict[str, dict[str, Any]] = {
+    "gat": {"conv": "gatbio"},
+    "pyg_gat": {"conv": "pyg_gat"},
+    "gin": {"conv": "gin", "layers": 1},
+    "gcn": {"conv": "gcn"},
+    "seq_mlp": {"conv": "mlp"},
+}
+
+#: ``edge_features`` values: per-pair inputs of the message-passing edges.
+EDGE_FEATURES = (None, "score")
+
+
+class PairEncoder(nn.Module):
+    r"""Node encoder: input layer, then ``layers`` residual message-passing layers (module docstring).
+
+    Args:
+        in_channels: input feature size F.
+        hidden: embedding size D (a multiple of ``heads`` for the attention layers). (default: 128)
+        layers: message-passing layers K ≥ 1. (default: 2)
+        conv: ``"gatbio"``, ``"pyg_gat"``, ``"gin"``, ``"gcn"`` or ``"mlp"``. (default: ``"gatbio"``)
+        heads: attention heads (``D / heads`` channels each, concatenated). (default: 4)
+        dropout, input_dropout: dropout between layers / on the inputs. (default: 0.2, 0.1)
+        attn_dropout: dropout on attention coefficients. (default: 0.0)
+        edge_dim: edge feature size for the attention layers (``None``: no edge features). (default: ``None``)
+        **conv_kwargs: further :class:`gatbio.nn.GATConv` options (``degree_norm``, ``temperature``,
+            ``attention``); they need ``conv="gatbio"``.
+
+    Shapes:
+        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``
+        - output: (N, D)
+    """
+
+    def __init__(self, in_channels: int, hidden: int = 128, layers: int = 2, conv: str = "gatbio", heads: int = 4,
+                 dropout: float = 0.2, input_dropout: float = 0.1, attn_dropout: float = 0.0,
+                 edge_dim: int | None = None, **conv_kwargs: Any):
+        super().__init__()
+        if conv not in PAIR_CONVS:
+            raise ValueError(f"conv={conv!r}: choose one of {', '.join(PAIR_CONVS)}")
+        if layers < 1 or hidden < 1 or in_channels < 1:
+            raise ValueError(f"in_channels={in_channels}, hidden={hidden}, layers={layers}: must be positive")
+        if conv in ("gatbio", "pyg_gat") and hidden % heads:
+            raise ValueError(f"hidden={hidden} is not a multiple of heads={heads}")
+        if conv_kwargs and conv != "gatbio":
+            raise ValueError(f"{sorted(conv_kwargs)} are gatbio GATConv options; they need conv='gatbio'")
+        if edge_dim is not None and conv not in ("gatbio", "pyg_gat"):
+            raise ValueError(f"edge features (edge_dim={edge_dim}) need an attention layer (gatbio or pyg_gat), "
+                             f"not conv={conv!r}")
+        self.in_channels, self.hidden, self.layers, self.conv = in_channels, hidden, layers, conv
+        self.heads, self.dropout, self.input_dropout = heads, dropout, input_dropout
+        self.attn_dropout, self.edge_dim, self.conv_kwargs = attn_dropout, edge_dim, conv_kwargs
+        self.lin_in = nn.Linear(in_channels, hidden)
+        self.convs = nn.ModuleList([self._make_conv() for _ in range(layers)])
+        self.reset_parameters()
+
+    def _make_conv(self) -> nn.Module:
+        d, h = self.hidden, self.heads
+        if self.conv == "gatbio":
+            from gatbio.nn.conv import GATConv
+
+            return GATConv(d, d // h, heads=h, dropout=self.attn_dropout, edge_dim=self.edge_dim, **self.conv_kwargs)
+        if self.conv == "pyg_gat":
+            from torch_geometric.nn import GATConv as PyGGATConv
+
+            return PyGGATConv(d, d // h, heads=h, dropout=self.attn_dropout, edge_dim=self.edge_dim)
+        if self.conv == "gin":
+            from torch_geometric.nn import GINConv
+
+            mlp = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, d), nn.ReLU(), nn.BatchNorm1d(d))
+            return GINConv(mlp, train_eps=True)
+        if self.conv == "gcn":
+            from torch_geometric.nn import GCNConv
+
+            return GCNConv(d, d)
+        return nn.Linear(d, d)  # "mlp": no message passing
+
+    def reset_parameters(self) -> None:
+        self.lin_in.reset_parameters()
+        for conv in self.convs:
+            if hasattr(conv, "reset_parameters"):
+                conv.reset_parameters()
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        h = F.elu(self.lin_in(F.dropout(x, self.input_dropout, self.training)))  # (N, D)
+        for conv in self.convs:
+            z = F.dropout(h, self.dropout, self.training)
+            if self.conv == "mlp":
+                z = conv(z)
+            elif self.conv in ("gatbio", "pyg_gat") and self.edge_dim is not None:
+                z = conv(z, edge_index, edge_attr=edge_attr)
+            else:
+                z = conv(z, edge_index)
+            h = h + F.elu(z)  # (N, D)
+        return h
+
+
+class PairClassifier(nn.Module):
+    r"""Encoder + product decoder: ``M`` mode logits per pair (module docstring).
+
+    Args:
+        encoder: a module ``(x, edge_index, edge_attr) -> (N, D)``.
+        hidden: its output size D.
+        num_modes: labels per pair M. (default: 7)
+        dropout: dropout on the pair product. (default: 0.2)
+        edge_features: what :func:`gatbio.tasks.protein_interactions` feeds as ``edge_attr``: ``None`` or
+            ``"score"`` (the pair's STRING score). (default: ``None``)
+
+    Shapes:
+        - input: x (N, F), edge_index (2, E), pairs (P, 2), edge_attr (E, ·) or ``None``
+        - output: logits (P, M)
+    """
+
+    def __init__(self, encoder: nn.Module, hidden: int, num_modes: int = 7, dropout: float = 0.2,
+                 edge_features: str | None = None):
+        super().__init__()
+        self.encoder, self.num_modes, self.dropout, self.edge_features = encoder, num_modes, dropout, edge_features
+        self.lin = nn.Linear(hidden, num_modes)
+
+    def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        return self.encoder(x, edge_index, edge_attr)  # (N, D)
+
+    def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
+        z = h[pairs[:, 0]] * h[pairs[:, 1]]  # (P, D)
+        return self.lin(F.dropout(z, self.dropout, self.training))  # (P, M)
+
+    def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        return self.decode(self.encode(x, edge_index, edge_attr), pairs)
+
+    def loss(self, logits: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(logits, target.float())
+
+
+# ----------------------------------------------------------------------------------------------- registry
+#: ``kind`` → builder ``(options, in_channels, num_modes) -> module`` (:func:`register_pair_model`).
+PAIR_BUILDERS: dict[str, Callable[[dict[str, Any], int, int], nn.Module]] = {}
+
+
+def register_pair_model(kind: str):
+    """Register a builder of pair models under ``kind`` (a decorator): **the extension point for new models**.
+
+    A builder is ``builder(options: dict, in_channels: int, num_modes: int) -> nn.Module``; ``options`` are the
+    resolved model options (:data:`MODEL_DEFAULTS`, the config's model settings, the preset or
+    ``custom_models`` entry, in that order). The module must provide
+
+    - ``encode(x, edge_index, edge_attr) -> h`` and ``decode(h, pairs) -> logits (P, num_modes)``,
+    - ``loss(logits, target) -> scalar`` and an ``edge_features`` attribute (``None`` or ``"score"``),
+
+    as :class:`PairClassifier` does (subclass it to change one part). A config then names it::
+
+        custom_models:
+          my_gat: {kind: my_kind, hidden: 256, whatever_option: 3}
+        models: [gat, my_gat]
+
+    Options a builder does not know are its own business; the built-in ``"encoder"`` builder rejects unknown ones.
+    """
+    def wrap(builder):
+        PAIR_BUILDERS[kind] = builder
+        return builder
+    return wrap
+
+
+def model_options(name: str, settings: dict[str, Any] | None = None,
+                  custom: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The resolved options of model ``name``: :data:`MODEL_DEFAULTS`, then ``settings`` (a config's shared model
+    settings), then the preset (:data:`PAIR_MODELS`) or the ``custom`` entry (which may name a preset as ``base``)."""
+    custom = custom or {}
+    if name in custom:
+        entry = dict(custom[name])
+        base = entry.pop("base", None)
+        if base is not None and base not in PAIR_MODELS:
+            raise ValueError(f"custom model {name!r}: base={base!r} is not a model; choose from "
+                             f"{', '.join(PAIR_MODELS)}")
+        preset = {**(PAIR_MODELS[base] if base else {}), **entry}
+    elif name in PAIR_MODELS:
+        preset = PAIR_MODELS[name]
+    else:
+        raise ValueError(f"unknown model {name!r}; choose from {', '.join(list(PAIR_MODELS) + list(custom))} "
+                         "(or define it under custom_models)")
+    return {**MODEL_DEFAULTS, **(settings or {}), **preset}
+
+
+def build_pair_model(options: dict[str, Any], in_channels: int, num_modes: int = 7) -> nn.Module:
+    """Build a pair model from resolved options (:func:`model_options`) with the builder of ``options["kind"]``."""
+    kind = options.get("kind", "encoder")
+    if kind not in PAIR_BUILDERS:
+        raise ValueError(f"model kind {kind!r} is not registered; known: {', '.join(PAIR_BUILDERS)} "
+                         "(gatbio.nn.pair_models.register_pair_model)")
+    return PAIR_BUILDERS[kind](dict(options), in_channels, num_modes)
+
+
+@register_pair_model("encoder")
+def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int) -> PairClassifier:
+    """The built-in models: :class:`PairEncoder` + :class:`PairClassifier`."""
+    known = set(MODEL_DEFAULTS)
+    unknown = sorted(set(opts) - known)
+    if unknown:
+        raise ValueError(f"unknown model option(s) {unknown}; the built-in models take {', '.join(sorted(known))}")
+    ef = opts["edge_features"]
+    if ef not in EDGE_FEATURES:
+        raise ValueError(f"edge_features={ef!r}: choose none or score")
+    conv_kwargs = {}
+    if opts["conv"] == "gatbio":
+        conv_kwargs = {"degree_norm": opts["degree_norm"], "temperature": opts["temperature"],
+                       "attention": opts["attention"]}
+    elif opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
+        raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
+    enc = PairEncoder(in_channels, hidden=opts["hidden"], layers=opts["layers"], conv=opts["conv"],
+                      heads=opts["heads"], dropout=opts["dropout"], input_dropout=opts["input_dropout"],
+                      attn_dropout=opts["attn_dropout"], edge_dim=1 if ef == "score" else None, **conv_kwargs)
+    return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"], edge_features=ef)

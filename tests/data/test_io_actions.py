@@ -1,0 +1,90 @@
+"""STRING protein.actions → pair table (modes, direction flags), and a user's pairs file: known answers, errors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gatbio.data.io import (
+    DIRECTION_BACKWARD,
+    DIRECTION_FORWARD,
+    DIRECTION_UNDIRECTED,
+    STRING_MODES,
+    MalformedFileError,
+    read_protein_pairs,
+    read_string_actions,
+)
+
+HEAD = "item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore\n"
+ROWS = [
+    "P2\tP1\tbinding\t\tf\tf\t500",  # pair 0 = (P2, P1): P2 is protein 0, P1 protein 1
+    "P1\tP2\tbinding\t\tf\tt\t400",  # undirected, a_is_acting=t carries no direction
+    "P1\tP2\tactivation\tactivation\tt\tt\t800",  # P1 -> P2: protein 1 -> 0: backward for pair (0, 1)
+    "P2\tP1\tactivation\tactivation\tt\tf\t800",  # the same action listed from P2's side
+    "P3\tP2\tinhibition\tinhibition\tt\tf\t300",  # pair 1 = (P2, P3) as (0, 2): acting b = P2 -> P3: forward
+    "P3\tP2\tinhibition\tinhibition\tt\tt\t300",  # P3 -> P2: backward: both directions
+    "P1\tP3\treaction\t\tt\tt\t900",  # pair 2 = (P1, P3) as (1, 2): P1 -> P3 forward
+]
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_pair_table_in_first_appearance_order_with_modes_scores_and_directions(tmp_path):
+    d = read_string_actions(write(tmp_path, "a.txt", HEAD + "\n".join(ROWS) + "\n"))
+    assert d.node_names == ["P2", "P1", "P3"]
+    assert d.pairs.tolist() == [[0, 1], [0, 2], [1, 2]]
+    names = [[STRING_MODES[j] for j in torch.nonzero(row).view(-1).tolist()] for row in d.pair_modes]
+    assert names == [["activation", "binding"], ["inhibition"], ["reaction"]]
+    assert d.pair_score.tolist() == pytest.approx([0.8, 0.3, 0.9])
+    act, bind, inh, rea = (STRING_MODES.index(m) for m in ("activation", "binding", "inhibition", "reaction"))
+    pd_ = d.pair_direction
+    assert int(pd_[0, bind]) == DIRECTION_UNDIRECTED and int(pd_[0, act]) == DIRECTION_BACKWARD
+    assert int(pd_[1, inh]) == DIRECTION_FORWARD | DIRECTION_BACKWARD and int(pd_[2, rea]) == DIRECTION_FORWARD
+    assert int((pd_ > 0).sum()) == int(d.pair_modes.sum())  # a flag exactly where a mode is present
+    # the graph: the pairs, then their mirror images, with the pair's modes
+    assert d.edge_index.t().tolist() == [[0, 1], [0, 2], [1, 2], [1, 0], [2, 0], [2, 1]]
+    assert torch.equal(d.edge_mode, torch.cat([d.pair_modes, d.pair_modes]))
+
+
+@pytest.mark.parametrize("row, msg", [
+    ("P1\tP2\tteleport\t\tf\tf\t500", r"a\.txt:3: unknown mode 'teleport'; expected one of activation"),
+    ("P1\tP2\tbinding\t\tf\tf", r"a\.txt:3: score is missing \(too few columns"),
+    ("P1\tP2\tbinding\t\tyes\tf\t500", r"a\.txt:3: is_directional must be 't' or 'f', found 'yes'"),
+    ("P1\tP2\tbinding\t\tf\tf\thigh", r"a\.txt:3: score must be an integer, found 'high'"),
+    ("\tP2\tbinding\t\tf\tf\t500", r"a\.txt:3: item_id_a is empty"),
+])
+def test_malformed_actions_name_file_and_line(tmp_path, row, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_string_actions(write(tmp_path, "a.txt", HEAD + ROWS[0] + "\n" + row + "\n"))
+
+
+def test_wrong_header_is_refused(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"a\.txt:1: expected the header"):
+        read_string_actions(write(tmp_path, "a.txt", "protein1 protein2 combined_score\n".replace(" ", "\t")
+                                  + "a\tb\tc\td\te\tf\t1\n"))
+
+
+def test_protein_pairs_file_with_header_and_separators(tmp_path):
+    names = ["P2", "P1", "P3"]
+    pairs, raw = read_protein_pairs(write(tmp_path, "q.tsv", "protein_a\tprotein_b\nP1\tP3\n# x\nP2\tP2\n"), names)
+    assert pairs.tolist() == [[1, 2], [0, 0]] and raw == [("P1", "P3"), ("P2", "P2")]
+    pairs, _ = read_protein_pairs(write(tmp_path, "q.csv", "P1,P3\nP3,P2\n"), names)
+    assert pairs.tolist() == [[1, 2], [2, 0]]
+    pairs, _ = read_protein_pairs(write(tmp_path, "q.txt", "P1 P3 extra\n"), names)
+    assert pairs.tolist() == [[1, 2]]
+
+
+def test_protein_pairs_unknown_protein_names_line_and_close_matches(tmp_path):
+    names = ["9606.ENSP00000000233", "9606.ENSP00000250971"]
+    p = write(tmp_path, "q.txt", "9606.ENSP00000000233 9606.ENSP00000250971\n9606.ENSP00000000233 9606.ENSP0000025097\n"
+                                 "X Y\n")
+    with pytest.raises(MalformedFileError, match=r"q\.txt:2: protein '9606\.ENSP0000025097' is not in the interaction "
+                                                 r"network \(2 proteins\); did you mean 9606\.ENSP00000250971.*"
+                                                 r"\(3 unknown proteins in the file\)"):
+        read_protein_pairs(p, names)
+    with pytest.raises(MalformedFileError, match=r"one\.txt:1: expected 2 columns"):
+        read_protein_pairs(write(tmp_path, "one.txt", "9606.ENSP00000000233\n"), names)

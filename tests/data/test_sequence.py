@@ -1,0 +1,108 @@
+"""Sequence reader (FASTA / TSV) and sequence features: known answers on short sequences, errors with file:line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gatbio.data.io import MalformedFileError
+from gatbio.data.sequence import (
+    AMINO_ACIDS,
+    amino_acid_composition,
+    conjoint_triad,
+    dipeptide_composition,
+    pooled_embedding,
+    read_aa_embedding,
+    read_sequences,
+    sequence_features,
+)
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_reads_fasta_and_tsv_alike(tmp_path):
+    fasta = read_sequences(write(tmp_path, "s.fa", ">P1 some protein\nMKV\nlla*\n\n>P2\nAAC\n"))
+    tsv = read_sequences(write(tmp_path, "s.tsv", "# comment\nP1\tMKVLLA\nP2\tAAC\n"))
+    assert fasta == tsv == {"P1": "MKVLLA", "P2": "AAC"}
+
+
+@pytest.mark.parametrize("name, text, msg", [
+    ("s.tsv", "P1\tMKV\nP2\t\n", r"s\.tsv:2: protein 'P2' has an empty sequence"),
+    ("s.tsv", "P1\tMKV\nP2\tMK1V\n", r"s\.tsv:2: protein 'P2': invalid character '1'"),
+    ("s.tsv", "P1\tMKV\nP2\tAAC\nP1\tMKV\n", r"s\.tsv:3: duplicate protein id 'P1' \(first on line 1\)"),
+    ("s.tsv", "P1\tMKV\tx\n", r"s\.tsv:1: expected 2 columns"),
+    ("s.fa", ">P1\nMKV\n>P2\n>P3\nAA\n", r"s\.fa:3: protein 'P2' has an empty sequence"),
+    ("s.fa", ">P1\nMK-V\n", r"s\.fa:2: protein 'P1': invalid character '-'"),
+    ("s.fa", ">P1\nMKV\n>P1\nAA\n", r"s\.fa:3: duplicate protein id 'P1' \(first on line 1\)"),
+    ("s.fa", ">\nMKV\n", r"s\.fa:1: FASTA header '>' without a protein id"),
+])
+def test_bad_sequence_files_name_file_and_line(tmp_path, name, text, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_sequences(write(tmp_path, name, text))
+
+
+def test_composition_known_answers():
+    aac = amino_acid_composition(["AAC", "AXC"])  # X is not a standard residue: skipped
+    assert aac[0, AMINO_ACIDS.index("A")] == pytest.approx(2 / 3) and aac[0, AMINO_ACIDS.index("C")] == pytest.approx(1 / 3)
+    assert aac[1, AMINO_ACIDS.index("A")] == pytest.approx(0.5) and aac.sum(1) == pytest.approx([1, 1])
+    dpc = dipeptide_composition(["AAC", "AC", "A"])
+    a, c = AMINO_ACIDS.index("A"), AMINO_ACIDS.index("C")
+    assert dpc[0, 20 * a + a] == pytest.approx(0.5) and dpc[0, 20 * a + c] == pytest.approx(0.5)
+    assert dpc[1, 20 * a + c] == 1.0 and dpc[2].sum() == 0  # a single residue has no dipeptide
+    assert dpc[0].sum() == pytest.approx(1.0)  # windows never cross into the next sequence
+
+
+def test_conjoint_triad_known_answer():
+    # classes (Shen et al. 2007): A,G,V -> 0; C -> 6; R,K -> 4; D,E -> 5
+    ct = conjoint_triad(["AGVC", "RKDE"], normalize="count")
+    assert np.flatnonzero(ct[0]).tolist() == [0, 6] and ct[0, [0, 6]].tolist() == [1, 1]  # AGV=000, GVC=006
+    assert np.flatnonzero(ct[1]).tolist() == [4 * 49 + 4 * 7 + 5, 4 * 49 + 5 * 7 + 5]  # RKD=445, KDE=455
+    freq = conjoint_triad(["AGVC"])
+    assert freq[0, 0] == freq[0, 6] == 0.5
+    shen = conjoint_triad(["AGVAGV"], normalize="shen")  # counts AGV 2, GVA 1, VAG 1 (all class 000): 4 at 0
+    assert shen[0, 0] == 1.0 and shen[0].sum() == 1.0
+
+
+def test_pooled_embedding_mean_max_std_and_unknown_letter():
+    emb = {"A": np.array([1.0, 0.0]), "C": np.array([3.0, 2.0])}
+    seqs = ["AAC", "C"]
+    assert pooled_embedding(seqs, emb, "mean") == pytest.approx(np.array([[5 / 3, 2 / 3], [3.0, 2.0]]))
+    assert pooled_embedding(seqs, emb, "max") == pytest.approx(np.array([[3.0, 2.0], [3.0, 2.0]]))
+    std = pooled_embedding(seqs, emb, "std")
+    assert std[0] == pytest.approx(np.array([np.std([1, 1, 3]), np.std([0, 0, 2])])) and std[1] == pytest.approx(0)
+    assert pooled_embedding(["AACCC"], emb, "mean", max_len=2) == pytest.approx(np.array([[1.0, 0.0]]))
+    with pytest.raises(ValueError, match=r"sequence 0 holds 'W', which has no row"):
+        pooled_embedding(["AW"], emb)
+
+
+def test_sequence_features_concatenate_in_order_with_names(tmp_path):
+    emb = write(tmp_path, "vec.txt", "A\t1.0 0.0\nC\t3.0 2.0\n")
+    x, names = sequence_features(["AAC", "CA"], ["aac", "vec5_mean", "ct"], emb)
+    assert x.shape == (2, 20 + 2 + 343) and x.dtype == np.float32 and len(names) == x.shape[1]
+    assert names[0] == "aac:A" and names[20] == "vec5_mean:0" and names[22] == "ct:000"
+    assert x[1, 20:22] == pytest.approx([2.0, 1.0])
+    with pytest.raises(ValueError, match="choose one or more of vec5_mean"):
+        sequence_features(["AAC"], ["kmer9"])
+
+
+def test_vec5_ctc_file_and_shs27k_features(data_root):
+    emb = read_aa_embedding(data_root / "string_shs27k" / "vec5_CTC.txt")
+    assert len(emb) == 26 and all(len(v) == 13 for v in emb.values())
+    assert emb["A"][5:].tolist() == [1, 0, 0, 0, 0, 0, 0, 0]  # group code column 1: {A, G, V}
+    seqs = read_sequences(data_root / "string_shs27k" / "protein.SHS27k.sequences.dictionary.tsv")
+    assert len(seqs) == 1690
+    import time
+
+    t0 = time.perf_counter()
+    x, _ = sequence_features(list(seqs.values()), ["vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct"], emb)
+    assert time.perf_counter() - t0 < 10  # 1,690 sequences of mean length 571 in a few seconds
+    assert x.shape == (1690, 13 * 3 + 20 + 400 + 343) and np.isfinite(x).all()
+
+
+def test_bad_embedding_file(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"e\.txt:2: 1 numbers, the rows before have 2"):
+        read_aa_embedding(write(tmp_path, "e.txt", "A\t1 2\nC\t3\n"))

@@ -1,0 +1,139 @@
+"""`gatbio protein interactions`: the sweep on tiny files and on the quick config (resumes without recomputing),
+the metric, and `predict` for a user's pairs with its errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gatbio.cli import main
+from gatbio.tasks import protein_interactions as pi
+
+MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmod", "reaction")
+
+
+@pytest.fixture
+def files(tmp_path):
+    """40 proteins, 120 pairs; a pair's modes follow its proteins' families (two families, two sequence styles)."""
+    rng = np.random.default_rng(0)
+    n = 40
+    fam = np.arange(n) % 2
+    pairs = {(int(rng.integers(0, i)), i) for i in range(1, n)}
+    while len(pairs) < 120:
+        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
+        pairs.add((a, b))
+    rows = ["item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore"]
+    for a, b in sorted(pairs):
+        modes = ["binding"] if fam[a] == fam[b] else ["activation", "catalysis"]
+        rows += [f"P{a}\tP{b}\t{m}\t\tf\tf\t{int(rng.integers(150, 999))}" for m in modes]
+    (tmp_path / "actions.txt").write_text("\n".join(rows) + "\n")
+    seqs = ["".join(rng.choice(list("AGVILFP" if fam[i] else "DEKRHNQ"), 60)) for i in range(n)]
+    (tmp_path / "seqs.tsv").write_text("".join(f"P{i}\t{s}\n" for i, s in enumerate(seqs)))
+    return tmp_path
+
+
+def config(files, **kw):
+    base = {"dataset": "files", "actions": str(files / "actions.txt"), "sequences": str(files / "seqs.tsv"),
+            "features": "[aac,ct]", "splits": "[random,bfs]", "seeds": "[0,1]", "models": "[seq_mlp,gat]",
+            "graphs": "[train,all]", "hidden": 16, "epochs": 30, "eval_every": 2, "out_dir": str(files / "out"),
+            "device": "cpu"}
+    base.update(kw)
+    return pi.load(None, [f"{k}={v}" for k, v in base.items()])
+
+
+def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, monkeypatch):
+    cfg = config(files)
+    text = pi.run(cfg)
+    out = files / "out"
+    runs = sorted(p.relative_to(out / "runs").as_posix() for p in (out / "runs").rglob("*.json"))
+    # seq_mlp passes no messages: it runs under the train graph only
+    assert runs == sorted(f"{k}/s{s}/{g}/{m}.json" for k in ("random", "bfs") for s in (0, 1)
+                          for g, m in (("train", "seq_mlp"), ("train", "gat"), ("all", "gat")))
+    row = json.loads((out / "runs/bfs/s0/train/gat.json").read_text())
+    assert 0 <= row["micro_f1"] <= 1 and row["n_test"] >= 24 and row["n_fit"] + row["n_val"] + row["n_test"] == 120
+    assert row["options"]["conv"] == "gatbio" and row["best_epoch"] <= row["epochs_run"]
+    split = json.loads((out / "splits/bfs_s0.json").read_text())
+    assert set(split["test"]).isdisjoint(split["train"]) and sorted(split["fit"] + split["val"]) == split["train"]
+    assert "## random" in text and "## bfs" in text and "| all | gat | 2 |" in text
+    summ = pd.read_csv(out / "summary.csv")
+    assert set(summ["model"]) == {"seq_mlp", "gat"} and (summ["n"] == 2).all()
+
+    def boom(*a, **k):
+        raise AssertionError("a finished run was recomputed")
+
+    monkeypatch.setattr(pi, "train_model", boom)
+    assert pi.run(cfg) == text
+    with pytest.raises(ValueError, match=r"different configuration \(epochs: 30 -> 31\)"):
+        pi.run(config(files, epochs=31))
+
+
+def test_config_errors_name_the_fix(files):
+    with pytest.raises(ValueError, match="splits=\\['kfold'\\]: choose one or more of random, bfs, dfs"):
+        config(files, splits="[kfold]")
+    with pytest.raises(ValueError, match="unknown model 'gatt'"):
+        config(files, models="[gatt]")
+    with pytest.raises(ValueError, match="dataset: files needs actions"):
+        pi.load(None, ["dataset=files"])
+    cfg = config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: log}}", "models": "[gat_log]",
+                           "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"})
+    pi.run(cfg)
+    row = json.loads((files / "out/runs/dfs/s0/train/gat_log.json").read_text())
+    assert row["options"]["degree_norm"] == "log"
+    # adding a model to the folder is fine; redefining a finished one is refused
+    pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: log}, gat_t: {base: gat, "
+                                              "temperature: learn}}", "models": "[gat_log,gat_t]",
+                            "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+    with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(degree_norm\)"):
+        pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: sym}}", "models": "[gat_log]",
+                                "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+
+
+def test_evaluate_pairs_known_answers():
+    y = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    p = np.array([[0.9, 0.6, 0.4], [0.2, 0.7, 0.1], [0.8, 0.3, 0.5]])  # > 0.5: TP 3, FP 1, FN 2 (0.5 is not > 0.5)
+    m = pi.evaluate_pairs(y, p, 0.5, subsets=np.array([2, 2, 0]))
+    assert m["micro_f1"] == pytest.approx(2 * 3 / (2 * 3 + 1 + 2))
+    assert m["n_bs"] == 2 and m["n_es"] == 0 and m["micro_f1_es"] is None
+    assert m["micro_f1_ns"] == pytest.approx(2 / 3)  # pair 3: TP 1, FN 1
+
+
+def test_quick_config_on_shs27k_resumes(data_root, tmp_path, monkeypatch):
+    monkeypatch.setenv("GATBIO_DATA", str(data_root))
+    argv = ["protein", "interactions", "--config", "experiments/configs/shs27k_quick.yaml", "--out",
+            str(tmp_path / "q"), "--device", "cpu", "splits=[bfs]", "epochs=10"]
+    monkeypatch.chdir(pi.__file__.rsplit("/gatbio/", 1)[0])
+    assert main(argv) == 0
+    row = json.loads((tmp_path / "q/runs/bfs/s0/train/gat.json").read_text())
+    assert row["n_fit"] + row["n_val"] + row["n_test"] == 7624 and row["n_test"] >= 1524 and row["n_bs"] == 0
+    monkeypatch.setattr(pi, "train_model", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
+    assert main(argv) == 0
+
+
+def test_predict_user_pairs_and_errors(files, capsys):
+    (files / "q.txt").write_text("protein_a protein_b\nP0 P2\nP1 P3\nP0 P1\n")
+    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+            str(files / "seqs.tsv"), "--device", "cpu", "features=[aac,ct]", "hidden=16"]
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv"), "--epochs", "60"]) == 0
+    assert "3 pairs predicted with gat" in capsys.readouterr().out
+    df = pd.read_csv(files / "p.csv", keep_default_na=False)
+    assert list(df.columns[:5]) == ["protein_a", "protein_b", "known", "known_modes", "predicted"]
+    assert [f"score_{m}" for m in MODES] == list(df.columns[5:])
+    assert df[[f"score_{m}" for m in MODES]].apply(lambda c: c.between(0, 1)).all().all()
+    same, cross = df.iloc[0], df.iloc[2]  # P0, P2: one family; P0, P1: two families
+    assert same["score_binding"] > cross["score_binding"] and cross["score_activation"] > same["score_activation"]
+
+    (files / "bad.txt").write_text("P0 P2\nP0 P99\n")
+    assert main(base + ["--pairs", str(files / "bad.txt"), "--out", str(files / "p2.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.txt:2: protein 'P99' is not in the interaction network (40 proteins)" in err
+    assert not (files / "p2.csv").exists()
+    assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--pairs",
+                 str(files / "q.txt"), "--out", str(files / "p3.csv")]) == 1
+    assert "--actions and --sequences go together" in capsys.readouterr().err
+    assert main(["protein", "interactions"]) == 1
+    assert "the benchmark needs --config FILE" in capsys.readouterr().err
+    assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 1
+    assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
