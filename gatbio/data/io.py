@@ -577,13 +577,18 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
 
 def read_text_head_lines(path: Path, n: int = 20) -> list[str]:
-    """The first ``n`` lines of a (possibly compressed) text file."""
+    """The first ``n`` lines of a (possibly compressed) text file (not UTF-8 text: :func:`read_text`'s message
+    with ``file:line``)."""
     out = []
-    with open_text(path) as fh:
-        for line in fh:
-            out.append(line.rstrip("\r\n"))
-            if len(out) >= n:
-                break
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                out.append(line.rstrip("\r\n"))
+                if len(out) >= n:
+                    break
+    except UnicodeDecodeError:
+        read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
+        raise
     return out
 
 

@@ -21,6 +21,7 @@ from gatbio.data.io import (
     read_node_list,
     read_pajek,
     read_string_links,
+    read_text_head_lines,
 )
 from gatbio.data.tables import is_header_word, looks_like_header, parse_weights
 from gatbio.ecology.commands import read_foodweb_file
@@ -235,6 +236,7 @@ def test_binary_file_is_one_clear_line(tmp_path):
 @pytest.mark.parametrize("reader", [
     lambda p: read_foodweb_file(p), lambda p: read_foodweb_file(p, header=False), lambda p: read_string_links(p),
     lambda p: read_species_traits(p, ["a"]), lambda p: read_label_table(p, ["a"]),
+    lambda p: read_text_head_lines(p),
 ])
 @pytest.mark.parametrize("bad_line", [1, 3])
 def test_binary_file_is_one_clear_line_in_every_reader(tmp_path, reader, bad_line):
