@@ -50,7 +50,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="foodweb_command", metavar="ACTION")
 
-    b = sub.add_parser("benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs")
+    b = sub.add_parser(
+        "benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs",
+        description="Run the GATEWAy links protocol (5 consecutive blocks of links held out in turn) and the "
+                    "new-species protocol (the species in 5 seeded folds, all links of a fold's species held out) on every web folder of --webs, "
+                    "for every model of the config and the published baseline, on the same folds. One JSON "
+                    "per web and protocol under OUT/webs/ (written atomically; a rerun skips finished webs and "
+                    "refuses a changed config), then the tables: summary.csv, per_web.csv, ablation.csv.",
+        epilog="example: gatbio foodweb benchmark --config experiments/configs/foodweb_quick.yaml "
+               "--out results/foodweb_quick --jobs 2")
     b.add_argument("--webs", default=None, metavar="DIR",
                    help="folder of web folders (default: <data root>/gateway_dev/webs)")
     b.add_argument("--out", default=None, metavar="DIR", help="results folder (default: the config's out)")
