@@ -87,6 +87,18 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
             check_output_dir(p, opt)
 
 
+def check_input_dir(path: str | Path, option: str | None = None, what: str = "") -> Path:
+    """``path`` must be an existing folder: ``--webs x: is a file, not a folder`` (with ``option``); ``what``
+    says what the folder should hold, after a missing folder's message."""
+    path = Path(path)
+    where = f"{option} {path}" if option else str(path)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{where}: is a file, not a folder{what and f' ({what})'}")
+    if not path.exists():
+        raise FileNotFoundError(f"{where}: no such folder{what and f' ({what})'}")
+    return path
+
+
 def check_input_file(path: str | Path, option: str | None = None) -> Path:
     """``path`` must be an existing, readable file: ``--labels x: is a folder, not a file`` (with ``option``)."""
     path = Path(path)

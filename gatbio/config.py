@@ -46,7 +46,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             text = _read_yaml_text(Path(path))
             base = OmegaConf.merge(base, OmegaConf.create(_parse_yaml(text, where)))
         if overrides:
-            where = "command-line overrides " + " ".join(overrides)
+            where, text = "command-line overrides " + " ".join(overrides), None  # no file line for an override
             bad = [o for o in overrides if "=" not in o]
             if bad:
                 raise ValueError(f"override {bad[0]!r} is not of the form key=value")
@@ -72,10 +72,26 @@ def _read_yaml_text(path: Path) -> str:
         raise ValueError(f"config file {path} is not UTF-8 text; give a YAML file") from None
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error (YAML requires unique keys;
+    PyYAML would silently keep the last value)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice (first on line {seen[key]})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 def _parse_yaml(text: str, where: str) -> dict:
-    """The YAML text as a dict: malformed YAML names ``file:line``, a top level that is not a mapping is refused."""
+    """The YAML text as a dict: malformed YAML (a key given twice included) names ``file:line``, a top level that
+    is not a mapping is refused."""
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -30,12 +30,23 @@ class Cfg:
     ("- lr\n- seeds\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a list"),
     ("just a sentence\n", r"c\.yaml: the top level must be a mapping of 'key: value' lines, found a str"),
     ("lr: 0.1\n\nlearning_rate: 3\n", r"bad config in .*c\.yaml:3: Key 'learning_rate' not in 'Cfg'"),
+    # a key given twice is malformed YAML (PyYAML alone keeps the last value, silently)
+    ("lr: 0.1\nseeds: [0]\nlr: 0.5\n", r"c\.yaml:3: malformed YAML: key 'lr' is given twice \(first on line 1\)"),
+    ("inner:\n  epochs: 2\n  epochs: 3\n", r"c\.yaml:3: malformed YAML: key 'epochs' is given twice"),
 ])
 def test_malformed_yaml_names_file_and_line(tmp_path, text, msg):
     p = tmp_path / "c.yaml"
     p.write_text(text)
     with pytest.raises(ValueError, match=msg):
         load_config(Cfg, p)
+
+
+def test_a_bad_override_names_the_override_not_a_line_of_the_file(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("seeds: [0]\nlr: 0.1\n")
+    with pytest.raises(ValueError) as err:
+        load_config(Cfg, p, ["lr=fast"])
+    assert str(err.value).startswith("bad config in command-line overrides lr=fast: Value 'fast'")
 
 
 def test_config_path_problems(tmp_path):
@@ -75,10 +86,16 @@ def test_check_settings_accepts_good_values_and_unset_options():
     (["robustness"], "foodweb.epochs=0", "config foodweb.epochs=0: must be > 0"),
     (["foodweb", "benchmark"], "gat.heads=0", "config gat.heads=0: must be > 0"),
     (["foodweb", "benchmark"], "n_folds=1", "config n_folds=1: must be in [2, inf)"),
+    # empty lists that leave a task nothing to run (found before any folder is written)
+    (["protein", "run"], "variants=[]", "config variants=[]: is empty"),
+    (["foodweb", "benchmark"], "models=[]", "config models=[]: is empty"),
+    (["foodweb", "benchmark"], "species_models=[]", "config species_models=[]: the new-species protocol runs"),
+    (["foodweb", "benchmark"], "species_models=[niche]", "and none is; add one, or drop 'species'"),
+    (["robustness"], "foodweb.webs=[]", "config foodweb.webs=[]: is empty"),
 ])
 def test_nonsense_settings_stop_every_task_before_any_work(tmp_path, capsys, command, override, msg):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("")
+    cfg.write_text("models: [full, l3_ra]\n" if override == "species_models=[niche]" else "")
     out = tmp_path / "out"
     key = "out" if command[0] == "foodweb" else "out_dir"
     assert main(command + ["--config", str(cfg), override, f"{key}={out}"]) == 1
@@ -96,3 +113,13 @@ def test_yaml_errors_reach_the_user_as_one_line(tmp_path, capsys):
         assert "bad.yaml:2: malformed YAML" in err and "Traceback" not in err
     assert main(["robustness", "--config", str(tmp_path)]) == 1
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_a_benchmark_of_trait_models_only_without_traits_is_refused(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("models: [full, linear_stack]\nprotocols: [links]\nuse_traits: false\n")
+    out = tmp_path / "out"
+    assert main(["foodweb", "benchmark", "--config", str(cfg), f"out={out}"]) == 1
+    err = capsys.readouterr().err
+    assert "with use_traits=false: every one of them needs traits" in err and err.count("\n") == 1
+    assert not out.exists()

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from gatbio.data import DATASETS, data_root, download, list_datasets
-    from gatbio.data.sources import verify
+    from gatbio.data.sources import unknown_name, verify
 
     root = args.root
     if args.verify:
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         bad = 0
         for name in names:
             if name not in DATASETS:
-                raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+                raise unknown_name("dataset", name, list(DATASETS))
             status = verify(name, root=root)
             counts = {k: sum(1 for v in status.values() if v.startswith(k)) for k in ("ok", "missing", "unchecked", "MISMATCH")}
             print(f"{name}: " + ", ".join(f"{v} {k.lower()}" for k, v in counts.items() if v))
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 1 if bad else 0
     if args.download:
         if args.download not in DATASETS:
-            raise ValueError(f"unknown dataset {args.download!r}; known: {', '.join(DATASETS)}")
+            raise unknown_name("dataset", args.download, list(DATASETS))
         written = download(args.download, root=root)
         print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
         return 0
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         info = DATASETS.get(args.members)
         if info is None or not info.is_collection:
             names = [n for n, i in DATASETS.items() if i.is_collection]
-            raise ValueError(f"--members {args.members!r}: expected a collection, one of {names}")
+            raise unknown_name("collection (--members)", args.members, names)
         for m in info.members:
             print(f"{info.name}/{m}")
         return 0

@@ -21,7 +21,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, compression_of, read_table, read_text
+from gatbio.data.tables import check_file, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -81,8 +81,7 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     errors naming the file and line. A table with no trait column gives ``F = 0``.
     """
     path = check_file(path)
-    first = read_text(path).lstrip().split("\n", 1)[0]
-    sep = "\t" if "\t" in first else "," if "," in first else r"\s+"
+    sep = _trait_separator(path)
     known = set(species)
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df
@@ -110,6 +109,21 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     trait_names = [str(c) if table.header is not None else f"trait_{k + 1}" for k, c in enumerate(cols)]
     aligned = pd.DataFrame(values, index=names.to_numpy(), columns=range(len(cols))).reindex(species)
     return aligned.to_numpy(dtype=float), trait_names
+
+
+def _trait_separator(path: Path) -> str:
+    """The field separator of a trait table, from its first 100 data lines: a tab or a comma where any line has
+    one, else (no separator anywhere) a ``.csv`` name or a single field on the first line means one column per
+    line (species names may hold spaces), else whitespace."""
+    lines = [x for x in read_text(path).split("\n", 200)[:200] if x.strip() and not x.lstrip().startswith("#")][:100]
+    if any("\t" in x for x in lines):
+        return "\t"
+    if any("," in x for x in lines):
+        return ","
+    suffixes = [x.lower() for x in path.suffixes if x.lower() not in (".gz", ".bz2", ".xz")]
+    if (suffixes and suffixes[-1] == ".csv") or (lines and len(lines[0].split()) == 1):
+        return "\t"  # one column: no tab in any line, so every line is one field
+    return r"\s+"
 
 
 @functools.lru_cache(maxsize=4)
@@ -246,32 +260,39 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
 
 def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
     """Read a community saved in cheddar's CSV layout (``nodes.csv``, ``trophic.links.csv``, optional
-    ``properties.csv``); see :func:`load_cheddar` for what comes out."""
+    ``properties.csv``); see :func:`load_cheddar` for what comes out.
+
+    The files are read by the one table reader (:func:`gatbio.data.tables.read_table`: any compression, header
+    row required, messages with ``file:line``): ``nodes.csv`` needs a ``node`` column, ``trophic.links.csv`` a
+    ``resource`` and a ``consumer`` column; ``M`` / ``N`` must be numbers where given (empty: missing), and a
+    ``diet.fraction`` / ``biomass.flow`` column complete on every row is the link weight, checked by the one
+    weight parser."""
     folder = Path(folder)
     for f in ("nodes.csv", "trophic.links.csv"):
         if not (folder / f).is_file():
             raise FileNotFoundError(f"{folder / f}: no such file (a cheddar community folder has nodes.csv and "
                                     "trophic.links.csv)")
-    nodes = pd.read_csv(folder / "nodes.csv", dtype={"node": str}, compression=compression_of(folder / "nodes.csv"),
-                        keep_default_na=False, na_values=[""])
-    links = pd.read_csv(folder / "trophic.links.csv", dtype={"resource": str, "consumer": str},
-                        compression=compression_of(folder / "trophic.links.csv"), keep_default_na=False, na_values=[""])
-    names = nodes["node"].tolist()
+    node_table = read_table(folder / "nodes.csv", sep=",", header=True, comment=None)
+    link_table = read_table(folder / "trophic.links.csv", sep=",", header=True, comment=None)
+    nodes, links = node_table.df, link_table.df
+    names = node_table.column("node").astype(str).tolist()
     index = pd.Index(names)
     if not index.is_unique:
-        raise MalformedFileError(folder / "nodes.csv", None, f"duplicate node name {index[index.duplicated()][0]!r}")
-    a, b = index.get_indexer(links["resource"]), index.get_indexer(links["consumer"])
-    bad = (a < 0) | (b < 0)
+        r = int(np.flatnonzero(index.duplicated())[0])
+        raise MalformedFileError(folder / "nodes.csv", node_table.line(r), f"duplicate node name {names[r]!r}")
+    res, con = link_table.column("resource"), link_table.column("consumer")
+    a, b = index.get_indexer(res.astype(str)), index.get_indexer(con.astype(str))
+    bad = (a < 0) | (b < 0) | res.isna().to_numpy() | con.isna().to_numpy()
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise MalformedFileError(folder / "trophic.links.csv", r + 2,
-                                 f"link names a node that is not in nodes.csv: {links.iloc[r].tolist()[:2]}")
+        raise MalformedFileError(folder / "trophic.links.csv", link_table.line(r),
+                                 f"link names a node that is not in nodes.csv: {[res.iloc[r], con.iloc[r]]}")
     w = None
     for wc in ("diet.fraction", "biomass.flow"):
         if wc in links.columns and links[wc].notna().all():
-            w = links[wc].to_numpy(float)
+            w = link_table.weights(wc, wc)
     data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="error", self_loops=self_loops,
-                         name=folder.name, path=folder / "trophic.links.csv", line_of_row=lambda r: r + 2)
+                         name=folder.name, path=folder / "trophic.links.csv", line_of_row=link_table.line)
     feats, fnames = [], []
     if "category" in nodes.columns:
         cats = sorted(nodes["category"].dropna().unique())
@@ -280,12 +301,19 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
             fnames.append(f"cat_{c}")
     for col in ("M", "N"):
         if col in nodes.columns:
-            logv, miss = _log10_with_flag(nodes[col])
+            v = pd.to_numeric(nodes[col], errors="coerce")
+            bad = (v.isna() & nodes[col].notna()).to_numpy()
+            if bad.any():
+                r = int(np.flatnonzero(bad)[0])
+                raise MalformedFileError(folder / "nodes.csv", node_table.line(r), f"{col} must be a number, found "
+                                         f"{nodes[col].iloc[r]!r} (leave missing values empty)")
+            logv, miss = _log10_with_flag(v)
             feats += [logv, miss]
             fnames += [f"log10_{col}", f"{col}_missing"]
     data.x = torch.tensor(np.stack(feats, 1) if feats else np.zeros((len(names), 0)), dtype=torch.float)
     data.trait_names = fnames
-    props = pd.read_csv(folder / "properties.csv") if (folder / "properties.csv").is_file() else pd.DataFrame()
+    props = read_table(folder / "properties.csv", sep=",", header=True, comment=None).df \
+        if (folder / "properties.csv").is_file() else pd.DataFrame()
     data.web_id = folder.name
     data.web_name = str(props["title"].iloc[0]) if "title" in props.columns else folder.name
     if "category" in nodes.columns:

@@ -424,9 +424,14 @@ def _string_links_problem(path: Path, head: list[str], score_column: str) -> Non
 
 
 def read_text_head(path: Path) -> str:
-    """The first line of a (possibly compressed) text file, without its line end."""
-    with open_text(path) as fh:
-        return fh.readline().rstrip("\r\n")
+    """The first line of a (possibly compressed) text file, without its line end (a file that is not UTF-8 text:
+    :func:`read_text`'s message with ``file:line``)."""
+    try:
+        with open_text(path) as fh:
+            return fh.readline().rstrip("\r\n")
+    except UnicodeDecodeError:
+        read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
+        raise
 
 
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
@@ -572,13 +577,18 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
 
 def read_text_head_lines(path: Path, n: int = 20) -> list[str]:
-    """The first ``n`` lines of a (possibly compressed) text file."""
+    """The first ``n`` lines of a (possibly compressed) text file (not UTF-8 text: :func:`read_text`'s message
+    with ``file:line``)."""
     out = []
-    with open_text(path) as fh:
-        for line in fh:
-            out.append(line.rstrip("\r\n"))
-            if len(out) >= n:
-                break
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                out.append(line.rstrip("\r\n"))
+                if len(out) >= n:
+                    break
+    except UnicodeDecodeError:
+        read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
+        raise
     return out
 
 

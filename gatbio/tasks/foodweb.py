@@ -65,6 +65,8 @@ __all__ = [
     "summarize_results", "predict_missing_links", "explain_web", "run_quick", "quick_config",
 ]
 
+#: Models that need species traits; on a web without them they are left out (``gat`` becomes ``gat_structure``).
+TRAIT_MODELS = ("full", "gat", "no_trophic_bias", "boosted_stack", "linear_stack", "full_without_gat")
 #: Our models and the baselines, in table order.
 OUR_MODELS = ("full", "structure_only", "gat", "no_trophic_bias", "gat_structure", "full_without_gat")
 BASELINES = ("boosted_stack", "linear_stack", "boosted_stack_structure", "l3_ra", "jaccard", "preferential_attachment",
@@ -154,10 +156,9 @@ class FoodWebConfig:
 
 def find_web_folders(webs_dir: str | Path) -> list[Path]:
     """The web folders of ``webs_dir`` (each holds one ``*_edge_list.txt``), sorted by name."""
-    webs_dir = Path(webs_dir)
-    if not webs_dir.is_dir():
-        raise FileNotFoundError(f"{webs_dir}: no such folder (expected a folder of web folders, like "
-                                "gateway_dev/webs/)")
+    from gatbio._paths import check_input_dir
+
+    webs_dir = check_input_dir(webs_dir, what="expected a folder of web folders, like gateway_dev/webs/")
     found = sorted(p for p in webs_dir.iterdir() if p.is_dir() and any(p.glob("*_edge_list.txt")))
     if not found:
         raise FileNotFoundError(f"{webs_dir}: no web folders with a *_edge_list.txt file (layout: "
@@ -735,9 +736,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
     traits, trait_names = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
     n, L = data.num_nodes, data.num_edges
     if traits is None:  # models that need traits fall back to their structure-only twins
-        cfg = dataclasses.replace(cfg, models=[m for m in cfg.models if m not in ("full", "gat", "no_trophic_bias",
-                                                                                  "boosted_stack", "linear_stack",
-                                                                                  "full_without_gat")]
+        cfg = dataclasses.replace(cfg, models=[m for m in cfg.models if m not in TRAIT_MODELS]
                                   + ["gat_structure"] * ("gat_structure" not in cfg.models and "gat" in cfg.models))
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
@@ -800,6 +799,10 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_json(p) for p in files]
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
+    if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
+        raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "
+                         "left out on these webs (models that need traits, on webs without them); add a "
+                         "structure-only model (structure_only, l3_ra, ...)")
     meta = pd.DataFrame([{k: rec[k] for k in ("web", "num_nodes", "num_links", "connectance")}
                          for rec in recs]).drop_duplicates("web").set_index("web")
     pub = _published(cfg, Path(webs_dir)) if webs_dir is not None else None
@@ -898,7 +901,8 @@ def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) 
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "protocols": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0", "species_seeds": "nonempty; >=0",
+    "protocols": "nonempty", "models": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0",
+    "species_seeds": "nonempty; >=0",
     "ensemble_seeds": ">0", "ensemble_max_species": ">0", "split_seed": ">=0", "jobs": ">0", "threads": ">0",
     "niche_steps": ">0", "large_sparse_connectance": "(0, 1]",
     "gat.hidden_channels": ">0", "gat.heads": ">0", "gat.num_layers": ">0", "gat.dropout": "[0, 1)",
@@ -932,6 +936,13 @@ def check(cfg: FoodWebConfig) -> None:
     for protocol in cfg.protocols:
         if protocol not in ("links", "species"):
             raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
+    if "species" in cfg.protocols and not [m for m in cfg.species_models if m in cfg.models]:
+        raise ValueError(f"config species_models={cfg.species_models}: the new-species protocol runs the models in "
+                         f"both species_models and models ({cfg.models}), and none is; add one, or drop 'species' "
+                         "from protocols")
+    if not cfg.use_traits and not [m for m in cfg.models if m not in TRAIT_MODELS or m == "gat"]:
+        raise ValueError(f"config models={cfg.models} with use_traits=false: every one of them needs traits; add a "
+                         "structure-only model (structure_only, gat_structure, boosted_stack_structure, l3_ra, ...)")
     if cfg.gat.val_metric not in ("loss", "ap"):
         raise ValueError(f"gat.val_metric={cfg.gat.val_metric!r}: expected 'loss' or 'ap'")
     if cfg.named:

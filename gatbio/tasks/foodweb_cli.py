@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
+from gatbio._paths import check_input_dir
 from gatbio.ecology.commands import FORMATS
 
 if TYPE_CHECKING:
@@ -49,7 +50,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="foodweb_command", metavar="ACTION")
 
-    b = sub.add_parser("benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs")
+    b = sub.add_parser(
+        "benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs",
+        description="Run the GATEWAy links protocol (5 consecutive blocks of links held out in turn) and the "
+                    "new-species protocol (the species in 5 seeded folds, all links of a fold's species held out) on every web folder of --webs, "
+                    "for every model of the config and the published baseline, on the same folds. One JSON "
+                    "per web and protocol under OUT/webs/ (written atomically; a rerun skips finished webs and "
+                    "refuses a changed config), then the tables: summary.csv, per_web.csv, ablation.csv.",
+        epilog="example: gatbio foodweb benchmark --config experiments/configs/foodweb_quick.yaml "
+               "--out results/foodweb_quick --jobs 2")
     b.add_argument("--webs", default=None, metavar="DIR",
                    help="folder of web folders (default: <data root>/gateway_dev/webs)")
     b.add_argument("--out", default=None, metavar="DIR", help="results folder (default: the config's out)")
@@ -108,8 +117,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
     overrides = list(args.overrides)
     if args.webs is not None:
-        if not Path(args.webs).is_dir():
-            raise FileNotFoundError(f"--webs {args.webs}: no such folder")
+        check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/")
         overrides.append(f"webs={args.webs}")
     if args.out is not None:
         overrides.append(f"out={args.out}")
@@ -129,6 +137,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     from gatbio.config import load_config
     from gatbio.tasks.foodweb import FoodWebConfig, summarize_results
 
+    check_input_dir(args.out, "OUT", "the results folder of gatbio foodweb benchmark")
     cfg_path = Path(args.out) / "config.yaml"
     cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
     webs = args.webs or cfg.webs or None

@@ -149,7 +149,8 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "fractions": "nonempty", "seeds": "nonempty; >=0", "val_fraction": "(0, 1)", "embed_dim": ">0",
+    "fractions": "nonempty", "seeds": "nonempty; >=0", "variants": "nonempty", "val_fraction": "(0, 1)",
+    "embed_dim": ">0",
     "embed_seed": ">=0", "hidden": ">0", "heads": ">0", "layers": ">0", "dropout": "[0, 1)", "input_dropout": "[0, 1)",
     "attn_dropout": "[0, 1)", "id_dim": ">0", "epochs": ">0", "lr": ">0", "weight_decay": ">=0", "patience": ">0",
     "eval_every": ">0", "jobs": ">0", "threads": ">0",

@@ -200,6 +200,9 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         raise ValueError("config seeds: give at least one seed")
     if not (cfg.protein.enabled or cfg.foodweb.enabled):
         raise ValueError("config: enable at least one task (protein.enabled or foodweb.enabled)")
+    if cfg.foodweb.enabled and not cfg.foodweb.webs:
+        raise ValueError("config foodweb.webs=[]: is empty; give at least one web (e.g. [cheddar/Benguela]), or set "
+                         "foodweb.enabled=false")
     from gatbio.data import dataset_names
 
     known = set(dataset_names(expand=True))

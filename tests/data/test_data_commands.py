@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gatbio.cli import main
 
 
@@ -21,7 +23,7 @@ def test_datasets_members_and_errors(capsys, tmp_path):
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 57 and "gateway/AEW03_11" in out
     assert main(["datasets", "--members", "node2vec-ppi"]) == 1
-    assert "expected a collection" in capsys.readouterr().err
+    assert "unknown collection (--members) 'node2vec-ppi' (known: gateway, cheddar, pajek)" in capsys.readouterr().err
     assert main(["datasets", "--root", str(tmp_path)]) == 0
     assert " yes" not in capsys.readouterr().out
 
@@ -46,3 +48,14 @@ def test_datasets_verify_checks_sha256(data_root, tmp_path, capsys):
         fh.write("X\tY\n")
     assert main(["datasets", "--verify", "string-web-sample", "--root", str(tmp_path)]) == 1
     assert "string_interactions.tsv: MISMATCH" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option,name,close", [
+    ("--download", "nodevec-ppi", "node2vec-ppi"),
+    ("--verify", "cheddr", "cheddar"),
+    ("--members", "chedar", "cheddar"),
+])
+def test_unknown_names_are_one_line_with_close_matches(capsys, option, name, close):
+    assert main(["datasets", option, name]) == 1
+    err = capsys.readouterr().err
+    assert f"'{name}'; did you mean {close}?" in err and err.count("\n") == 1

@@ -21,8 +21,10 @@ from gatbio.data.io import (
     read_node_list,
     read_pajek,
     read_string_links,
+    read_text_head_lines,
 )
 from gatbio.data.tables import is_header_word, looks_like_header, parse_weights
+from gatbio.ecology.commands import read_foodweb_file
 
 
 def write(tmp_path, name, text):
@@ -231,6 +233,36 @@ def test_binary_file_is_one_clear_line(tmp_path):
         read_edge_list(p)
 
 
+@pytest.mark.parametrize("reader", [
+    lambda p: read_foodweb_file(p), lambda p: read_foodweb_file(p, header=False), lambda p: read_string_links(p),
+    lambda p: read_species_traits(p, ["a"]), lambda p: read_label_table(p, ["a"]),
+    lambda p: read_text_head_lines(p),
+])
+@pytest.mark.parametrize("bad_line", [1, 3])
+def test_binary_file_is_one_clear_line_in_every_reader(tmp_path, reader, bad_line):
+    """The first-line peeks (header checks, STRING's header) decode like the whole-file reads: file:line."""
+    lines = [b"protein1 protein2 combined_score", b"a b 700", b"c d 700"]
+    lines[bad_line - 1] = b"\x7fELF\x02\x01\xd0\xff binary"
+    p = tmp_path / "x.bin"
+    p.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(MalformedFileError, match=rf"x\.bin:{bad_line}: not utf-8 text"):
+        reader(p)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("one.csv", "species\nCryptomonas sp. 1\nNostoc sp.\n"),  # one column, names with spaces
+    ("one.txt", "species\nCryptomonas sp. 1\nNostoc sp.\n"),
+    ("two.csv", "# body mass in g\nspecies,mass\nNostoc sp.,\nCryptomonas sp. 1,3.5\n"),  # a comment line first
+    ("two.txt", "# traits\nNostoc sp.\t\nCryptomonas sp. 1\t3.5\n"),
+])
+def test_trait_table_separator_comes_from_every_line_not_the_first(tmp_path, name, text):
+    species = ["Nostoc sp.", "Cryptomonas sp. 1"]
+    x, names = read_species_traits(write(tmp_path, name, text), species)
+    assert x.shape[0] == 2 and x.shape[1] == (0 if name.startswith("one") else 1)
+    if x.shape[1]:
+        assert np.isnan(x[0, 0]) and x[1, 0] == 3.5
+
+
 def test_duplicates_merged_are_counted_once_and_reported(tmp_path, caplog):
     p = write(tmp_path, "e.txt", "A B 1\nB C 1\nA B 2\n")
     d = read_edge_list(p, weight=2, duplicates="merge", reduce="sum", report=True)
@@ -247,3 +279,32 @@ def test_notes_reach_stderr_without_logging_setup(tmp_path):
                        capture_output=True, text=True, check=True)
     assert "line 1 'source target' read as a header" in r.stderr and r.stdout == ""
     assert logging.getLogger("gatbio.data").level == logging.NOTSET  # nothing configured globally by gatbio
+
+
+@pytest.mark.parametrize("nodes,links,msg", [
+    ("name\na\nb\n", "resource,consumer\na,b\n", r"nodes\.csv:1: no column 'node' in the header"),
+    ("node\na\nb\n", "from,to\na,b\n", r"trophic\.links\.csv:1: no column 'resource' in the header"),
+    ("node\na\nb\na\n", "resource,consumer\na,b\n", r"nodes\.csv:4: duplicate node name 'a'"),
+    ("node\na\nb\n", "resource,consumer\na,b\nb,c\n", r"trophic\.links\.csv:3: link names a node that is not in"),
+    ("node,M\na,1\nb,heavy\n", "resource,consumer\na,b\n", r"nodes\.csv:3: M must be a number, found 'heavy'"),
+    ("node\na\nb\nc\n", "resource,consumer,diet.fraction\na,b,0.5\nb,c,-1\n",
+     r"trophic\.links\.csv:3: diet\.fraction must be >= 0"),
+    ("node\na\nb\nc\n", "resource,consumer,biomass.flow\na,b,nan\nb,c,1\n",
+     r"trophic\.links\.csv:2: biomass\.flow must be a finite number"),
+])
+def test_a_users_cheddar_folder_is_read_by_the_table_reader(tmp_path, nodes, links, msg):
+    """A cheddar folder of one's own: missing columns, unknown names, non-numbers and bad weights are one line
+    with file:line (not a KeyError traceback, not a value silently taken as missing)."""
+    (tmp_path / "nodes.csv").write_text(nodes)
+    (tmp_path / "trophic.links.csv").write_text(links)
+    with pytest.raises(MalformedFileError, match=msg):
+        read_foodweb_file(tmp_path)
+
+
+def test_a_users_cheddar_folder_gzipped_and_with_missing_masses(tmp_path):
+    (tmp_path / "nodes.csv").write_bytes(gzip.compress(b"node,category,M\nalga,producer,\nsnail,invertebrate,0.01\n"))
+    (tmp_path / "trophic.links.csv").write_text("resource,consumer,diet.fraction\nalga,snail,1\n")
+    d = read_foodweb_file(tmp_path)
+    assert d.node_names == ["alga", "snail"] and d.edge_weight.tolist() == [1.0]
+    assert d.trait_names == ["cat_invertebrate", "cat_producer", "log10_M", "M_missing"]
+    assert d.x[:, 3].tolist() == [1.0, 0.0] and d.x[1, 2].item() == pytest.approx(-2.0)

@@ -227,3 +227,18 @@ def test_every_task_command_has_the_resume_options(command):
     with pytest.raises(SystemExit):
         parser.parse_args(command + ["--restart", "--resume-anyway"])
     assert pop_resume_flag(["c.yaml", "--restart", "seeds=[0]"]) == (["c.yaml", "seeds=[0]"], "restart")
+
+
+def test_folders_given_as_files_say_so(tmp_path, gatbio):
+    """A file where a folder is expected (--webs, summarize's OUT), or a missing folder: one line each."""
+    a_file = tmp_path / "webs.txt"
+    a_file.write_text("a b\n")
+    for args, msg in [
+        (["foodweb", "benchmark", "--webs", str(a_file), "--out", str(tmp_path / "o")], "is a file, not a folder"),
+        (["foodweb", "benchmark", "--webs", str(tmp_path / "nope"), "--out", str(tmp_path / "o")], "no such folder"),
+        (["foodweb", "summarize", str(a_file)], f"OUT {a_file}: is a file, not a folder"),
+        (["foodweb", "summarize", str(tmp_path / "nope")], "no such folder (the results folder"),
+    ]:
+        rc, _, err = gatbio(args)
+        assert rc == 1 and msg in err and err.count("\n") == 1, (args, err)
+    assert not (tmp_path / "o").exists()

@@ -331,3 +331,12 @@ def test_fold_scores_with_batched_seeds_matches_the_default():
     assert len(bat) == 3
     for a, b in zip(seq, bat, strict=True):
         np.testing.assert_allclose(b, a, atol=1e-4)
+
+
+def test_summary_of_webs_where_every_model_was_left_out_is_one_clear_error(tmp_path):
+    """Trait models on webs without traits leave no scores: a clear error, not pandas' KeyError 'protocol'."""
+    (tmp_path / "webs").mkdir()
+    rec = {"web": "w", "protocol": "links", "num_nodes": 5, "num_links": 6, "connectance": 0.24, "rows": []}
+    (tmp_path / "webs" / "w_links.json").write_text(json.dumps(rec))
+    with pytest.raises(ValueError, match="hold no model scores: every model of the config was left out"):
+        fw.summarize_results(tmp_path)
