@@ -73,7 +73,8 @@ from gatbio.results import (
 )
 
 __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_runs", "load_data", "evaluate_pairs",
-           "train_model", "predict_interactions", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
+           "train_model", "predict_interactions", "predict_split", "graph_builder", "model_inputs",
+           "profile_rule_fit", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
 
 GRAPHS = ("train", "all")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
@@ -81,7 +82,7 @@ PREDICT_MODEL = "gat"
 #: Mirrors experiments/configs/shs27k_quick.yaml (tests, demo).
 QUICK_CONFIG: dict[str, Any] = {"name": "shs27k_quick", "splits": ["random", "bfs"], "seeds": [0],
                                 "models": ["seq_mlp", "profile_rule", "gat_region", "gat_ppi", "gat"],
-                                "graphs": ["train", "all"], "epochs": 40, "hidden": 32,
+                                "graphs": ["train", "all"], "epochs": 40, "hidden": 32, "val_parts": 4,
                                 "features": ["vec5_mean", "aac", "ct"]}
 
 
@@ -590,4 +591,54 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
                      **{f"score_{m}": round(float(proba[q, j]), 4) for j, m in enumerate(modes)}})
     df = pd.DataFrame(rows)
     df.attrs["val_micro_f1"] = best_val
+    return df
+
+
+def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str, graph: str = "train", data=None,
+                  device=None) -> pd.DataFrame:
+    """Retrain ``model_name`` on one saved split of ``cfg.out_dir`` (``splits/<kind>_s<seed>.json``, made when
+    absent) and return its predictions for every **test** pair: ``protein_a``, ``protein_b``, ``subset`` (BS / ES /
+    NS), ``known_modes``, ``predicted`` (';'-separated, best first), ``correct`` (predicted set == known set) and
+    ``score_<mode>``. What a worked example shows; the numbers equal the run's when run on the same device.
+    ``profile_rule`` is made too; a ``choice`` model (``gat``) is replaced by the model it chose for this
+    (split, seed, graph) in the results, or by its first candidate when there is no result."""
+    from gatbio.data.pair_features import profile_rule
+    from gatbio.data.pair_splits import SUBSETS, pair_split, pair_subsets
+    from gatbio.nn.pair_models import model_options
+    from gatbio.train import predict_pairs
+
+    data = load_data(cfg) if data is None else data
+    split_path, run_dir = _paths(cfg, kind, seed)
+    if is_done(split_path):
+        sp = read_json(split_path)
+    else:
+        sp = pair_split(data.pairs, data.num_nodes, kind, seed, cfg.test_fraction, cfg.val_fraction, cfg.val_split,
+                        cfg.max_root_pairs, cfg.val_parts)
+    opts = model_options(model_name, _settings(cfg), _custom(cfg))
+    if opts.get("kind") == "choice":
+        done = run_dir / graph / f"{model_name}.json"
+        model_name = read_json(done)["chosen"] if is_done(done) else opts["among"][0]
+        opts = model_options(model_name, _settings(cfg), _custom(cfg))
+    test = torch.as_tensor(sp["test"])
+    threshold = cfg.threshold
+    if opts.get("kind") == "profile_rule":
+        threshold, _ = profile_rule_fit(data, sp["fit"], sp["val"])
+        proba = profile_rule(data.pairs, data.pair_modes, sp["train"], data.pairs[test], data.num_nodes)
+    else:
+        model, _, opts = train_model(cfg, model_name, data, sp["fit"], sp["val"], graph, seed,
+                                     device=cfg.device if device is None else device)
+        x, ei, ea = model_inputs(cfg, data, opts, model, sp["train"], graph)
+        proba = predict_pairs(model, x, ei, data.pairs[test], ea).cpu().numpy()
+    sub = pair_subsets(data.pairs, sp["train"], sp["test"], data.num_nodes)
+    names, modes = [str(n) for n in data.node_names], list(data.mode_names)
+    rows = []
+    for q, (i, (a, b)) in enumerate(zip(sp["test"], data.pairs[test].tolist(), strict=True)):
+        known = [m for m, v in zip(modes, data.pair_modes[i].tolist(), strict=True) if v]
+        pred = [modes[j] for j in np.argsort(-proba[q]) if proba[q, j] > threshold]
+        rows.append({"pair": int(i), "protein_a": names[a], "protein_b": names[b], "subset": SUBSETS[sub[q]].upper(),
+                     "known_modes": ";".join(known), "predicted": ";".join(pred),
+                     "correct": set(pred) == set(known),
+                     **{f"score_{m}": round(float(proba[q, j]), 4) for j, m in enumerate(modes)}})
+    df = pd.DataFrame(rows)
+    df.attrs.update({"model": model_name, "threshold": threshold})
     return df
