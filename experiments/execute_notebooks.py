@@ -1,13 +1,13 @@
 """Execute the notebooks on the full results and write them back with their outputs (what a code host shows).
 
-    python experiments/execute_notebooks.py                  # all three, on results/{protein,robustness,foodweb}_full
-    python experiments/execute_notebooks.py --protein DIR --robustness DIR --foodweb DIR
+    python experiments/execute_notebooks.py                  # all four, on results/{protein,robustness,foodweb,shs27k}_full
+    python experiments/execute_notebooks.py --protein DIR --robustness DIR --foodweb DIR --interactions DIR
     python experiments/execute_notebooks.py food_web_inference    # only some notebooks
 
 Each results folder must be complete before its notebook runs: a notebook falls back to its quick config when
 its folder holds no results, and the committed notebook would then show quick results under the full title.
 Complete means: protein: ``summary.csv`` and ``attention_example.json``; robustness: ``runs/`` and
-``summary/``; food webs: ``summary.csv``. The notebooks print results paths relative to the repository.
+``summary/``; food webs: ``summary.csv``; interactions: ``summary.csv`` and ``config.yaml``. The notebooks print results paths relative to the repository.
 
 Each notebook runs top to bottom in a fresh kernel with its working directory in ``notebooks/`` (as
 ``tests/conftest.py::run_notebook``); the cells' execution timestamps are dropped, so that executing again
@@ -30,6 +30,8 @@ SETUP = {
                          ("summary.csv", "attention_example.json")),
     "hub_robustness": ("robustness", "GATBIO_ROBUSTNESS_DIR", "results/robustness_full", ("runs", "summary")),
     "food_web_inference": ("foodweb", "FOODWEB_RESULTS", "results/foodweb_full", ("summary.csv",)),
+    "protein_interactions": ("interactions", "GATBIO_INTERACTIONS_RESULTS", "results/shs27k_full",
+                             ("summary.csv", "config.yaml")),
 }
 
 

@@ -176,6 +176,11 @@ class PairTrainConfig:
     patience: int = 10  #: evaluations without improvement before stopping
     eval_every: int = 5  #: epochs between validation evaluations
     threshold: float = 0.5  #: a mode is predicted when its probability exceeds this (GNN-PPI: 0.5)
+    #: per-epoch split of the fit pairs into messages / supervised pairs (needs ``inputs`` unless ``"none"``;
+    #: :func:`gatbio.data.pair_features.supervision_split`)
+    supervision: str = "none"
+    node_fraction: float = 0.2  #: ``node`` supervision: fraction of proteins hidden per epoch
+    edge_fraction: float = 0.3  #: ``edge`` supervision: fraction of fit pairs supervised per epoch
 
 
 def predict_pairs(model: torch.nn.Module, x: Tensor, edge_index: Tensor, pairs: Tensor,
@@ -203,6 +208,7 @@ def fit_pairs(
     seed: int = 0,
     progress: bool = False,
     device: str | torch.device | None = None,
+    inputs: Callable[[np.ndarray], tuple[Tensor, Tensor, Tensor | None]] | None = None,
 ) -> FitResult:
     """Train a pair classifier in place on the pairs ``fit_idx``; early-stop on ``score_fn(y_val, proba_val)``.
 
@@ -211,17 +217,32 @@ def fit_pairs(
     ``eval_every`` epochs the validation pairs are scored; the best state is loaded back before returning.
     ``model`` provides ``encode(x, edge_index, edge_attr)``, ``decode(h, pairs)`` and ``loss(logits, target)``
     (:class:`gatbio.nn.pair_models.PairClassifier`).
+
+    ``inputs``: a function ``message pair indices -> (x, edge_index, edge_attr)`` (e.g.
+    :meth:`gatbio.data.pair_features.PairGraphBuilder.build`) that replaces ``x``, ``edge_index`` and ``edge_attr``.
+    Each epoch the fit pairs are split by ``cfg.supervision`` into messages and supervised pairs (drawn by
+    ``np.random.default_rng([seed, 2])`` on the CPU): the inputs are built from the messages, the loss is taken on
+    the supervised pairs, so with ``node``/``edge``/``mix`` a supervised pair never reaches its own inputs. The
+    validation pairs are scored on inputs built from all fit pairs (never from the validation pairs).
     """
+    from gatbio.data.pair_features import supervision_split
     from gatbio.device import module_device, resolve_device
 
     cfg = cfg or PairTrainConfig()
+    if inputs is None and cfg.supervision != "none":
+        raise ValueError(f"supervision={cfg.supervision!r} rebuilds the inputs every epoch: pass inputs=")
     dev = module_device(model) if device is None else resolve_device(device)
     model.to(dev)
+    fit_np = np.asarray(torch.as_tensor(fit_idx).cpu(), dtype=np.int64)
+    if inputs is not None:
+        x, edge_index, edge_attr = inputs(fit_np)  # validation inputs: messages = all fit pairs
     x, edge_index, pairs, y, edge_attr = _to(dev, x, edge_index, pairs, y, edge_attr)
     fit_idx, val_idx = _to(dev, fit_idx, val_idx)
     if len(fit_idx) == 0 or len(val_idx) == 0:
         raise ValueError(f"fit_pairs needs training and validation pairs, got {len(fit_idx)} and {len(val_idx)}")
     seed_everything(seed)
+    sup_rng = np.random.default_rng([seed, 2])
+    pairs_np = pairs.cpu().numpy()
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     fit_pairs_, y_fit = pairs[fit_idx], y[fit_idx].float()
     val_pairs, y_val = pairs[val_idx], y[val_idx].cpu().numpy()
@@ -236,8 +257,16 @@ def fit_pairs(
     for epoch in epochs:
         model.train()
         opt.zero_grad()
-        logits = model.decode(model.encode(x, edge_index, edge_attr), fit_pairs_)  # (P_fit, M)
-        loss = model.loss(logits, y_fit)
+        if inputs is None:
+            logits = model.decode(model.encode(x, edge_index, edge_attr), fit_pairs_)  # (P_fit, M)
+            loss = model.loss(logits, y_fit)
+        else:
+            msg, sup = supervision_split(fit_np, pairs_np, cfg.supervision, sup_rng, cfg.node_fraction,
+                                         cfg.edge_fraction)
+            xe, eie, eae = _to(dev, *inputs(msg))
+            sup_t = torch.as_tensor(sup, device=dev)
+            logits = model.decode(model.encode(xe, eie, eae), pairs[sup_t])  # (P_sup, M)
+            loss = model.loss(logits, y[sup_t].float())
         loss.backward()
         opt.step()
         if epoch % cfg.eval_every == 0 or epoch == cfg.epochs:

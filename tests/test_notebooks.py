@@ -35,8 +35,9 @@ def skip_if_never_executed(path) -> None:
         pytest.skip(f"{path.name} is not executed yet: after the full runs, python experiments/execute_notebooks.py")
 
 
-def test_there_are_three_notebooks():
-    assert [p.stem for p in NOTEBOOKS] == ["food_web_inference", "hub_robustness", "protein_function"]
+def test_there_are_four_notebooks():
+    assert [p.stem for p in NOTEBOOKS] == ["food_web_inference", "hub_robustness", "protein_function",
+                                           "protein_interactions"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -180,28 +180,43 @@ def gnn_ppi_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, r
 
 
 def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nodes: int, kind: str, seed: int,
-                     fraction: float = 0.1, max_root_pairs: int = 5) -> dict[str, Any]:
+                     fraction: float = 0.1, max_root_pairs: int = 5, parts: int = 1) -> dict[str, Any]:
     """Split the training pairs ``train`` into ``fit`` and ``val`` (a ``fraction`` of them).
 
     ``kind``: ``"random"`` (a uniformly random part) or the test split's kind (``"random"``, ``"bfs"``, ``"dfs"``:
-    the same rule on the graph of the training pairs, :func:`gnn_ppi_split`). Seeded by
+    the same rule on the graph of the training pairs, :func:`gnn_ppi_split`). ``parts`` > 1 (BFS/DFS): the
+    validation is ``parts`` regions of ``fraction / parts`` of the training pairs each, carved one after the other
+    from what is left (several small regions give a less noisy model choice than one). Seeded by
     ``np.random.default_rng([seed, 1])``, independent of the test split's generator.
 
-    Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int}`` (ascending indices).
+    Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int}`` (ascending indices;
+    with several parts, the first part's root and the attempts of all parts).
     """
     if not 0 < fraction < 1:
         raise ValueError(f"val_fraction={fraction}: must be in (0, 1)")
+    if parts < 1:
+        raise ValueError(f"val_parts={parts}: must be >= 1")
     pairs = np.asarray(pairs.cpu() if isinstance(pairs, torch.Tensor) else pairs)
     train_arr = np.asarray(train, dtype=np.int64)
     rng = np.random.default_rng([seed, 1])
-    local = gnn_ppi_split(pairs[train_arr], num_nodes, kind, rng, test_fraction=fraction, max_root_pairs=max_root_pairs)
-    val = np.sort(train_arr[np.asarray(local["test"], dtype=np.int64)])
-    fit = np.sort(train_arr[np.asarray(local["train"], dtype=np.int64)])
-    return {"fit": fit.tolist(), "val": val.tolist(), "val_root": local["root"], "val_attempts": local["attempts"]}
+    if kind == "random":
+        parts = 1
+    rest, vals, root, attempts = train_arr, [], None, 0
+    for j in range(parts):
+        frac = fraction / parts * len(train_arr) / len(rest)
+        local = gnn_ppi_split(pairs[rest], num_nodes, kind, rng, test_fraction=frac, max_root_pairs=max_root_pairs)
+        vals.append(rest[np.asarray(local["test"], dtype=np.int64)])
+        rest = rest[np.asarray(local["train"], dtype=np.int64)]
+        root = local["root"] if j == 0 else root
+        attempts += local["attempts"]
+    val = np.sort(np.concatenate(vals))
+    fit = np.sort(rest)
+    return {"fit": fit.tolist(), "val": val.tolist(), "val_root": root, "val_attempts": attempts}
 
 
 def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed: int, test_fraction: float = 0.2,
-               val_fraction: float = 0.1, val_kind: str = "same", max_root_pairs: int = 5) -> dict[str, Any]:
+               val_fraction: float = 0.1, val_kind: str = "same", max_root_pairs: int = 5,
+               val_parts: int = 1) -> dict[str, Any]:
     """The whole split of one (kind, seed): GNN-PPI's train / test (``default_rng(seed)``), then the validation
     carve from train (:func:`carve_validation`). JSON-able: ``train``, ``test``, ``fit``, ``val`` (pair indices),
     the roots, attempts and a ``protocol`` sentence."""
@@ -209,13 +224,15 @@ def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed
         raise ValueError(f"val_split={val_kind!r}: choose one of {', '.join(VAL_SPLITS)}")
     sp = gnn_ppi_split(pairs, num_nodes, kind, np.random.default_rng(seed), test_fraction, max_root_pairs)
     carve = carve_validation(pairs, sp["train"], num_nodes, kind if val_kind == "same" else "random", seed,
-                             val_fraction, max_root_pairs)
+                             val_fraction, max_root_pairs, val_parts)
     n = len(pairs)
+    vk = kind if val_kind == "same" else "random"
+    parts = val_parts if vk != "random" else 1
     return {"kind": kind, "seed": seed, "num_pairs": n, "test_fraction": test_fraction, "val_fraction": val_fraction,
-            "val_split": val_kind, "max_root_pairs": max_root_pairs,
+            "val_split": val_kind, "val_parts": parts, "max_root_pairs": max_root_pairs,
             "protocol": (f"GNN-PPI {kind} split of {n} pairs ({len(sp['test'])} test; numpy default_rng({seed}); an "
                          f"exhausted walk restarts from a new root), validation: {len(carve['val'])} training pairs "
-                         f"carved by the {kind if val_kind == 'same' else 'random'} rule (default_rng([{seed}, 1]))"),
+                         f"carved by the {vk} rule in {parts} part(s) (default_rng([{seed}, 1]))"),
             "root": sp["root"], "attempts": sp["attempts"], **carve,
             "train": sorted(sp["train"]), "test": sorted(sp["test"])}
 

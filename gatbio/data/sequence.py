@@ -24,6 +24,12 @@ SHS27k's 1,690 sequences (mean length 571) take well under a second per feature.
     overlapping triads of classes :math:`(c_1, c_2, c_3)` counts towards feature :math:`49 c_1 + 7 c_2 + c_3`.
     ``ct_normalize="frequency"`` (default) divides the counts by :math:`L-2`; ``"shen"`` applies Shen et al.'s
     :math:`d_i = (f_i - \min f) / \max f`.
+``log_length`` (1)
+    :math:`\log L` (after ``max_len``), the natural log of the sequence length.
+
+Besides these fixed-length features, :func:`sequence_knn_graph` links each protein to the proteins with the most
+similar sequences (cosine similarity of TF-IDF character k-mer counts): a graph built from the sequences alone,
+without any interaction or label, so it can be used on every protein without leakage.
 
 Residues outside the 20 standard amino acids (``X``, ``U``, ``B``, ...) are skipped by ``aac`` / ``dpc`` / ``ct``
 (a dipeptide or triad containing one is not counted; the denominators count the residues and windows that
@@ -51,14 +57,15 @@ import numpy as np
 from gatbio.data.tables import MalformedFileError, check_file, read_text
 
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
-           "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size"]
+           "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
+           "kmer_similarity", "sequence_knn_graph"]
 
 #: The 20 standard amino acids, in the order of the composition features.
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 #: The 7 conjoint-triad classes of Shen et al. (2007), in feature order.
 CT_CLASSES = ("AGV", "ILFP", "YMTS", "HNQW", "RK", "DE", "C")
 #: Feature kinds of :func:`sequence_features`.
-FEATURES = ("vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct")
+FEATURES = ("vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct", "log_length")
 
 _LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending with a stop '*'
 
@@ -275,7 +282,7 @@ def pooled_embedding(seqs: Sequence[str], embedding: Mapping[str, np.ndarray], p
 
 def feature_size(kind: str, embedding_dim: int = 13) -> int:
     """The number of columns of one feature kind."""
-    sizes = {"aac": 20, "dpc": 400, "ct": 343}
+    sizes = {"aac": 20, "dpc": 400, "ct": 343, "log_length": 1}
     if kind in sizes:
         return sizes[kind]
     if kind in ("vec5_mean", "vec5_max", "vec5_std"):
@@ -320,9 +327,71 @@ def sequence_features(seqs: Sequence[str], kinds: Sequence[str] = ("vec5_mean", 
         elif kind == "ct":
             blocks.append(conjoint_triad(seqs, ct_normalize, max_len))
             names += [f"ct:{i}{j}{k}" for i in range(7) for j in range(7) for k in range(7)]
+        elif kind == "log_length":
+            lengths = np.array([len(s[:max_len] if max_len else s) for s in seqs], dtype=np.float64)
+            blocks.append(np.log(np.maximum(lengths, 1.0))[:, None])
+            names.append("log_length")
         else:
             pool = kind.split("_", 1)[1]
             block = pooled_embedding(seqs, embedding, pool, max_len)
             blocks.append(block)
             names += [f"{kind}:{j}" for j in range(block.shape[1])]
     return np.concatenate(blocks, axis=1).astype(np.float32), names
+
+
+# ----------------------------------------------------------------------------------------------- similarity graph
+def kmer_similarity(seqs: Sequence[str], k: int = 3) -> np.ndarray:
+    r"""``(N, N)`` cosine similarity of the sequences' TF-IDF character ``k``-mer counts (zero diagonal).
+
+    Each sequence is a bag of its overlapping ``k``-mers (letters as written, case kept), weighted by sublinear term
+    frequency :math:`1 + \log n` times inverse document frequency (scikit-learn's ``TfidfVectorizer(analyzer="char",
+    ngram_range=(k, k), sublinear_tf=True)``) and L2-normalised; the similarity of two sequences is the dot product
+    of their vectors. Label-free: it uses the sequences only.
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    if k < 1:
+        raise ValueError(f"k={k}: k-mers need k >= 1")
+    if len(seqs) < 2:
+        raise ValueError(f"a similarity graph needs at least 2 sequences, got {len(seqs)}")
+    vec = TfidfVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False, sublinear_tf=True)
+    m = vec.fit_transform(list(seqs))  # (N, V) sparse, rows L2-normalised
+    sim = (m @ m.T).toarray().astype(np.float32)  # (N, N)
+    np.fill_diagonal(sim, 0.0)
+    return sim
+
+
+def sequence_knn_graph(seqs: Sequence[str] | None = None, neighbors: int = 10, k: int = 3,
+                       similarity: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The symmetric ``neighbors``-nearest-neighbour graph of the sequences by :func:`kmer_similarity`.
+
+    Each protein links to its ``neighbors`` most similar other proteins; the union of these links is made
+    undirected (a pair linked from either side is one edge) and returned in both directions.
+
+    Leakage: the graph uses the sequences only (no interaction, no mode), so it may join training and test
+    proteins; it is what lets a protein without any known interaction receive messages.
+
+    Args:
+        seqs: ``N`` sequences (or give ``similarity``).
+        neighbors: nearest neighbours per protein (``< N``).
+        k: k-mer length of :func:`kmer_similarity`.
+        similarity: a precomputed ``(N, N)`` similarity (diagonal ignored).
+
+    Returns:
+        ``(edge_index, weight)``: int64 ``(2, 2E)`` (the ``E`` undirected edges ``a < b`` in ascending order, then
+        their mirror images) and float32 ``(2E,)`` cosine similarities.
+    """
+    sim = kmer_similarity(seqs, k) if similarity is None else np.array(similarity, dtype=np.float32)
+    n = sim.shape[0]
+    if not 0 < neighbors < n:
+        raise ValueError(f"neighbors={neighbors}: must be between 1 and N - 1 = {n - 1}")
+    np.fill_diagonal(sim, -np.inf)  # never its own neighbour
+    nb = np.argpartition(-sim, neighbors - 1, axis=1)[:, :neighbors]  # (N, neighbors)
+    a = np.repeat(np.arange(n), neighbors)
+    b = nb.reshape(-1)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    und = np.unique(lo * n + hi)
+    lo, hi = und // n, und % n  # (E,) each, ascending
+    edge_index = np.stack([np.concatenate([lo, hi]), np.concatenate([hi, lo])]).astype(np.int64)
+    weight = sim[edge_index[0], edge_index[1]].astype(np.float32)
+    return edge_index, weight

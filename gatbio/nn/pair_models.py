@@ -26,6 +26,16 @@ sequence-only baseline, like PIPR a model of the two sequences alone).
 Models are built by name from :data:`PAIR_MODELS` (presets of options) by :func:`build_pair_model`; new kinds of
 model register a builder with :func:`register_pair_model` (see its docstring: the extension point).
 
+The ``gat_pairs`` kind (:class:`GATPairModel`; presets ``gat_region``, ``gat_ppi``, ``pyg_gat_region``) is the
+recipe measured for issue #15: its inputs are rebuilt from the message pairs every epoch
+(:class:`gatbio.data.pair_features.PairGraphBuilder`: PCA of sequence features + label profiles; interaction
+edges with their modes and STRING score + a sequence-similarity kNN graph), its training pairs are split into
+messages and supervised pairs (:func:`gatbio.data.pair_features.supervision_split`), and its decoder reads
+:math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]` through a hidden layer. ``gat`` is not a network but a choice:
+per seed, whichever of its ``among`` models has the better validation micro-F1 (made by
+:mod:`gatbio.tasks.protein_interactions`); ``profile_rule`` is the no-learning baseline
+(:func:`gatbio.data.pair_features.profile_rule`).
+
 References: Lv, G. et al. Learning unknown from correlations: graph neural network for inter-novel-protein
 interaction prediction. IJCAI 2021 (GNN-PPI); Xu, K. et al. How powerful are graph neural networks? ICLR 2019
 (GIN); Veličković, P. et al. Graph attention networks. ICLR 2018.
@@ -36,11 +46,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-__all__ = ["PairEncoder", "PairClassifier", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS", "register_pair_model",
-           "build_pair_model", "model_options", "PAIR_BUILDERS"]
+__all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS",
+           "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
+           "uses_pair_inputs", "pair_edge_dim", "TRAIN_OPTIONS"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -52,9 +64,35 @@ MODEL_DEFAULTS: dict[str, Any] = {
     "decoder_dropout": 0.2,
 }
 
+#: Options of the ``gat_pairs`` kind (:class:`GATPairModel` and its inputs): the "region" recipe of issue #15.
+#: They are complete, so a config's shared model settings (``hidden``, ``dropout``, ...) do not change the recipe.
+GAT_PAIRS_DEFAULTS: dict[str, Any] = {
+    "kind": "gat_pairs", "conv": "gatbio", "hidden": 128, "layers": 2, "heads": 4, "dropout": 0.3,
+    "input_dropout": 0.0, "attn_dropout": 0.1, "decoder_dropout": 0.3, "degree_norm": "log",
+    "temperature": "learn", "attention": "gat", "residual": True, "jk": True, "edge_features": None,
+    # inputs (gatbio.data.pair_features.PairGraphBuilder)
+    "seq_features": ["aac", "dpc", "ct", "vec5_mean", "vec5_max", "vec5_std", "log_length"],
+    "pca": 32, "seq_dropout": 0.5, "profile": True, "interactions": True, "knn": 10, "kmer": 3,
+    "edge_type": True, "edge_modes": True, "edge_score": True,
+    # training
+    "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
+    "lr": 0.003, "patience": 12,
+}
+#: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
+TRAIN_OPTIONS = ("lr", "weight_decay", "patience", "epochs", "eval_every")
+
 #: Named models: options merged over :data:`MODEL_DEFAULTS` (and a config's model settings).
 PAIR_MODELS: dict[str, dict[str, Any]] = {
-    "gat": {"conv": "gatbio"},
+    # the recipe of issue #15 (gatbio.nn.GATConv): BFS/DFS ("region") and random ("ppi") variants, and the choice
+    "gat_region": dict(GAT_PAIRS_DEFAULTS),
+    "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0},
+    "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
+    # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
+    "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
+    # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation
+    "profile_rule": {"kind": "profile_rule"},
+    # plain GNN-PPI-style encoders over sequence features and the message graph (product decoder)
+    "gat_plain": {"conv": "gatbio"},
     "pyg_gat": {"conv": "pyg_gat"},
     "gin": {"conv": "gin", "layers": 1},
     "gcn": {"conv": "gcn"},
@@ -230,12 +268,19 @@ def model_options(name: str, settings: dict[str, Any] | None = None,
     else:
         raise ValueError(f"unknown model {name!r}; choose from {', '.join(list(PAIR_MODELS) + list(custom))} "
                          "(or define it under custom_models)")
+    kind = preset.get("kind", "encoder")
+    if kind == "gat_pairs":  # a complete recipe: the config's shared model settings do not apply
+        return {**GAT_PAIRS_DEFAULTS, **preset}
+    if kind != "encoder":
+        return dict(preset)
     return {**MODEL_DEFAULTS, **(settings or {}), **preset}
 
 
 def build_pair_model(options: dict[str, Any], in_channels: int, num_modes: int = 7) -> nn.Module:
     """Build a pair model from resolved options (:func:`model_options`) with the builder of ``options["kind"]``."""
     kind = options.get("kind", "encoder")
+    if kind in ("choice", "profile_rule"):
+        raise ValueError(f"model kind {kind!r} is not a network: gatbio.tasks.protein_interactions makes it")
     if kind not in PAIR_BUILDERS:
         raise ValueError(f"model kind {kind!r} is not registered; known: {', '.join(PAIR_BUILDERS)} "
                          "(gatbio.nn.pair_models.register_pair_model)")
@@ -262,3 +307,116 @@ def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int)
                       heads=opts["heads"], dropout=opts["dropout"], input_dropout=opts["input_dropout"],
                       attn_dropout=opts["attn_dropout"], edge_dim=1 if ef == "score" else None, **conv_kwargs)
     return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"], edge_features=ef)
+
+
+# ----------------------------------------------------------------------------------------------- the #15 recipe
+def uses_pair_inputs(options: dict[str, Any]) -> bool:
+    """Whether a model's inputs are rebuilt from message pairs (:class:`gatbio.data.pair_features.PairGraphBuilder`)
+    rather than the fixed sequence features ``x`` and message graph."""
+    return options.get("kind") == "gat_pairs"
+
+
+def pair_edge_dim(options: dict[str, Any], num_modes: int = 7) -> int | None:
+    """Edge feature size of a ``gat_pairs`` model: type one-hot (2), modes (M), STRING score + similarity (2)."""
+    d = 2 * bool(options["edge_type"]) + num_modes * bool(options["edge_modes"]) + 2 * bool(options["edge_score"])
+    return d or None
+
+
+class GATPairModel(nn.Module):
+    r"""The interaction-type recipe of issue #15: input layer, attention layers with layer norm and residuals,
+    jumping knowledge, and an MLP decoder of :math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]`.
+
+    .. math::
+        h^{(0)} &= \mathrm{drop}(\mathrm{ReLU}(W_{in} x)), \qquad
+        h^{(k)} = \mathrm{drop}\big(\mathrm{ELU}(\mathrm{LN}_k(\mathrm{Conv}_k(h^{(k-1)}, \mathcal{E}, e)))
+                  + h^{(k-1)}\big) \\
+        z_v &= [h^{(0)}_v \| \dots \| h^{(K)}_v], \qquad
+        \hat y_{ab} = W_2\,\mathrm{drop}(\mathrm{ReLU}(W_1 [z_a \odot z_b, |z_a - z_b|, z_a + z_b]))
+
+    The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
+    ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
+    linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
+    ``pos_weight`` on every mode (> 1 favours recall; it moves the operating point of the 0.5 threshold).
+
+    Shapes:
+        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``, pairs (P, 2)
+        - output: logits (P, M)
+    """
+
+    def __init__(self, in_channels: int, num_modes: int = 7, seq_channels: int = 0, hidden: int = 128,
+                 layers: int = 2, heads: int = 4, conv: str = "gatbio", dropout: float = 0.3,
+                 attn_dropout: float = 0.1, seq_dropout: float = 0.0, jk: bool = True, residual: bool = True,
+                 edge_dim: int | None = None, pos_weight: float = 1.0, **conv_kwargs: Any):
+        super().__init__()
+        if conv not in ("gatbio", "pyg_gat"):
+            raise ValueError(f"conv={conv!r}: the gat_pairs recipe takes gatbio or pyg_gat")
+        if hidden % heads:
+            raise ValueError(f"hidden={hidden} is not a multiple of heads={heads}")
+        if conv_kwargs and conv != "gatbio":
+            raise ValueError(f"{sorted(conv_kwargs)} are gatbio GATConv options; they need conv='gatbio'")
+        self.in_channels, self.num_modes, self.seq_channels = in_channels, num_modes, seq_channels
+        self.dropout, self.seq_dropout, self.jk, self.edge_dim = dropout, seq_dropout, jk, edge_dim
+        self.register_buffer("pos_weight", torch.full((num_modes,), float(pos_weight)))
+        self.edge_features = None  # inputs come from a PairGraphBuilder, not the task's fixed edge attributes
+        self.lin_in = nn.Linear(in_channels, hidden)
+        self.convs, self.norms = nn.ModuleList(), nn.ModuleList()
+        for _ in range(layers):
+            if conv == "gatbio":
+                from gatbio.nn.conv import GATConv
+
+                layer = GATConv(hidden, hidden // heads, heads=heads, dropout=attn_dropout, edge_dim=edge_dim,
+                                residual=residual, **conv_kwargs)
+            else:
+                from torch_geometric.nn import GATConv as PyGGATConv
+
+                layer = PyGGATConv(hidden, hidden // heads, heads=heads, dropout=attn_dropout, edge_dim=edge_dim,
+                                   residual=residual)
+            self.convs.append(layer)
+            self.norms.append(nn.LayerNorm(hidden))
+        out = hidden * (layers + 1) if jk else hidden
+        self.dec = nn.Sequential(nn.Linear(3 * out, hidden), nn.ReLU(), nn.Dropout(dropout),
+                                 nn.Linear(hidden, num_modes))
+
+    def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        if self.training and self.seq_dropout > 0 and self.seq_channels:
+            s = self.seq_channels
+            x = torch.cat([F.dropout(x[:, :s], self.seq_dropout, True), x[:, s:]], dim=1)  # (N, F)
+        h = F.dropout(F.relu(self.lin_in(x)), self.dropout, self.training)  # (N, D)
+        hs = [h]
+        for conv, norm in zip(self.convs, self.norms, strict=True):
+            z = conv(h, edge_index, edge_attr=edge_attr) if self.edge_dim else conv(h, edge_index)  # (N, D)
+            h = F.dropout(F.elu(norm(z)) + h, self.dropout, self.training)
+            hs.append(h)
+        return torch.cat(hs, dim=1) if self.jk else h  # (N, D (K + 1)) or (N, D)
+
+    def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
+        a, b = h[pairs[:, 0]], h[pairs[:, 1]]  # (P, D') each
+        return self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
+
+    def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        return self.decode(self.encode(x, edge_index, edge_attr), pairs)
+
+    def loss(self, logits: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(logits, target.float(), pos_weight=self.pos_weight)
+
+
+@register_pair_model("gat_pairs")
+def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> GATPairModel:
+    """:class:`GATPairModel` from the ``gat_pairs`` options (:data:`GAT_PAIRS_DEFAULTS`); ``in_channels`` is the
+    builder's feature size (sequence block first, then the profile block of ``num_modes + 2`` columns)."""
+    unknown = sorted(set(opts) - set(GAT_PAIRS_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown gat_pairs option(s) {unknown}; it takes {', '.join(sorted(GAT_PAIRS_DEFAULTS))}")
+    conv_kwargs = {}
+    if opts["conv"] == "gatbio":
+        conv_kwargs = {"degree_norm": opts["degree_norm"], "temperature": opts["temperature"],
+                       "attention": opts["attention"]}
+    elif opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
+        raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
+    graph = opts["interactions"] or opts["knn"]
+    seq = in_channels - (num_modes + 2 if opts["profile"] else 0)
+    return GATPairModel(in_channels, num_modes, seq_channels=seq, hidden=opts["hidden"], layers=opts["layers"],
+                        heads=opts["heads"], conv=opts["conv"], dropout=opts["dropout"],
+                        attn_dropout=opts["attn_dropout"], seq_dropout=opts["seq_dropout"], jk=opts["jk"],
+                        residual=opts["residual"], edge_dim=pair_edge_dim(opts, num_modes) if graph else None,
+                        pos_weight=opts["pos_weight"], **conv_kwargs)

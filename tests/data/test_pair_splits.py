@@ -188,3 +188,19 @@ def test_shs27k_split_sizes(data_root):
         assert len(sp["test"]) >= 1524 and len(sp["train"]) + len(sp["test"]) == 7624
         sub = pair_subsets(d.pairs, sp["train"], sp["test"], d.num_nodes)
         assert (sub < 2).all()  # every test pair has an expanded protein, all of whose pairs are test pairs
+
+
+def test_validation_carved_in_several_regions():
+    rng = np.random.default_rng(3)
+    pairs = np.array(sorted({tuple(sorted(rng.choice(200, 2, replace=False).tolist())) for _ in range(900)}))
+    train = list(range(0, len(pairs)))
+    one = carve_validation(pairs, train, 200, "bfs", 0, 0.1)
+    four = carve_validation(pairs, train, 200, "bfs", 0, 0.1, parts=4)
+    for c in (one, four):
+        assert sorted(c["fit"] + c["val"]) == train and not set(c["fit"]) & set(c["val"])
+        assert 0.1 * len(train) <= len(c["val"]) <= 0.2 * len(train)
+    assert one["val"] != four["val"] and four["val_attempts"] >= 4
+    assert carve_validation(pairs, train, 200, "random", 0, 0.1, parts=4) == carve_validation(pairs, train, 200,
+                                                                                              "random", 0, 0.1)
+    sp = pair_split(pairs, 200, "dfs", 1, val_parts=4)
+    assert sp["val_parts"] == 4 and "in 4 part(s)" in sp["protocol"]

@@ -106,3 +106,22 @@ def test_vec5_ctc_file_and_shs27k_features(data_root):
 def test_bad_embedding_file(tmp_path):
     with pytest.raises(MalformedFileError, match=r"e\.txt:2: 1 numbers, the rows before have 2"):
         read_aa_embedding(write(tmp_path, "e.txt", "A\t1 2\nC\t3\n"))
+
+
+def test_log_length_and_kmer_knn_graph_is_symmetric_and_label_free():
+    from gatbio.data.sequence import kmer_similarity, sequence_knn_graph
+
+    seqs = ["ACDEFGHIK", "ACDEFGHIKL", "WWYYWWYYW", "WWYYWWYYWY", "MNPQRSTMNP"]
+    x, names = sequence_features(seqs, ["log_length"])
+    assert names == ["log_length"] and np.allclose(x[:, 0], np.log([9, 10, 9, 10, 10]))
+    sim = kmer_similarity(seqs, 3)
+    assert np.allclose(sim, sim.T) and np.all(np.diag(sim) == 0) and sim[0, 1] > 0.5 and sim[0, 2] == 0
+    ei, w = sequence_knn_graph(seqs, neighbors=1)
+    edges = set(map(tuple, ei.T.tolist()))
+    assert {(0, 1), (1, 0), (2, 3), (3, 2)} <= edges and all((b, a) in edges for a, b in edges)
+    assert all(a != b for a, b in edges) and np.allclose(w, sim[ei[0], ei[1]])
+    # label-free: a function of the sequences alone (the same input gives the same graph)
+    ei2, _ = sequence_knn_graph(similarity=sim, neighbors=1)
+    assert np.array_equal(ei, ei2)
+    with pytest.raises(ValueError, match="neighbors=5: must be between 1 and N - 1 = 4"):
+        sequence_knn_graph(seqs, neighbors=5)

@@ -7,6 +7,7 @@ import torch
 
 from gatbio.nn.pair_models import (
     PAIR_BUILDERS,
+    GATPairModel,
     PairClassifier,
     PairEncoder,
     build_pair_model,
@@ -23,7 +24,7 @@ def graph():
     return x, ei, pairs
 
 
-@pytest.mark.parametrize("name", ["gat", "pyg_gat", "gin", "gcn", "seq_mlp"])
+@pytest.mark.parametrize("name", ["gat_plain", "pyg_gat", "gin", "gcn", "seq_mlp"])
 def test_every_preset_gives_symmetric_pair_logits(name):
     x, ei, pairs = graph()
     torch.manual_seed(0)
@@ -37,7 +38,7 @@ def test_every_preset_gives_symmetric_pair_logits(name):
 def test_gatbio_gat_equals_pyg_gat_with_options_off():
     x, ei, pairs = graph()
     outs = []
-    for name in ("gat", "pyg_gat"):
+    for name in ("gat_plain", "pyg_gat"):
         torch.manual_seed(1)
         model = build_pair_model(model_options(name, {"hidden": 8, "heads": 2}), 5, 7).eval()
         outs.append(model(x, ei, pairs))
@@ -47,7 +48,7 @@ def test_gatbio_gat_equals_pyg_gat_with_options_off():
 def test_gat_options_and_edge_features():
     x, ei, pairs = graph()
     opts = model_options("g", {"hidden": 8, "heads": 2},
-                         {"g": {"base": "gat", "degree_norm": "log", "temperature": "learn", "edge_features": "score"}})
+                         {"g": {"base": "gat_plain", "degree_norm": "log", "temperature": "learn", "edge_features": "score"}})
     model = build_pair_model(opts, 5, 7)
     assert model.edge_features == "score" and model.encoder.convs[0].degree_norm == "log"
     assert model(x, ei, pairs, torch.rand(ei.size(1), 1)).shape == (3, 7)
@@ -56,8 +57,8 @@ def test_gat_options_and_edge_features():
     with pytest.raises(ValueError, match="are gatbio GATConv options"):
         build_pair_model(model_options("gin", {"degree_norm": "log"}), 5, 7)
     with pytest.raises(ValueError, match=r"unknown model option\(s\) \['colour'\]"):
-        build_pair_model(model_options("gat", {"colour": 1}), 5, 7)
-    with pytest.raises(ValueError, match="unknown model 'gatt'; choose from gat, pyg_gat"):
+        build_pair_model(model_options("gat_plain", {"colour": 1}), 5, 7)
+    with pytest.raises(ValueError, match="unknown model 'gatt'; choose from gat_region, gat_ppi, gat,"):
         model_options("gatt")
     with pytest.raises(ValueError, match="base='nope' is not a model"):
         model_options("m", custom={"m": {"base": "nope"}})
@@ -79,3 +80,35 @@ def test_register_a_new_kind_of_model(monkeypatch):
         PAIR_BUILDERS.pop("wide_mlp", None)
     with pytest.raises(ValueError, match="model kind 'wide_mlp' is not registered"):
         build_pair_model(opts, 5, 7)
+
+
+@pytest.mark.parametrize("name", ["gat_region", "gat_ppi", "pyg_gat_region"])
+def test_recipe_models_build_with_their_own_options_and_are_symmetric(name):
+    x, ei, pairs = graph()
+    x = torch.randn(6, 41)  # 32 sequence columns + 7 profile + log degree + seen flag
+    ea = torch.rand(ei.size(1), 11)  # type (2) + modes (7) + score, similarity (2)
+    opts = model_options(name, {"hidden": 8, "dropout": 0.0})  # shared settings do not change a recipe
+    assert opts["hidden"] == 128 and opts["kind"] == "gat_pairs"
+    torch.manual_seed(0)
+    model = build_pair_model(opts, 41, 7).eval()
+    assert isinstance(model, GATPairModel) and model.seq_channels == 32 and model.edge_dim == 11
+    out = model(x, ei, pairs, ea)
+    assert out.shape == (3, 7) and torch.allclose(out, model(x, ei, pairs.flip(1), ea), atol=1e-6)
+    assert model.dec[0].in_features == 3 * 128 * 3  # [a*b, |a-b|, a+b] of the jumping-knowledge concat (3 x 128)
+    pw = 2.5 if name != "gat_ppi" else 1.0
+    y = torch.tensor([[1.0] * 7, [0.0] * 7, [1.0] * 7])
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(out, y, pos_weight=torch.full((7,), pw))
+    assert torch.allclose(model.loss(out, y), ref)
+
+
+def test_recipe_ablation_options_and_non_networks():
+    opts = model_options("a", custom={"a": {"base": "gat_region", "edge_modes": False, "degree_norm": None}})
+    model = build_pair_model(opts, 41, 7)
+    assert model.edge_dim == 4 and model.convs[0].degree_norm is None
+    assert build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "knn": 0,
+                                                              "interactions": False}}), 41, 7).edge_dim is None
+    with pytest.raises(ValueError, match=r"unknown gat_pairs option\(s\) \['colour'\]"):
+        build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "colour": 1}}), 41, 7)
+    for name in ("gat", "profile_rule"):
+        with pytest.raises(ValueError, match="is not a network"):
+            build_pair_model(model_options(name), 41, 7)

@@ -49,12 +49,22 @@ def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, 
     text = pi.run(cfg)
     out = files / "out"
     runs = sorted(p.relative_to(out / "runs").as_posix() for p in (out / "runs").rglob("*.json"))
-    # seq_mlp passes no messages: it runs under the train graph only
+    # seq_mlp passes no messages: it runs under the train graph only; gat (a choice) writes its candidates' runs
     assert runs == sorted(f"{k}/s{s}/{g}/{m}.json" for k in ("random", "bfs") for s in (0, 1)
-                          for g, m in (("train", "seq_mlp"), ("train", "gat"), ("all", "gat")))
+                          for g, m in (("train", "seq_mlp"), ("train", "gat"), ("all", "gat"), ("train", "gat_region"),
+                                       ("all", "gat_region"), ("train", "gat_ppi"), ("all", "gat_ppi")))
     row = json.loads((out / "runs/bfs/s0/train/gat.json").read_text())
     assert 0 <= row["micro_f1"] <= 1 and row["n_test"] >= 24 and row["n_fit"] + row["n_val"] + row["n_test"] == 120
-    assert row["options"]["conv"] == "gatbio" and row["best_epoch"] <= row["epochs_run"]
+    assert row["options"]["kind"] == "choice" and row["best_epoch"] <= row["epochs_run"]
+    # the choice is made on validation, per seed, and recorded
+    for k, sd, g in [(k, sd, g) for k in ("random", "bfs") for sd in (0, 1) for g in ("train", "all")]:
+        row = json.loads((out / f"runs/{k}/s{sd}/{g}/gat.json").read_text())
+        cands = {c: json.loads((out / f"runs/{k}/s{sd}/{g}/{c}.json").read_text()) for c in ("gat_region", "gat_ppi")}
+        assert row["candidates_val_micro_f1"] == {c: r["val_micro_f1"] for c, r in cands.items()}
+        assert row["chosen"] == max(cands, key=lambda c: cands[c]["val_micro_f1"])
+        assert row["micro_f1"] == cands[row["chosen"]]["micro_f1"] and row["model"] == "gat"
+    region = json.loads((out / "runs/bfs/s0/train/gat_region.json").read_text())
+    assert region["options"]["kind"] == "gat_pairs" and region["options"]["supervision"] == "node"
     split = json.loads((out / "splits/bfs_s0.json").read_text())
     assert set(split["test"]).isdisjoint(split["train"]) and sorted(split["fit"] + split["val"]) == split["train"]
     assert "## random" in text and "## bfs" in text and "| all | gat | 2 |" in text
@@ -77,18 +87,27 @@ def test_config_errors_name_the_fix(files):
         config(files, models="[gatt]")
     with pytest.raises(ValueError, match="dataset: files needs actions"):
         pi.load(None, ["dataset=files"])
-    cfg = config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: log}}", "models": "[gat_log]",
+    cfg = config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: log}}", "models": "[gat_log]",
                            "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"})
     pi.run(cfg)
     row = json.loads((files / "out/runs/dfs/s0/train/gat_log.json").read_text())
     assert row["options"]["degree_norm"] == "log"
     # adding a model to the folder is fine; redefining a finished one is refused
-    pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: log}, gat_t: {base: gat, "
-                                              "temperature: learn}}", "models": "[gat_log,gat_t]",
+    pi.run(config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: log}, gat_t: {base: "
+                                              "gat_plain, temperature: learn}}", "models": "[gat_log,gat_t]",
                             "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
     with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(degree_norm\)"):
-        pi.run(config(files, **{"custom_models": "{gat_log: {base: gat, degree_norm: sym}}", "models": "[gat_log]",
+        pi.run(config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: sym}}", "models": "[gat_log]",
                                 "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+
+
+def test_profile_rule_baseline_and_choice_errors(files):
+    pi.run(config(files, models="[profile_rule]", graphs="[train,all]", seeds="[0]"))
+    row = json.loads((files / "out/runs/bfs/s0/train/profile_rule.json").read_text())
+    assert 0.15 <= row["threshold_chosen"] <= 0.6 and 0 < row["micro_f1"] <= 1 and row["epochs_run"] == 0
+    assert not (files / "out/runs/bfs/s0/all/profile_rule.json").exists()  # no graph: train setting only
+    with pytest.raises(ValueError, match="'c' is not a trained network"):
+        config(files, models="[g]", custom_models="{g: {base: gat, among: [gat_region, c]}, c: {base: profile_rule}}")
 
 
 def test_evaluate_pairs_known_answers():

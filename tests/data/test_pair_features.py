@@ -1,0 +1,79 @@
+"""Inputs of the interaction-type recipe: label profiles from message pairs only, the supervision split never puts a
+supervised pair among the messages, the graph builder's edges and features, the profile rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from gatbio.data.pair_features import (
+    PairGraphBuilder,
+    choose_threshold,
+    label_profiles,
+    profile_rule,
+    supervision_split,
+)
+
+# 5 proteins; pair 0: (0, 1) mode 0, pair 1: (1, 2) mode 1, pair 2: (2, 3) modes 0 and 1, pair 3: (3, 4) mode 1
+PAIRS = torch.tensor([[0, 1], [1, 2], [2, 3], [3, 4]])
+MODES = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 1.0]])
+SCORE = torch.tensor([0.9, 0.5, 0.3, 0.7])
+
+
+def test_profile_reads_only_the_message_pairs():
+    prof = label_profiles(PAIRS, MODES, [0, 1], 5)  # pairs 2 and 3 are supervised: their modes must not show
+    assert prof.shape == (5, 4)
+    assert torch.allclose(prof[1], torch.tensor([0.5, 0.5, float(np.log(3.0)), 1.0]))
+    assert torch.allclose(prof[2], torch.tensor([0.0, 1.0, float(np.log(2.0)), 1.0]))  # not [0.5, 1] (pair 2 hidden)
+    assert torch.equal(prof[3], torch.zeros(4)) and torch.equal(prof[4], torch.zeros(4))  # unseen: all zero
+
+
+@pytest.mark.parametrize("scheme", ["node", "edge", "mix"])
+def test_supervision_split_never_leaks_a_supervised_pair_into_the_messages(scheme):
+    rng = np.random.default_rng(0)
+    pairs = np.array(sorted({tuple(sorted(rng.choice(40, 2, replace=False).tolist())) for _ in range(400)}))[:200]
+    fit = np.arange(0, 200, 2)
+    for _ in range(20):
+        msg, sup = supervision_split(fit, pairs, scheme, rng, node_fraction=0.2, edge_fraction=0.3)
+        assert len(sup) and not set(msg) & set(sup) and sorted(np.concatenate([msg, sup])) == fit.tolist()
+        if scheme == "node":  # a hidden protein has no message pair: the supervised pairs look like new proteins
+            hidden = set(pairs[sup].ravel()) - set(pairs[msg].ravel())
+            assert all(a in hidden or b in hidden for a, b in pairs[sup])
+        b = PairGraphBuilder(torch.as_tensor(pairs), torch.ones(200, 2), torch.ones(200), None)
+        _, ei, _ = b.build(msg)
+        edges = {tuple(e) for e in ei.t().tolist()}
+        assert not any((int(a), int(c)) in edges or (int(c), int(a)) in edges for a, c in pairs[sup])
+    msg, sup = supervision_split(fit, pairs, "none", rng)
+    assert msg.tolist() == sup.tolist() == fit.tolist()
+    with pytest.raises(ValueError, match="supervision='half': choose one of none, node, edge, mix"):
+        supervision_split(fit, pairs, "half", rng)
+
+
+def test_graph_builder_edges_and_features():
+    knn = torch.tensor([[0, 4], [4, 0]])
+    b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), knn, torch.tensor([0.8, 0.8]))
+    assert b.num_features == 3 + 2 + 2 and b.edge_dim == 2 + 2 + 2
+    x, ei, ea = b.build([0, 2])
+    assert x.shape == (5, 7) and ei.tolist() == [[0, 2, 1, 3, 0, 4], [1, 3, 0, 2, 4, 0]]
+    assert ea[:4].tolist() == [[1, 0, 1, 0, 0.9, 0], [1, 0, 1, 1, 0.3, 0]] * 2 or torch.allclose(
+        ea[:4], torch.tensor([[1, 0, 1, 0, 0.9, 0], [1, 0, 1, 1, 0.3, 0]] * 2, dtype=torch.float))
+    assert torch.allclose(ea[4:], torch.tensor([[0, 1, 0, 0, 0, 0.8]] * 2))  # kNN: no modes, no score
+    # "all pairs" setting: the other pairs are edges without their modes, and they stay out of the profiles
+    x2, ei2, ea2 = b.build([0, 2], structure_idx=[0, 1, 2, 3])
+    assert ei2.size(1) == 8 + 2 and torch.equal(x2, x)
+    assert torch.equal(ea2[2:4, 2:4], torch.zeros(2, 2)) and torch.allclose(ea2[2:4, 4], torch.tensor([0.5, 0.7]))
+    # switched off: no profile block, no edge features
+    b0 = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), profile=False, edge_type=False, edge_modes=False,
+                          edge_score=False)
+    x0, ei0, ea0 = b0.build([1])
+    assert x0.shape == (5, 3) and ea0 is None and ei0.tolist() == [[1, 2], [2, 1]]
+
+
+def test_profile_rule_and_threshold():
+    s = profile_rule(PAIRS, MODES, [0, 1], torch.tensor([[0, 2], [3, 4]]), 5)
+    # protein 0: [1, 0]; protein 2: [0, 1]; proteins 3, 4 unseen: the mean of the known pairs [0.5, 0.5]
+    assert np.allclose(s, [[0.5, 0.5], [0.5, 0.5]])
+    y = np.array([[1, 0], [0, 1], [1, 1]])
+    t, f = choose_threshold(y, np.array([[0.9, 0.2], [0.3, 0.7], [0.6, 0.5]]), grid=[0.1, 0.4, 0.55])
+    assert t == 0.4 and f == pytest.approx(1.0)
