@@ -97,6 +97,17 @@ def predict(model: torch.nn.Module, x: Tensor | None, edge_index: Tensor, y: Ten
         return model.predict_proba(logits)
 
 
+def _epochs(n: int, progress: bool):
+    """Epochs 1..n, under a tqdm bar when ``progress`` (the early-stopping loops of :func:`fit` and
+    :func:`fit_pairs`)."""
+    epochs = range(1, n + 1)
+    if progress:
+        from tqdm.auto import tqdm
+
+        return tqdm(epochs, desc="training (early stopping)", unit="epoch", leave=False)
+    return epochs
+
+
 def fit(
     model: torch.nn.Module,
     x: Tensor | None,
@@ -130,11 +141,7 @@ def fit(
     y_val = y[val_idx].cpu().numpy()
     best_val, best_epoch, best_state, bad = -np.inf, 0, copy.deepcopy(model.state_dict()), 0
     history = []
-    epochs = range(1, cfg.epochs + 1)
-    if progress:
-        from tqdm.auto import tqdm
-
-        epochs = tqdm(epochs, desc="training (early stopping)", unit="epoch", leave=False)
+    epochs = _epochs(cfg.epochs, progress)
     epoch = 0
     for epoch in epochs:
         model.train()
@@ -248,11 +255,7 @@ def fit_pairs(
     val_pairs, y_val = pairs[val_idx], y[val_idx].cpu().numpy()
     best_val, best_epoch, best_state, bad = -np.inf, 0, copy.deepcopy(model.state_dict()), 0
     history = []
-    epochs = range(1, cfg.epochs + 1)
-    if progress:
-        from tqdm.auto import tqdm
-
-        epochs = tqdm(epochs, desc="training (early stopping)", unit="epoch", leave=False)
+    epochs = _epochs(cfg.epochs, progress)
     epoch = 0
     for epoch in epochs:
         model.train()

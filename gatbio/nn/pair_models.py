@@ -287,6 +287,16 @@ def build_pair_model(options: dict[str, Any], in_channels: int, num_modes: int =
     return PAIR_BUILDERS[kind](dict(options), in_channels, num_modes)
 
 
+def _gatbio_conv_options(opts: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`gatbio.nn.GATConv`-only options of ``opts`` for ``conv="gatbio"``; for another layer they must
+    be left at their defaults (an error otherwise: a set option that would be silently ignored)."""
+    if opts["conv"] == "gatbio":
+        return {"degree_norm": opts["degree_norm"], "temperature": opts["temperature"], "attention": opts["attention"]}
+    if opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
+        raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
+    return {}
+
+
 @register_pair_model("encoder")
 def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int) -> PairClassifier:
     """The built-in models: :class:`PairEncoder` + :class:`PairClassifier`."""
@@ -297,12 +307,7 @@ def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int)
     ef = opts["edge_features"]
     if ef not in EDGE_FEATURES:
         raise ValueError(f"edge_features={ef!r}: choose none or score")
-    conv_kwargs = {}
-    if opts["conv"] == "gatbio":
-        conv_kwargs = {"degree_norm": opts["degree_norm"], "temperature": opts["temperature"],
-                       "attention": opts["attention"]}
-    elif opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
-        raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
+    conv_kwargs = _gatbio_conv_options(opts)
     enc = PairEncoder(in_channels, hidden=opts["hidden"], layers=opts["layers"], conv=opts["conv"],
                       heads=opts["heads"], dropout=opts["dropout"], input_dropout=opts["input_dropout"],
                       attn_dropout=opts["attn_dropout"], edge_dim=1 if ef == "score" else None, **conv_kwargs)
@@ -407,12 +412,7 @@ def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> 
     unknown = sorted(set(opts) - set(GAT_PAIRS_DEFAULTS))
     if unknown:
         raise ValueError(f"unknown gat_pairs option(s) {unknown}; it takes {', '.join(sorted(GAT_PAIRS_DEFAULTS))}")
-    conv_kwargs = {}
-    if opts["conv"] == "gatbio":
-        conv_kwargs = {"degree_norm": opts["degree_norm"], "temperature": opts["temperature"],
-                       "attention": opts["attention"]}
-    elif opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
-        raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
+    conv_kwargs = _gatbio_conv_options(opts)
     graph = opts["interactions"] or opts["knn"]
     seq = in_channels - (num_modes + 2 if opts["profile"] else 0)
     return GATPairModel(in_channels, num_modes, seq_channels=seq, hidden=opts["hidden"], layers=opts["layers"],
