@@ -390,22 +390,31 @@ def _paths(cfg: InteractionsConfig, kind: str, seed: int) -> tuple[Path, Path]:
     return out / "splits" / f"{kind}_s{seed}.json", out / "runs" / kind / f"s{seed}"
 
 
+def _split(cfg: InteractionsConfig, data, kind: str, seed: int, save: bool) -> tuple[dict, Path]:
+    """The (split type, seed) split saved in the results folder, else made now (and saved when ``save``), and
+    the unit's runs folder."""
+    from gatbio.data.pair_splits import pair_split
+
+    split_path, run_dir = _paths(cfg, kind, seed)
+    if is_done(split_path):
+        return read_json(split_path), run_dir
+    sp = pair_split(data.pairs, data.num_nodes, kind, seed, cfg.test_fraction, cfg.val_fraction, cfg.val_split,
+                    cfg.max_root_pairs, cfg.val_parts)
+    if save:
+        write_json(split_path, sp)
+    return sp, run_dir
+
+
 def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
     """Every (graph, model) of one (split type, seed): one ``results.json`` each; returns the rows written."""
-    from gatbio.data.pair_splits import pair_split, pair_subsets
+    from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
     from gatbio.train import predict_pairs
 
     torch.set_num_threads(cfg.threads)
     dev = resolve_device(cfg.device)
-    split_path, run_dir = _paths(cfg, kind, seed)
-    if is_done(split_path):
-        sp = read_json(split_path)
-    else:
-        sp = pair_split(data.pairs, data.num_nodes, kind, seed, cfg.test_fraction, cfg.val_fraction, cfg.val_split,
-                        cfg.max_root_pairs, cfg.val_parts)
-        write_json(split_path, sp)
+    sp, run_dir = _split(cfg, data, kind, seed, save=True)
     train, test = sp["train"], sp["test"]
     subsets = pair_subsets(data.pairs, train, test, data.num_nodes)
     y_test = data.pair_modes[torch.as_tensor(test)].numpy()
@@ -452,7 +461,7 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
                "val_micro_f1": best_val, "best_epoch": best_epoch, "epochs_run": epochs_run, **extra,
                "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
                "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
-               "device": str(dev), "split_file": str(split_path), "options": opts}
+               "device": str(dev), "split_file": str(_paths(cfg, kind, seed)[0]), "options": opts}
         write_json(path, row)
         rows.append(row)
         return row
@@ -603,17 +612,12 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
     ``profile_rule`` is made too; a ``choice`` model (``gat``) is replaced by the model it chose for this
     (split, seed, graph) in the results, or by its first candidate when there is no result."""
     from gatbio.data.pair_features import profile_rule
-    from gatbio.data.pair_splits import SUBSETS, pair_split, pair_subsets
+    from gatbio.data.pair_splits import SUBSETS, pair_subsets
     from gatbio.nn.pair_models import model_options
     from gatbio.train import predict_pairs
 
     data = load_data(cfg) if data is None else data
-    split_path, run_dir = _paths(cfg, kind, seed)
-    if is_done(split_path):
-        sp = read_json(split_path)
-    else:
-        sp = pair_split(data.pairs, data.num_nodes, kind, seed, cfg.test_fraction, cfg.val_fraction, cfg.val_split,
-                        cfg.max_root_pairs, cfg.val_parts)
+    sp, run_dir = _split(cfg, data, kind, seed, save=False)
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
     if opts.get("kind") == "choice":
         done = run_dir / graph / f"{model_name}.json"
