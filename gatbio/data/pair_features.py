@@ -52,14 +52,16 @@ def _idx(idx) -> Tensor:
     return torch.as_tensor(np.asarray(idx, dtype=np.int64))
 
 
-def label_profiles(pairs: Tensor, modes: Tensor, msg_idx, num_nodes: int) -> Tensor:
+def label_profiles(pairs: Tensor, modes: Tensor, msg_idx, num_nodes: int,
+                   dtype: torch.dtype = torch.float32) -> Tensor:
     """``(N, M + 2)``: each protein's mean mode vector over its message pairs ``msg_idx``, ``log(1 + degree)``
     and a seen flag (module docstring). Only the pairs ``msg_idx`` are read."""
     p = torch.as_tensor(pairs)[_idx(msg_idx)]  # (K, 2)
-    y = torch.as_tensor(modes).float()[_idx(msg_idx)]  # (K, M)
+    y = torch.as_tensor(modes).to(dtype)[_idx(msg_idx)]  # (K, M)
     ends = torch.cat([p[:, 0], p[:, 1]])  # (2K,)
-    deg = torch.zeros(num_nodes).index_add_(0, ends, torch.ones(len(ends)))  # (N,)
-    prof = torch.zeros(num_nodes, y.size(1)).index_add_(0, ends, torch.cat([y, y])) / deg.clamp(min=1)[:, None]
+    deg = torch.zeros(num_nodes, dtype=dtype).index_add_(0, ends, torch.ones(len(ends), dtype=dtype))  # (N,)
+    prof = torch.zeros(num_nodes, y.size(1), dtype=dtype).index_add_(0, ends, torch.cat([y, y]))
+    prof = prof / deg.clamp(min=1)[:, None]
     return torch.cat([prof, torch.log1p(deg)[:, None], (deg > 0).float()[:, None]], dim=1)
 
 
@@ -191,16 +193,12 @@ def profile_rule(pairs, modes, known_idx, query_pairs, num_nodes: int) -> np.nda
     """``(Q, M)`` scores of the protein pairs ``query_pairs`` ``(Q, 2)``: the mean of the two proteins' mode
     profiles over the known pairs ``known_idx`` (indices into ``pairs`` / ``modes``); a protein without known pairs
     takes the mean mode vector of the known pairs."""
-    pairs = np.asarray(pairs)
-    y = np.asarray(modes, dtype=np.float64)
     known = np.asarray(known_idx, dtype=np.int64)
-    prof = np.zeros((num_nodes, y.shape[1]))
-    deg = np.zeros(num_nodes)
-    for j in (0, 1):
-        np.add.at(prof, pairs[known, j], y[known])
-        np.add.at(deg, pairs[known, j], 1.0)
-    prior = y[known].mean(0)
-    prof = np.where(deg[:, None] > 0, prof / np.maximum(deg, 1.0)[:, None], prior)
+    y = np.asarray(modes, dtype=np.float64)
+    block = label_profiles(torch.as_tensor(np.asarray(pairs)), torch.as_tensor(y), known, num_nodes,
+                           dtype=torch.float64).numpy()  # float64: the scores meet a grid of thresholds
+    m = y.shape[1]
+    prof = np.where(block[:, m + 1:] > 0, block[:, :m], y[known].mean(0))  # seen flag, else the prior
     q = np.asarray(query_pairs, dtype=np.int64).reshape(-1, 2)
     return (prof[q[:, 0]] + prof[q[:, 1]]) / 2
 
