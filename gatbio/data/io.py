@@ -48,6 +48,7 @@ from gatbio.data.tables import (
     parse_weights,
     read_table,
     read_text,
+    sniff_separator,
     weight_problem,
 )
 
@@ -549,9 +550,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
     path = check_file(path)
     if sep is None:
-        first = next((ln for ln in read_text_head_lines(path) if ln.strip() and not
-                      (comment and ln.lstrip().startswith(comment))), "")
-        sep = "\t" if "\t" in first else ("," if "," in first and len(first.split()) < 2 else r"\s+")
+        sep = sniff_separator(path, comment) or r"\s+"
     index = {str(n): i for i, n in enumerate(node_names)}
     table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
                        known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")
@@ -574,22 +573,6 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
     pairs = torch.from_numpy(np.stack([ia, ib], axis=1))
     return pairs, list(zip(a.tolist(), b.tolist(), strict=True))
-
-
-def read_text_head_lines(path: Path, n: int = 20) -> list[str]:
-    """The first ``n`` lines of a (possibly compressed) text file (not UTF-8 text: :func:`read_text`'s message
-    with ``file:line``)."""
-    out = []
-    try:
-        with open_text(path) as fh:
-            for line in fh:
-                out.append(line.rstrip("\r\n"))
-                if len(out) >= n:
-                    break
-    except UnicodeDecodeError:
-        read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
-        raise
-    return out
 
 
 def read_string_web_export(path: str | Path, *, min_score: float = 0.0, name: str | None = None) -> Data:

@@ -52,7 +52,7 @@ import pandas as pd
 from gatbio._paths import check_input_file
 
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
-           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "note"]
+           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "sniff_separator", "note"]
 
 log = logging.getLogger("gatbio.data")
 
@@ -185,6 +185,31 @@ def split_fields(text: str, sep: str) -> list[str]:
     if sep in (r"\s+", " +", None):
         return text.split()
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
+
+
+def sniff_separator(path: str | Path, comment: str | None = "#", lines: int = 100) -> str | None:
+    """The field separator of a text table from its first ``lines`` data lines: a tab where any line has one, else
+    a comma where any line has one, else ``None`` (whitespace, or one field per line: the caller decides).
+
+    Every line is read, not only the first: a header without a tab or comma above tab- or comma-separated rows
+    would mislead a one-line sniff (``csv.Sniffer`` also guesses from a sample, but it picks a space or a letter on
+    files of gene ids, so it is not used)."""
+    head = []
+    with open_text(check_file(path)) as fh:
+        try:
+            for x in fh:
+                if x.strip() and not (comment and x.lstrip().startswith(comment)):
+                    head.append(x)
+                    if len(head) >= lines:
+                        break
+        except UnicodeDecodeError:
+            read_text(path)  # the readers' one error: file:line of the first byte that is not UTF-8
+            raise
+    if any("\t" in x for x in head):
+        return "\t"
+    if any("," in x for x in head):
+        return ","
+    return None
 
 
 def data_lines(text: str, comment: str | None) -> tuple[str, np.ndarray]:

@@ -21,9 +21,8 @@ from gatbio.data.io import (
     read_node_list,
     read_pajek,
     read_string_links,
-    read_text_head_lines,
 )
-from gatbio.data.tables import is_header_word, looks_like_header, parse_weights
+from gatbio.data.tables import is_header_word, looks_like_header, parse_weights, sniff_separator
 from gatbio.ecology.commands import read_foodweb_file
 
 
@@ -236,7 +235,7 @@ def test_binary_file_is_one_clear_line(tmp_path):
 @pytest.mark.parametrize("reader", [
     lambda p: read_foodweb_file(p), lambda p: read_foodweb_file(p, header=False), lambda p: read_string_links(p),
     lambda p: read_species_traits(p, ["a"]), lambda p: read_label_table(p, ["a"]),
-    lambda p: read_text_head_lines(p),
+    lambda p: sniff_separator(p),
 ])
 @pytest.mark.parametrize("bad_line", [1, 3])
 def test_binary_file_is_one_clear_line_in_every_reader(tmp_path, reader, bad_line):
@@ -308,3 +307,14 @@ def test_a_users_cheddar_folder_gzipped_and_with_missing_masses(tmp_path):
     assert d.node_names == ["alga", "snail"] and d.edge_weight.tolist() == [1.0]
     assert d.trait_names == ["cat_invertebrate", "cat_producer", "log10_M", "M_missing"]
     assert d.x[:, 3].tolist() == [1.0, 0.0] and d.x[1, 2].item() == pytest.approx(-2.0)
+
+
+@pytest.mark.parametrize("text,sep", [
+    ("protein_a protein_b\nA\tB\n", "\t"),  # a header without the tab above tab-separated rows
+    ("# a comment, with a comma\nA B\nC D\n", None),  # comment lines are not read
+    ("A, B\nC, D\n", ","),  # comma and space: the comma separates
+    ("A B\nC D\n", None),
+    ("A,B\tx\n", "\t"),  # a tab wins over a comma
+])
+def test_sniff_separator(tmp_path, text, sep):
+    assert sniff_separator(write(tmp_path, "t.txt", text)) == sep
