@@ -31,7 +31,8 @@ recipe measured for issue #15: its inputs are rebuilt from the message pairs eve
 (:class:`gatbio.data.pair_features.PairGraphBuilder`: PCA of sequence features + label profiles; interaction
 edges with their modes and STRING score + a sequence-similarity kNN graph), its training pairs are split into
 messages and supervised pairs (:func:`gatbio.data.pair_features.supervision_split`), and its decoder reads
-:math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]` through a hidden layer. ``gat`` is not a network but a choice:
+:math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]` through a hidden layer, plus (``profile_skip``: ``gat_region``,
+``pyg_gat_region``) the no-learning rule's score as a logit. ``gat`` is not a network but a choice:
 per seed, whichever of its ``among`` models has the better validation micro-F1 (made by
 :mod:`gatbio.tasks.protein_interactions`); ``profile_rule`` is the no-learning baseline
 (:func:`gatbio.data.pair_features.profile_rule`).
@@ -72,7 +73,7 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     "temperature": "learn", "attention": "gat", "residual": True, "jk": True, "edge_features": None,
     # inputs (gatbio.data.pair_features.PairGraphBuilder)
     "seq_features": ["aac", "dpc", "ct", "vec5_mean", "vec5_max", "vec5_std", "log_length"],
-    "pca": 32, "seq_dropout": 0.5, "profile": True, "interactions": True, "knn": 10, "kmer": 3,
+    "pca": 32, "seq_dropout": 0.5, "profile": True, "profile_skip": True, "interactions": True, "knn": 10, "kmer": 3,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
@@ -85,7 +86,8 @@ TRAIN_OPTIONS = ("lr", "weight_decay", "patience", "epochs", "eval_every")
 PAIR_MODELS: dict[str, dict[str, Any]] = {
     # the recipe of issue #15 (gatbio.nn.GATConv): BFS/DFS ("region") and random ("ppi") variants, and the choice
     "gat_region": dict(GAT_PAIRS_DEFAULTS),
-    "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0},
+    "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0,
+                "profile_skip": False},  # on random splits the rule's logit costs 0.04 (experiments/README)
     "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
     # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
@@ -338,6 +340,16 @@ class GATPairModel(nn.Module):
         z_v &= [h^{(0)}_v \| \dots \| h^{(K)}_v], \qquad
         \hat y_{ab} = W_2\,\mathrm{drop}(\mathrm{ReLU}(W_1 [z_a \odot z_b, |z_a - z_b|, z_a + z_b]))
 
+    With ``profile_skip``, the decoder adds the no-learning rule's score as a logit, so the network learns a
+    correction to :func:`gatbio.data.pair_features.profile_rule` rather than relearning it:
+
+    .. math::
+        \hat y_{ab} \mathrel{+}= w \odot \mathrm{logit}\big(\mathrm{clip}_{[0.02,\,0.98]}
+            (\tfrac12 (\pi_a + \pi_b))\big) + b, \qquad w = \mathbf 1,\ b = \mathbf 0 \text{ at init},
+
+    where :math:`\pi_v` is protein :math:`v`'s label profile (input columns after the sequence block) or, for a
+    protein without message pairs, the mean mode vector of the message pairs.
+
     The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
     linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
@@ -351,8 +363,11 @@ class GATPairModel(nn.Module):
     def __init__(self, in_channels: int, num_modes: int = 7, seq_channels: int = 0, hidden: int = 128,
                  layers: int = 2, heads: int = 4, conv: str = "gatbio", dropout: float = 0.3,
                  attn_dropout: float = 0.1, seq_dropout: float = 0.0, jk: bool = True, residual: bool = True,
-                 edge_dim: int | None = None, pos_weight: float = 1.0, **conv_kwargs: Any):
+                 edge_dim: int | None = None, pos_weight: float = 1.0, profile_skip: bool = False,
+                 **conv_kwargs: Any):
         super().__init__()
+        if profile_skip and in_channels - seq_channels != num_modes + 2:
+            raise ValueError("profile_skip needs the label profile block (profile: true) after the sequence block")
         if conv not in ("gatbio", "pyg_gat"):
             raise ValueError(f"conv={conv!r}: the gat_pairs recipe takes gatbio or pyg_gat")
         if hidden % heads:
@@ -381,6 +396,10 @@ class GATPairModel(nn.Module):
         out = hidden * (layers + 1) if jk else hidden
         self.dec = nn.Sequential(nn.Linear(3 * out, hidden), nn.ReLU(), nn.Dropout(dropout),
                                  nn.Linear(hidden, num_modes))
+        self.profile_skip = profile_skip
+        if profile_skip:  # per-mode scale and shift of the profile prior's logit (init: the prior itself)
+            self.skip_weight = nn.Parameter(torch.ones(num_modes))
+            self.skip_bias = nn.Parameter(torch.zeros(num_modes))
 
     def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
         if self.training and self.seq_dropout > 0 and self.seq_channels:
@@ -392,11 +411,31 @@ class GATPairModel(nn.Module):
             z = conv(h, edge_index, edge_attr=edge_attr) if self.edge_dim else conv(h, edge_index)  # (N, D)
             h = F.dropout(F.elu(norm(z)) + h, self.dropout, self.training)
             hs.append(h)
-        return torch.cat(hs, dim=1) if self.jk else h  # (N, D (K + 1)) or (N, D)
+        z = torch.cat(hs, dim=1) if self.jk else h  # (N, D (K + 1)) or (N, D)
+        if self.profile_skip:  # carry each protein's profile prior to the decoder as M extra columns
+            z = torch.cat([z, self._profile_prior(x)], dim=1)
+        return z
+
+    def _profile_prior(self, x: Tensor) -> Tensor:
+        """``(N, M)``: each protein's label profile; a protein without message pairs gets the mean mode vector of
+        the message pairs, i.e. the degree-weighted mean of the profiles (what
+        :func:`gatbio.data.pair_features.profile_rule` uses)."""
+        s, m = self.seq_channels, self.num_modes
+        prof, deg = x[:, s:s + m], torch.expm1(x[:, s + m:s + m + 1])  # (N, M), (N, 1): log(1 + degree) column
+        seen = x[:, s + m + 1:s + m + 2] > 0  # (N, 1)
+        mean = (prof * deg).sum(0) / deg.sum().clamp(min=1e-12)  # (M,)
+        return torch.where(seen, prof, mean)
 
     def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
+        prior = None
+        if self.profile_skip:
+            h, prior = h[:, :-self.num_modes], h[:, -self.num_modes:]
         a, b = h[pairs[:, 0]], h[pairs[:, 1]]  # (P, D') each
-        return self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
+        out = self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
+        if prior is not None:  # profile_rule's score as a logit, added: the network learns the correction
+            p = ((prior[pairs[:, 0]] + prior[pairs[:, 1]]) / 2).clamp(0.02, 0.98)  # (P, M)
+            out = out + self.skip_weight * torch.logit(p) + self.skip_bias
+        return out
 
     def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
         return self.decode(self.encode(x, edge_index, edge_attr), pairs)
@@ -419,4 +458,4 @@ def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> 
                         heads=opts["heads"], conv=opts["conv"], dropout=opts["dropout"],
                         attn_dropout=opts["attn_dropout"], seq_dropout=opts["seq_dropout"], jk=opts["jk"],
                         residual=opts["residual"], edge_dim=pair_edge_dim(opts, num_modes) if graph else None,
-                        pos_weight=opts["pos_weight"], **conv_kwargs)
+                        pos_weight=opts["pos_weight"], profile_skip=opts["profile_skip"], **conv_kwargs)

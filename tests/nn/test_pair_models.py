@@ -112,3 +112,33 @@ def test_recipe_ablation_options_and_non_networks():
     for name in ("gat", "profile_rule"):
         with pytest.raises(ValueError, match="is not a network"):
             build_pair_model(model_options(name), 41, 7)
+
+
+def test_profile_skip_adds_the_profile_rules_logit():
+    """With the MLP decoder's last layer zeroed, a profile_skip model's logits are logit(profile_rule's score):
+    the mean of the two proteins' profiles, an unseen protein (seen flag 0) taking the mean profile of the seen."""
+    from gatbio.data.pair_features import label_profiles, profile_rule
+
+    pairs_all = torch.tensor([[0, 1], [1, 2], [3, 4], [0, 2]])
+    modes = torch.tensor([[1, 0, 0, 1, 0, 0, 0], [0, 1, 0, 1, 0, 0, 0], [0, 0, 1, 0, 0, 0, 1],
+                          [1, 1, 0, 0, 0, 0, 0]])
+    known = [0, 1, 2]  # protein 5 has no known pair
+    x = torch.cat([torch.randn(6, 4), label_profiles(pairs_all, modes, known, 6)], dim=1)  # (6, 4 + 9)
+    ei = pairs_all[:3].t()
+    query = torch.tensor([[0, 2], [1, 5], [3, 4], [5, 5]])
+    opts = model_options("s", custom={"s": {"base": "gat_region", "profile_skip": True, "hidden": 8, "heads": 2,
+                                            "knn": 0, "interactions": True, "edge_score": False,
+                                            "edge_modes": False, "edge_type": False}})
+    model = build_pair_model(opts, x.size(1), 7).eval()
+    torch.nn.init.zeros_(model.dec[-1].weight)
+    torch.nn.init.zeros_(model.dec[-1].bias)
+    expect = profile_rule(pairs_all.numpy(), modes.numpy(), known, query.numpy(), 6)  # (4, 7) scores
+    got = torch.sigmoid(model(x, ei, query))
+    assert torch.allclose(got, torch.as_tensor(expect, dtype=torch.float32).clamp(0.02, 0.98), atol=1e-6)
+    assert torch.allclose(model(x, ei, query), model(x, ei, query.flip(1)), atol=1e-6)  # symmetric
+    out = model(x, ei, query).sum()
+    out.backward()
+    assert model.skip_weight.grad is not None and model.skip_bias.grad is not None
+    with pytest.raises(ValueError, match="profile_skip needs the label profile block"):
+        build_pair_model(model_options("s", custom={"s": {"base": "gat_region", "profile_skip": True,
+                                                          "profile": False}}), 32, 7)
