@@ -1,9 +1,12 @@
-"""Shared test fixtures: devices, the data root, and a notebook runner."""
+"""Shared test fixtures: devices, the data root, a notebook runner, and the experiment scripts as modules."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
@@ -41,6 +44,18 @@ def data_root() -> Path:
     if root is None or not root.is_dir():
         pytest.skip("real data root not found (set GATBIO_DATA)")
     return root
+
+
+def experiment_script(name: str) -> ModuleType:
+    """``experiments/<name>.py`` loaded as a module (the scripts are not a package; ``sys.path`` is left alone).
+    It is registered in ``sys.modules`` before it runs, as ``dataclasses`` and ``pickle`` look modules up there."""
+    key = f"experiments.{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, REPO / "experiments" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
 
 
 def run_notebook(path: str | Path, timeout: int = 600, env: dict[str, str] | None = None) -> None:

@@ -7,22 +7,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 import torch
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO, experiment_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(REPO / "experiments"))
-    try:
-        import bench_layer
-    finally:
-        sys.path.remove(str(REPO / "experiments"))
-    return bench_layer
+    return experiment_script("bench_layer")
 
 
 def test_one_process_mode_writes_the_ratio_keys(bench, tmp_path):

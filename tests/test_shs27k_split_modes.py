@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import experiment_script
 
 
 @pytest.fixture(scope="module")
 def script():
-    sys.path.insert(0, str(REPO / "experiments"))
-    try:
-        import shs27k_split_modes
-    finally:
-        sys.path.remove(str(REPO / "experiments"))
-    return shs27k_split_modes
+    return experiment_script("shs27k_split_modes")
 
 
 def test_split_modes_of_a_known_split(script, data_root, tmp_path, monkeypatch):

@@ -1,15 +1,11 @@
 """gatbio.data.synthetic: the STRING-like generator's properties on small sizes, and the files it writes."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
+from conftest import experiment_script
 
 from gatbio.data.synthetic import string_like, write_string_like
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_exact_sizes_simple_graph_and_label_fraction():
@@ -71,9 +67,7 @@ def test_files_read_back_with_the_protein_predict_readers(tmp_path):
 @pytest.mark.slow
 def test_bench_string_scale_runs_predict_above_the_dense_threshold(tmp_path):
     # 9,000 proteins > 8,000: protein predict must take the bounded-memory NetMF and say so
-    spec = importlib.util.spec_from_file_location("bench", REPO / "experiments" / "bench_string_scale.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = experiment_script("bench_string_scale")
     report = bench.run(9_000, 200_000, 20, 0.4, seed=0, epochs=2, out_dir=tmp_path)
     assert report["returncode"] == 0, report.get("stderr_tail")
     assert report["embedding"] == "embedding: prone + netmf-large (9,000 nodes > 8,000: bounded memory)"
