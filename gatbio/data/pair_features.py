@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["SUPERVISION", "label_profiles", "supervision_split", "PairGraphBuilder", "profile_rule",
+__all__ = ["SUPERVISION", "label_profiles", "profile_prior", "supervision_split", "PairGraphBuilder", "profile_rule",
            "choose_threshold", "sequence_block"]
 
 SUPERVISION = ("none", "node", "edge", "mix")
@@ -63,6 +63,15 @@ def label_profiles(pairs: Tensor, modes: Tensor, msg_idx, num_nodes: int,
     prof = torch.zeros(num_nodes, y.size(1), dtype=dtype).index_add_(0, ends, torch.cat([y, y]))
     prof = prof / deg.clamp(min=1)[:, None]
     return torch.cat([prof, torch.log1p(deg)[:, None], (deg > 0).float()[:, None]], dim=1)
+
+
+def profile_prior(block: Tensor) -> Tensor:
+    """``(N, M)`` from a :func:`label_profiles` block ``(N, M + 2)``: each protein's profile, or for a protein
+    without message pairs the mean mode vector of the message pairs (the degree-weighted mean of the profiles)."""
+    m = block.size(1) - 2
+    prof, deg, seen = block[:, :m], torch.expm1(block[:, m:m + 1]), block[:, m + 1:] > 0  # degree from log(1 + d)
+    mean = (prof * deg).sum(0) / deg.sum().clamp(min=1e-12)  # (M,)
+    return torch.where(seen, prof, mean)
 
 
 def supervision_split(fit_idx, pairs, scheme: str, rng: np.random.Generator, node_fraction: float = 0.2,
@@ -193,12 +202,10 @@ def profile_rule(pairs, modes, known_idx, query_pairs, num_nodes: int) -> np.nda
     """``(Q, M)`` scores of the protein pairs ``query_pairs`` ``(Q, 2)``: the mean of the two proteins' mode
     profiles over the known pairs ``known_idx`` (indices into ``pairs`` / ``modes``); a protein without known pairs
     takes the mean mode vector of the known pairs."""
-    known = np.asarray(known_idx, dtype=np.int64)
-    y = np.asarray(modes, dtype=np.float64)
-    block = label_profiles(torch.as_tensor(np.asarray(pairs)), torch.as_tensor(y), known, num_nodes,
-                           dtype=torch.float64).numpy()  # float64: the scores meet a grid of thresholds
-    m = y.shape[1]
-    prof = np.where(block[:, m + 1:] > 0, block[:, :m], y[known].mean(0))  # seen flag, else the prior
+    y = torch.as_tensor(np.asarray(modes, dtype=np.float64))
+    block = label_profiles(torch.as_tensor(np.asarray(pairs)), y, known_idx, num_nodes,
+                           dtype=torch.float64)  # float64: the scores meet a grid of thresholds
+    prof = profile_prior(block).numpy()  # (N, M)
     q = np.asarray(query_pairs, dtype=np.int64).reshape(-1, 2)
     return (prof[q[:, 0]] + prof[q[:, 1]]) / 2
 

@@ -413,18 +413,10 @@ class GATPairModel(nn.Module):
             hs.append(h)
         z = torch.cat(hs, dim=1) if self.jk else h  # (N, D (K + 1)) or (N, D)
         if self.profile_skip:  # carry each protein's profile prior to the decoder as M extra columns
-            z = torch.cat([z, self._profile_prior(x)], dim=1)
-        return z
+            from gatbio.data.pair_features import profile_prior
 
-    def _profile_prior(self, x: Tensor) -> Tensor:
-        """``(N, M)``: each protein's label profile; a protein without message pairs gets the mean mode vector of
-        the message pairs, i.e. the degree-weighted mean of the profiles (what
-        :func:`gatbio.data.pair_features.profile_rule` uses)."""
-        s, m = self.seq_channels, self.num_modes
-        prof, deg = x[:, s:s + m], torch.expm1(x[:, s + m:s + m + 1])  # (N, M), (N, 1): log(1 + degree) column
-        seen = x[:, s + m + 1:s + m + 2] > 0  # (N, 1)
-        mean = (prof * deg).sum(0) / deg.sum().clamp(min=1e-12)  # (M,)
-        return torch.where(seen, prof, mean)
+            z = torch.cat([z, profile_prior(x[:, self.seq_channels:])], dim=1)
+        return z
 
     def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
         prior = None

@@ -74,7 +74,7 @@ from gatbio.results import (
 
 __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_runs", "load_data", "evaluate_pairs",
            "train_model", "predict_interactions", "predict_split", "graph_builder", "model_inputs",
-           "profile_rule_fit", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
+           "fit_and_score", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
 
 GRAPHS = ("train", "all")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
@@ -354,13 +354,39 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     return model, res, opts
 
 
-def profile_rule_fit(data, fit: list[int], val: list[int]) -> tuple[float, float]:
-    """The ``profile_rule`` baseline's threshold: the best validation micro-F1 with profiles of the fit pairs
-    (:func:`gatbio.data.pair_features.choose_threshold`); returns ``(threshold, validation micro-F1)``."""
-    from gatbio.data.pair_features import choose_threshold, profile_rule
+def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val: list[int], known, query: torch.Tensor,
+                  graph: str, seed: int, device=None, progress: bool = False) -> dict[str, Any]:
+    """Fit model ``name`` on the ``fit`` pairs (early stopping, or for ``profile_rule`` its threshold, on ``val``)
+    and score the ``query`` pairs ``(Q, 2)`` with the pairs ``known`` as the known interactions.
 
-    scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[torch.as_tensor(val)], data.num_nodes)
-    return choose_threshold(data.pair_modes[torch.as_tensor(val)].numpy(), scores)
+    Returns ``{"proba": (Q, M) array, "threshold", "val_micro_f1", "best_epoch", "epochs_run", "options"}``:
+    ``threshold`` is ``cfg.threshold`` for a network and the validation-chosen one for ``profile_rule``
+    (:func:`gatbio.data.pair_features.choose_threshold` on profiles of the fit pairs; profiles of ``known`` for
+    the query)."""
+    from gatbio.data.pair_features import choose_threshold, profile_rule
+    from gatbio.nn.pair_models import model_options
+    from gatbio.train import predict_pairs
+
+    opts = model_options(name, _settings(cfg), _custom(cfg))
+    if opts.get("kind") == "profile_rule":
+        val_t = torch.as_tensor(val)
+        val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes)
+        thr, best_val = choose_threshold(data.pair_modes[val_t].numpy(), val_scores)
+        return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes), "threshold": thr,
+                "val_micro_f1": best_val, "best_epoch": 0, "epochs_run": 0, "options": opts}
+    model, res, opts = train_model(cfg, name, data, fit, val, graph, seed, device=device, progress=progress)
+    x, ei, ea = model_inputs(cfg, data, opts, model, known, graph)
+    return {"proba": predict_pairs(model, x, ei, query, ea).cpu().numpy(), "threshold": cfg.threshold,
+            "val_micro_f1": res.best_val, "best_epoch": res.best_epoch, "epochs_run": res.epochs_run,
+            "options": opts}
+
+
+def _mode_columns(modes: list[str], known: list[str], proba: np.ndarray, threshold: float) -> dict[str, Any]:
+    """One pair's prediction columns: ``known_modes``, ``predicted`` (modes above ``threshold``, best first; both
+    ';'-separated) and ``score_<mode>``."""
+    return {"known_modes": ";".join(known),
+            "predicted": ";".join(modes[j] for j in np.argsort(-proba) if proba[j] > threshold),
+            **{f"score_{m}": round(float(proba[j]), 4) for j, m in enumerate(modes)}}
 
 
 def _check_options(path: Path, name: str, opts: dict[str, Any]) -> None:
@@ -410,7 +436,6 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
-    from gatbio.train import predict_pairs
 
     torch.set_num_threads(cfg.threads)
     dev = resolve_device(cfg.device)
@@ -431,7 +456,6 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
         if graph != "train" and not _uses_graph(opts):
             return None
         t0, c0 = time.perf_counter(), time.process_time()
-        extra: dict[str, Any] = {}
         if opts.get("kind") == "choice":  # per seed, the candidate with the best validation micro-F1
             cands = {c: one(graph, c) for c in opts["among"]}
             chosen = max(opts["among"], key=lambda c: cands[c]["val_micro_f1"])  # first on ties
@@ -440,28 +464,15 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
                         "candidates_val_micro_f1": {c: r["val_micro_f1"] for c, r in cands.items()},
                         "seconds": round(sum(r["seconds"] for r in cands.values()), 3),
                         "cpu_seconds": round(sum(r["cpu_seconds"] for r in cands.values()), 3), "options": opts})
-            write_json(path, row)
-            rows.append(row)
-            return row
-        if opts.get("kind") == "profile_rule":
-            from gatbio.data.pair_features import profile_rule
-
-            thr, best_val = profile_rule_fit(data, sp["fit"], sp["val"])
-            proba = profile_rule(data.pairs, data.pair_modes, train, test_pairs, data.num_nodes)
-            metrics = evaluate_pairs(y_test, proba, thr, subsets)
-            extra = {"threshold_chosen": thr}
-            best_epoch = epochs_run = 0
         else:
-            model, res, opts = train_model(cfg, name, data, sp["fit"], sp["val"], graph, seed, device=dev)
-            x, ei, ea = model_inputs(cfg, data, opts, model, train, graph)
-            proba = predict_pairs(model, x, ei, test_pairs, ea).cpu().numpy()
-            metrics = evaluate_pairs(y_test, proba, cfg.threshold, subsets)
-            best_val, best_epoch, epochs_run = res.best_val, res.best_epoch, res.epochs_run
-        row = {"dataset": cfg.dataset, "split": kind, "seed": seed, "graph": graph, "model": name, **metrics,
-               "val_micro_f1": best_val, "best_epoch": best_epoch, "epochs_run": epochs_run, **extra,
-               "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
-               "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
-               "device": str(dev), "split_file": str(_paths(cfg, kind, seed)[0]), "options": opts}
+            r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev)
+            rule = {"threshold_chosen": r["threshold"]} if opts.get("kind") == "profile_rule" else {}
+            row = {"dataset": cfg.dataset, "split": kind, "seed": seed, "graph": graph, "model": name,
+                   **evaluate_pairs(y_test, r["proba"], r["threshold"], subsets),
+                   "val_micro_f1": r["val_micro_f1"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
+                   **rule, "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
+                   "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
+                   "device": str(dev), "split_file": str(_paths(cfg, kind, seed)[0]), "options": r["options"]}
         write_json(path, row)
         rows.append(row)
         return row
@@ -548,12 +559,10 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     ``known_modes``, ``predicted`` (modes with a probability above ``cfg.threshold``, ';'-separated, best first)
     and ``score_<mode>`` for every mode.
     """
-    import dataclasses
     import sys
 
     from gatbio.data.pair_splits import carve_validation
     from gatbio.device import resolve_device
-    from gatbio.train import predict_pairs
 
     cfg = cfg or InteractionsConfig()
     dev = resolve_device(cfg.device if device is None else device)
@@ -568,25 +577,14 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
     every = list(range(n))
-    if opts.get("kind") == "profile_rule":
-        from gatbio.data.pair_features import profile_rule
-
-        thr, best_val = profile_rule_fit(data, carve["fit"], carve["val"])
-        proba = profile_rule(data.pairs, data.pair_modes, every, query, data.num_nodes)
-        cfg = dataclasses.replace(cfg, threshold=thr)
-    else:
-        best = None
-        for name in opts["among"] if opts.get("kind") == "choice" else [model_name]:
-            model, res, mopts = train_model(cfg, name, data, carve["fit"], carve["val"], "train", seed, device=dev,
-                                            progress=progress)
-            if best is None or res.best_val > best[1].best_val:  # a choice: the best validation micro-F1
-                best = (model, res, mopts, name)
-        model, res, mopts, chosen = best
-        if progress and chosen != model_name:
-            print(f"# {model_name}: chose {chosen} (validation micro-F1 {res.best_val:.3f})", file=sys.stderr)
-        x, ei, ea = model_inputs(cfg, data, mopts, model, every, "train")
-        proba = predict_pairs(model, x, ei, query, ea).cpu().numpy()  # (Q, M)
-        best_val = res.best_val
+    best, chosen = None, model_name
+    for name in opts["among"] if opts.get("kind") == "choice" else [model_name]:
+        r = fit_and_score(cfg, data, name, carve["fit"], carve["val"], every, query, "train", seed, device=dev,
+                          progress=progress)
+        if best is None or r["val_micro_f1"] > best["val_micro_f1"]:  # a choice: the best validation micro-F1
+            best, chosen = r, name
+    if progress and chosen != model_name:
+        print(f"# {model_name}: chose {chosen} (validation micro-F1 {best['val_micro_f1']:.3f})", file=sys.stderr)
     names = [str(n) for n in data.node_names]
     modes = list(data.mode_names)
     lookup = {(int(a), int(b)): i for i, (a, b) in enumerate(data.pairs.tolist())}
@@ -594,12 +592,10 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     for q, (a, b) in enumerate(query.tolist()):
         i = lookup.get((min(a, b), max(a, b)))
         known = [] if i is None else [m for m, v in zip(modes, data.pair_modes[i].tolist(), strict=True) if v]
-        order = [j for j in np.argsort(-proba[q]) if proba[q, j] > cfg.threshold]
         rows.append({"protein_a": names[a], "protein_b": names[b], "known": i is not None,
-                     "known_modes": ";".join(known), "predicted": ";".join(modes[j] for j in order),
-                     **{f"score_{m}": round(float(proba[q, j]), 4) for j, m in enumerate(modes)}})
+                     **_mode_columns(modes, known, best["proba"][q], best["threshold"])})
     df = pd.DataFrame(rows)
-    df.attrs["val_micro_f1"] = best_val
+    df.attrs["val_micro_f1"] = best["val_micro_f1"]
     return df
 
 
@@ -611,10 +607,8 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
     ``score_<mode>``. What a worked example shows; the numbers equal the run's when run on the same device.
     ``profile_rule`` is made too; a ``choice`` model (``gat``) is replaced by the model it chose for this
     (split, seed, graph) in the results, or by its first candidate when there is no result."""
-    from gatbio.data.pair_features import profile_rule
     from gatbio.data.pair_splits import SUBSETS, pair_subsets
     from gatbio.nn.pair_models import model_options
-    from gatbio.train import predict_pairs
 
     data = load_data(cfg) if data is None else data
     sp, run_dir = _split(cfg, data, kind, seed, save=False)
@@ -622,27 +616,18 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
     if opts.get("kind") == "choice":
         done = run_dir / graph / f"{model_name}.json"
         model_name = read_json(done)["chosen"] if is_done(done) else opts["among"][0]
-        opts = model_options(model_name, _settings(cfg), _custom(cfg))
     test = torch.as_tensor(sp["test"])
-    threshold = cfg.threshold
-    if opts.get("kind") == "profile_rule":
-        threshold, _ = profile_rule_fit(data, sp["fit"], sp["val"])
-        proba = profile_rule(data.pairs, data.pair_modes, sp["train"], data.pairs[test], data.num_nodes)
-    else:
-        model, _, opts = train_model(cfg, model_name, data, sp["fit"], sp["val"], graph, seed,
-                                     device=cfg.device if device is None else device)
-        x, ei, ea = model_inputs(cfg, data, opts, model, sp["train"], graph)
-        proba = predict_pairs(model, x, ei, data.pairs[test], ea).cpu().numpy()
+    r = fit_and_score(cfg, data, model_name, sp["fit"], sp["val"], sp["train"], data.pairs[test], graph, seed,
+                      device=cfg.device if device is None else device)
+    threshold = r["threshold"]
     sub = pair_subsets(data.pairs, sp["train"], sp["test"], data.num_nodes)
     names, modes = [str(n) for n in data.node_names], list(data.mode_names)
     rows = []
     for q, (i, (a, b)) in enumerate(zip(sp["test"], data.pairs[test].tolist(), strict=True)):
         known = [m for m, v in zip(modes, data.pair_modes[i].tolist(), strict=True) if v]
-        pred = [modes[j] for j in np.argsort(-proba[q]) if proba[q, j] > threshold]
+        cols = _mode_columns(modes, known, r["proba"][q], threshold)
         rows.append({"pair": int(i), "protein_a": names[a], "protein_b": names[b], "subset": SUBSETS[sub[q]].upper(),
-                     "known_modes": ";".join(known), "predicted": ";".join(pred),
-                     "correct": set(pred) == set(known),
-                     **{f"score_{m}": round(float(proba[q, j]), 4) for j, m in enumerate(modes)}})
+                     **cols, "correct": set(filter(None, cols["predicted"].split(";"))) == set(known)})
     df = pd.DataFrame(rows)
     df.attrs.update({"model": model_name, "threshold": threshold})
     return df
