@@ -21,7 +21,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, read_table, read_text, sniff_separator
+from gatbio.data.tables import check_file, data_head, read_table, read_text, sniff_separator
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -112,15 +112,15 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
 
 
 def _trait_separator(path: Path) -> str:
-    """The field separator of a trait table (:func:`gatbio.data.tables.sniff_separator`); with neither a tab nor a
-    comma, a ``.csv`` name or a single field on the first line means one column per line (species names may hold
-    spaces), else whitespace."""
-    sep = sniff_separator(path)
+    """The field separator of a trait table (:func:`gatbio.data.tables.sniff_separator` on its first 100 data
+    lines); with neither a tab nor a comma, a ``.csv`` name or a single field on the first line means one column
+    per line (species names may hold spaces), else whitespace."""
+    head = data_head(path)
+    sep = sniff_separator(head)
     if sep is not None:
         return sep
     suffixes = [x.lower() for x in path.suffixes if x.lower() not in (".gz", ".bz2", ".xz")]
-    first = next((x for x in read_text(path).split("\n", 200)[:200] if x.strip() and not x.lstrip().startswith("#")), "")
-    if (suffixes and suffixes[-1] == ".csv") or len(first.split()) == 1:
+    if (suffixes and suffixes[-1] == ".csv") or (head and len(head[0].split()) == 1):
         return "\t"  # one column: no tab in any line, so every line is one field
     return r"\s+"
 

@@ -41,6 +41,7 @@ from gatbio.data.tables import (
     MalformedFileError,
     check_file,
     compression_of,
+    data_head,
     data_lines,
     is_header_word,
     note,
@@ -550,7 +551,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
     path = check_file(path)
     if sep is None:
-        sep = sniff_separator(path, comment) or r"\s+"
+        sep = sniff_separator(data_head(path, comment)) or r"\s+"
     index = {str(n): i for i, n in enumerate(node_names)}
     table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
                        known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")

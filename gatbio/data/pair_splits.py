@@ -189,8 +189,9 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
     from what is left (several small regions give a less noisy model choice than one). Seeded by
     ``np.random.default_rng([seed, 1])``, independent of the test split's generator.
 
-    Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int}`` (ascending indices;
-    with several parts, the first part's root and the attempts of all parts).
+    Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int, "val_parts": int}``
+    (ascending indices; with several parts, the first part's root and the attempts of all parts; ``val_parts`` is
+    1 for a random carve).
     """
     if not 0 < fraction < 1:
         raise ValueError(f"val_fraction={fraction}: must be in (0, 1)")
@@ -211,7 +212,7 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
         attempts += local["attempts"]
     val = np.sort(np.concatenate(vals))
     fit = np.sort(rest)
-    return {"fit": fit.tolist(), "val": val.tolist(), "val_root": root, "val_attempts": attempts}
+    return {"fit": fit.tolist(), "val": val.tolist(), "val_root": root, "val_attempts": attempts, "val_parts": parts}
 
 
 def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed: int, test_fraction: float = 0.2,
@@ -223,11 +224,9 @@ def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed
     if val_kind not in VAL_SPLITS:
         raise ValueError(f"val_split={val_kind!r}: choose one of {', '.join(VAL_SPLITS)}")
     sp = gnn_ppi_split(pairs, num_nodes, kind, np.random.default_rng(seed), test_fraction, max_root_pairs)
-    carve = carve_validation(pairs, sp["train"], num_nodes, kind if val_kind == "same" else "random", seed,
-                             val_fraction, max_root_pairs, val_parts)
-    n = len(pairs)
     vk = kind if val_kind == "same" else "random"
-    parts = val_parts if vk != "random" else 1
+    carve = carve_validation(pairs, sp["train"], num_nodes, vk, seed, val_fraction, max_root_pairs, val_parts)
+    n, parts = len(pairs), carve["val_parts"]
     return {"kind": kind, "seed": seed, "num_pairs": n, "test_fraction": test_fraction, "val_fraction": val_fraction,
             "val_split": val_kind, "val_parts": parts, "max_root_pairs": max_root_pairs,
             "protocol": (f"GNN-PPI {kind} split of {n} pairs ({len(sp['test'])} test; numpy default_rng({seed}); an "

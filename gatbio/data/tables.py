@@ -52,7 +52,8 @@ import pandas as pd
 from gatbio._paths import check_input_file
 
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
-           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "sniff_separator", "note"]
+           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "data_head", "sniff_separator",
+           "note"]
 
 log = logging.getLogger("gatbio.data")
 
@@ -187,27 +188,34 @@ def split_fields(text: str, sep: str) -> list[str]:
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
 
 
-def sniff_separator(path: str | Path, comment: str | None = "#", lines: int = 100) -> str | None:
-    """The field separator of a text table from its first ``lines`` data lines: a tab where any line has one, else
-    a comma where any line has one, else ``None`` (whitespace, or one field per line: the caller decides).
-
-    Every line is read, not only the first: a header without a tab or comma above tab- or comma-separated rows
-    would mislead a one-line sniff (``csv.Sniffer`` also guesses from a sample, but it picks a space or a letter on
-    files of gene ids, so it is not used)."""
-    head = []
+def data_head(path: str | Path, comment: str | None = "#", lines: int = 100) -> list[str]:
+    """The first ``lines`` data lines of a (possibly compressed) text file: blank lines and lines starting with
+    ``comment`` are skipped; not UTF-8 text: :func:`read_text`'s error with ``file:line``."""
+    head: list[str] = []
     with open_text(check_file(path)) as fh:
         try:
             for x in fh:
                 if x.strip() and not (comment and x.lstrip().startswith(comment)):
-                    head.append(x)
+                    head.append(x.rstrip("\r\n"))
                     if len(head) >= lines:
                         break
         except UnicodeDecodeError:
             read_text(path)  # the readers' one error: file:line of the first byte that is not UTF-8
             raise
-    if any("\t" in x for x in head):
+    return head
+
+
+def sniff_separator(lines: Sequence[str]) -> str | None:
+    """The field separator of a text table from some of its data lines (:func:`data_head`): a tab where any line
+    has one, else a comma where any line has one, else ``None`` (whitespace, or one field per line: the caller
+    decides).
+
+    Every line is read, not only the first: a header without a tab or comma above tab- or comma-separated rows
+    would mislead a one-line sniff (``csv.Sniffer`` also guesses from a sample, but it picks a space or a letter on
+    files of gene ids, so it is not used)."""
+    if any("\t" in x for x in lines):
         return "\t"
-    if any("," in x for x in head):
+    if any("," in x for x in lines):
         return ","
     return None
 
