@@ -116,7 +116,8 @@ def test_recipe_ablation_options_and_non_networks():
 
 def test_profile_skip_adds_the_profile_rules_logit():
     """With the MLP decoder's last layer zeroed, a profile_skip model's logits are logit(profile_rule's score):
-    the mean of the two proteins' profiles, an unseen protein (seen flag 0) taking the mean profile of the seen."""
+    the mean of the two proteins' profiles, an unseen protein (seen flag 0) taking the mean mode vector of the known
+    pairs (pair_features.profile_prior, shared by both)."""
     from gatbio.data.pair_features import label_profiles, profile_rule
 
     pairs_all = torch.tensor([[0, 1], [1, 2], [3, 4], [0, 2]])
