@@ -3,11 +3,14 @@
 BFS/DFS test sets are whole regions of the network; when a region's mix of modes differs from the training pairs'
 (label shift), every model that leans on the training profiles suffers. For every split file of a results folder
 this prints the fraction of training and test pairs with each mode, the mean number of modes per pair, and the
-total-variation distance between the two normalised mode mixes.
+total-variation distance between the two normalised mode mixes. With ``--scores MODEL ...`` it also prints, per
+model, the Spearman rank correlation between that distance and the model's test micro-F1 over the BFS and DFS
+splits (``runs/<split>/s<seed>/train/<model>.json``).
 
 Usage::
 
     python experiments/shs27k_split_modes.py [RESULTS_DIR]     # default results/shs27k_full
+    python experiments/shs27k_split_modes.py results/shs27k_full --scores profile_rule gat_region seq_mlp
 """
 
 from __future__ import annotations
@@ -42,12 +45,38 @@ def split_modes(results: Path) -> pd.DataFrame:
     return pd.DataFrame(rows).round(3)
 
 
+def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per model: Spearman's rho (and its p-value) between the splits' TV distance and the model's test micro-F1,
+    over the BFS and DFS splits of ``results`` (scipy.stats.spearmanr)."""
+    from scipy.stats import spearmanr
+
+    table = split_modes(results) if table is None else table
+    regions = table[table["split"] != "random"]
+    rows = []
+    for m in models:
+        f1 = []
+        for r in regions.itertuples():
+            p = results / "runs" / r.split / f"s{r.seed}" / "train" / f"{m}.json"
+            if not p.is_file():
+                raise SystemExit(f"{p}: no result of model {m!r} for this split")
+            f1.append(json.loads(p.read_text())["micro_f1"])
+        rho, pval = spearmanr(regions["TV distance"], f1)
+        rows.append({"model": m, "splits": len(f1), "spearman_rho": round(float(rho), 2), "p": round(float(pval), 3)})
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="?", type=Path, default=Path("results/shs27k_full"))
+    ap.add_argument("--scores", nargs="+", metavar="MODEL", default=[],
+                    help="models whose BFS/DFS micro-F1 is rank-correlated with the TV distance")
     a = ap.parse_args(argv)
+    table = split_modes(a.results)
     with pd.option_context("display.width", 250, "display.max_columns", 40):
-        print(split_modes(a.results).to_string(index=False))
+        print(table.to_string(index=False))
+        if a.scores:
+            print()
+            print(shift_correlation(a.results, a.scores, table).to_string(index=False))
     return 0
 
 

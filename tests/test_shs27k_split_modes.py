@@ -1,4 +1,5 @@
-"""experiments/shs27k_split_modes.py: the mode frequencies and the total-variation distance of a saved split."""
+"""experiments/shs27k_split_modes.py (mode mixes of saved splits, their TV distance, its rank correlation with the
+scores) and experiments/shs27k_paired.py (paired differences between models)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,41 @@ def test_split_modes_of_a_known_split(script, data_root, tmp_path, monkeypatch):
 def test_no_split_files_is_a_clear_error(script, tmp_path):
     with pytest.raises(SystemExit, match="no split files"):
         script.split_modes(tmp_path)
+
+
+def _write_run(root, split, seed, model, f1):
+    p = root / "runs" / split / f"s{seed}" / "train" / f"{model}.json"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({"split": split, "seed": seed, "model": model, "micro_f1": f1}))
+
+
+def test_shift_correlation_ranks_distance_against_score(script, tmp_path):
+    import pandas as pd
+
+    table = pd.DataFrame({"split": ["bfs", "bfs", "dfs", "random"], "seed": [0, 1, 0, 0],
+                          "TV distance": [0.1, 0.3, 0.2, 0.01]})
+    for (split, seed), f1 in {("bfs", 0): 0.7, ("bfs", 1): 0.4, ("dfs", 0): 0.6}.items():
+        _write_run(tmp_path, split, seed, "rule", f1)  # larger shift, lower score: rho = -1
+        _write_run(tmp_path, split, seed, "up", 1 - f1)  # the reverse: rho = +1
+    out = script.shift_correlation(tmp_path, ["rule", "up"], table).set_index("model")
+    assert out.loc["rule", "spearman_rho"] == -1.0 and out.loc["up", "spearman_rho"] == 1.0
+    assert out.loc["rule", "splits"] == 3  # the random split is left out
+    with pytest.raises(SystemExit, match="no result of model 'other'"):
+        script.shift_correlation(tmp_path, ["other"], table)
+
+
+def test_paired_differences_per_split_and_seed(tmp_path):
+    paired = experiment_script("shs27k_paired")
+    for seed, (ref, a) in enumerate([(0.60, 0.65), (0.50, 0.45), (0.70, 0.80)]):
+        _write_run(tmp_path, "bfs", seed, "ref", ref)
+        _write_run(tmp_path, "bfs", seed, "a", a)
+    _write_run(tmp_path, "bfs", 3, "ref", 0.9)  # a seed without "a": left out of the pairs
+    row = paired.paired(tmp_path, "ref").iloc[0]
+    assert (row["split"], row["model"], row["seeds"], row["ahead"]) == ("bfs", "a", 3, 2)
+    assert row["delta_mean"] == pytest.approx(np.mean([0.05, -0.05, 0.10]))
+    assert row["delta_std"] == pytest.approx(np.std([0.05, -0.05, 0.10], ddof=1))
+    assert row["per_seed"] == [0.05, -0.05, 0.1]
+    with pytest.raises(SystemExit, match="no results of the reference model 'b'"):
+        paired.paired(tmp_path, "b")
+    with pytest.raises(SystemExit, match="no 'train' results"):
+        paired.paired(tmp_path / "empty", "ref")

@@ -87,7 +87,7 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     # the recipe of issue #15 (gatbio.nn.GATConv): BFS/DFS ("region") and random ("ppi") variants, and the choice
     "gat_region": dict(GAT_PAIRS_DEFAULTS),
     "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0,
-                "profile_skip": False},  # on random splits the rule's logit costs 0.04 (experiments/README)
+                "profile_skip": False},  # on random splits the rule's logit costs 0.009 (experiments/README)
     "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
     # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},

@@ -1,0 +1,70 @@
+"""Paired differences between models of one SHS27k results folder: each model minus a reference model on the same
+split type and seed (micro-F1 on the test pairs), as the ablation and the model comparisons of experiments/README.md
+report them.
+
+For every split type and model this prints the mean ± standard deviation over seeds of ``model - reference``, the
+number of seeds where the model is ahead, and the per-seed differences. Seeds present for only one of the two are
+left out (their number is printed).
+
+Usage::
+
+    python experiments/shs27k_paired.py results/shs27k_ablation --ref gat_region
+    python experiments/shs27k_paired.py results/shs27k_full --ref gat_region --models profile_rule pyg_gat_region gat
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def runs(results: Path, graph: str = "train") -> pd.DataFrame:
+    """``split, seed, model, micro_f1`` of every ``runs/<split>/s<seed>/<graph>/<model>.json``."""
+    rows = []
+    for p in sorted((results / "runs").glob(f"*/s*/{graph}/*.json")):
+        r = json.loads(p.read_text())
+        rows.append({"split": r["split"], "seed": r["seed"], "model": r["model"], "micro_f1": r["micro_f1"]})
+    if not rows:
+        raise SystemExit(f"{results}/runs: no {graph!r} results (run `gatbio protein interactions --config ...`)")
+    return pd.DataFrame(rows)
+
+
+def paired(results: Path, ref: str, models: list[str] | None = None, graph: str = "train") -> pd.DataFrame:
+    """One row per (split type, model): ``delta_mean``, ``delta_std`` (over seeds, ddof 1), ``ahead`` (seeds with
+    a positive difference), ``seeds`` and ``per_seed`` (the differences in seed order)."""
+    df = runs(results, graph)
+    wide = df.pivot_table(index=["split", "seed"], columns="model", values="micro_f1")
+    if ref not in wide:
+        raise SystemExit(f"{results}: no results of the reference model {ref!r}; models: {', '.join(wide.columns)}")
+    out = []
+    for split, part in wide.groupby(level="split", sort=False):
+        for m in models or [c for c in wide.columns if c != ref]:
+            if m not in part:
+                raise SystemExit(f"{results}: no results of model {m!r}; models: {', '.join(wide.columns)}")
+            d = (part[m] - part[ref]).dropna()
+            out.append({"split": split, "model": m, "ref": ref, "delta_mean": d.mean(),
+                        "delta_std": d.std(ddof=1) if len(d) > 1 else np.nan, "ahead": int((d > 0).sum()),
+                        "seeds": len(d), "per_seed": [round(v, 3) for v in d.tolist()]})
+    return pd.DataFrame(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", type=Path)
+    ap.add_argument("--ref", required=True, help="the reference model (differences are model - ref)")
+    ap.add_argument("--models", nargs="+", default=None, help="models to compare (default: all others)")
+    ap.add_argument("--graph", default="train", choices=["train", "all"])
+    a = ap.parse_args(argv)
+    table = paired(a.results, a.ref, a.models, a.graph)
+    table["delta"] = [f"{m:+.3f} ± {s:.3f}" for m, s in zip(table.delta_mean, table.delta_std, strict=True)]
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        print(table[["split", "model", "ref", "delta", "ahead", "seeds", "per_seed"]].to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
