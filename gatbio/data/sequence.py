@@ -58,7 +58,7 @@ from gatbio.data.tables import MalformedFileError, check_file, read_text
 
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
-           "kmer_similarity", "sequence_knn_graph"]
+           "kmer_similarity", "sequence_knn_graph", "residue_matrix"]
 
 #: The 20 standard amino acids, in the order of the composition features.
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
@@ -246,6 +246,33 @@ def _embedding_matrix(embedding: Mapping[str, np.ndarray]) -> np.ndarray:
     return table
 
 
+def _resolve_embedding(embedding: Mapping[str, np.ndarray] | str | Path | None) -> Mapping[str, np.ndarray]:
+    """A ``{letter: vector}`` embedding from a mapping, a file, or ``None`` (``vec5_CTC.txt`` of ``shs27k``)."""
+    if embedding is None:
+        from gatbio.data.sources import require_files
+
+        embedding = require_files("shs27k", ["vec5_CTC.txt"]) / "vec5_CTC.txt"
+    return embedding if isinstance(embedding, Mapping) else read_aa_embedding(embedding)
+
+
+def _embedded_rows(seqs: Sequence[str], embedding: Mapping[str, np.ndarray],
+                   max_len: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows (R, d), seg, starts)``: every residue's embedding row, its sequence and each sequence's start.
+
+    Raises:
+        ValueError: a residue letter without an embedding row (named, with its sequence index).
+    """
+    table = _embedding_matrix(embedding)
+    buf, seg, starts = _concat(seqs, max_len)
+    rows = table[buf]  # (R, d)
+    missing = np.isnan(rows[:, 0])
+    if missing.any():
+        r = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"sequence {int(seg[r])} holds {chr(buf[r])!r}, which has no row in the amino-acid "
+                         f"embedding (letters: {''.join(sorted(embedding))})")
+    return rows, seg, starts
+
+
 def pooled_embedding(seqs: Sequence[str], embedding: Mapping[str, np.ndarray], pool: str = "mean",
                      max_len: int | None = None) -> np.ndarray:
     """``(N, d)``: the per-residue embedding rows pooled over each sequence (``mean``, ``max`` or ``std``).
@@ -255,15 +282,8 @@ def pooled_embedding(seqs: Sequence[str], embedding: Mapping[str, np.ndarray], p
     """
     if pool not in ("mean", "max", "std"):
         raise ValueError(f"pool={pool!r}: choose mean, max or std")
-    table = _embedding_matrix(embedding)
-    buf, seg, starts = _concat(seqs, max_len)
-    rows = table[buf]  # (R, d)
-    missing = np.isnan(rows[:, 0])
-    if missing.any():
-        r = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"sequence {int(seg[r])} holds {chr(buf[r])!r}, which has no row in the amino-acid "
-                         f"embedding (letters: {''.join(sorted(embedding))})")
-    n, d = len(seqs), table.shape[1]
+    rows, seg, starts = _embedded_rows(seqs, embedding, max_len)
+    n, d = len(seqs), rows.shape[1]
     lengths = np.bincount(seg, minlength=n).astype(np.float64)[:, None]  # (N, 1)
     if pool == "max":
         out = np.full((n, d), 0.0)
@@ -310,12 +330,7 @@ def sequence_features(seqs: Sequence[str], kinds: Sequence[str] = ("vec5_mean", 
     if bad or not kinds:
         raise ValueError(f"sequence features {list(kinds)}: choose one or more of {', '.join(FEATURES)}")
     if any(k.startswith("vec5") for k in kinds):
-        if embedding is None:
-            from gatbio.data.sources import require_files
-
-            embedding = require_files("shs27k", ["vec5_CTC.txt"]) / "vec5_CTC.txt"
-        if not isinstance(embedding, Mapping):
-            embedding = read_aa_embedding(embedding)
+        embedding = _resolve_embedding(embedding)
     blocks, names = [], []
     for kind in kinds:
         if kind == "aac":
@@ -337,6 +352,34 @@ def sequence_features(seqs: Sequence[str], kinds: Sequence[str] = ("vec5_mean", 
             blocks.append(block)
             names += [f"{kind}:{j}" for j in range(block.shape[1])]
     return np.concatenate(blocks, axis=1).astype(np.float32), names
+
+
+def residue_matrix(seqs: Sequence[str], embedding: Mapping[str, np.ndarray] | str | Path | None = None,
+                   max_len: int = 2000, standardize: bool = True) -> np.ndarray:
+    r"""The per-residue input of a learnt sequence encoder: ``(N, L, d + 1)`` float32, ``L = min(max_len,
+    longest sequence)``.
+
+    Row ``t`` of sequence ``i`` holds the amino-acid embedding :math:`v(s_t)` of its residue (``vec5_CTC.txt``:
+    ``d = 13``) in the first ``d`` channels and 1 in the last (the *mask* channel); positions past the sequence's
+    end are zero in every channel (zero padding, as PIPR and GNN-PPI pad to 2,000 residues). With ``standardize``
+    the ``d`` embedding channels are shifted and scaled to mean 0, variance 1 over all residues (label-free).
+    Memory: ``4 N L (d + 1)`` bytes (SHS27k, L = 2000: 189 MB).
+
+    Raises:
+        ValueError: ``max_len`` < 1, or a residue without an embedding row (as :func:`pooled_embedding`).
+    """
+    if max_len < 1:
+        raise ValueError(f"max_len={max_len}: give the number of residues to keep (GNN-PPI: 2000)")
+    rows, seg, starts = _embedded_rows(seqs, _resolve_embedding(embedding), max_len)
+    if standardize and len(rows) > 1:
+        sd = rows.std(0)
+        rows = (rows - rows.mean(0)) / np.where(sd > 0, sd, 1.0)
+    n, d = len(seqs), rows.shape[1]
+    pos = np.arange(len(rows)) - starts[seg]  # position of each residue in its sequence
+    out = np.zeros((n, max(int(pos.max()) + 1 if len(pos) else 1, 1), d + 1), dtype=np.float32)
+    out[seg, pos, :d] = rows
+    out[seg, pos, d] = 1.0
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- similarity graph

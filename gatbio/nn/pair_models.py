@@ -23,6 +23,11 @@ GNN-PPI's graph layer; GNN-PPI feeds it a convolutional / recurrent encoding of 
 pooled sequence features), ``"gcn"`` (``GCNConv``) or ``"mlp"`` (a linear layer, no message passing: the
 sequence-only baseline, like PIPR a model of the two sequences alone).
 
+The ``residue_cnn`` kind (preset ``seq_cnn``) is a learnt sequence encoder,
+:class:`gatbio.nn.sequence_encoder.ResidueCNN`, over each protein's residue matrix (PIPR's per-residue
+``vec5_CTC`` rows, as PIPR and GNN-PPI feed their convolutional / recurrent encoders), with the product decoder:
+sequence only, the learnt counterpart of ``seq_mlp``.
+
 Models are built by name from :data:`PAIR_MODELS` (presets of options) by :func:`build_pair_model`; new kinds of
 model register a builder with :func:`register_pair_model` (see its docstring: the extension point).
 
@@ -53,7 +58,8 @@ from torch import Tensor, nn
 
 __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS",
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
-           "uses_pair_inputs", "pair_edge_dim", "TRAIN_OPTIONS"]
+           "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
+           "RESIDUE_CNN_DEFAULTS"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -79,6 +85,13 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
     "lr": 0.003, "patience": 12,
 }
+#: Options of the ``residue_cnn`` kind: a learnt sequence encoder (:class:`gatbio.nn.sequence_encoder.ResidueCNN`)
+#: over each protein's residue matrix (:func:`gatbio.data.sequence.residue_matrix`, ``max_len`` residues), with
+#: the product decoder; sequence only, like ``seq_mlp`` but learnt from the residues instead of fixed features.
+RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
+    "kind": "residue_cnn", "hidden": 128, "channels": 64, "kernel_sizes": [7, 5], "pool": 3, "dropout": 0.1,
+    "decoder_dropout": 0.2, "max_len": 2000, "lr": 0.003,
+}
 #: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
 TRAIN_OPTIONS = ("lr", "weight_decay", "patience", "epochs", "eval_every")
 
@@ -99,6 +112,8 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     "gin": {"conv": "gin", "layers": 1},
     "gcn": {"conv": "gcn"},
     "seq_mlp": {"conv": "mlp"},
+    # a learnt sequence encoder (PIPR / GNN-PPI style, convolutional) instead of seq_mlp's fixed features
+    "seq_cnn": dict(RESIDUE_CNN_DEFAULTS),
 }
 
 #: ``edge_features`` values: per-pair inputs of the message-passing edges.
@@ -273,6 +288,8 @@ def model_options(name: str, settings: dict[str, Any] | None = None,
     kind = preset.get("kind", "encoder")
     if kind == "gat_pairs":  # a complete recipe: the config's shared model settings do not apply
         return {**GAT_PAIRS_DEFAULTS, **preset}
+    if kind == "residue_cnn":
+        return {**RESIDUE_CNN_DEFAULTS, **preset}
     if kind != "encoder":
         return dict(preset)
     return {**MODEL_DEFAULTS, **(settings or {}), **preset}
@@ -314,6 +331,26 @@ def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int)
                       heads=opts["heads"], dropout=opts["dropout"], input_dropout=opts["input_dropout"],
                       attn_dropout=opts["attn_dropout"], edge_dim=1 if ef == "score" else None, **conv_kwargs)
     return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"], edge_features=ef)
+
+
+def uses_residues(options: dict[str, Any]) -> bool:
+    """Whether a model reads each protein's residue matrix (:func:`gatbio.data.sequence.residue_matrix`, its
+    ``max_len``) instead of the fixed sequence features ``x``; such a model passes no message."""
+    return options.get("kind") == "residue_cnn"
+
+
+@register_pair_model("residue_cnn")
+def _build_residue_cnn(opts: dict[str, Any], in_channels: int, num_modes: int) -> PairClassifier:
+    """:class:`gatbio.nn.sequence_encoder.ResidueCNN` + the product decoder; ``in_channels``: the residue
+    embedding size ``d`` (the residue matrix has ``d + 1`` channels with its mask)."""
+    from gatbio.nn.sequence_encoder import ResidueCNN
+
+    unknown = sorted(set(opts) - set(RESIDUE_CNN_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown residue_cnn option(s) {unknown}; it takes {', '.join(sorted(RESIDUE_CNN_DEFAULTS))}")
+    enc = ResidueCNN(in_channels, hidden=opts["hidden"], channels=opts["channels"],
+                     kernel_sizes=tuple(opts["kernel_sizes"]), pool=opts["pool"], dropout=opts["dropout"])
+    return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"])
 
 
 # ----------------------------------------------------------------------------------------------- the #15 recipe

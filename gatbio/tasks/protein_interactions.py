@@ -23,7 +23,8 @@ Graph settings (where messages pass):
   Test proteins of a BFS/DFS split are then isolated: they are predicted from their own sequence.
 - ``all`` (the published setting, "GCA", for comparison only): every pair, test pairs included (their labels
   withheld), in every phase. It tells the model which proteins interact with the test proteins.
-  Models without message passing (``seq_mlp``) do not depend on the graph and run under ``train`` only.
+  Models without message passing (``seq_mlp``, ``seq_cnn``, ``profile_rule``) do not depend on the graph and run
+  under ``train`` only.
 
 Metric (as ``gnn_test.py`` of GNN-PPI): a mode is predicted when its probability exceeds ``threshold`` (0.5);
 **micro-F1** over all (test pair × 7 mode) entries (``sklearn.metrics.f1_score(average="micro")``), macro-F1 over
@@ -43,7 +44,8 @@ Models (:mod:`gatbio.nn.pair_models`):
   on validation (profiles of the fit pairs), then profiles of all training pairs for the test.
 - plain GNN-PPI-style encoders over the standardised sequence features ``x``: ``pyg_gat``, ``gin`` (GNN-PPI's
   graph layer), ``gcn``, ``seq_mlp`` (sequence only, PIPR-like), ``gat_plain`` (:class:`gatbio.nn.GATConv`); all
-  with GNN-PPI's product decoder.
+  with GNN-PPI's product decoder. ``seq_cnn``: sequence only, a convolutional encoder learnt over each protein's
+  residues (:func:`node_features`), the same decoder.
 
 A config adds variants under ``custom_models`` (``{name: {base: gat_region, degree_norm: null}}``) and new kinds
 of model through :func:`gatbio.nn.pair_models.register_pair_model`.
@@ -74,7 +76,7 @@ from gatbio.results import (
 
 __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_runs", "load_data", "evaluate_pairs",
            "train_model", "predict_interactions", "predict_split", "graph_builder", "model_inputs",
-           "fit_and_score", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
+           "fit_and_score", "node_features", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
 
 GRAPHS = ("train", "all")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
@@ -298,6 +300,22 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
                             edge_score=bool(opts["edge_score"]))
 
 
+def node_features(data, opts: dict[str, Any], embedding: str | None = None) -> torch.Tensor:
+    """The node input ``x`` of a model that does not rebuild its inputs: the standardised sequence features
+    ``data.x``, or for a ``residue_cnn`` model the residue matrix of ``data.sequences``
+    (:func:`gatbio.data.sequence.residue_matrix` with the model's ``max_len``; label-free, cached per process)."""
+    from gatbio.nn.pair_models import uses_residues
+
+    if not uses_residues(opts):
+        return data.x
+    from gatbio.data.sequence import residue_matrix
+
+    key = (hash(tuple(data.sequences)), "residues", opts["max_len"], embedding)
+    if key not in _INPUT_CACHE:
+        _INPUT_CACHE[key] = torch.from_numpy(residue_matrix(data.sequences, embedding, opts["max_len"]))
+    return _INPUT_CACHE[key]
+
+
 def model_inputs(cfg: InteractionsConfig, data, opts: dict[str, Any], model, known, graph: str):
     """``(x, edge_index, edge_attr)`` of a trained model when the pairs ``known`` are the known interactions
     (their modes are inputs of ``gat_pairs`` models) under a graph setting (``all``: every pair is an edge)."""
@@ -309,7 +327,7 @@ def model_inputs(cfg: InteractionsConfig, data, opts: dict[str, Any], model, kno
         return graph_builder(data, opts, cfg.embedding).build(known, structure)
     attr = _edge_attr(data, getattr(model, "edge_features", None))
     ei, ea = message_graph(data.pairs, known if graph == "train" else None, attr)
-    return data.x, ei, ea
+    return node_features(data, opts, cfg.embedding), ei, ea
 
 
 def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], val: list[int], graph: str,
@@ -321,7 +339,13 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     config's training settings (:data:`gatbio.nn.pair_models.TRAIN_OPTIONS`).
     """
     from gatbio.data.pair_splits import message_graph
-    from gatbio.nn.pair_models import TRAIN_OPTIONS, build_pair_model, model_options, uses_pair_inputs
+    from gatbio.nn.pair_models import (
+        TRAIN_OPTIONS,
+        build_pair_model,
+        model_options,
+        uses_pair_inputs,
+        uses_residues,
+    )
     from gatbio.train import PairTrainConfig, fit_pairs
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
@@ -344,10 +368,11 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
 
         x = ei = ea = None
     else:
-        model = build_pair_model(opts, data.x.size(1), data.pair_modes.size(1))
+        x = node_features(data, opts, cfg.embedding)
+        in_channels = x.size(-1) - 1 if uses_residues(opts) else x.size(1)  # residues: without the mask channel
+        model = build_pair_model(opts, in_channels, data.pair_modes.size(1))
         attr = _edge_attr(data, getattr(model, "edge_features", None))
         ei, ea = message_graph(data.pairs, fit if graph == "train" else None, attr)
-        x = data.x
     res = fit_pairs(model, x, ei, data.pairs, data.pair_modes, torch.as_tensor(fit), torch.as_tensor(val),
                     _val_score(cfg.threshold), tcfg, edge_attr=ea, seed=seed, progress=progress,
                     device=cfg.device if device is None else device, inputs=inputs)
@@ -405,7 +430,7 @@ def _check_options(path: Path, name: str, opts: dict[str, Any]) -> None:
 
 
 def _uses_graph(opts: dict[str, Any]) -> bool:
-    if opts.get("kind") == "profile_rule":
+    if opts.get("kind") in ("profile_rule", "residue_cnn"):
         return False
     return not (opts.get("kind", "encoder") == "encoder" and opts.get("conv") == "mlp")
 

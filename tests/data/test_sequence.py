@@ -14,6 +14,7 @@ from gatbio.data.sequence import (
     pooled_embedding,
     read_aa_embedding,
     read_sequences,
+    residue_matrix,
     sequence_features,
 )
 
@@ -77,6 +78,25 @@ def test_pooled_embedding_mean_max_std_and_unknown_letter():
     assert pooled_embedding(["AACCC"], emb, "mean", max_len=2) == pytest.approx(np.array([[1.0, 0.0]]))
     with pytest.raises(ValueError, match=r"sequence 0 holds 'W', which has no row"):
         pooled_embedding(["AW"], emb)
+
+
+def test_residue_matrix_rows_mask_padding_and_standardisation():
+    emb = {"A": np.array([1.0, 0.0]), "C": np.array([3.0, 2.0])}
+    r = residue_matrix(["AAC", "C", "CCCCC"], emb, max_len=4, standardize=False)
+    assert r.shape == (3, 4, 3) and r.dtype == np.float32  # L = min(max_len, longest)
+    assert r[:, :, 2].tolist() == [[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1]]  # mask; the 5th C is cut
+    assert r[0, :, :2].tolist() == [[1, 0], [1, 0], [3, 2], [0, 0]] and (r[1, 1:] == 0).all()  # zero padding
+    # the mean of a sequence's rows is its vec5_mean-style pooled embedding
+    assert r[0, :3, :2].mean(0) == pytest.approx(pooled_embedding(["AAC"], emb, "mean")[0])
+    z = residue_matrix(["AAC", "C", "CCCCC"], emb, max_len=4)
+    rows = z[z[:, :, 2] > 0][:, :2]  # the 8 residues kept
+    assert rows.mean(0) == pytest.approx([0, 0], abs=1e-6) and rows.std(0) == pytest.approx([1, 1], abs=1e-6)
+    assert (z[z[:, :, 2] == 0] == 0).all()  # padding stays zero after standardising
+    assert residue_matrix(["AC"], emb, max_len=100).shape == (1, 2, 3)
+    with pytest.raises(ValueError, match=r"sequence 1 holds 'W', which has no row"):
+        residue_matrix(["A", "CW"], emb)
+    with pytest.raises(ValueError, match="max_len=0"):
+        residue_matrix(["A"], emb, max_len=0)
 
 
 def test_sequence_features_concatenate_in_order_with_names(tmp_path):

@@ -101,6 +101,22 @@ def test_recipe_models_build_with_their_own_options_and_are_symmetric(name):
     assert torch.allclose(model.loss(out, y), ref)
 
 
+def test_seq_cnn_reads_residues_and_gives_symmetric_logits():
+    torch.manual_seed(0)
+    x = torch.zeros(4, 9, 4)
+    x[:, :, :3] = torch.randn(4, 9, 3)
+    x[:, :, 3] = (torch.arange(9) < torch.tensor([[9], [4], [7], [2]])).float()  # lengths 9, 4, 7, 2
+    opts = model_options("seq_cnn")
+    assert opts["kind"] == "residue_cnn" and opts["max_len"] == 2000 and opts["lr"] == 0.003
+    model = build_pair_model(model_options("c", custom={"c": {"base": "seq_cnn", "channels": 4, "hidden": 8}}),
+                             3, 7).eval()
+    pairs = torch.tensor([[0, 1], [2, 3]])
+    out = model(x, torch.zeros(2, 0, dtype=torch.long), pairs)
+    assert out.shape == (2, 7) and torch.allclose(out, model(x, None, pairs.flip(1)))
+    with pytest.raises(ValueError, match=r"unknown residue_cnn option\(s\) \['heads'\]"):
+        build_pair_model(model_options("c", custom={"c": {"base": "seq_cnn", "heads": 2}}), 3, 7)
+
+
 def test_recipe_ablation_options_and_non_networks():
     opts = model_options("a", custom={"a": {"base": "gat_region", "edge_modes": False, "degree_norm": None}})
     model = build_pair_model(opts, 41, 7)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from gatbio.cli import main
+from gatbio.nn.pair_models import model_options
 from gatbio.tasks import protein_interactions as pi
 
 MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmod", "reaction")
@@ -108,6 +109,17 @@ def test_profile_rule_baseline_and_choice_errors(files):
     assert not (files / "out/runs/bfs/s0/all/profile_rule.json").exists()  # no graph: train setting only
     with pytest.raises(ValueError, match="'c' is not a trained network"):
         config(files, models="[g]", custom_models="{g: {base: gat, among: [gat_region, c]}, c: {base: profile_rule}}")
+
+
+def test_learnt_sequence_encoder_reads_residues_under_the_train_graph_only(files):
+    cfg = config(files, models="[cnn]", seeds="[0]", splits="[bfs]", epochs=4,
+                 custom_models="{cnn: {base: seq_cnn, channels: 4, hidden: 8, max_len: 50}}")
+    x = pi.node_features(pi.load_data(cfg), model_options("cnn", custom=cfg.custom_models))
+    assert x.shape == (40, 50, 14)  # 60-residue sequences cut to max_len; 13 vec5_CTC channels + the mask
+    pi.run(cfg)
+    row = json.loads((files / "out/runs/bfs/s0/train/cnn.json").read_text())
+    assert row["options"]["kind"] == "residue_cnn" and 0 <= row["micro_f1"] <= 1 and row["epochs_run"] == 4
+    assert not (files / "out/runs/bfs/s0/all/cnn.json").exists()  # no messages: train setting only
 
 
 def test_evaluate_pairs_known_answers():
