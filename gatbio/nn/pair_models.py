@@ -90,7 +90,7 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
 #: the product decoder; sequence only, like ``seq_mlp`` but learnt from the residues instead of fixed features.
 RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
     "kind": "residue_cnn", "hidden": 128, "channels": 64, "kernel_sizes": [7, 5], "pool": 3, "dropout": 0.1,
-    "decoder_dropout": 0.2, "max_len": 2000, "lr": 0.003,
+    "norm": True, "decoder_dropout": 0.2, "max_len": 2000, "lr": 0.003,
 }
 #: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
 TRAIN_OPTIONS = ("lr", "weight_decay", "patience", "epochs", "eval_every")
@@ -349,7 +349,8 @@ def _build_residue_cnn(opts: dict[str, Any], in_channels: int, num_modes: int) -
     if unknown:
         raise ValueError(f"unknown residue_cnn option(s) {unknown}; it takes {', '.join(sorted(RESIDUE_CNN_DEFAULTS))}")
     enc = ResidueCNN(in_channels, hidden=opts["hidden"], channels=opts["channels"],
-                     kernel_sizes=tuple(opts["kernel_sizes"]), pool=opts["pool"], dropout=opts["dropout"])
+                     kernel_sizes=tuple(opts["kernel_sizes"]), pool=opts["pool"], dropout=opts["dropout"],
+                     norm=bool(opts["norm"]))
     return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"])
 
 
