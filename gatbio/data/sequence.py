@@ -31,6 +31,9 @@ Besides these fixed-length features, :func:`sequence_knn_graph` links each prote
 similar sequences (cosine similarity of TF-IDF character k-mer counts): a graph built from the sequences alone,
 without any interaction or label, so it can be used on every protein without leakage.
 
+For a learnt encoder (:class:`gatbio.nn.sequence_encoder.ResidueCNN`), :func:`residue_matrix` keeps the residues
+in order instead: one embedding row per residue, zero padded, with a mask channel.
+
 Residues outside the 20 standard amino acids (``X``, ``U``, ``B``, ...) are skipped by ``aac`` / ``dpc`` / ``ct``
 (a dipeptide or triad containing one is not counted; the denominators count the residues and windows that
 remain) and take their own row of the embedding in ``vec5_*`` (the file has a row for every letter A–Z).
@@ -376,7 +379,8 @@ def residue_matrix(seqs: Sequence[str], embedding: Mapping[str, np.ndarray] | st
         rows = (rows - rows.mean(0)) / np.where(sd > 0, sd, 1.0)
     n, d = len(seqs), rows.shape[1]
     pos = np.arange(len(rows)) - starts[seg]  # position of each residue in its sequence
-    out = np.zeros((n, max(int(pos.max()) + 1 if len(pos) else 1, 1), d + 1), dtype=np.float32)
+    width = int(pos.max()) + 1 if len(pos) else 1
+    out = np.zeros((n, width, d + 1), dtype=np.float32)
     out[seg, pos, :d] = rows
     out[seg, pos, d] = 1.0
     return out
