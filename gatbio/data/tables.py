@@ -52,8 +52,8 @@ import pandas as pd
 from gatbio._paths import check_input_file
 
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
-           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "data_head", "sniff_separator",
-           "note"]
+           "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "data_head",
+           "sniff_separator", "note"]
 
 log = logging.getLogger("gatbio.data")
 

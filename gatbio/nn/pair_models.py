@@ -59,7 +59,7 @@ from torch import Tensor, nn
 __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS",
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
-           "RESIDUE_CNN_DEFAULTS"]
+           "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -115,6 +115,10 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     # a learnt sequence encoder (PIPR / GNN-PPI style, convolutional) instead of seq_mlp's fixed features
     "seq_cnn": dict(RESIDUE_CNN_DEFAULTS),
 }
+
+#: Kinds whose options are a complete recipe: their own defaults, not :data:`MODEL_DEFAULTS` nor a config's shared
+#: model settings (``hidden``, ``dropout``, ...), so those settings do not change the recipe.
+RECIPE_DEFAULTS: dict[str, dict[str, Any]] = {"gat_pairs": GAT_PAIRS_DEFAULTS, "residue_cnn": RESIDUE_CNN_DEFAULTS}
 
 #: ``edge_features`` values: per-pair inputs of the message-passing edges.
 EDGE_FEATURES = (None, "score")
@@ -286,10 +290,8 @@ def model_options(name: str, settings: dict[str, Any] | None = None,
         raise ValueError(f"unknown model {name!r}; choose from {', '.join(list(PAIR_MODELS) + list(custom))} "
                          "(or define it under custom_models)")
     kind = preset.get("kind", "encoder")
-    if kind == "gat_pairs":  # a complete recipe: the config's shared model settings do not apply
-        return {**GAT_PAIRS_DEFAULTS, **preset}
-    if kind == "residue_cnn":
-        return {**RESIDUE_CNN_DEFAULTS, **preset}
+    if kind in RECIPE_DEFAULTS:  # a complete recipe: the config's shared model settings do not apply
+        return {**RECIPE_DEFAULTS[kind], **preset}
     if kind != "encoder":
         return dict(preset)
     return {**MODEL_DEFAULTS, **(settings or {}), **preset}
@@ -316,13 +318,17 @@ def _gatbio_conv_options(opts: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _reject_unknown(opts: dict[str, Any], known, what: str) -> None:
+    """A builder's check: every option of ``opts`` is one of ``known`` (a set option would else be ignored)."""
+    unknown = sorted(set(opts) - set(known))
+    if unknown:
+        raise ValueError(f"unknown {what} option(s) {unknown}; it takes {', '.join(sorted(known))}")
+
+
 @register_pair_model("encoder")
 def _build_encoder_model(opts: dict[str, Any], in_channels: int, num_modes: int) -> PairClassifier:
     """The built-in models: :class:`PairEncoder` + :class:`PairClassifier`."""
-    known = set(MODEL_DEFAULTS)
-    unknown = sorted(set(opts) - known)
-    if unknown:
-        raise ValueError(f"unknown model option(s) {unknown}; the built-in models take {', '.join(sorted(known))}")
+    _reject_unknown(opts, MODEL_DEFAULTS, "model")
     ef = opts["edge_features"]
     if ef not in EDGE_FEATURES:
         raise ValueError(f"edge_features={ef!r}: choose none or score")
@@ -341,14 +347,12 @@ def uses_residues(options: dict[str, Any]) -> bool:
 
 @register_pair_model("residue_cnn")
 def _build_residue_cnn(opts: dict[str, Any], in_channels: int, num_modes: int) -> PairClassifier:
-    """:class:`gatbio.nn.sequence_encoder.ResidueCNN` + the product decoder; ``in_channels``: the residue
-    embedding size ``d`` (the residue matrix has ``d + 1`` channels with its mask)."""
+    """:class:`gatbio.nn.sequence_encoder.ResidueCNN` + the product decoder; ``in_channels``: the channels of the
+    residue matrix, ``d + 1`` (the embedding, then the mask channel)."""
     from gatbio.nn.sequence_encoder import ResidueCNN
 
-    unknown = sorted(set(opts) - set(RESIDUE_CNN_DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown residue_cnn option(s) {unknown}; it takes {', '.join(sorted(RESIDUE_CNN_DEFAULTS))}")
-    enc = ResidueCNN(in_channels, hidden=opts["hidden"], channels=opts["channels"],
+    _reject_unknown(opts, RESIDUE_CNN_DEFAULTS, "residue_cnn")
+    enc = ResidueCNN(in_channels - 1, hidden=opts["hidden"], channels=opts["channels"],
                      kernel_sizes=tuple(opts["kernel_sizes"]), pool=opts["pool"], dropout=opts["dropout"],
                      norm=bool(opts["norm"]))
     return PairClassifier(enc, opts["hidden"], num_modes, dropout=opts["decoder_dropout"])
@@ -478,9 +482,7 @@ class GATPairModel(nn.Module):
 def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> GATPairModel:
     """:class:`GATPairModel` from the ``gat_pairs`` options (:data:`GAT_PAIRS_DEFAULTS`); ``in_channels`` is the
     builder's feature size (sequence block first, then the profile block of ``num_modes + 2`` columns)."""
-    unknown = sorted(set(opts) - set(GAT_PAIRS_DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown gat_pairs option(s) {unknown}; it takes {', '.join(sorted(GAT_PAIRS_DEFAULTS))}")
+    _reject_unknown(opts, GAT_PAIRS_DEFAULTS, "gat_pairs")
     conv_kwargs = _gatbio_conv_options(opts)
     graph = opts["interactions"] or opts["knn"]
     seq = in_channels - (num_modes + 2 if opts["profile"] else 0)

@@ -339,13 +339,7 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     config's training settings (:data:`gatbio.nn.pair_models.TRAIN_OPTIONS`).
     """
     from gatbio.data.pair_splits import message_graph
-    from gatbio.nn.pair_models import (
-        TRAIN_OPTIONS,
-        build_pair_model,
-        model_options,
-        uses_pair_inputs,
-        uses_residues,
-    )
+    from gatbio.nn.pair_models import TRAIN_OPTIONS, build_pair_model, model_options, uses_pair_inputs
     from gatbio.train import PairTrainConfig, fit_pairs
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
@@ -368,9 +362,8 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
 
         x = ei = ea = None
     else:
-        x = node_features(data, opts, cfg.embedding)
-        in_channels = x.size(-1) - 1 if uses_residues(opts) else x.size(1)  # residues: without the mask channel
-        model = build_pair_model(opts, in_channels, data.pair_modes.size(1))
+        x = node_features(data, opts, cfg.embedding)  # (N, F), or residues (N, L, d + 1)
+        model = build_pair_model(opts, x.size(-1), data.pair_modes.size(1))
         attr = _edge_attr(data, getattr(model, "edge_features", None))
         ei, ea = message_graph(data.pairs, fit if graph == "train" else None, attr)
     res = fit_pairs(model, x, ei, data.pairs, data.pair_modes, torch.as_tensor(fit), torch.as_tensor(val),
@@ -430,7 +423,9 @@ def _check_options(path: Path, name: str, opts: dict[str, Any]) -> None:
 
 
 def _uses_graph(opts: dict[str, Any]) -> bool:
-    if opts.get("kind") in ("profile_rule", "residue_cnn"):
+    from gatbio.nn.pair_models import uses_residues
+
+    if opts.get("kind") == "profile_rule" or uses_residues(opts):
         return False
     return not (opts.get("kind", "encoder") == "encoder" and opts.get("conv") == "mlp")
 

@@ -109,12 +109,12 @@ def test_seq_cnn_reads_residues_and_gives_symmetric_logits():
     opts = model_options("seq_cnn")
     assert opts["kind"] == "residue_cnn" and opts["max_len"] == 2000 and opts["lr"] == 0.003
     model = build_pair_model(model_options("c", custom={"c": {"base": "seq_cnn", "channels": 4, "hidden": 8}}),
-                             3, 7).eval()
+                             x.size(-1), 7).eval()  # in_channels: the residue matrix's, mask channel included
     pairs = torch.tensor([[0, 1], [2, 3]])
     out = model(x, torch.zeros(2, 0, dtype=torch.long), pairs)
     assert out.shape == (2, 7) and torch.allclose(out, model(x, None, pairs.flip(1)))
     with pytest.raises(ValueError, match=r"unknown residue_cnn option\(s\) \['heads'\]"):
-        build_pair_model(model_options("c", custom={"c": {"base": "seq_cnn", "heads": 2}}), 3, 7)
+        build_pair_model(model_options("c", custom={"c": {"base": "seq_cnn", "heads": 2}}), 4, 7)
 
 
 def test_recipe_ablation_options_and_non_networks():
