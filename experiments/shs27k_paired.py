@@ -1,5 +1,6 @@
 """Paired differences between models of one SHS27k results folder: each model minus a reference model on the same
-split type and seed (micro-F1 on the test pairs), as the ablation and the model comparisons of experiments/README.md
+split type and seed (micro-F1 on the test pairs, or another metric of the results: ``--metric micro_f1_ns``), as
+the ablation and the model comparisons of experiments/README.md
 report them.
 
 For every split type and model this prints the mean ± standard deviation over seeds of ``model - reference``, the
@@ -10,6 +11,7 @@ Usage::
 
     python experiments/shs27k_paired.py results/shs27k_ablation --ref gat_region
     python experiments/shs27k_paired.py results/shs27k_full --ref gat_region --models profile_rule pyg_gat_region gat
+    python experiments/shs27k_paired.py results/shs27k_seq_cnn --ref seq_mlp --metric micro_f1_ns
 """
 
 from __future__ import annotations
@@ -22,22 +24,26 @@ import numpy as np
 import pandas as pd
 
 
-def runs(results: Path, graph: str = "train") -> pd.DataFrame:
-    """``split, seed, model, micro_f1`` of every ``runs/<split>/s<seed>/<graph>/<model>.json``."""
+def runs(results: Path, graph: str = "train", metric: str = "micro_f1") -> pd.DataFrame:
+    """``split, seed, model, <metric>`` of every ``runs/<split>/s<seed>/<graph>/<model>.json``."""
     rows = []
     for p in sorted((results / "runs").glob(f"*/s*/{graph}/*.json")):
         r = json.loads(p.read_text())
-        rows.append({"split": r["split"], "seed": r["seed"], "model": r["model"], "micro_f1": r["micro_f1"]})
+        if metric not in r:
+            raise SystemExit(f"{p}: no {metric!r} (metrics: micro_f1, macro_f1, micro_f1_bs / _es / _ns)")
+        value = np.nan if r[metric] is None else r[metric]  # a subset without pairs (BS of a BFS split): None
+        rows.append({"split": r["split"], "seed": r["seed"], "model": r["model"], metric: value})
     if not rows:
         raise SystemExit(f"{results}/runs: no {graph!r} results (run `gatbio protein interactions --config ...`)")
     return pd.DataFrame(rows)
 
 
-def paired(results: Path, ref: str, models: list[str] | None = None, graph: str = "train") -> pd.DataFrame:
-    """One row per (split type, model): ``delta_mean``, ``delta_std`` (over seeds, ddof 1), ``ahead`` (seeds with
+def paired(results: Path, ref: str, models: list[str] | None = None, graph: str = "train",
+           metric: str = "micro_f1") -> pd.DataFrame:
+    """One row per (split type, model), differences of ``metric``: ``delta_mean``, ``delta_std`` (over seeds, ddof 1), ``ahead`` (seeds with
     a positive difference), ``seeds`` and ``per_seed`` (the differences in seed order)."""
-    df = runs(results, graph)
-    wide = df.pivot_table(index=["split", "seed"], columns="model", values="micro_f1")
+    df = runs(results, graph, metric)
+    wide = df.pivot_table(index=["split", "seed"], columns="model", values=metric, dropna=False)
     if ref not in wide:
         raise SystemExit(f"{results}: no results of the reference model {ref!r}; models: {', '.join(wide.columns)}")
     out = []
@@ -58,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref", required=True, help="the reference model (differences are model - ref)")
     ap.add_argument("--models", nargs="+", default=None, help="models to compare (default: all others)")
     ap.add_argument("--graph", default="train", choices=["train", "all"])
+    ap.add_argument("--metric", default="micro_f1", help="a metric of the results (default: micro_f1)")
     a = ap.parse_args(argv)
-    table = paired(a.results, a.ref, a.models, a.graph)
+    table = paired(a.results, a.ref, a.models, a.graph, a.metric)
     table["delta"] = [f"{m:+.3f} ± {s:.3f}" for m, s in zip(table.delta_mean, table.delta_std, strict=True)]
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
         print(table[["split", "model", "ref", "delta", "ahead", "seeds", "per_seed"]].to_string(index=False))

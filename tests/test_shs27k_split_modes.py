@@ -40,10 +40,10 @@ def test_no_split_files_is_a_clear_error(script, tmp_path):
         script.split_modes(tmp_path)
 
 
-def _write_run(root, split, seed, model, f1):
+def _write_run(root, split, seed, model, f1, **metrics):
     p = root / "runs" / split / f"s{seed}" / "train" / f"{model}.json"
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps({"split": split, "seed": seed, "model": model, "micro_f1": f1}))
+    p.write_text(json.dumps({"split": split, "seed": seed, "model": model, "micro_f1": f1, **metrics}))
 
 
 def test_shift_correlation_ranks_distance_against_score(script, tmp_path):
@@ -76,3 +76,16 @@ def test_paired_differences_per_split_and_seed(tmp_path):
         paired.paired(tmp_path, "b")
     with pytest.raises(SystemExit, match="no 'train' results"):
         paired.paired(tmp_path / "empty", "ref")
+
+
+def test_paired_differences_of_another_metric(tmp_path):
+    paired = experiment_script("shs27k_paired")
+    for seed, (ref, a) in enumerate([(0.40, 0.47), (0.50, 0.48)]):
+        _write_run(tmp_path, "dfs", seed, "ref", 0.6, micro_f1_ns=ref, micro_f1_bs=None)
+        _write_run(tmp_path, "dfs", seed, "a", 0.6, micro_f1_ns=a, micro_f1_bs=None)
+    row = paired.paired(tmp_path, "ref", metric="micro_f1_ns").iloc[0]
+    assert row["per_seed"] == [0.07, -0.02] and row["ahead"] == 1
+    assert paired.paired(tmp_path, "ref", metric="micro_f1")["delta_mean"].iloc[0] == 0
+    assert paired.paired(tmp_path, "ref", metric="micro_f1_bs")["seeds"].iloc[0] == 0  # no BS pairs: no pairs
+    with pytest.raises(SystemExit, match="no 'recall'"):
+        paired.paired(tmp_path, "ref", metric="recall")
