@@ -103,18 +103,20 @@ def pair(device, **kwargs):
 
 
 def run(conv, x, edge_index, edge_attr=None, bias=None, alpha_loss=True):
-    """Output, attention weights and the gradients of a fixed random loss of both, in ``conv``'s dtype."""
+    """Output, attention weights and the gradients of a fixed random loss of both (with respect to the inputs,
+    the bias and edge features included, and every parameter), in ``conv``'s dtype."""
     dtype = next(conv.parameters()).dtype
     cast = (lambda t: None if t is None else t.to(dtype))  # noqa: E731
     xs = [cast(t).requires_grad_() for t in (x if isinstance(x, tuple) else (x,)) if t is not None]
     xin = xs[0] if not isinstance(x, tuple) else (xs[0], xs[1] if len(xs) > 1 else None)
     b = None if bias is None else cast(bias).requires_grad_()
-    out, (ei, alpha) = conv(xin, edge_index, cast(edge_attr), attn_bias=b, return_attention_weights=True)
+    ea = None if edge_attr is None else cast(edge_attr).requires_grad_()  # edge features from an upstream encoder
+    out, (ei, alpha) = conv(xin, edge_index, ea, attn_bias=b, return_attention_weights=True)
     g = torch.Generator().manual_seed(1)
     loss = (out * torch.randn(out.shape, generator=g).to(out)).sum()
     if alpha_loss:
         loss = loss + (alpha * torch.randn(alpha.shape, generator=g).to(alpha)).sum()
-    inputs = xs + ([b] if b is not None else []) + [p for p in conv.parameters()]
+    inputs = xs + [t for t in (b, ea) if t is not None] + [p for p in conv.parameters()]
     grads = torch.autograd.grad(loss, inputs, allow_unused=True)
     return out, ei, alpha, grads
 
@@ -194,6 +196,15 @@ def test_gat_bipartite_without_target_features(device):
     ei = torch.stack([torch.randint(0, 9, (30,), generator=g), torch.randint(0, 5, (30,), generator=g)]).to(device)
     ref, tri = pair(device, in_channels=(6, 4), out_channels=5, heads=2, add_self_loops=False)
     assert_same(run(ref, (xs, None), ei), run(tri, (xs, None), ei))
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_one_channel_and_one_edge_feature_match_reference(attention, device):
+    """The narrowest tiles: heads of one channel (BLOCK_C = 1) and a single edge feature (BLOCK_D = 1)."""
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = pair(device, in_channels=8, out_channels=1, heads=3, attention=attention, edge_dim=1,
+                    degree_norm="log", temperature="learn")
+    assert_same(run(ref, x, ei, ea[:, :1], bias[:, 0]), run(tri, x, ei, ea[:, :1], bias[:, 0]))
 
 
 def test_gatv2_shared_weights_match_reference(device):
@@ -401,7 +412,7 @@ def test_compiles_without_graph_breaks(backend, device):
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_autocast_low_precision_close_to_float32(attention, dtype, device):
     """Under autocast the projections run in bf16/fp16 and the kernels read them as they are (the
-    interpreter too: the kernels never hand bf16 to tl.dot), accumulating in float32."""
+    interpreter too: the kernels use no tl.dot, whose bf16 is wrong there), accumulating in float32."""
     if device.type == "cpu" and dtype == torch.float16:
         pytest.skip("float16 autocast is checked on the GPU (bfloat16 is CPU autocast's type)")
     x, ei, ea, bias = hub_graph(device)
@@ -457,7 +468,7 @@ def test_int64_indices_match_reference(device, monkeypatch):
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_every_autotune_config_matches_reference(attention, config, monkeypatch):
     """Each configuration the autotuner may pick (edges per block × warps), run on its own: the hub row spans
-    several blocks of the smaller ones, and the GATv2 tl.dot runs in every layout."""
+    several blocks of the smaller ones, and the GATv2 edge-feature products run in every layout."""
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     import triton
@@ -503,7 +514,7 @@ def test_large_graph_matches_reference(attention):
 def test_low_precision_model_close_to_float32(attention, dtype, device):
     """A model cast to bf16/fp16 (no autocast): the kernels read low-precision features, edge features and
     weights and accumulate in float32; outputs within 2e-2 of the float32 model (relative to its largest
-    output), gradients finite and in the model's dtype. In the interpreter: GATv2 in bf16 (the tl.dot kernels)."""
+    output), gradients finite and in the model's dtype. In the interpreter: GATv2 in bf16 (with edge features)."""
     if device.type == "cpu" and (attention, dtype) != ("gatv2", torch.bfloat16):
         pytest.skip("checked on the GPU (the interpreter is slow)")
     x, ei, ea, bias = hub_graph(device, hub_in=300 if device.type == "cuda" else 50)

@@ -1,7 +1,7 @@
 """Ahead-of-time checks of the Triton kernels for an H100 (sm_90), without a GPU.
 
 Run by tests/nn/test_triton_compile.py in a subprocess without ``TRITON_INTERPRET`` (the interpreter's kernels
-cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90``. Two stages:
+cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90|spills``. Three stages:
 
 - ``ttir``: Triton's front end (Python AST → Triton IR) for every kernel and mode with its switches all on,
   all off and toggled one at a time; bf16, fp16 and fp32 features; int32 and int64 index tensors; and the
@@ -10,9 +10,13 @@ cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90``. Two stages:
   offsets are computed in int64, as row offsets (N·H·C: 8.4M nodes × 4 heads × 64 channels), edge-feature
   offsets (E·D: 100M edges × 22 features) and CSR positions near E = 2^31 pass 2^31.
 - ``sm90``: the whole compiler, PTX and Triton's bundled ``ptxas``, for each kernel and mode with every switch
-  on and every switch off (bf16 features; fp32 for the ``tl.dot`` kernels), and every autotune configuration
-  of the GATv2 edge-feature forward and edge gradient at C = 256 (the largest tiles; their shared memory must
-  fit an H100's 227 KiB). Prints each binary's registers, spills and shared memory (``pytest -s``).
+  on and every switch off (bf16 features), and every autotune configuration kept at C = 256 of the GATv2
+  edge-feature forward and edge gradient (the largest tiles; their shared memory must fit an H100's 227 KiB).
+  Prints each binary's registers, spills and shared memory (``pytest -s``; nothing when Triton's cache had it).
+- ``spills``: each kernel and mode, switches all on and all off, float32 features, at C = 64 and C = 256
+  (the benchmark's head widths): at least one autotune configuration that ``attention._prune`` keeps compiles
+  without spilling registers to local memory (slow memory the autotuner would otherwise have to pick from).
+  Needs an empty Triton cache: ptxas reports only what it compiles.
 
 Prints ``ok`` last when every check passed; a failure raises.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import re
 import sys
 
@@ -32,7 +37,7 @@ from triton.compiler import ASTSource
 from gatbio.nn.kernels import attention as K
 
 TARGET = GPUTarget("cuda", 90, 32)
-BLOCKS = dict(BLOCK_E=32, BLOCK_C=64, BLOCK_D=16)
+BLOCKS = dict(BLOCK_E=32, BLOCK_C=64)
 
 # Per kernel: the constexpr switches and, per mode, the ones that mode can turn on (ops._flags).
 MODE_FLAGS = {
@@ -68,7 +73,7 @@ def variants():
                 yield kernel, dict({f: f in on for f in ALL_FLAGS + EXTRA[name]}, MODE=mode), which
     for mode, ea in ((0, False), (1, False), (1, True), (2, False)):
         yield K.attention_bwd_src, dict(MODE=mode, HAS_EA=ea), "all" if ea or mode != 1 else "none"
-    yield K.gatv2_bwd_edges, {}, "all"
+    yield K.gatv2_bwd_edges, dict(BLOCK_D=4), "all"  # 4 edge features, as in the GPU benchmark
 
 
 def make_ttir(kernel, consts: dict, **types) -> str:
@@ -147,19 +152,54 @@ def check_sm90() -> None:
         if which == "mixed":
             continue  # the front end checked the mixed sets; the back end gets all on and all off
         compile_sm90(kernel, dict(consts, **BLOCKS))
-        if which == "all" and consts.get("MODE", 1) == 1 and consts.get("HAS_EA", True):
-            compile_sm90(kernel, dict(consts, **BLOCKS), feature="fp32")  # tl.dot of float32 operands
-    # Every autotune configuration of the GATv2 edge-feature forward and gradient (the tl.dot kernels, the
-    # largest tiles) at the widest head of the issue's benchmark (C = 256).
+    # Every autotune configuration kept at the widest head of the issue's benchmark (C = 256) of the GATv2
+    # edge-feature forward and gradient (the largest tiles).
     for kernel, consts, which in variants():
         if kernel in (K.attention_fwd, K.gatv2_bwd_edges) and which == "all" and consts.get("MODE", 1) == 1:
-            for config in K._CONFIGS:
-                shared = compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=256, BLOCK_D=16),
+            for config in K._prune(K._CONFIGS, {}, BLOCK_C=256):
+                shared = compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=256),
                                       num_warps=config.num_warps)
                 assert shared <= SM90_SHARED, (kernel.fn.__name__, config, shared)
 
 
+def _spills(job) -> tuple:
+    name, consts, config, block_c = job
+    kernel = getattr(K, name)
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log):
+        compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=block_c), num_warps=config.num_warps,
+                     feature="fp32")
+    regs = re.search(r"registers=\['(\d+)'\] spill_bytes=\['(\d+)'\]", log.getvalue())
+    assert regs, f"no ptxas report (was the kernel in Triton's cache?): {log.getvalue()}"
+    return int(regs.group(1)), int(regs.group(2))
+
+
+def check_spills() -> None:
+    """Each kernel variant (switches all on / all off) has, at C = 64 and C = 256, an autotune configuration
+    among those ``_prune`` keeps that ptxas compiles without spilling to local memory. Needs an empty Triton
+    cache (ptxas reports only on a real compile)."""
+    jobs, names = [], []
+    for kernel, consts, which in variants():
+        if which == "mixed":
+            continue
+        for block_c in (64, 256):
+            for config in K._prune(K._CONFIGS, {}, BLOCK_C=block_c):
+                jobs.append((kernel.fn.__name__, consts, config, block_c))  # picklable: the name
+                names.append((kernel.fn.__name__, consts.get("MODE", "-"), which, block_c,
+                               f"E{config.kwargs['BLOCK_E']}w{config.num_warps}"))
+    with multiprocessing.Pool(2) as pool:
+        results = pool.map(_spills, jobs)
+    best: dict = {}
+    for (name, mode, which, block_c, config), (regs, spill) in zip(names, results, strict=True):
+        print(f"spills {name} MODE={mode} {which} C={block_c} {config}: registers={regs} spill={spill}")
+        key = (name, mode, which, block_c)
+        best[key] = min(best.get(key, spill), spill)
+    bad = [key for key, spill in best.items() if spill > 0]
+    assert not bad, f"every kept autotune configuration spills: {bad}"
+    print(f"spills: {len(best)} kernel variants x head widths, each with a configuration that does not spill")
+
+
 if __name__ == "__main__":
     stage = sys.argv[1]
-    {"ttir": check_ttir, "sm90": check_sm90}[stage]()
+    {"ttir": check_ttir, "sm90": check_sm90, "spills": check_spills}[stage]()
     print("ok")

@@ -48,8 +48,25 @@ FEATURE_ARGS = ("v_ptr", "a_src_ptr", "a_dst_ptr", "xr_ptr", "q_ptr", "k_ptr", "
 # Configurations tried on a GPU: edges per block × warps. BLOCK_C is the padded head width (not tuned).
 _CONFIGS = [
     triton.Config({"BLOCK_E": block_e}, num_warps=warps)
-    for block_e, warps in ((16, 1), (16, 2), (32, 2), (32, 4), (64, 4), (64, 8), (128, 8))
+    for block_e, warps in ((8, 4), (16, 1), (16, 2), (16, 4), (16, 8), (32, 2), (32, 4), (64, 4), (64, 8),
+                           (128, 8))
 ]
+# The most values of one (BLOCK_E, BLOCK_C) tile a thread may hold. ptxas (sm_90) spills registers beyond: at
+# C = 256 with all options on, tiles of 128 values per thread spilled up to 70 KB per thread, tiles of 16-32
+# values nothing in most variants (tests/nn/triton_aot.py, stage ``spills``, checks that each kernel variant
+# keeps a configuration without spills).
+_MAX_TILE_PER_THREAD = 64
+
+
+def _prune(configs, named_args, **kwargs):
+    """The configurations whose tile fits :data:`_MAX_TILE_PER_THREAD` values per thread at this head width
+    (all of them up to C = 64; at C = 256 those of 8-16 edges per block), else the one with the smallest."""
+    block_c = {**named_args, **kwargs}["BLOCK_C"]
+
+    def per_thread(config):
+        return config.kwargs["BLOCK_E"] * block_c / (32 * config.num_warps)
+
+    return [c for c in configs if per_thread(c) <= _MAX_TILE_PER_THREAD] or [min(configs, key=per_thread)]
 
 
 # Device functions (called from the kernels). The interpreter re-patches all of triton.language on every
@@ -66,8 +83,9 @@ _ROW_KEY = ("H", "C", "D", "deg_key", "MODE", "HAS_A_DST", "HAS_EDGE_PRE", "HAS_
 
 
 def _tuned(*key: str):
-    """``@triton.autotune`` over :data:`_CONFIGS` (tuned per value of the ``key`` arguments, and per dtype of
-    the tensor arguments) on a GPU, the plain kernel in the interpreter (``ops._launch`` fixes ``BLOCK_E``).
+    """``@triton.autotune`` over :data:`_CONFIGS` that :func:`_prune` keeps (tuned per value of the ``key``
+    arguments, and per dtype of the tensor arguments) on a GPU, the plain kernel in the interpreter
+    (``ops._launch`` fixes ``BLOCK_E``).
 
     The autotuner launches each configuration several times on the same buffers. That is safe here without
     ``reset_to_zero`` / ``restore_value``: no kernel accumulates into its outputs (no atomics; each output
@@ -76,7 +94,8 @@ def _tuned(*key: str):
     tests/nn/test_triton.py launches every kernel twice to check it.
     """
     def decorate(kernel):
-        return kernel if INTERPRET else triton.autotune(configs=_CONFIGS, key=list(key))(kernel)
+        return kernel if INTERPRET else triton.autotune(configs=_CONFIGS, key=list(key),
+                                                        prune_configs_by={"early_config_prune": _prune})(kernel)
     return decorate
 
 
@@ -91,10 +110,24 @@ def _leaky_grad(x, slope):
 
 
 @_device
+def _add_edge_projection(pre, e, emask, h, C, D, offs_c, cmask, ea_ptr, w_ptr):
+    """``pre + e_ij W_e,h`` for a block of edges (BLOCK_E, BLOCK_C): the GATv2 edge term of head h, as D
+    rank-one updates from the (E, D) features and the (H, D, C) projection (its rows stay in L1).
+
+    Not ``tl.dot``: with it (float32, as these sums need), ptxas for sm_90 put the edge-gradient kernel at
+    4-8 KB of register spills per thread in every autotune configuration (C = 64); edge features are few
+    (D = 1..30), so the tensor cores gain little here."""
+    for d in range(D):
+        pre += (tl.load(ea_ptr + e * D + d, mask=emask, other=0.0).to(tl.float32)[:, None]
+                * tl.load(w_ptr + (h * D + d) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)[None, :])
+    return pre
+
+
+@_device
 def _edge_logits(
-    offs, emask, h, H, C, D, offs_c, cmask, offs_d, dmask,
-    nbr_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, k_ptr, bias_ptr, deg_ptr,
-    a_i, x_i, att_h, w_h, lam, inv_tau, slope, inv_sqrt_c,
+    offs, emask, h, H, C, D, offs_c, cmask,
+    nbr_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, w_ptr, k_ptr, bias_ptr, deg_ptr,
+    a_i, x_i, att_h, lam, inv_tau, slope, inv_sqrt_c,
     MODE: tl.constexpr, HAS_EDGE_PRE: tl.constexpr, HAS_EA: tl.constexpr, HAS_BIAS: tl.constexpr,
     LOG_DEG: tl.constexpr,
 ):
@@ -117,9 +150,7 @@ def _edge_logits(
     elif MODE == 1:  # gatv2: a . LeakyReLU(W_l x_j + W_r x_i [+ W_e e_ij])
         pre = rows + x_i[None, :]
         if HAS_EA:
-            ea = tl.load(ea_ptr + e[:, None] * D + offs_d[None, :], mask=emask[:, None] & dmask[None, :],
-                         other=0.0).to(tl.float32)  # (BLOCK_E, BLOCK_D)
-            pre += tl.dot(ea, w_h, input_precision="ieee")  # (BLOCK_E, BLOCK_C): W_e e_ij of head h
+            pre = _add_edge_projection(pre, e, emask, h, C, D, offs_c, cmask, ea_ptr, w_ptr)
         score = tl.sum(_leaky(pre, slope) * att_h[None, :], 1)
     else:  # dot: (W_q x_i).(W_k x_j) / sqrt(C); edge scores arrive in the bias
         pre = tl.load(k_ptr + row_offs, mask=rmask, other=0.0).to(tl.float32)  # key rows
@@ -146,8 +177,8 @@ def _edge_factor(j, e, emask, h, H, d_i, deg_ptr, seed, p_drop, keep_scale,
 
 
 @_device
-def _program_row(ptr_ptr, H, C, D, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr):
-    """This program's row and head, the row's edge range in the CSR, and the channel / edge-feature lanes.
+def _program_row(ptr_ptr, H, C, BLOCK_C: tl.constexpr):
+    """This program's row and head, the row's edge range in the CSR, and the channel lanes.
 
     Program ``pid`` handles row ``pid // H``, head ``pid % H``: the H programs of one row are adjacent in
     the launch order, so they share the row's CSR entries in cache and their gathers together read whole
@@ -155,22 +186,20 @@ def _program_row(ptr_ptr, H, C, D, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr)
     pid = tl.program_id(0).to(tl.int64)
     row = pid // H
     offs_c = tl.arange(0, BLOCK_C)
-    offs_d = tl.arange(0, BLOCK_D)
     # The edge range in int64 (int32 CSR arrays too): every edge position s + arange(BLOCK_E), and every offset
     # computed from it, is 64-bit (E near 2^31 would otherwise wrap around in the last block).
     start = tl.load(ptr_ptr + row).to(tl.int64)
     end = tl.load(ptr_ptr + row + 1).to(tl.int64)
-    return row, pid % H, start, end, offs_c, offs_c < C, offs_d, offs_d < D
+    return row, pid % H, start, end, offs_c, offs_c < C
 
 
 @_device
-def _row_setup(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr,
-               lam_ptr, deg_ptr, seed_ptr, MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EA: tl.constexpr,
-               LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr, BLOCK_C: tl.constexpr,
-               BLOCK_D: tl.constexpr):
+def _row_setup(i, h, H, C, offs_c, cmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, tau_ptr, lam_ptr, deg_ptr,
+               seed_ptr, MODE: tl.constexpr, HAS_A_DST: tl.constexpr, LOG_DEG: tl.constexpr, SYM: tl.constexpr,
+               DROPOUT: tl.constexpr, BLOCK_C: tl.constexpr):
     """What a (target row, head) program loads once: 1/tau_h, lambda_h, d_i, the dropout seed, and the
-    target's own score terms: a_d.x_i (gat), W_r x_i (gatv2) or W_q x_i (dot), the attention vector (gatv2)
-    and head h's (BLOCK_D, BLOCK_C) slice of the edge projection (gatv2)."""
+    target's own score terms: a_d.x_i (gat), W_r x_i (gatv2) or W_q x_i (dot), and the attention vector
+    (gatv2)."""
     inv_tau = 1.0 / tl.load(tau_ptr + h).to(tl.float32)
     lam = 0.0
     if LOG_DEG:
@@ -184,19 +213,15 @@ def _row_setup(i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q
     a_i = 0.0
     x_i = tl.zeros([BLOCK_C], dtype=tl.float32)
     att_h = tl.zeros([BLOCK_C], dtype=tl.float32)
-    w_h = tl.zeros([BLOCK_D, BLOCK_C], dtype=tl.float32)
     if MODE == 0:
         if HAS_A_DST:
             a_i = tl.load(a_dst_ptr + i * H + h).to(tl.float32)
     elif MODE == 1:
         x_i = tl.load(xr_ptr + (i * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
         att_h = tl.load(att_ptr + h * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
-        if HAS_EA:  # w is (H, D, C): row d of head h is contiguous over channels
-            w_h = tl.load(w_ptr + (h * D + offs_d[:, None]) * C + offs_c[None, :],
-                          mask=dmask[:, None] & cmask[None, :], other=0.0).to(tl.float32)
     else:
         x_i = tl.load(q_ptr + (i * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
-    return inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h
+    return inv_tau, lam, d_i, seed, a_i, x_i, att_h
 
 
 @_tuned(*_ROW_KEY, "NEED_ALPHA")
@@ -210,13 +235,13 @@ def attention_fwd(
     MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EDGE_PRE: tl.constexpr, HAS_EA: tl.constexpr,
     HAS_BIAS: tl.constexpr, LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr,
     NEED_ALPHA: tl.constexpr,
-    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr,
 ):
     """out[i, h] = sum_e dropout(softmax(z)_e * f_e) v[j_e, h] and lse[i, h] = logsumexp_e z_e."""
-    i, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(rowptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
-    inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h = _row_setup(
-        i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr, lam_ptr,
-        deg_ptr, seed_ptr, MODE, HAS_A_DST, HAS_EA, LOG_DEG, SYM, DROPOUT, BLOCK_C, BLOCK_D)
+    i, h, start, end, offs_c, cmask = _program_row(rowptr_ptr, H, C, BLOCK_C)
+    inv_tau, lam, d_i, seed, a_i, x_i, att_h = _row_setup(
+        i, h, H, C, offs_c, cmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, tau_ptr, lam_ptr, deg_ptr, seed_ptr,
+        MODE, HAS_A_DST, LOG_DEG, SYM, DROPOUT, BLOCK_C)
 
     m_i = tl.full([], float("-inf"), tl.float32)  # running maximum of the logits
     l_i = tl.zeros([], dtype=tl.float32)  # running sum of exp(z - m_i)
@@ -225,9 +250,9 @@ def attention_fwd(
         offs = s + tl.arange(0, BLOCK_E)
         emask = offs < end
         j, e, z, pre, rows = _edge_logits(
-            offs, emask, h, H, C, D, offs_c, cmask, offs_d, dmask,
-            col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, k_ptr, bias_ptr, deg_ptr,
-            a_i, x_i, att_h, w_h, lam, inv_tau, slope, inv_sqrt_c,
+            offs, emask, h, H, C, D, offs_c, cmask,
+            col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, w_ptr, k_ptr, bias_ptr, deg_ptr,
+            a_i, x_i, att_h, lam, inv_tau, slope, inv_sqrt_c,
             MODE, HAS_EDGE_PRE, HAS_EA, HAS_BIAS, LOG_DEG)
         z = tl.where(emask, z, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(z, 0))
@@ -249,9 +274,9 @@ def attention_fwd(
             offs = s + tl.arange(0, BLOCK_E)
             emask = offs < end
             j, e, z, pre, rows = _edge_logits(
-                offs, emask, h, H, C, D, offs_c, cmask, offs_d, dmask,
-                col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, k_ptr, bias_ptr, deg_ptr,
-                a_i, x_i, att_h, w_h, lam, inv_tau, slope, inv_sqrt_c,
+                offs, emask, h, H, C, D, offs_c, cmask,
+                col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, w_ptr, k_ptr, bias_ptr, deg_ptr,
+                a_i, x_i, att_h, lam, inv_tau, slope, inv_sqrt_c,
                 MODE, HAS_EDGE_PRE, HAS_EA, HAS_BIAS, LOG_DEG)
             alpha = tl.exp(z - lse) * _edge_factor(j, e, emask, h, H, d_i, deg_ptr, seed, p_drop, keep_scale,
                                                    SYM, DROPOUT)
@@ -270,14 +295,14 @@ def attention_bwd_dst(
     MODE: tl.constexpr, HAS_A_DST: tl.constexpr, HAS_EDGE_PRE: tl.constexpr, HAS_EA: tl.constexpr,
     HAS_BIAS: tl.constexpr, LOG_DEG: tl.constexpr, SYM: tl.constexpr, DROPOUT: tl.constexpr,
     HAS_GALPHA: tl.constexpr, NEED_GBIAS: tl.constexpr,
-    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr,
 ):
     """Per target row and head: the weights abar_e (recomputed), the score gradient gs_e, and the row's
     own gradients (a_d.x_i, W_r x_i or W_q x_i; partial sums for tau, lambda and the GATv2 vector a)."""
-    i, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(rowptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
-    inv_tau, lam, d_i, seed, a_i, x_i, att_h, w_h = _row_setup(
-        i, h, H, C, D, offs_c, cmask, offs_d, dmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, w_ptr, tau_ptr, lam_ptr,
-        deg_ptr, seed_ptr, MODE, HAS_A_DST, HAS_EA, LOG_DEG, SYM, DROPOUT, BLOCK_C, BLOCK_D)
+    i, h, start, end, offs_c, cmask = _program_row(rowptr_ptr, H, C, BLOCK_C)
+    inv_tau, lam, d_i, seed, a_i, x_i, att_h = _row_setup(
+        i, h, H, C, offs_c, cmask, a_dst_ptr, xr_ptr, q_ptr, att_ptr, tau_ptr, lam_ptr, deg_ptr, seed_ptr,
+        MODE, HAS_A_DST, LOG_DEG, SYM, DROPOUT, BLOCK_C)
     lse = tl.load(lse_ptr + i * H + h)
     delta = tl.load(delta_ptr + i * H + h)  # sum_e abar_e dL/dabar_e = g_i . out_i (+ alpha terms)
     g_i = tl.load(g_ptr + (i * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
@@ -291,9 +316,9 @@ def attention_bwd_dst(
         offs = s + tl.arange(0, BLOCK_E)
         emask = offs < end
         j, e, z, pre, rows = _edge_logits(
-            offs, emask, h, H, C, D, offs_c, cmask, offs_d, dmask,
-            col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, k_ptr, bias_ptr, deg_ptr,
-            a_i, x_i, att_h, w_h, lam, inv_tau, slope, inv_sqrt_c,
+            offs, emask, h, H, C, D, offs_c, cmask,
+            col_ptr, eid_ptr, v_ptr, a_src_ptr, edge_pre_ptr, ea_ptr, w_ptr, k_ptr, bias_ptr, deg_ptr,
+            a_i, x_i, att_h, lam, inv_tau, slope, inv_sqrt_c,
             MODE, HAS_EDGE_PRE, HAS_EA, HAS_BIAS, LOG_DEG)
         p = tl.where(emask, tl.exp(z - lse), 0.0)
         f = _edge_factor(j, e, emask, h, H, d_i, deg_ptr, seed, p_drop, keep_scale, SYM, DROPOUT)
@@ -341,20 +366,16 @@ def attention_bwd_src(
     gv_ptr, ga_src_ptr, gk_ptr,
     H, C, D, deg_key, slope, inv_sqrt_c,
     MODE: tl.constexpr, HAS_EA: tl.constexpr,
-    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_E: tl.constexpr, BLOCK_C: tl.constexpr,
 ):
     """Per source row and head, over its outgoing edges (the transposed CSR): dL/dv_j = sum_e abar_e g_i,
     plus the source side of the score gradient (a_s.x_j for gat, W_l x_j for gatv2, W_k x_j for dot)."""
-    j, h, start, end, offs_c, cmask, offs_d, dmask = _program_row(colptr_ptr, H, C, D, BLOCK_C, BLOCK_D)
+    j, h, start, end, offs_c, cmask = _program_row(colptr_ptr, H, C, BLOCK_C)
     x_j = tl.zeros([BLOCK_C], dtype=tl.float32)
     att_h = tl.zeros([BLOCK_C], dtype=tl.float32)
-    w_h = tl.zeros([BLOCK_D, BLOCK_C], dtype=tl.float32)
     if MODE == 1:
         x_j = tl.load(v_ptr + (j * H + h) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
         att_h = tl.load(att_ptr + h * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
-        if HAS_EA:
-            w_h = tl.load(w_ptr + (h * D + offs_d[:, None]) * C + offs_c[None, :],
-                          mask=dmask[:, None] & cmask[None, :], other=0.0).to(tl.float32)
 
     acc_v = tl.zeros([BLOCK_C], dtype=tl.float32)
     acc_k = tl.zeros([BLOCK_C], dtype=tl.float32)
@@ -375,9 +396,7 @@ def attention_bwd_src(
         elif MODE == 1:
             pre = x_j[None, :] + tl.load(xr_ptr + row_offs, mask=rmask, other=0.0).to(tl.float32)
             if HAS_EA:
-                ea = tl.load(ea_ptr + e[:, None] * D + offs_d[None, :], mask=emask[:, None] & dmask[None, :],
-                             other=0.0).to(tl.float32)
-                pre += tl.dot(ea, w_h, input_precision="ieee")
+                pre = _add_edge_projection(pre, e, emask, h, C, D, offs_c, cmask, ea_ptr, w_ptr)
             acc_v += tl.sum(gs[:, None] * att_h[None, :] * _leaky_grad(pre, slope), 0)
         else:
             q_rows = tl.load(q_ptr + row_offs, mask=rmask, other=0.0).to(tl.float32)
@@ -413,8 +432,6 @@ def gatv2_bwd_edges(
     for hh in range(H):
         h = tl.cast(hh, tl.int64)  # 64-bit offsets throughout
         att_h = tl.load(att_ptr + h * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
-        w_h = tl.load(w_ptr + (h * D + offs_d[:, None]) * C + offs_c[None, :],
-                      mask=dmask[:, None] & cmask[None, :], other=0.0).to(tl.float32)  # (BLOCK_D, BLOCK_C)
         acc_w = tl.zeros([BLOCK_D, BLOCK_C], dtype=tl.float32)
         for s in range(lo, hi, BLOCK_E):
             e = s + tl.arange(0, BLOCK_E)
@@ -426,13 +443,18 @@ def gatv2_bwd_edges(
                    .to(tl.float32)
                    + tl.load(xr_ptr + (i * H + h)[:, None] * C + offs_c[None, :], mask=rmask, other=0.0)
                    .to(tl.float32))
-            ea_mask = emask[:, None] & dmask[None, :]
-            ea = tl.load(ea_ptr + e[:, None] * D + offs_d[None, :], mask=ea_mask, other=0.0).to(tl.float32)
-            pre += tl.dot(ea, w_h, input_precision="ieee")
+            pre = _add_edge_projection(pre, e, emask, h, C, D, offs_c, cmask, ea_ptr, w_ptr)
             gs = tl.load(gs_ptr + e * H + h, mask=emask, other=0.0)
             g_pre = tl.where(rmask, gs[:, None] * att_h[None, :] * _leaky_grad(pre, slope), 0.0)
-            acc_w += tl.dot(tl.trans(ea), g_pre, input_precision="ieee")  # (BLOCK_D, BLOCK_C)
-            g_ea = tl.dot(g_pre, tl.trans(w_h), input_precision="ieee")  # (BLOCK_E, BLOCK_D)
+            # dW_e += e^T g_pre and de = g_pre W_e^T, one feature d at a time (not tl.dot: see above; with
+            # tl.dot this kernel spilled 4-8 KB per thread in every autotune configuration).
+            g_ea = tl.zeros([BLOCK_E, BLOCK_D], dtype=tl.float32)
+            for d in range(D):
+                ea_d = tl.load(ea_ptr + e * D + d, mask=emask, other=0.0).to(tl.float32)
+                w_d = tl.load(w_ptr + (h * D + d) * C + offs_c, mask=cmask, other=0.0).to(tl.float32)
+                acc_w += tl.where(offs_d[:, None] == d, tl.sum(ea_d[:, None] * g_pre, 0)[None, :], 0.0)
+                g_ea += tl.where(offs_d[None, :] == d, tl.sum(g_pre * w_d[None, :], 1)[:, None], 0.0)
+            ea_mask = emask[:, None] & dmask[None, :]
             ea_offs = e[:, None] * D + offs_d[None, :]
             g_ea += tl.load(gea_ptr + ea_offs, mask=ea_mask & (h > 0), other=0.0)
             tl.store(gea_ptr + ea_offs, g_ea, mask=ea_mask)

@@ -24,9 +24,9 @@ MODES = {"gat": 0, "gatv2": 1, "dot": 2}
 _MAX_EDGE_CHUNKS = 1024
 
 
-def _blocks(C: int, D: int) -> dict:
-    # tl.dot (GATv2 edge projections) needs every dimension >= 16; masks cover the padding.
-    return dict(BLOCK_C=max(16, triton.next_power_of_2(C)), BLOCK_D=max(16, triton.next_power_of_2(max(D, 1))))
+def _blocks(C: int) -> dict:
+    # One head's channels, padded to a power of two (masks cover the padding).
+    return dict(BLOCK_C=triton.next_power_of_2(C))
 
 
 def _launch(kernel, grid, *args, **meta) -> None:
@@ -97,7 +97,7 @@ def attention_op(
                 H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
                 1.0 / math.sqrt(C),
                 **_flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout), NEED_ALPHA=need_alpha,
-                **_blocks(C, D))
+                **_blocks(C))
     return out, lse, alpha
 
 
@@ -130,7 +130,7 @@ def attention_backward_op(
     ph = torch.empty(1, dtype=f32, device=dev)
     g = g.contiguous()
     flags = _flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout)
-    blocks = _blocks(C, D)
+    blocks = _blocks(C)
     w_heads = _w_heads(w_edge, H, C)
     with _on_device(dev):
         # delta_i = sum_e abar_e dL/dabar_e = g_i . out_i (+ the returned weights' own gradient).
@@ -174,7 +174,7 @@ def attention_backward_op(
             _launch(K.gatv2_bwd_edges, (n_chunks,),
                     edge_index[0].contiguous(), edge_index[1].contiguous(), v.contiguous(), xr.contiguous(),
                     att.contiguous(), edge_attr.contiguous(), w_heads, gs, gea, gw_chunks,
-                    E, chunk, H, C, D, float(negative_slope), **blocks)
+                    E, chunk, H, C, D, float(negative_slope), BLOCK_D=triton.next_power_of_2(D), **blocks)
             gw = gw_chunks.sum(0).transpose(1, 2).reshape(H * C, D)  # (H, D, C) → (H*C, D)
         elif flags["HAS_EA"] and need_gedge:
             gea = torch.zeros(0, D, dtype=f32, device=dev)
