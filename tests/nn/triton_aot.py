@@ -14,9 +14,10 @@ cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90|spills``. Thre
   edge-feature forward and edge gradient (the largest tiles; their shared memory must fit an H100's 227 KiB).
   Prints each binary's registers, spills and shared memory (``pytest -s``; nothing when Triton's cache had it).
 - ``spills``: each kernel and mode, switches all on and all off, float32 features, at C = 64 and C = 256
-  (the benchmark's head widths): at least one autotune configuration that ``attention._prune`` keeps compiles
-  without spilling registers to local memory (slow memory the autotuner would otherwise have to pick from).
-  Needs an empty Triton cache: ptxas reports only what it compiles.
+  (the benchmark's head widths), specialised as a GPU compiles them for aligned tensors (``runtime_attrs``):
+  at least one autotune configuration that ``attention._prune`` keeps compiles without spilling registers
+  to local memory (slow memory the autotuner would otherwise have to pick from). Needs an empty Triton
+  cache: ptxas reports only what it compiles.
 
 Prints ``ok`` last when every check passed; a failure raises.
 """
@@ -125,10 +126,20 @@ def check_ttir() -> None:
     print(f"ttir: {n} kernel variants, all integer arithmetic 64-bit")
 
 
-def compile_sm90(kernel, consts: dict, num_warps: int = 4, **types) -> int:
+def runtime_attrs(fn, sig: dict) -> dict:
+    """What Triton's launcher tells the compiler of ordinary arguments: every tensor 16-byte aligned (PyTorch's
+    allocations are) and the head width C a multiple of 16 (64 and 256 here), so loads can be vectorised."""
+    return {(i,): [["tt.divisibility", 16]] for i, name in enumerate(fn.arg_names)
+            if sig[name].startswith("*") or name == "C"}
+
+
+def compile_sm90(kernel, consts: dict, num_warps: int = 4, aligned: bool = False, **types) -> int:
     """Compile to an sm_90 binary, print what ``ptxas -v`` says of it (registers, spill stores; nothing when
-    Triton's cache had it) and return its shared memory in bytes."""
-    src = ASTSource(fn=kernel.fn, signature=signature(kernel.fn, consts, **types), constexprs=consts)
+    Triton's cache had it) and return its shared memory in bytes. ``aligned``: with :func:`runtime_attrs`
+    (the variant a GPU compiles for aligned tensors and C = 64 or 256), else without (any C, any tensor)."""
+    sig = signature(kernel.fn, consts, **types)
+    src = ASTSource(fn=kernel.fn, signature=sig, constexprs=consts,
+                    attrs=runtime_attrs(kernel.fn, sig) if aligned else None)
     log = io.StringIO()
     with knobs.nvidia.scope(), contextlib.redirect_stdout(log):
         knobs.nvidia.dump_ptxas_log = True
@@ -168,7 +179,7 @@ def _spills(job) -> tuple:
     log = io.StringIO()
     with contextlib.redirect_stdout(log):
         compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=block_c), num_warps=config.num_warps,
-                     feature="fp32")
+                     aligned=True, feature="fp32")
     regs = re.search(r"registers=\['(\d+)'\] spill_bytes=\['(\d+)'\]", log.getvalue())
     assert regs, f"no ptxas report (was the kernel in Triton's cache?): {log.getvalue()}"
     return int(regs.group(1)), int(regs.group(2))
