@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The GPU measurements of issues 14-16, in steps that each fit one call of the device tool (10 min at most;
+# a session has 30 min of device time, start-up included, so choose two or three steps per session).
+#
+# Here, from the project's root, bundle what the GPU machine lacks (../shared/GPU.md):
+#   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k
+# then run, on the GPU machine (device tool: carry [".gpu-bundle"]), from the project's root:
+#   bash experiments/gpu_session.sh STEP [STEP ...]
+# Output (logs, JSON, result folders, steps.txt with each step's status and seconds) goes to $OUT, which the
+# device tool brings back, or to results/gpu where OUT is unset. `bash experiments/gpu_session.sh --list`
+# prints the steps and their commands without running anything.
+#
+# Steps (most valuable first) and the issue each measures:
+#   bench        #14  bench_layer.py on 120k, 1M and 10M edges: Triton vs fused, PyG, the floor, bf16, turbo-gnn
+#   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
+#   bench-large  #14  bench_layer.py on 50M and 100M edges
+#   protein      #16  the full protein protocol on CUDA (target <= 3 min)
+#   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min)
+#   robustness   #16  the full robustness sweep (target <= 3 min)
+#   string       #16  protein predict on the generated STRING-scale input (target <= 5 min)
+#   embed        #16  bench_embed.py: the embeddings on CUDA against scipy on the CPU
+#   interactions #15  the SHS27k benchmark on CUDA
+#   quick-cuda   #16  the slow cuda tests: each quick config on CUDA against the CPU run
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-results/gpu}
+PY=${PYTHON:-python3}
+LIMIT=${STEP_LIMIT:-560}  # seconds per step: under the device tool's 600 s per call, with room to copy back
+
+declare -A CMD=(
+  [bench]="$PY experiments/bench_layer.py --device cuda --sizes ppi,1m,10m --impl triton,fused --turbo --json $OUT/bench_layer.json"
+  [tests]="$PY -m pytest -q -n 8 -m 'not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py --junitxml=$OUT/tests.xml"
+  [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
+  [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full"
+  [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full"
+  [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full"
+  [string]="$PY experiments/bench_string_scale.py --device cuda --dir $OUT/string_scale"
+  [embed]="$PY experiments/bench_embed.py --device cuda --json $OUT/bench_embed.json"
+  [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k"
+  [quick-cuda]="$PY -m pytest -q -m 'cuda and slow' tests/test_device_commands.py tests/test_embed.py --junitxml=$OUT/quick_cuda.xml"
+)
+ORDER=(bench tests bench-large protein foodweb robustness string embed interactions quick-cuda)
+
+if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
+  for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done
+  [ $# -eq 0 ] && { echo "usage: bash experiments/gpu_session.sh STEP [STEP ...]" >&2; exit 2; }
+  exit 0
+fi
+for s in "$@"; do
+  [ -n "${CMD[$s]+x}" ] || { echo "unknown step '$s': one of ${ORDER[*]}" >&2; exit 2; }
+done
+
+mkdir -p "$OUT"
+if [ -d .gpu-bundle ]; then  # the line ../shared/GPU.md gives: the carried wheels, the carried data
+  bash .gpu-bundle/setup > "$OUT/setup.log" 2>&1 || { cat "$OUT/setup.log"; exit 1; }
+  export PYTHONPATH=/tmp/site:$PWD GATBIO_DATA=$PWD/.gpu-bundle/data
+fi
+export PYTHONPATH=${PYTHONPATH:-$PWD} MPLBACKEND=Agg PYTHONUNBUFFERED=1
+{ date -u; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1
+  $PY -c "import torch, torch_geometric, triton; print('torch', torch.__version__, 'pyg', torch_geometric.__version__, 'triton', triton.__version__)" 2>&1
+  git log --oneline -1 2>/dev/null; } > "$OUT/machine.txt"
+cat "$OUT/machine.txt"
+
+status=0
+for s in "$@"; do
+  echo "== $s: ${CMD[$s]}"
+  start=$(date +%s)
+  timeout "$LIMIT" bash -c "${CMD[$s]}" > "$OUT/$s.log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  [ $rc -eq 124 ] && note="timed out after ${LIMIT} s" || note="rc $rc"
+  echo "$s: $note, ${secs} s: ${CMD[$s]}" | tee -a "$OUT/steps.txt"
+  tail -n 15 "$OUT/$s.log"
+  [ $rc -eq 0 ] || status=1
+done
+exit $status
