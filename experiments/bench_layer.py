@@ -37,7 +37,8 @@ the first gives the plain row names and the others ``<row>_<impl>``):
     pyg_gatv2  torch_geometric.nn.GATv2Conv (PyG's defaults)
     floor      a linear layer in → H·C plus one CSR sparse-dense product with unit weights
     turbo      ``--turbo``: turbo-gnn's fused ``gatv2_aggr`` (yandex-research/On-Efficient-Scaling-Of-GNNs,
-               ``pip install turbo-gnn``) after two linear projections, when ``turbo_gnn`` imports
+               built from source: ``experiments/gpu_session.sh``, step ``turbo``) after two linear projections,
+               when ``turbo_gnn`` imports; head widths 32, 64, 128 or 256 only
     <row>_bf16 each gatbio row under ``torch.autocast(dtype=torch.bfloat16)`` (same parameters and inputs;
                ``--no-bf16`` skips them), with its output's largest error relative to the float32 output
 Ratios (printed and in ``--json``), e.g. ``10m.gatv2.time_ratio_vs_floor``, ``10m.gat_all.time_ratio_vs_pyg``
@@ -490,12 +491,17 @@ def resolved_impl(impl: str, device, s: Size) -> str:
     return "fused" if big else "reference"
 
 
+# The head widths turbo-gnn's kernels are built for (its csrc dispatch).
+TURBO_HEAD_DIMS = (32, 64, 128, 256)
+
+
 def turbo_available() -> str | None:
     """``None`` when turbo-gnn's ``gatv2_aggr`` imports, else why not."""
     try:
         from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr  # noqa: F401
     except Exception as err:  # ImportError, or a build of it that fails to load its CUDA library
-        return f"turbo_gnn does not import ({type(err).__name__}: {err}); pip install turbo-gnn to add it"
+        return (f"turbo_gnn does not import ({type(err).__name__}: {err}); build it from source: "
+                "experiments/gpu_session.sh, step turbo")
     return None
 
 
@@ -543,15 +549,22 @@ def _gpu_step(row: Row, s: Size, device, x, edge_index, seed: int):
         from torch_geometric.utils import add_self_loops, remove_self_loops
         from turbo_gnn import AdjacencyForwardBackwardWithNodeBuckets, gatv2_aggr
 
+        if C not in TURBO_HEAD_DIMS or H > 64:
+            raise ValueError(f"turbo-gnn's gatv2_aggr takes head widths {TURBO_HEAD_DIMS} and at most 64 heads "
+                             f"(this size: {H} x {C})")
         looped, _ = add_self_loops(remove_self_loops(edge_index)[0], num_nodes=s.nodes)
-        graph = AdjacencyForwardBackwardWithNodeBuckets.from_edge_list(looped.cpu(), num_nodes=s.nodes).to(device)
+        index_dtype = torch.int32 if looped.size(1) < 2**31 else torch.int64  # as gatbio's own CSR
+        graph = AdjacencyForwardBackwardWithNodeBuckets.from_edge_list(looped.cpu(), num_nodes=s.nodes,
+                                                                       index_dtype=index_dtype).to(device)
         del looped
-        att = torch.nn.Parameter(0.1 * torch.randn(H, C, generator=g, device=device))
+        # The attention vector on the module, so that zero_grad clears its gradient after each step too.
+        module.register_parameter("att", torch.nn.Parameter(0.1 * torch.randn(H, C, generator=g, device=device)))
 
         def forward():
             h = module(x)  # (N, 2*H*C): W_l x and W_r x
             x_l, x_r = h[:, :H * C].view(-1, H, C), h[:, H * C:].view(-1, H, C)
-            return gatv2_aggr(graph, x_r, x_neighbors=x_l, attention_weights=att, negative_slope=0.2)
+            # (N, H, C): the target's features x_r score, the sources' x_l are aggregated (PyG's GATv2Conv)
+            return gatv2_aggr(graph, x_r, x_neighbors=x_l, attention_weights=module.att, negative_slope=0.2)
     else:
         def forward():
             return module(x, edge_index)

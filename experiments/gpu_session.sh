@@ -11,6 +11,8 @@
 # prints the steps and their commands without running anything.
 #
 # Steps (most valuable first) and the issue each measures:
+#   turbo        #14  builds turbo-gnn from the carried source (bash experiments/turbo_gnn.sh bundle SRC, here),
+#                     ~3 min; its wheel comes back in $OUT/turbo: put it in .gpu-bundle/whl for later calls
 #   bench        #14  bench_layer.py on 120k, 1M and 10M edges: Triton vs fused, PyG, the floor, bf16, turbo-gnn
 #   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
@@ -28,6 +30,7 @@ PY=${PYTHON:-python3}
 LIMIT=${STEP_LIMIT:-560}  # seconds per step: under the device tool's 600 s per call, with room to copy back
 
 declare -A CMD=(
+  [turbo]="bash experiments/turbo_gnn.sh build $OUT/turbo"
   [bench]="$PY experiments/bench_layer.py --device cuda --sizes ppi,1m,10m --impl triton,fused --turbo --json $OUT/bench_layer.json"
   [tests]="$PY -m pytest -q -n 8 -m 'not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py --junitxml=$OUT/tests.xml"
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
@@ -39,7 +42,7 @@ declare -A CMD=(
   [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k"
   [quick-cuda]="$PY -m pytest -q -m 'cuda and slow' tests/test_device_commands.py tests/test_embed.py --junitxml=$OUT/quick_cuda.xml"
 )
-ORDER=(bench tests bench-large protein foodweb robustness string embed interactions quick-cuda)
+ORDER=(turbo bench tests bench-large protein foodweb robustness string embed interactions quick-cuda)
 
 if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
   for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done

@@ -40,9 +40,9 @@ def parses(main, argv: list[str]) -> argparse.Namespace:
 
 def test_every_step_is_listed_with_its_command():
     s = steps()
-    assert list(s) == ["bench", "tests", "bench-large", "protein", "foodweb", "robustness", "string", "embed",
+    assert list(s) == ["turbo", "bench", "tests", "bench-large", "protein", "foodweb", "robustness", "string", "embed",
                        "interactions", "quick-cuda"]
-    assert all(cmd[0] == "python3" for cmd in s.values())
+    assert all(cmd[0] == ("bash" if name == "turbo" else "python3") for name, cmd in s.items())
     assert all(any("OUTDIR/" in a for a in cmd) for cmd in s.values())  # everything lands in $OUT
 
 
@@ -56,7 +56,10 @@ def test_an_unknown_step_is_refused_before_anything_runs(tmp_path):
 def test_every_command_parses():
     for name, cmd in steps().items():
         args = cmd[1:]
-        if args[:2] == ["-m", "gatbio.cli"]:
+        if cmd[0] == "bash":
+            assert (REPO / args[0]).is_file(), name
+            subprocess.run(["bash", "-n", str(REPO / args[0])], check=True)  # its syntax
+        elif args[:2] == ["-m", "gatbio.cli"]:
             ns = build_parser().parse_args(args[2:])
             assert ns.device == "cuda", name
             assert (REPO / ns.config).is_file(), name
@@ -69,3 +72,30 @@ def test_every_command_parses():
             assert script.startswith("experiments/") and (REPO / script).is_file(), name
             ns = parses(experiment_script(script[len("experiments/"):-3]).main, args[1:])
             assert ns.device == "cuda", name
+
+
+def test_turbo_bundle_copies_the_source_and_build_refuses_without_it(tmp_path):
+    """``turbo_gnn.sh bundle`` takes the build files of a turbo-gnn repository (here a stand-in with its
+    layout) into the bundle; ``build`` without them says what to run instead of failing in pip."""
+    src = tmp_path / "turbo"
+    for f in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "csrc/gatv2/k.cu",
+              "turbo_gnn/__init__.py", "scripts/not_needed.py"):
+        (src / f).parent.mkdir(parents=True, exist_ok=True)
+        (src / f).write_text(f)
+    git = ["git", "-C", str(src), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "BUNDLE": str(bundle), "TURBO_NO_NINJA": "1", "HOME": str(tmp_path)}
+    script = str(REPO / "experiments" / "turbo_gnn.sh")
+    r = subprocess.run(["bash", script, "bundle", str(src)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (bundle / "turbo" / "csrc" / "gatv2" / "k.cu").read_text() == "csrc/gatv2/k.cu"
+    assert (bundle / "turbo" / "turbo_gnn" / "__init__.py").is_file()
+    assert not (bundle / "turbo" / "scripts").exists()
+    assert len((bundle / "turbo" / "COMMIT").read_text().strip()) == 40
+    r = subprocess.run(["bash", script, "build", str(tmp_path / "out")], capture_output=True, text=True,
+                       env={**env, "BUNDLE": str(tmp_path / "empty")})
+    assert r.returncode == 1 and "turbo_gnn.sh bundle SRC" in r.stderr
