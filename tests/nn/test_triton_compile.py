@@ -84,3 +84,8 @@ def test_every_kernel_has_a_configuration_without_spills(tmp_path):
     the edge-gradient kernel spilled 4-8 KB per thread in every configuration)."""
     out = run_stage("spills", cache_dir=tmp_path)
     assert "each with a configuration that does not spill" in out
+
+
+def test_the_autotuners_prune_tiles_too_large_for_the_registers():
+    out = run_stage("prune")
+    assert "keep tiles of at most 64 values per thread" in out

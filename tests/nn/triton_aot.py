@@ -1,7 +1,7 @@
 """Ahead-of-time checks of the Triton kernels for an H100 (sm_90), without a GPU.
 
 Run by tests/nn/test_triton_compile.py in a subprocess without ``TRITON_INTERPRET`` (the interpreter's kernels
-cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90|spills``. Three stages:
+cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90|spills|prune``. Four stages:
 
 - ``ttir``: Triton's front end (Python AST → Triton IR) for every kernel and mode with its switches all on,
   all off and toggled one at a time; bf16, fp16 and fp32 features; int32 and int64 index tensors; and the
@@ -18,6 +18,7 @@ cannot be compiled), as ``python tests/nn/triton_aot.py ttir|sm90|spills``. Thre
   at least one autotune configuration that ``attention._prune`` keeps compiles without spilling registers
   to local memory (slow memory the autotuner would otherwise have to pick from). Needs an empty Triton
   cache: ptxas reports only what it compiles.
+- ``prune``: the four kernels' autotuners (the objects a GPU launches) apply ``attention._prune``.
 
 Prints ``ok`` last when every check passed; a failure raises.
 """
@@ -210,7 +211,19 @@ def check_spills() -> None:
     print(f"spills: {len(best)} kernel variants x head widths, each with a configuration that does not spill")
 
 
+def check_prune() -> None:
+    """The autotuners of all four kernels (what a GPU launches) apply ``_prune`` to the head width's tile."""
+    for name in ("attention_fwd", "attention_bwd_dst", "attention_bwd_src", "gatv2_bwd_edges"):
+        tuner = getattr(K, name)
+        tuner.nargs = {}
+        wide = [(c.kwargs["BLOCK_E"], c.num_warps) for c in tuner.prune_configs({"BLOCK_C": 256})]
+        assert wide == [(8, 4), (16, 2), (16, 4), (16, 8), (32, 4), (64, 8)], (name, wide)
+        assert tuner.prune_configs({"BLOCK_C": 64}) == K._CONFIGS, name
+        tuner.nargs = None
+    print("prune: the autotuners keep tiles of at most 64 values per thread")
+
+
 if __name__ == "__main__":
     stage = sys.argv[1]
-    {"ttir": check_ttir, "sm90": check_sm90, "spills": check_spills}[stage]()
+    {"ttir": check_ttir, "sm90": check_sm90, "spills": check_spills, "prune": check_prune}[stage]()
     print("ok")
