@@ -134,10 +134,12 @@ def runtime_attrs(fn, sig: dict) -> dict:
             if sig[name].startswith("*") or name == "C"}
 
 
-def compile_sm90(kernel, consts: dict, num_warps: int = 4, aligned: bool = False, **types) -> int:
-    """Compile to an sm_90 binary, print what ``ptxas -v`` says of it (registers, spill stores; nothing when
-    Triton's cache had it) and return its shared memory in bytes. ``aligned``: with :func:`runtime_attrs`
-    (the variant a GPU compiles for aligned tensors and C = 64 or 256), else without (any C, any tensor)."""
+def compile_sm90(kernel, consts: dict, num_warps: int = 4, aligned: bool = False, quiet: bool = False,
+                 **types) -> dict:
+    """Compile to an sm_90 binary; returns ``{"shared": bytes, "registers": int, "spill": bytes}`` from the
+    binary and ``ptxas -v`` (registers and spill ``None`` when Triton's cache had the binary: ptxas did not
+    run), printed unless ``quiet``. ``aligned``: with :func:`runtime_attrs` (the variant a GPU compiles for
+    aligned tensors and C = 64 or 256), else without (any C, any tensor)."""
     sig = signature(kernel.fn, consts, **types)
     src = ASTSource(fn=kernel.fn, signature=sig, constexprs=consts,
                     attrs=runtime_attrs(kernel.fn, sig) if aligned else None)
@@ -145,14 +147,17 @@ def compile_sm90(kernel, consts: dict, num_warps: int = 4, aligned: bool = False
     with knobs.nvidia.scope(), contextlib.redirect_stdout(log):
         knobs.nvidia.dump_ptxas_log = True
         binary = triton.compile(src, target=TARGET, options=dict(num_warps=num_warps))
-    regs = re.findall(r"Used (\d+) registers", log.getvalue())
-    spills = re.findall(r"(\d+) bytes spill stores", log.getvalue())
-    blocks = {k: v for k, v in consts.items() if k.startswith("BLOCK")}
-    switches = sorted(k for k, v in consts.items() if v is True)
-    print(f"sm90 {kernel.fn.__name__} MODE={consts.get('MODE', '-')} {blocks} warps={num_warps} "
-          f"{types or ''} on={switches}: registers={regs} spill_bytes={spills} "
-          f"shared={binary.metadata.shared}", flush=True)
-    return binary.metadata.shared
+    regs = re.search(r"Used (\d+) registers", log.getvalue())
+    spill = re.search(r"(\d+) bytes spill stores", log.getvalue())
+    got = {"shared": binary.metadata.shared, "registers": regs and int(regs.group(1)),
+           "spill": spill and int(spill.group(1))}
+    if not quiet:
+        blocks = {k: v for k, v in consts.items() if k.startswith("BLOCK")}
+        switches = sorted(k for k, v in consts.items() if v is True)
+        print(f"sm90 {kernel.fn.__name__} MODE={consts.get('MODE', '-')} {blocks} warps={num_warps} "
+              f"{types or ''} on={switches}: registers={got['registers']} spill_bytes={got['spill']} "
+              f"shared={got['shared']}", flush=True)
+    return got
 
 
 # The largest dynamic shared memory of one block on an H100 (227 KiB).
@@ -170,20 +175,16 @@ def check_sm90() -> None:
         if kernel in (K.attention_fwd, K.gatv2_bwd_edges) and which == "all" and consts.get("MODE", 1) == 1:
             for config in K._prune(K._CONFIGS, {}, BLOCK_C=256):
                 shared = compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=256),
-                                      num_warps=config.num_warps)
+                                      num_warps=config.num_warps)["shared"]
                 assert shared <= SM90_SHARED, (kernel.fn.__name__, config, shared)
 
 
 def _spills(job) -> tuple:
     name, consts, config, block_c = job
-    kernel = getattr(K, name)
-    log = io.StringIO()
-    with contextlib.redirect_stdout(log):
-        compile_sm90(kernel, dict(consts, **config.kwargs, BLOCK_C=block_c), num_warps=config.num_warps,
-                     aligned=True, feature="fp32")
-    regs = re.search(r"registers=\['(\d+)'\] spill_bytes=\['(\d+)'\]", log.getvalue())
-    assert regs, f"no ptxas report (was the kernel in Triton's cache?): {log.getvalue()}"
-    return int(regs.group(1)), int(regs.group(2))
+    got = compile_sm90(getattr(K, name), dict(consts, **config.kwargs, BLOCK_C=block_c),
+                       num_warps=config.num_warps, aligned=True, quiet=True, feature="fp32")
+    assert got["spill"] is not None, "no ptxas report: was the kernel in Triton's cache?"
+    return got["registers"], got["spill"]
 
 
 def check_spills() -> None:
