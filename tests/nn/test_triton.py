@@ -325,6 +325,19 @@ def test_clear_errors(monkeypatch):
         conv(x, ei)
 
 
+def test_triton_lookup_is_made_once_at_import(monkeypatch):
+    """GATConv.forward asks ``KN.available()`` on every call, inside torch.compile's trace too; torch 2.11's dynamo
+    refuses to trace ``importlib.util.find_spec`` (seen there: a graph break, an error with ``fullgraph=True``),
+    so the answer must not look anything up."""
+    import importlib.util
+
+    def find_spec(*args, **kwargs):
+        raise AssertionError("available() looked triton up again")
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    assert conv_module.KN.available() is True
+
+
 def test_plan_is_built_once_per_graph(device, monkeypatch):
     x, ei, _, _ = hub_graph(device)
     conv = GATConv(8, 4, impl="triton").to(device)

@@ -104,7 +104,12 @@ from gatbio.nn.kernels.plan import CSRPlan
 __all__ = ["CSRPlan", "available"]
 
 
+# Looked up once, at import: GATConv.forward asks on every call, and torch.compile must not trace
+# importlib.util.find_spec (torch 2.11's dynamo refuses to: a graph break, an error under fullgraph=True).
+_AVAILABLE = importlib.util.find_spec("triton") is not None
+
+
 def available() -> bool:
     """Whether the ``triton`` package can be imported (it ships with CUDA builds of PyTorch)."""
-    return importlib.util.find_spec("triton") is not None
+    return _AVAILABLE
 
