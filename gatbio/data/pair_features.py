@@ -13,6 +13,18 @@ Label profile (:func:`label_profiles`), per protein :math:`v` with message pairs
 
 (zeros for a protein without message pairs: a new protein of a BFS/DFS test region).
 
+Homology imputation (:func:`impute_profiles`, optional): a protein without message pairs takes the
+similarity-weighted mean profile of its ``k`` most similar proteins *with* message pairs,
+
+.. math::
+    p_v = \frac{\sum_{u \in \mathcal{N}_k(v)} s_{vu}\, p_u}{\sum_{u \in \mathcal{N}_k(v)} s_{vu}}, \qquad
+    \mathcal{N}_k(v) = \operatorname{top-}k_{u:\, s_u = 1}\, s_{vu},
+
+with :math:`s_{vu}` a label-free sequence similarity (TF-IDF 4-mer cosine,
+:func:`gatbio.data.sequence.kmer_similarity`); its degree and seen flag stay 0. Homologous proteins tend to share
+interaction modes, so this is "annotation transfer by homology" (as for function prediction, e.g. BLAST best hits)
+applied to the mode profile; it is what lets the profile of a BFS/DFS test protein be anything but the global mean.
+
 Supervision schemes (:func:`supervision_split`, drawn again every epoch):
 
 - ``none``: every fit pair is both a message and supervised (the plain GNN-PPI setting; the model's inputs then
@@ -42,7 +54,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["SUPERVISION", "label_profiles", "profile_prior", "supervision_split", "PairGraphBuilder", "profile_rule",
+__all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split", "PairGraphBuilder", "profile_rule",
            "choose_threshold", "sequence_block"]
 
 SUPERVISION = ("none", "node", "edge", "mix")
@@ -65,13 +77,33 @@ def label_profiles(pairs: Tensor, modes: Tensor, msg_idx, num_nodes: int,
     return torch.cat([prof, torch.log1p(deg)[:, None], (deg > 0).float()[:, None]], dim=1)
 
 
+def impute_profiles(block: Tensor, similarity: Tensor, neighbors: int) -> Tensor:
+    """A :func:`label_profiles` block ``(N, M + 2)`` whose unseen proteins (no message pairs) take the
+    ``similarity``-weighted mean profile of their ``neighbors`` most similar seen proteins (module docstring);
+    ``similarity``: ``(N, N)``, label-free. Degree and seen columns are unchanged; ``neighbors=0``: no change."""
+    m = block.size(1) - 2
+    seen = block[:, m + 1] > 0  # (N,)
+    unseen = (~seen).nonzero().squeeze(1)  # (U,)
+    k = min(int(neighbors), int(seen.sum()))
+    if k < 1 or len(unseen) == 0:
+        return block
+    sim = torch.as_tensor(similarity).to(block.device, block.dtype)
+    w, j = sim[unseen][:, seen].topk(k, dim=1)  # (U, k): the k most similar seen proteins
+    w = w.clamp_min(0) + 1e-12  # a negative similarity gives no weight; all-zero rows fall back to the plain mean
+    imputed = (w[..., None] * block[seen, :m][j]).sum(1) / w.sum(1, keepdim=True)  # (U, M)
+    out = block.clone()
+    out[unseen, :m] = imputed
+    return out
+
+
 def profile_prior(block: Tensor) -> Tensor:
     """``(N, M)`` from a :func:`label_profiles` block ``(N, M + 2)``: each protein's profile, or for a protein
-    without message pairs the mean mode vector of the message pairs (the degree-weighted mean of the profiles)."""
+    without message pairs and without an imputed profile (:func:`impute_profiles`) the mean mode vector of the
+    message pairs (the degree-weighted mean of the profiles)."""
     m = block.size(1) - 2
     prof, deg, seen = block[:, :m], torch.expm1(block[:, m:m + 1]), block[:, m + 1:] > 0  # degree from log(1 + d)
     mean = (prof * deg).sum(0) / deg.sum().clamp(min=1e-12)  # (M,)
-    return torch.where(seen, prof, mean)
+    return torch.where(seen | (prof.sum(1, keepdim=True) > 0), prof, mean)
 
 
 def supervision_split(fit_idx, pairs, scheme: str, rng: np.random.Generator, node_fraction: float = 0.2,
@@ -119,6 +151,8 @@ class PairGraphBuilder:
         knn_index, knn_weight: the sequence-similarity graph (:func:`gatbio.data.sequence.sequence_knn_graph`;
             ``None``: no kNN edges).
         profile: append the label profile block (:func:`label_profiles`).
+        impute_similarity, impute_neighbors: impute the profiles of proteins without message pairs from their
+            ``impute_neighbors`` most similar seen proteins (:func:`impute_profiles`; ``0``: no imputation).
         interactions: message pairs are edges. edge_type / edge_modes / edge_score: the edge feature blocks
             (``edge_score`` gives two columns: STRING score, k-mer similarity).
     """
@@ -129,6 +163,8 @@ class PairGraphBuilder:
     x_seq: Tensor | None
     knn_index: Tensor | None = None
     knn_weight: Tensor | None = None
+    impute_similarity: Tensor | None = None
+    impute_neighbors: int = 0
     profile: bool = True
     interactions: bool = True
     edge_type: bool = True
@@ -161,7 +197,10 @@ class PairGraphBuilder:
         msg = _idx(msg_idx)
         x = self.x_seq if self.x_seq is not None else torch.ones(n, 1)
         if self.profile:
-            x = torch.cat([x, label_profiles(self.pairs, self.modes, msg, n)], dim=1)  # (N, F)
+            block = label_profiles(self.pairs, self.modes, msg, n)  # (N, M + 2)
+            if self.impute_neighbors and self.impute_similarity is not None:
+                block = impute_profiles(block, self.impute_similarity, self.impute_neighbors)
+            x = torch.cat([x, block], dim=1)  # (N, F)
         eis, eas = [], []
         if self.interactions:
             labelled = torch.ones(len(msg), dtype=torch.bool)
@@ -198,13 +237,17 @@ class PairGraphBuilder:
         return x, ei, ea
 
 
-def profile_rule(pairs, modes, known_idx, query_pairs, num_nodes: int) -> np.ndarray:
+def profile_rule(pairs, modes, known_idx, query_pairs, num_nodes: int, similarity=None,
+                 neighbors: int = 0) -> np.ndarray:
     """``(Q, M)`` scores of the protein pairs ``query_pairs`` ``(Q, 2)``: the mean of the two proteins' mode
     profiles over the known pairs ``known_idx`` (indices into ``pairs`` / ``modes``); a protein without known pairs
-    takes the mean mode vector of the known pairs."""
+    takes the mean mode vector of the known pairs or, with ``similarity`` ``(N, N)`` and ``neighbors > 0``, the
+    profile imputed from its most similar proteins with known pairs (:func:`impute_profiles`)."""
     y = torch.as_tensor(np.asarray(modes, dtype=np.float64))
     block = label_profiles(torch.as_tensor(np.asarray(pairs)), y, known_idx, num_nodes,
                            dtype=torch.float64)  # float64: the scores meet a grid of thresholds
+    if neighbors and similarity is not None:
+        block = impute_profiles(block, similarity, neighbors)
     prof = profile_prior(block).numpy()  # (N, M)
     q = np.asarray(query_pairs, dtype=np.int64).reshape(-1, 2)
     return (prof[q[:, 0]] + prof[q[:, 1]]) / 2

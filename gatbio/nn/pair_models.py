@@ -80,6 +80,10 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # inputs (gatbio.data.pair_features.PairGraphBuilder)
     "seq_features": ["aac", "dpc", "ct", "vec5_mean", "vec5_max", "vec5_std", "log_length"],
     "pca": 32, "seq_dropout": 0.5, "profile": True, "profile_skip": True, "interactions": True, "knn": 10, "kmer": 3,
+    # profiles of proteins without message pairs imputed from their `impute` most similar seen proteins by TF-IDF
+    # `impute_kmer`-mer cosine (gatbio.data.pair_features.impute_profiles; 0: the plain mean mode vector). 10 and
+    # 4 were chosen on validation micro-F1 (experiments/README, "Homology imputation")
+    "impute": 10, "impute_kmer": 4,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
@@ -100,12 +104,15 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     # the recipe of issue #15 (gatbio.nn.GATConv): BFS/DFS ("region") and random ("ppi") variants, and the choice
     "gat_region": dict(GAT_PAIRS_DEFAULTS),
     "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0,
-                "profile_skip": False},  # on random splits the rule's logit costs 0.009 (experiments/README)
+                "profile_skip": False,  # on random splits the rule's logit costs 0.009 (experiments/README)
+                "impute": 0},  # and homology imputation lowers its random-split validation micro-F1
     "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
     # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
-    # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation
-    "profile_rule": {"kind": "profile_rule"},
+    # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation; an unseen protein
+    # takes the mean mode vector (profile_rule) or the profile imputed from its 10 most similar seen proteins
+    "profile_rule": {"kind": "profile_rule", "impute": 0, "impute_kmer": 4},
+    "profile_rule_hom": {"kind": "profile_rule", "impute": 10, "impute_kmer": 4},
     # plain GNN-PPI-style encoders over sequence features and the message graph (product decoder)
     "gat_plain": {"conv": "gatbio"},
     "pyg_gat": {"conv": "pyg_gat"},
@@ -390,7 +397,8 @@ class GATPairModel(nn.Module):
             (\tfrac12 (\pi_a + \pi_b))\big) + b, \qquad w = \mathbf 1,\ b = \mathbf 0 \text{ at init},
 
     where :math:`\pi_v` is protein :math:`v`'s label profile (input columns after the sequence block) or, for a
-    protein without message pairs, the mean mode vector of the message pairs.
+    protein without message pairs, its profile imputed from similar sequences (the builder's ``impute``) or else
+    the mean mode vector of the message pairs (:func:`gatbio.data.pair_features.profile_prior`).
 
     The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a

@@ -40,8 +40,12 @@ Models (:mod:`gatbio.nn.pair_models`):
   ``train`` setting the messages are the fit pairs while training (split every epoch into messages and supervised
   pairs) and validating, and all training pairs when testing; in the ``all`` setting every other pair is an
   edge too, without its modes.
+  ``gat_region`` imputes the profile of a protein without message pairs from its 10 most similar sequences
+  (homology transfer, :func:`gatbio.data.pair_features.impute_profiles`; label-free similarity).
 - ``profile_rule``: no learning, the mean of the two proteins' mode profiles over the known pairs, threshold chosen
-  on validation (profiles of the fit pairs), then profiles of all training pairs for the test.
+  on validation (profiles of the fit pairs), then profiles of all training pairs for the test; an unseen protein
+  takes the mean mode vector. ``profile_rule_hom``: the same with the unseen proteins' profiles imputed by homology
+  as in ``gat_region``.
 - plain GNN-PPI-style encoders over the standardised sequence features ``x``: ``pyg_gat``, ``gin`` (GNN-PPI's
   graph layer), ``gcn``, ``seq_mlp`` (sequence only, PIPR-like), ``gat_plain`` (:class:`gatbio.nn.GATConv`); all
   with GNN-PPI's product decoder. ``seq_cnn``: sequence only, a convolutional encoder learnt over each protein's
@@ -295,9 +299,24 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
         _INPUT_CACHE[knn_key] = (torch.from_numpy(ei), torch.from_numpy(w))
     knn_index, knn_weight = _INPUT_CACHE[knn_key] if opts["knn"] else (None, None)
     return PairGraphBuilder(data.pairs, data.pair_modes, data.pair_score, _INPUT_CACHE[key], knn_index, knn_weight,
+                            impute_similarity=_similarity(data, opts), impute_neighbors=int(opts["impute"]),
                             profile=bool(opts["profile"]), interactions=bool(opts["interactions"]),
                             edge_type=bool(opts["edge_type"]), edge_modes=bool(opts["edge_modes"]),
                             edge_score=bool(opts["edge_score"]))
+
+
+def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
+    """The ``(N, N)`` TF-IDF ``impute_kmer``-mer cosine similarity of the sequences that :func:`impute_profiles
+    <gatbio.data.pair_features.impute_profiles>` reads (label-free, cached per process); ``None`` without
+    ``impute``."""
+    from gatbio.data.sequence import kmer_similarity
+
+    if not opts.get("impute"):
+        return None
+    key = (hash(tuple(data.sequences)), "similarity", opts["impute_kmer"])
+    if key not in _INPUT_CACHE:
+        _INPUT_CACHE[key] = torch.from_numpy(kmer_similarity(data.sequences, opts["impute_kmer"]))
+    return _INPUT_CACHE[key]
 
 
 def node_features(data, opts: dict[str, Any], embedding: str | None = None) -> torch.Tensor:
@@ -388,9 +407,10 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
     opts = model_options(name, _settings(cfg), _custom(cfg))
     if opts.get("kind") == "profile_rule":
         val_t = torch.as_tensor(val)
-        val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes)
+        hom = {"similarity": _similarity(data, opts), "neighbors": int(opts.get("impute", 0))}
+        val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes, **hom)
         thr, best_val = choose_threshold(data.pair_modes[val_t].numpy(), val_scores)
-        return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes), "threshold": thr,
+        return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes, **hom), "threshold": thr,
                 "val_micro_f1": best_val, "best_epoch": 0, "epochs_run": 0, "options": opts}
     model, res, opts = train_model(cfg, name, data, fit, val, graph, seed, device=device, progress=progress)
     x, ei, ea = model_inputs(cfg, data, opts, model, known, graph)

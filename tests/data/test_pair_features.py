@@ -10,7 +10,9 @@ import torch
 from gatbio.data.pair_features import (
     PairGraphBuilder,
     choose_threshold,
+    impute_profiles,
     label_profiles,
+    profile_prior,
     profile_rule,
     supervision_split,
 )
@@ -76,3 +78,38 @@ def test_profile_rule_and_threshold():
     y = np.array([[1, 0], [0, 1], [1, 1]])
     t, f = choose_threshold(y, np.array([[0.9, 0.2], [0.3, 0.7], [0.6, 0.5]]), grid=[0.1, 0.4, 0.55])
     assert t == 0.4 and f == pytest.approx(1.0)
+
+
+# similarity of the 5 proteins: 3 is like 0 (0.9) and a little like 2 (0.1); 4 is like 1 (0.6) and 2 (0.2);
+# and a negative similarity to 0 that must give no weight
+SIM = torch.tensor([[0.0, 0.1, 0.1, 0.9, -0.5],
+                    [0.1, 0.0, 0.1, 0.0, 0.6],
+                    [0.1, 0.1, 0.0, 0.1, 0.2],
+                    [0.9, 0.0, 0.1, 0.0, 0.0],
+                    [-0.5, 0.6, 0.2, 0.0, 0.0]])
+
+
+def test_impute_profiles_takes_the_weighted_mean_of_the_most_similar_seen_proteins():
+    block = label_profiles(PAIRS, MODES, [0, 1], 5)  # seen: 0 [1, 0], 1 [0.5, 0.5], 2 [0, 1]; unseen: 3, 4
+    out = impute_profiles(block, SIM, neighbors=2)
+    assert torch.equal(out[:3], block[:3])  # seen proteins keep their profiles
+    # 3: neighbours 0 (0.9) and 2 (0.1) -> 0.9 [1, 0] + 0.1 [0, 1]; 4: 1 (0.6) and 2 (0.2) -> (0.6 [.5, .5] + 0.2 [0, 1]) / 0.8
+    assert torch.allclose(out[3, :2], torch.tensor([0.9, 0.1]), atol=1e-6)
+    assert torch.allclose(out[4, :2], torch.tensor([0.375, 0.625]), atol=1e-6)
+    assert torch.equal(out[3:, 2:], block[3:, 2:])  # degree 0 and seen flag 0: the network still knows they are new
+    assert torch.allclose(profile_prior(out)[3:], out[3:, :2])  # the prior uses the imputed profile
+    assert torch.allclose(profile_prior(block)[3], torch.tensor([0.5, 0.5]))  # without: the mean mode vector
+    # all three seen proteins with neighbors > 3 seen: the negative similarity (4 to 0) weighs nothing
+    out3 = impute_profiles(block, SIM, neighbors=10)
+    assert torch.allclose(out3[4, :2], torch.tensor([0.375, 0.625]), atol=1e-6)
+    assert torch.equal(impute_profiles(block, SIM, 0), block)
+
+
+def test_profile_rule_imputes_by_homology_and_the_builder_too():
+    q = torch.tensor([[0, 3], [2, 4]])
+    s = profile_rule(PAIRS, MODES, [0, 1], q, 5, similarity=SIM, neighbors=1)
+    # 3 takes protein 0's [1, 0]; 4 takes protein 1's [0.5, 0.5]
+    assert np.allclose(s, [[1.0, 0.0], [0.25, 0.75]])
+    b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), impute_similarity=SIM, impute_neighbors=1)
+    x, _, _ = b.build([0, 1])
+    assert torch.allclose(x[3, 3:5], torch.tensor([1.0, 0.0])) and x[3, 6] == 0  # imputed profile, seen flag 0
