@@ -177,6 +177,17 @@ def check(cfg: InteractionsConfig) -> None:
         raise ValueError("config models=[]: give at least one model, e.g. models=[gat]")
     for name in cfg.models:
         opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown names and bases named here
+        if opts.get("kind") == "profile_rule":
+            unknown = sorted(set(opts) - {"kind", "impute", "impute_kmer"})
+            if unknown:
+                raise ValueError(f"model {name!r} (kind profile_rule): unknown option(s) {unknown}; it takes impute "
+                                 "and impute_kmer")
+        for key, least in (("impute", 0), ("impute_kmer", 1)):
+            value = opts.get(key, least)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"model {name!r}: {key}={value!r} must be an integer >= {least} (impute: similar "
+                                 "proteins an unseen protein's profile is imputed from, 0 = none; impute_kmer: "
+                                 "k-mer length of their similarity)")
         if opts.get("kind") == "choice":
             among = list(opts.get("among") or [])
             if not among or name in among:

@@ -4,6 +4,7 @@ the metric, and `predict` for a user's pairs with its errors."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from gatbio.cli import main
 from gatbio.nn.pair_models import model_options
 from gatbio.tasks import protein_interactions as pi
 
+REPO_CONFIGS = Path(__file__).resolve().parents[2] / "experiments" / "configs"
 MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmod", "reaction")
 
 
@@ -168,3 +170,20 @@ def test_predict_user_pairs_and_errors(files, capsys):
     assert "the benchmark needs --config FILE" in capsys.readouterr().err
     assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 1
     assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", sorted(REPO_CONFIGS.glob("shs27k*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_config_loads(path):
+    cfg = pi.load(path)  # checks every model name, custom_models entry and option
+    assert cfg.models and cfg.splits
+
+
+@pytest.mark.parametrize("entry,match", [
+    ({"base": "profile_rule", "imput": 10}, r"unknown option\(s\) \['imput'\]"),
+    ({"base": "profile_rule", "impute": -1}, r"impute=-1 must be an integer >= 0"),
+    ({"base": "gat_region", "impute_kmer": 0}, r"impute_kmer=0 must be an integer >= 1"),
+    ({"base": "gat_region", "impute": 2.5}, r"impute=2.5 must be an integer"),
+])
+def test_bad_imputation_options_are_refused_before_any_work(entry, match):
+    with pytest.raises(ValueError, match=match):
+        pi.load(None, ["models=[m]", f"custom_models={{m: {json.dumps(entry)}}}"])
