@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The test suite under the reference GPU machine's package versions (../shared/GPU.md: torch 2.11 for CUDA 13,
+# PyG 2.8.0.post1, triton 3.6), run here on the CPU, before a GPU session spends device time on them.
+# The CUDA wheel of torch imports and runs on a machine without a GPU; the kernels run in Triton 3.6's
+# interpreter. What this catches: API drift between those versions and ours (torch 2.13, triton 3.7.1), e.g. a
+# torch.compile graph break that torch 2.13 does not have. What it cannot: anything that needs the GPU.
+#
+#   bash experiments/gpu_image_cpu.sh [VENV]      # default /tmp/gatbio-gpu-image; ~2 GB of wheels from PyPI
+#
+# numpy<2.3: Triton 3.6's interpreter converts one-element arrays to Python ints, which numpy 2.3 refuses
+# ("only 0-dimensional arrays can be converted to Python scalars"); the GPU runs compiled kernels, not this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${1:-/tmp/gatbio-gpu-image}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q torch==2.11.0 torch_geometric==2.8.0.post1 triton==3.6.0 "numpy<2.3" scipy pandas \
+    scikit-learn networkx tqdm matplotlib joblib omegaconf pytest pytest-xdist pytest-timeout hypothesis
+fi
+"$VENV/bin/python" -c "import torch, torch_geometric, triton, numpy; print('torch', torch.__version__, 'pyg',
+torch_geometric.__version__, 'triton', triton.__version__, 'numpy', numpy.__version__)"
+# python -m pytest puts this checkout first on sys.path: gatbio is imported from here, not installed there.
+# As on the GPU machine (GPU.md): no notebooks, no Dask.
+MPLBACKEND=Agg "$VENV/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" -n 2 tests \
+  --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py
