@@ -99,3 +99,9 @@ def test_turbo_bundle_copies_the_source_and_build_refuses_without_it(tmp_path):
     r = subprocess.run(["bash", script, "build", str(tmp_path / "out")], capture_output=True, text=True,
                        env={**env, "BUNDLE": str(tmp_path / "empty")})
     assert r.returncode == 1 and "turbo_gnn.sh bundle SRC" in r.stderr
+
+
+@pytest.mark.parametrize("script", ["gpu_session.sh", "turbo_gnn.sh", "gpu_image_cpu.sh"])
+def test_the_gpu_scripts_are_valid_bash(script):
+    r = subprocess.run(["bash", "-n", str(REPO / "experiments" / script)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
