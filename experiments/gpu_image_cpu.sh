@@ -20,6 +20,7 @@ fi
 "$VENV/bin/python" -c "import torch, torch_geometric, triton, numpy; print('torch', torch.__version__, 'pyg',
 torch_geometric.__version__, 'triton', triton.__version__, 'numpy', numpy.__version__)"
 # python -m pytest puts this checkout first on sys.path: gatbio is imported from here, not installed there.
-# As on the GPU machine (GPU.md): no notebooks, no Dask.
-MPLBACKEND=Agg "$VENV/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" -n 2 tests \
+# The whole suite, slow tests included (the Triton compile stages too); as on the GPU machine (GPU.md) without
+# the notebook packages (those tests skip) and Dask.
+MPLBACKEND=Agg "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n 2 tests \
   --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py

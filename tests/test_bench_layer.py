@@ -6,6 +6,7 @@ and an out-of-memory case is recorded without ending the run."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -90,7 +91,8 @@ def test_cpu_mode_keeps_its_keys(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(REPO / "experiments" / "bench_layer.py"), "--sizes", "tiny", "--layers",
          "ours_all,pyg,floor", "--rounds", "1", "--repeats", "1", "--no-scaling", "--threads", "1",
-         "--json", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO)
+         "--json", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     assert proc.returncode == 0, proc.stderr[-2000:]
     d = json.loads(out.read_text())
     for key in ("tiny.ours_all.time_s", "tiny.ours_all.peak_mem_gb", "tiny.pyg.time_s", "tiny.floor.time_s",
