@@ -54,8 +54,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split", "PairGraphBuilder", "profile_rule",
-           "choose_threshold", "sequence_block"]
+__all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split",
+           "PairGraphBuilder", "profile_rule", "choose_threshold", "sequence_block"]
 
 SUPERVISION = ("none", "node", "edge", "mix")
 
@@ -89,7 +89,7 @@ def impute_profiles(block: Tensor, similarity: Tensor, neighbors: int) -> Tensor
         return block
     sim = torch.as_tensor(similarity).to(block.device, block.dtype)
     w, j = sim[unseen][:, seen].topk(k, dim=1)  # (U, k): the k most similar seen proteins
-    w = w.clamp_min(0) + 1e-12  # a negative similarity gives no weight; all-zero rows fall back to the plain mean
+    w = w.clamp_min(0) + 1e-12  # a negative similarity gives no weight; an all-zero row: the k profiles' plain mean
     imputed = (w[..., None] * block[seen, :m][j]).sum(1) / w.sum(1, keepdim=True)  # (U, M)
     out = block.clone()
     out[unseen, :m] = imputed
