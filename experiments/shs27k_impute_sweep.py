@@ -4,7 +4,9 @@ neighbour counts, on the saved SHS27k splits of a results folder.
 A protein with no training pair (every protein of a BFS/DFS test region) has no label profile. The plain rule gives
 it the mean mode vector; with imputation it takes the similarity-weighted mean profile of its ``n`` most similar
 proteins that have training pairs, by the TF-IDF ``k``-mer cosine of the sequences
-(:func:`gatbio.data.pair_features.impute_profiles`). For each (``k``, ``n``) this prints the rule's micro-F1 on
+(:func:`gatbio.data.pair_features.impute_profiles`); with parasail installed, also by the normalised
+Smith-Waterman score (``kmer`` column ``align``, :func:`gatbio.data.sequence.alignment_similarity`). For each
+(``k``, ``n``) this prints the rule's micro-F1 on
 the **validation** pairs (profiles of the fit pairs; the threshold chosen there, as ``profile_rule`` does), which is
 what chose the setting, and on the test pairs (profiles of all training pairs, that threshold), mean over the seeds.
 
@@ -37,12 +39,18 @@ def sweep(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     data = gd.load("shs27k", features=())
     pairs, y, n = data.pairs.numpy(), data.pair_modes.numpy(), data.num_nodes
     sims = {k: kmer_similarity(data.sequences, k) for k in KMERS}
+    try:
+        from gatbio.data.sequence import alignment_similarity
+
+        sims["align"] = alignment_similarity(data.sequences, progress=True)
+    except ImportError:
+        print("(parasail is not installed: no alignment rows)")
     rows = []
     for kind in kinds:
         files = sorted((results / "splits").glob(f"{kind}_s*.json"))
         if not files:
             raise SystemExit(f"{results}/splits: no {kind} split files (run `gatbio protein interactions` first)")
-        for k in KMERS:
+        for k in sims:
             for nb in NEIGHBORS:
                 if nb == 0 and k != KMERS[0]:
                     continue  # the plain rule does not depend on k
@@ -70,9 +78,13 @@ def main(argv=None) -> None:
     best = df.loc[df.groupby("split")["val_micro_f1"].idxmax()]
     print("\nbest on validation, per split type:\n" + best.round(3).to_string(index=False))
     both = df.groupby(["kmer", "neighbors"], sort=False)["val_micro_f1"].mean()
-    k, nb = both.idxmax()
-    print(f"\nbest mean validation micro-F1 over the split types (the setting kept): kmer {k}, neighbors {nb} "
-          f"({both.max():.3f}; no imputation: {both.loc[('-', 0)]:.3f})")
+    kmers = both[[k in KMERS for k in both.index.get_level_values(0)]]
+    k, nb = kmers.idxmax()
+    print(f"\nbest mean validation micro-F1 over the split types, k-mers (the default kept): kmer {k}, neighbors "
+          f"{nb} ({kmers.max():.3f}; no imputation: {both.loc[('-', 0)]:.3f})")
+    if "align" in both.index.get_level_values(0):
+        al = both.loc["align"]
+        print(f"alignment: best at neighbors {al.idxmax()} ({al.max():.3f}; at 10: {al.loc[10]:.3f})")
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ from gatbio.data.tables import MalformedFileError, check_file, read_text
 
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
-           "kmer_similarity", "sequence_knn_graph", "residue_matrix"]
+           "kmer_similarity", "alignment_similarity", "sequence_knn_graph", "residue_matrix"]
 
 #: The 20 standard amino acids, in the order of the composition features.
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
@@ -404,6 +404,55 @@ def kmer_similarity(seqs: Sequence[str], k: int = 3) -> np.ndarray:
     vec = TfidfVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False, sublinear_tf=True)
     m = vec.fit_transform(list(seqs))  # (N, V) sparse, rows L2-normalised
     sim = (m @ m.T).toarray().astype(np.float32)  # (N, N)
+    np.fill_diagonal(sim, 0.0)
+    return sim
+
+
+def alignment_similarity(seqs: Sequence[str], matrix: str = "blosum62", gap_open: int = 11, gap_extend: int = 1,
+                         progress: bool = False) -> np.ndarray:
+    r"""``(N, N)`` normalised Smith–Waterman local alignment scores of the sequences (zero diagonal).
+
+    .. math::
+        s_{ij} = \frac{S(i, j)}{\sqrt{S(i, i)\, S(j, j)}} \in [0, 1]
+
+    with :math:`S` the best local alignment score under the substitution ``matrix`` (BLOSUM62) and affine gaps
+    (``gap_open`` for a gap's first residue, ``gap_extend`` for each further one; 11 / 1 as BLAST's protein
+    default), so a sequence scores 1 with itself and ~0 with an unrelated one. Alignment finds the homologues that
+    share only a domain or a diverged segment, which k-mer counts (:func:`kmer_similarity`) miss. Label-free.
+
+    Uses `parasail <https://github.com/jeffdaily/parasail>`_ (SIMD striped Smith–Waterman, one query profile per
+    sequence, overflow-checked): ``pip install parasail`` (``gatbio[align]``). SHS27k's 1,690 sequences (mean length
+    571, 1.4 M pairs) take under a minute on one core. Letters outside the matrix' alphabet score as its ``*``.
+
+    References:
+        Smith, T. F. & Waterman, M. S. Identification of common molecular subsequences. J. Mol. Biol. 147:195–197
+        (1981). Daily, J. Parasail: SIMD C library for global, semi-global, and local pairwise sequence alignments.
+        BMC Bioinformatics 17:81 (2016).
+    """
+    try:
+        import parasail
+    except ImportError as e:
+        raise ImportError("alignment similarity needs parasail: pip install parasail (or gatbio[align]); "
+                          "or use the k-mer similarity (impute_similarity: kmer)") from e
+    sub = getattr(parasail, matrix, None)
+    if sub is None or not hasattr(sub, "matrix"):
+        raise ValueError(f"matrix={matrix!r} is not a parasail substitution matrix (e.g. blosum62, blosum50, pam250)")
+    if gap_open < gap_extend or gap_extend < 1:
+        raise ValueError(f"gap_open={gap_open}, gap_extend={gap_extend}: need gap_open >= gap_extend >= 1")
+    from tqdm.auto import tqdm
+
+    n = len(seqs)
+    score = np.zeros((n, n), dtype=np.float64)
+    for i in tqdm(range(n), desc="alignments", disable=not progress):
+        if not seqs[i]:
+            continue  # an empty sequence aligns with nothing (parasail needs at least one residue)
+        prof = parasail.profile_create_sat(seqs[i], sub)
+        for j in range(i, n):
+            if seqs[j]:
+                score[i, j] = parasail.sw_striped_profile_sat(prof, seqs[j], gap_open, gap_extend).score
+    score = np.maximum(score, score.T)
+    self_score = np.sqrt(np.clip(np.diag(score), 1.0, None))
+    sim = (score / self_score[:, None] / self_score[None, :]).astype(np.float32)
     np.fill_diagonal(sim, 0.0)
     return sim
 

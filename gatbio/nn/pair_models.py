@@ -80,10 +80,11 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # inputs (gatbio.data.pair_features.PairGraphBuilder)
     "seq_features": ["aac", "dpc", "ct", "vec5_mean", "vec5_max", "vec5_std", "log_length"],
     "pca": 32, "seq_dropout": 0.5, "profile": True, "profile_skip": True, "interactions": True, "knn": 10, "kmer": 3,
-    # profiles of proteins without message pairs imputed from their `impute` most similar seen proteins by TF-IDF
-    # `impute_kmer`-mer cosine (gatbio.data.pair_features.impute_profiles; 0: the plain mean mode vector). 10 and
+    # profiles of proteins without message pairs imputed from their `impute` most similar seen proteins
+    # (gatbio.data.pair_features.impute_profiles; 0: the plain mean mode vector), by `impute_similarity`: "kmer"
+    # (TF-IDF `impute_kmer`-mer cosine) or "align" (normalised Smith-Waterman score; needs parasail). 10, kmer and
     # 4 were chosen on validation micro-F1 (experiments/README, "Homology imputation")
-    "impute": 10, "impute_kmer": 4,
+    "impute": 10, "impute_similarity": "kmer", "impute_kmer": 4,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
@@ -111,8 +112,8 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
     # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation; an unseen protein
     # takes the mean mode vector (profile_rule) or the profile imputed from its 10 most similar seen proteins
-    "profile_rule": {"kind": "profile_rule", "impute": 0, "impute_kmer": 4},
-    "profile_rule_hom": {"kind": "profile_rule", "impute": 10, "impute_kmer": 4},
+    "profile_rule": {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer", "impute_kmer": 4},
+    "profile_rule_hom": {"kind": "profile_rule", "impute": 10, "impute_similarity": "kmer", "impute_kmer": 4},
     # plain GNN-PPI-style encoders over sequence features and the message graph (product decoder)
     "gat_plain": {"conv": "gatbio"},
     "pyg_gat": {"conv": "pyg_gat"},

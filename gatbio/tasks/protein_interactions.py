@@ -83,6 +83,8 @@ __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_
            "fit_and_score", "node_features", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
 
 GRAPHS = ("train", "all")
+#: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
+IMPUTE_SIMILARITIES = ("kmer", "align")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
 PREDICT_MODEL = "gat"
 #: Mirrors experiments/configs/shs27k_quick.yaml (tests, demo).
@@ -178,10 +180,13 @@ def check(cfg: InteractionsConfig) -> None:
     for name in cfg.models:
         opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown names and bases named here
         if opts.get("kind") == "profile_rule":
-            unknown = sorted(set(opts) - {"kind", "impute", "impute_kmer"})
+            unknown = sorted(set(opts) - {"kind", "impute", "impute_similarity", "impute_kmer"})
             if unknown:
-                raise ValueError(f"model {name!r} (kind profile_rule): unknown option(s) {unknown}; it takes impute "
-                                 "and impute_kmer")
+                raise ValueError(f"model {name!r} (kind profile_rule): unknown option(s) {unknown}; it takes impute, "
+                                 "impute_similarity and impute_kmer")
+        if opts.get("impute_similarity", "kmer") not in IMPUTE_SIMILARITIES:
+            raise ValueError(f"model {name!r}: impute_similarity={opts['impute_similarity']!r}: choose one of "
+                             f"{', '.join(IMPUTE_SIMILARITIES)}")
         for key, least in (("impute", 0), ("impute_kmer", 1)):
             value = opts.get(key, least)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -317,16 +322,20 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
 
 
 def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
-    """The ``(N, N)`` TF-IDF ``impute_kmer``-mer cosine similarity of the sequences that :func:`impute_profiles
-    <gatbio.data.pair_features.impute_profiles>` reads (label-free, cached per process); ``None`` without
-    ``impute``."""
-    from gatbio.data.sequence import kmer_similarity
+    """The ``(N, N)`` sequence similarity that :func:`impute_profiles <gatbio.data.pair_features.impute_profiles>`
+    reads: TF-IDF ``impute_kmer``-mer cosine (``impute_similarity: kmer``) or normalised Smith-Waterman scores
+    (``align``, :func:`gatbio.data.sequence.alignment_similarity`); label-free, cached per process; ``None``
+    without ``impute``."""
+    from gatbio.data.sequence import alignment_similarity, kmer_similarity
 
     if not opts.get("impute"):
         return None
-    key = (hash(tuple(data.sequences)), "similarity", opts["impute_kmer"])
+    how = opts.get("impute_similarity", "kmer")
+    key = (hash(tuple(data.sequences)), "similarity", how, opts["impute_kmer"] if how == "kmer" else None)
     if key not in _INPUT_CACHE:
-        _INPUT_CACHE[key] = torch.from_numpy(kmer_similarity(data.sequences, opts["impute_kmer"]))
+        sim = (kmer_similarity(data.sequences, opts["impute_kmer"]) if how == "kmer"
+               else alignment_similarity(data.sequences))
+        _INPUT_CACHE[key] = torch.from_numpy(sim)
     return _INPUT_CACHE[key]
 
 

@@ -145,3 +145,32 @@ def test_log_length_and_kmer_knn_graph_is_symmetric_and_label_free():
     assert np.array_equal(ei, ei2)
     with pytest.raises(ValueError, match="neighbors=5: must be between 1 and N - 1 = 4"):
         sequence_knn_graph(seqs, neighbors=5)
+
+
+def test_alignment_similarity_scores_the_textbook_local_alignment():
+    """Durbin et al. (1998), Fig. 2.6: HEAGAWGHEE against PAWHEAE, BLOSUM50, linear gap 8 (open = extend = 8):
+    the best local alignment AWGHE / AW-HE scores 5 + 15 - 8 + 10 + 6 = 28."""
+    pytest.importorskip("parasail")
+    from gatbio.data.sequence import alignment_similarity
+
+    a, b = "HEAGAWGHEE", "PAWHEAE"
+    sim = alignment_similarity([a, b, a], matrix="blosum50", gap_open=8, gap_extend=8)
+    self_a = 10 + 6 + 5 + 8 + 5 + 15 + 8 + 10 + 6 + 6  # BLOSUM50 diagonal of H E A G A W G H E E
+    self_b = 10 + 5 + 15 + 10 + 6 + 5 + 6  # P A W H E A E
+    assert sim[0, 1] == pytest.approx(28 / np.sqrt(self_a * self_b), rel=1e-6)
+    assert sim[0, 2] == pytest.approx(1.0) and np.allclose(sim, sim.T) and np.all(np.diag(sim) == 0)
+
+
+def test_alignment_similarity_finds_a_shared_domain_that_kmers_dilute():
+    pytest.importorskip("parasail")
+    from gatbio.data.sequence import alignment_similarity
+
+    rng = np.random.default_rng(0)
+    aa = np.array(list("ACDEFGHIKLMNPQRSTVWY"))
+    domain = "".join(rng.choice(aa, 60))
+    seqs = ["".join(rng.choice(aa, 400)) + domain, domain + "".join(rng.choice(aa, 400)), "".join(rng.choice(aa, 460))]
+    sim = alignment_similarity(seqs)
+    assert sim[0, 1] > 3 * max(sim[0, 2], sim[1, 2])  # the two sequences sharing a domain stand out
+    with pytest.raises(ValueError, match="not a parasail substitution matrix"):
+        alignment_similarity(seqs, matrix="blosum999")
+    assert alignment_similarity(["", "ACD"])[0, 1] == 0.0  # an empty sequence aligns with nothing

@@ -183,6 +183,7 @@ def test_every_shipped_config_loads(path):
     ({"base": "profile_rule", "impute": -1}, r"impute=-1 must be an integer >= 0"),
     ({"base": "gat_region", "impute_kmer": 0}, r"impute_kmer=0 must be an integer >= 1"),
     ({"base": "gat_region", "impute": 2.5}, r"impute=2.5 must be an integer"),
+    ({"base": "profile_rule_hom", "impute_similarity": "blast"}, r"impute_similarity='blast': choose one of kmer, align"),
 ])
 def test_bad_imputation_options_are_refused_before_any_work(entry, match):
     with pytest.raises(ValueError, match=match):
