@@ -30,11 +30,10 @@ NEIGHBORS = (0, 1, 3, 5, 10, 20)  # 0: no imputation (the plain rule)
 
 def sweep(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     """One row per (split type, k, n): validation and test micro-F1 of the profile rule, mean over the seeds."""
-    from sklearn.metrics import f1_score
-
     import gatbio.data as gd
     from gatbio.data.pair_features import choose_threshold, profile_rule
     from gatbio.data.sequence import kmer_similarity
+    from gatbio.tasks.protein_interactions import evaluate_pairs
 
     data = gd.load("shs27k", features=())
     pairs, y, n = data.pairs.numpy(), data.pair_modes.numpy(), data.num_nodes
@@ -61,7 +60,7 @@ def sweep(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
                     thr, f_val = choose_threshold(y[v], profile_rule(pairs, y, fit, pairs[v], n, sims[k], nb))
                     scores = profile_rule(pairs, y, tr, pairs[te], n, sims[k], nb)
                     val.append(f_val)
-                    test.append(f1_score(y[te].astype(int), (scores > thr).astype(int), average="micro"))
+                    test.append(evaluate_pairs(y[te], scores, thr)["micro_f1"])
                 rows.append({"split": kind, "kmer": k if nb else "-", "neighbors": nb, "seeds": len(files),
                              "val_micro_f1": np.mean(val), "test_micro_f1": np.mean(test),
                              "test_std": np.std(test)})

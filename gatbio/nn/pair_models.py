@@ -59,7 +59,8 @@ from torch import Tensor, nn
 __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS",
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
-           "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS"]
+           "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS", "PROFILE_RULE_DEFAULTS",
+           "IMPUTE_SIMILARITIES", "check_options"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -97,6 +98,12 @@ RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
     "kind": "residue_cnn", "hidden": 128, "channels": 64, "kernel_sizes": [7, 5], "pool": 3, "dropout": 0.1,
     "norm": True, "decoder_dropout": 0.2, "max_len": 2000, "lr": 0.003,
 }
+#: Options of the ``profile_rule`` kind (no learning; :func:`gatbio.data.pair_features.profile_rule`): the
+#: homology imputation of unseen proteins' profiles, as in :data:`GAT_PAIRS_DEFAULTS` (0: the mean mode vector).
+PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer",
+                                         "impute_kmer": 4}
+#: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
+IMPUTE_SIMILARITIES = ("kmer", "align")
 #: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
 TRAIN_OPTIONS = ("lr", "weight_decay", "patience", "epochs", "eval_every")
 
@@ -112,8 +119,8 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
     # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation; an unseen protein
     # takes the mean mode vector (profile_rule) or the profile imputed from its 10 most similar seen proteins
-    "profile_rule": {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer", "impute_kmer": 4},
-    "profile_rule_hom": {"kind": "profile_rule", "impute": 10, "impute_similarity": "kmer", "impute_kmer": 4},
+    "profile_rule": dict(PROFILE_RULE_DEFAULTS),
+    "profile_rule_hom": {**PROFILE_RULE_DEFAULTS, "impute": 10},
     # plain GNN-PPI-style encoders over sequence features and the message graph (product decoder)
     "gat_plain": {"conv": "gatbio"},
     "pyg_gat": {"conv": "pyg_gat"},
@@ -126,7 +133,8 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
 
 #: Kinds whose options are a complete recipe: their own defaults, not :data:`MODEL_DEFAULTS` nor a config's shared
 #: model settings (``hidden``, ``dropout``, ...), so those settings do not change the recipe.
-RECIPE_DEFAULTS: dict[str, dict[str, Any]] = {"gat_pairs": GAT_PAIRS_DEFAULTS, "residue_cnn": RESIDUE_CNN_DEFAULTS}
+RECIPE_DEFAULTS: dict[str, dict[str, Any]] = {"gat_pairs": GAT_PAIRS_DEFAULTS, "residue_cnn": RESIDUE_CNN_DEFAULTS,
+                                              "profile_rule": PROFILE_RULE_DEFAULTS}
 
 #: ``edge_features`` values: per-pair inputs of the message-passing edges.
 EDGE_FEATURES = (None, "score")
@@ -324,6 +332,22 @@ def _gatbio_conv_options(opts: dict[str, Any]) -> dict[str, Any]:
     if opts["degree_norm"] is not None or opts["temperature"] != 1.0 or opts["attention"] != "gat":
         raise ValueError(f"degree_norm / temperature / attention are gatbio GATConv options; conv={opts['conv']!r}")
     return {}
+
+
+def check_options(name: str, opts: dict[str, Any]) -> None:
+    """Checks of resolved options that need no model built (a config's check, before any work): the options of a
+    ``profile_rule`` (which has no builder to reject unknown ones) and the homology imputation's values."""
+    if opts.get("kind") == "profile_rule":
+        _reject_unknown(opts, PROFILE_RULE_DEFAULTS, "profile_rule")
+    if "impute_similarity" in opts and opts["impute_similarity"] not in IMPUTE_SIMILARITIES:
+        raise ValueError(f"model {name!r}: impute_similarity={opts['impute_similarity']!r}: choose one of "
+                         f"{', '.join(IMPUTE_SIMILARITIES)}")
+    for key, least in (("impute", 0), ("impute_kmer", 1)):
+        value = opts.get(key, least)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"model {name!r}: {key}={value!r} must be an integer >= {least} (impute: similar "
+                             "proteins an unseen protein's profile is imputed from, 0 = none; impute_kmer: k-mer "
+                             "length of their similarity)")
 
 
 def _reject_unknown(opts: dict[str, Any], known, what: str) -> None:

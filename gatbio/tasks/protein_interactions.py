@@ -83,8 +83,6 @@ __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_
            "fit_and_score", "node_features", "QUICK_CONFIG", "PREDICT_MODEL", "GRAPHS"]
 
 GRAPHS = ("train", "all")
-#: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
-IMPUTE_SIMILARITIES = ("kmer", "align")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
 PREDICT_MODEL = "gat"
 #: Mirrors experiments/configs/shs27k_quick.yaml (tests, demo).
@@ -165,7 +163,7 @@ def check(cfg: InteractionsConfig) -> None:
     from gatbio.config import check_settings
     from gatbio.data.pair_splits import PAIR_SPLITS, VAL_SPLITS
     from gatbio.data.sequence import FEATURES
-    from gatbio.nn.pair_models import model_options
+    from gatbio.nn.pair_models import check_options, model_options
 
     check_settings(cfg, SETTING_RULES)
     for key, allowed in (("splits", PAIR_SPLITS), ("graphs", GRAPHS), ("features", FEATURES)):
@@ -179,20 +177,7 @@ def check(cfg: InteractionsConfig) -> None:
         raise ValueError("config models=[]: give at least one model, e.g. models=[gat]")
     for name in cfg.models:
         opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown names and bases named here
-        if opts.get("kind") == "profile_rule":
-            unknown = sorted(set(opts) - {"kind", "impute", "impute_similarity", "impute_kmer"})
-            if unknown:
-                raise ValueError(f"model {name!r} (kind profile_rule): unknown option(s) {unknown}; it takes impute, "
-                                 "impute_similarity and impute_kmer")
-        if opts.get("impute_similarity", "kmer") not in IMPUTE_SIMILARITIES:
-            raise ValueError(f"model {name!r}: impute_similarity={opts['impute_similarity']!r}: choose one of "
-                             f"{', '.join(IMPUTE_SIMILARITIES)}")
-        for key, least in (("impute", 0), ("impute_kmer", 1)):
-            value = opts.get(key, least)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"model {name!r}: {key}={value!r} must be an integer >= {least} (impute: similar "
-                                 "proteins an unseen protein's profile is imputed from, 0 = none; impute_kmer: "
-                                 "k-mer length of their similarity)")
+        check_options(name, opts)
         if opts.get("kind") == "choice":
             among = list(opts.get("among") or [])
             if not among or name in among:
@@ -330,7 +315,7 @@ def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
 
     if not opts.get("impute"):
         return None
-    how = opts.get("impute_similarity", "kmer")
+    how = opts["impute_similarity"]
     key = (hash(tuple(data.sequences)), "similarity", how, opts["impute_kmer"] if how == "kmer" else None)
     if key not in _INPUT_CACHE:
         sim = (kmer_similarity(data.sequences, opts["impute_kmer"]) if how == "kmer"
@@ -427,7 +412,7 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
     opts = model_options(name, _settings(cfg), _custom(cfg))
     if opts.get("kind") == "profile_rule":
         val_t = torch.as_tensor(val)
-        hom = {"similarity": _similarity(data, opts), "neighbors": int(opts.get("impute", 0))}
+        hom = {"similarity": _similarity(data, opts), "neighbors": opts["impute"]}
         val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes, **hom)
         thr, best_val = choose_threshold(data.pair_modes[val_t].numpy(), val_scores)
         return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes, **hom), "threshold": thr,

@@ -179,7 +179,7 @@ def test_every_shipped_config_loads(path):
 
 
 @pytest.mark.parametrize("entry,match", [
-    ({"base": "profile_rule", "imput": 10}, r"unknown option\(s\) \['imput'\]"),
+    ({"base": "profile_rule", "imput": 10}, r"unknown profile_rule option\(s\) \['imput'\]"),
     ({"base": "profile_rule", "impute": -1}, r"impute=-1 must be an integer >= 0"),
     ({"base": "gat_region", "impute_kmer": 0}, r"impute_kmer=0 must be an integer >= 1"),
     ({"base": "gat_region", "impute": 2.5}, r"impute=2.5 must be an integer"),
