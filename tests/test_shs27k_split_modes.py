@@ -1,5 +1,6 @@
 """experiments/shs27k_split_modes.py (mode mixes of saved splits, their TV distance, its rank correlation with the
-scores) and experiments/shs27k_paired.py (paired differences between models)."""
+scores), experiments/shs27k_paired.py (paired differences between models), experiments/shs27k_tables.py (the result
+tables) and the interolog grid of experiments/shs27k_impute_sweep.py."""
 
 from __future__ import annotations
 
@@ -89,3 +90,37 @@ def test_paired_differences_of_another_metric(tmp_path):
     assert paired.paired(tmp_path, "ref", metric="micro_f1_bs")["seeds"].iloc[0] == 0  # no BS pairs: no pairs
     with pytest.raises(SystemExit, match="no 'recall'"):
         paired.paired(tmp_path, "ref", metric="recall")
+
+
+def test_tables_give_mean_std_per_split_model_and_graph(tmp_path):
+    tables = experiment_script("shs27k_tables")
+    for seed, (f1, f1_all) in enumerate([(0.6, 0.7), (0.8, 0.9)]):
+        common = {"macro_f1": 0.5, "micro_f1_bs": None, "micro_f1_es": f1, "micro_f1_ns": 0.3, "n_bs": 0,
+                  "n_es": 10 + seed, "n_ns": 4, "n_test": 14 + seed, "seconds": 2.0 + seed, "cpu_seconds": 1.0}
+        _write_run(tmp_path, "bfs", seed, "gat", f1, **common)
+        p = tmp_path / "runs" / "bfs" / f"s{seed}" / "all" / "gat.json"
+        p.parent.mkdir(parents=True)
+        p.write_text(json.dumps({"split": "bfs", "seed": seed, "model": "gat", "graph": "all", "micro_f1": f1_all}))
+    for p in (tmp_path / "runs").glob("*/*/train/*.json"):
+        p.write_text(json.dumps({**json.loads(p.read_text()), "graph": "train"}))
+    text = tables.tables(tmp_path)
+    assert "#### bfs (test pairs per seed, mean: BS 0, ES 10, NS 4, of 14)" in text  # 10.5 and 14.5 round to even
+    assert "| `gat` | 0.700 ± 0.141 | 0.500 ± 0.000 | – | 0.700 ± 0.141 | 0.300 ± 0.000 | 0.800 ± 0.141 | 2 (1) |" in text
+    with pytest.raises(SystemExit, match="no results"):
+        tables.tables(tmp_path / "empty")
+
+
+def test_interolog_sweep_grid_starts_with_the_imputed_rule():
+    import torch
+
+    sweep = experiment_script("shs27k_impute_sweep")
+    sims = {k: torch.rand(30, 30).numpy() for k in (3, 4, 5)}
+    settings = list(sweep._settings(sims, interolog=True))
+    cols, kw = settings[0]
+    assert cols == {"kmer": "-", "homologues": 0, "shrink": "-"} and "homologue_sets" not in kw
+    assert len(settings) == 1 + 3 * len(sweep.HOMOLOGUES) * len(sweep.SHRINKS)
+    cols, kw = settings[1]
+    assert cols == {"kmer": 3, "homologues": 1, "shrink": 0.01} and kw["homologue_sets"][0].shape == (30, 2)
+    assert kw["neighbors"] == 10 and kw["shrink"] == 0.01
+    plain = list(sweep._settings(sims, interolog=False))
+    assert plain[0][0] == {"kmer": "-", "neighbors": 0}

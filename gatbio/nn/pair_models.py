@@ -50,7 +50,7 @@ interaction prediction. IJCAI 2021 (GNN-PPI); Xu, K. et al. How powerful are gra
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -86,6 +86,11 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # (TF-IDF `impute_kmer`-mer cosine) or "align" (normalised Smith-Waterman score; needs parasail). 10, kmer and
     # 4 were chosen on validation micro-F1 (experiments/README, "Homology imputation")
     "impute": 10, "impute_similarity": "kmer", "impute_kmer": 4,
+    # profile_skip's score becomes the interolog transfer from the message pairs whose proteins are among the two
+    # proteins' `interolog` most similar (same similarity as impute), shrunk towards the profile rule by
+    # `interolog_shrink` (gatbio.data.pair_features.interolog_scores; 0: off). 5 and 0.03 chosen on validation
+    # micro-F1 (experiments/shs27k_interolog_sweep.py)
+    "interolog": 5, "interolog_shrink": 0.03,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
@@ -99,9 +104,10 @@ RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
     "norm": True, "decoder_dropout": 0.2, "max_len": 2000, "lr": 0.003,
 }
 #: Options of the ``profile_rule`` kind (no learning; :func:`gatbio.data.pair_features.profile_rule`): the
-#: homology imputation of unseen proteins' profiles, as in :data:`GAT_PAIRS_DEFAULTS` (0: the mean mode vector).
+#: homology imputation of unseen proteins' profiles, as in :data:`GAT_PAIRS_DEFAULTS` (0: the mean mode vector), and
+#: the interolog transfer (``interolog`` homologues per protein, 0: off; ``interolog_shrink``).
 PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer",
-                                         "impute_kmer": 4}
+                                         "impute_kmer": 4, "interolog": 0, "interolog_shrink": 0.03}
 #: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
 IMPUTE_SIMILARITIES = ("kmer", "align")
 #: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
@@ -112,8 +118,9 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     # the recipe of issue #15 (gatbio.nn.GATConv): BFS/DFS ("region") and random ("ppi") variants, and the choice
     "gat_region": dict(GAT_PAIRS_DEFAULTS),
     "gat_ppi": {**GAT_PAIRS_DEFAULTS, "pca": 128, "seq_dropout": 0.0, "supervision": "mix", "pos_weight": 1.0,
-                "profile_skip": False,  # on random splits the rule's logit costs 0.009 (experiments/README)
-                "impute": 0},  # and homology imputation lowers its random-split validation micro-F1
+                # the interolog score as a logit raises its random-split validation micro-F1 on all 5 seeds
+                # (shs27k_skip_random.yaml); homology imputation lowered it (measured before the interologs)
+                "impute": 0},
     "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
     # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
@@ -121,6 +128,8 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
     # takes the mean mode vector (profile_rule) or the profile imputed from its 10 most similar seen proteins
     "profile_rule": dict(PROFILE_RULE_DEFAULTS),
     "profile_rule_hom": {**PROFILE_RULE_DEFAULTS, "impute": 10},
+    # and the interolog transfer: the modes of known pairs between the two proteins' close homologues
+    "interolog_rule": {**PROFILE_RULE_DEFAULTS, "impute": 10, "interolog": 5},
     # plain GNN-PPI-style encoders over sequence features and the message graph (product decoder)
     "gat_plain": {"conv": "gatbio"},
     "pyg_gat": {"conv": "pyg_gat"},
@@ -336,18 +345,27 @@ def _gatbio_conv_options(opts: dict[str, Any]) -> dict[str, Any]:
 
 def check_options(name: str, opts: dict[str, Any]) -> None:
     """Checks of resolved options that need no model built (a config's check, before any work): the options of a
-    ``profile_rule`` (which has no builder to reject unknown ones) and the homology imputation's values."""
+    ``profile_rule`` (which has no builder to reject unknown ones), the homology imputation's and the interolog
+    transfer's values."""
     if opts.get("kind") == "profile_rule":
         _reject_unknown(opts, PROFILE_RULE_DEFAULTS, "profile_rule")
     if "impute_similarity" in opts and opts["impute_similarity"] not in IMPUTE_SIMILARITIES:
         raise ValueError(f"model {name!r}: impute_similarity={opts['impute_similarity']!r}: choose one of "
                          f"{', '.join(IMPUTE_SIMILARITIES)}")
-    for key, least in (("impute", 0), ("impute_kmer", 1)):
+    for key, least in (("impute", 0), ("impute_kmer", 1), ("interolog", 0)):
         value = opts.get(key, least)
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"model {name!r}: {key}={value!r} must be an integer >= {least} (impute: similar "
                              "proteins an unseen protein's profile is imputed from, 0 = none; impute_kmer: k-mer "
-                             "length of their similarity)")
+                             "length of their similarity; interolog: homologues per protein of the interolog "
+                             "transfer, 0 = none)")
+    shrink = opts.get("interolog_shrink", 1.0)
+    if isinstance(shrink, bool) or not isinstance(shrink, int | float) or not shrink > 0:
+        raise ValueError(f"model {name!r}: interolog_shrink={shrink!r} must be a number > 0 (the pseudo-weight "
+                         "of the rule's score against the interologs, e.g. 0.03)")
+    if opts.get("kind") == "gat_pairs" and opts.get("interolog") and not opts.get("profile_skip"):
+        raise ValueError(f"model {name!r}: interolog transfer replaces profile_skip's score: set profile_skip: true "
+                         "or interolog: 0")
 
 
 def _reject_unknown(opts: dict[str, Any], known, what: str) -> None:
@@ -403,6 +421,16 @@ def pair_edge_dim(options: dict[str, Any], num_modes: int = 7) -> int | None:
     return d or None
 
 
+class PairEncoding(NamedTuple):
+    """What :meth:`GATPairModel.encode` gives its decoder: the protein embeddings ``z`` (N, D'), the profile prior
+    (N, M) of ``profile_skip`` (else ``None``) and the labelled message pairs ``(pairs (K, 2), modes (K, M))`` of the
+    interolog transfer (else ``None``)."""
+
+    z: Tensor
+    prior: Tensor | None = None
+    known: tuple[Tensor, Tensor] | None = None
+
+
 class GATPairModel(nn.Module):
     r"""The interaction-type recipe of issue #15: input layer, attention layers with layer norm and residuals,
     jumping knowledge, and an MLP decoder of :math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]`.
@@ -425,6 +453,13 @@ class GATPairModel(nn.Module):
     protein without message pairs, its profile imputed from similar sequences (the builder's ``impute``) or else
     the mean mode vector of the message pairs (:func:`gatbio.data.pair_features.profile_prior`).
 
+    With ``interolog`` (it needs ``profile_skip``) the rule's score :math:`\tfrac12 (\pi_a + \pi_b)` is replaced by
+    the interolog transfer :math:`t_{ab}` from the message pairs between the two proteins' homologues, shrunk towards
+    it by ``interolog_shrink`` (:func:`gatbio.data.pair_features.interolog_scores`, :func:`interolog_prior
+    <gatbio.data.pair_features.interolog_prior>`): the message pairs and their modes are read from the last ``M``
+    edge columns (the builder's ``mode_record``, which the attention layers do not see), the homologue sets are set
+    once with :meth:`set_homologues`.
+
     The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
     linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
@@ -439,10 +474,14 @@ class GATPairModel(nn.Module):
                  layers: int = 2, heads: int = 4, conv: str = "gatbio", dropout: float = 0.3,
                  attn_dropout: float = 0.1, seq_dropout: float = 0.0, jk: bool = True, residual: bool = True,
                  edge_dim: int | None = None, pos_weight: float = 1.0, profile_skip: bool = False,
-                 **conv_kwargs: Any):
+                 interolog: bool = False, interolog_shrink: float = 0.03, **conv_kwargs: Any):
         super().__init__()
         if profile_skip and in_channels - seq_channels != num_modes + 2:
             raise ValueError("profile_skip needs the label profile block (profile: true) after the sequence block")
+        if interolog and not profile_skip:
+            raise ValueError("interolog transfer replaces profile_skip's score: it needs profile_skip")
+        if interolog_shrink <= 0:
+            raise ValueError(f"interolog_shrink={interolog_shrink}: must be > 0")
         if conv not in ("gatbio", "pyg_gat"):
             raise ValueError(f"conv={conv!r}: the gat_pairs recipe takes gatbio or pyg_gat")
         if hidden % heads:
@@ -471,12 +510,33 @@ class GATPairModel(nn.Module):
         out = hidden * (layers + 1) if jk else hidden
         self.dec = nn.Sequential(nn.Linear(3 * out, hidden), nn.ReLU(), nn.Dropout(dropout),
                                  nn.Linear(hidden, num_modes))
-        self.profile_skip = profile_skip
+        self.profile_skip, self.interolog, self.interolog_shrink = profile_skip, interolog, interolog_shrink
         if profile_skip:  # per-mode scale and shift of the profile prior's logit (init: the prior itself)
             self.skip_weight = nn.Parameter(torch.ones(num_modes))
             self.skip_bias = nn.Parameter(torch.zeros(num_modes))
+        self.register_buffer("hom_index", None)  # (N, k + 1): set_homologues
+        self.register_buffer("hom_weight", None)
 
-    def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+    def set_homologues(self, index: Tensor, weight: Tensor) -> None:
+        """The homologue sets of the interolog transfer, ``(N, k + 1)`` each
+        (:func:`gatbio.data.pair_features.homologues`; label-free); kept as buffers (they move with the model)."""
+        device = self.skip_weight.device if self.profile_skip else None
+        self.hom_index = torch.as_tensor(index).long().to(device)
+        self.hom_weight = torch.as_tensor(weight).float().to(device)
+
+    def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> PairEncoding:
+        known = None
+        if self.interolog:  # the message pairs' mode record: the last M edge columns, not a feature
+            from gatbio.data.pair_features import PairGraphBuilder
+
+            if self.hom_index is None or self.hom_index.size(0) != x.size(0):
+                raise ValueError("interolog transfer needs the homologue sets of the graph's proteins: call "
+                                 "set_homologues(index, weight) (gatbio.data.pair_features.homologues) first")
+            if edge_attr is None or edge_attr.size(1) != (self.edge_dim or 0) + self.num_modes:
+                raise ValueError("interolog transfer reads the message pairs' modes from the last edge columns: "
+                                 "build the graph with PairGraphBuilder(mode_record=True)")
+            known = PairGraphBuilder.labelled_edges(edge_index, edge_attr[:, -self.num_modes:])
+            edge_attr = edge_attr[:, :-self.num_modes] if self.edge_dim else None
         if self.training and self.seq_dropout > 0 and self.seq_channels:
             s = self.seq_channels
             x = torch.cat([F.dropout(x[:, :s], self.seq_dropout, True), x[:, s:]], dim=1)  # (N, F)
@@ -487,21 +547,24 @@ class GATPairModel(nn.Module):
             h = F.dropout(F.elu(norm(z)) + h, self.dropout, self.training)
             hs.append(h)
         z = torch.cat(hs, dim=1) if self.jk else h  # (N, D (K + 1)) or (N, D)
-        if self.profile_skip:  # carry each protein's profile prior to the decoder as M extra columns
+        prior = None
+        if self.profile_skip:  # each protein's profile prior, for the decoder's skip logit
             from gatbio.data.pair_features import profile_prior
 
-            z = torch.cat([z, profile_prior(x[:, self.seq_channels:])], dim=1)
-        return z
+            prior = profile_prior(x[:, self.seq_channels:])  # (N, M)
+        return PairEncoding(z, prior, known)
 
-    def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
-        prior = None
-        if self.profile_skip:
-            h, prior = h[:, :-self.num_modes], h[:, -self.num_modes:]
-        a, b = h[pairs[:, 0]], h[pairs[:, 1]]  # (P, D') each
+    def decode(self, h: PairEncoding, pairs: Tensor) -> Tensor:
+        a, b = h.z[pairs[:, 0]], h.z[pairs[:, 1]]  # (P, D') each
         out = self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
-        if prior is not None:  # profile_rule's score as a logit, added: the network learns the correction
-            p = ((prior[pairs[:, 0]] + prior[pairs[:, 1]]) / 2).clamp(0.02, 0.98)  # (P, M)
-            out = out + self.skip_weight * torch.logit(p) + self.skip_bias
+        if h.prior is not None:  # the no-learning score as a logit, added: the network learns the correction
+            p = (h.prior[pairs[:, 0]] + h.prior[pairs[:, 1]]) / 2  # (P, M): profile_rule's score
+            if h.known is not None:  # interolog transfer, shrunk towards that score
+                from gatbio.data.pair_features import interolog_prior, interolog_scores
+
+                num, den = interolog_scores(*h.known, pairs, self.hom_index, self.hom_weight)
+                p = interolog_prior(num, den, p, self.interolog_shrink)
+            out = out + self.skip_weight * torch.logit(p.clamp(0.02, 0.98)) + self.skip_bias
         return out
 
     def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
@@ -516,6 +579,9 @@ def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> 
     """:class:`GATPairModel` from the ``gat_pairs`` options (:data:`GAT_PAIRS_DEFAULTS`); ``in_channels`` is the
     builder's feature size (sequence block first, then the profile block of ``num_modes + 2`` columns)."""
     _reject_unknown(opts, GAT_PAIRS_DEFAULTS, "gat_pairs")
+    if opts["interolog"] and not opts["interactions"]:
+        raise ValueError("interolog transfer reads the message pairs from the graph's interaction edges: it needs "
+                         "interactions: true (or interolog: 0)")
     conv_kwargs = _gatbio_conv_options(opts)
     graph = opts["interactions"] or opts["knn"]
     seq = in_channels - (num_modes + 2 if opts["profile"] else 0)
@@ -523,4 +589,5 @@ def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> 
                         heads=opts["heads"], conv=opts["conv"], dropout=opts["dropout"],
                         attn_dropout=opts["attn_dropout"], seq_dropout=opts["seq_dropout"], jk=opts["jk"],
                         residual=opts["residual"], edge_dim=pair_edge_dim(opts, num_modes) if graph else None,
-                        pos_weight=opts["pos_weight"], profile_skip=opts["profile_skip"], **conv_kwargs)
+                        pos_weight=opts["pos_weight"], profile_skip=opts["profile_skip"],
+                        interolog=opts["interolog"] > 0, interolog_shrink=opts["interolog_shrink"], **conv_kwargs)

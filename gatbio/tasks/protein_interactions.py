@@ -41,11 +41,14 @@ Models (:mod:`gatbio.nn.pair_models`):
   pairs) and validating, and all training pairs when testing; in the ``all`` setting every other pair is an
   edge too, without its modes.
   ``gat_region`` imputes the profile of a protein without message pairs from its 10 most similar sequences
-  (homology transfer, :func:`gatbio.data.pair_features.impute_profiles`; label-free similarity).
+  (homology transfer, :func:`gatbio.data.pair_features.impute_profiles`; label-free similarity). Both add the
+  interolog transfer's score as a logit in their decoder (the modes of the message pairs between the two proteins'
+  5 closest homologues, :func:`gatbio.data.pair_features.interolog_scores`) and learn the correction.
 - ``profile_rule``: no learning, the mean of the two proteins' mode profiles over the known pairs, threshold chosen
   on validation (profiles of the fit pairs), then profiles of all training pairs for the test; an unseen protein
   takes the mean mode vector. ``profile_rule_hom``: the same with the unseen proteins' profiles imputed by homology
-  as in ``gat_region``.
+  as in ``gat_region``; ``interolog_rule``: that score shrunk towards the interolog transfer, as ``gat_region``'s
+  decoder logit.
 - plain GNN-PPI-style encoders over the standardised sequence features ``x``: ``pyg_gat``, ``gin`` (GNN-PPI's
   graph layer), ``gcn``, ``seq_mlp`` (sequence only, PIPR-like), ``gat_plain`` (:class:`gatbio.nn.GATConv`); all
   with GNN-PPI's product decoder. ``seq_cnn``: sequence only, a convolutional encoder learnt over each protein's
@@ -300,20 +303,21 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
         _INPUT_CACHE[knn_key] = (torch.from_numpy(ei), torch.from_numpy(w))
     knn_index, knn_weight = _INPUT_CACHE[knn_key] if opts["knn"] else (None, None)
     return PairGraphBuilder(data.pairs, data.pair_modes, data.pair_score, _INPUT_CACHE[key], knn_index, knn_weight,
-                            impute_similarity=_similarity(data, opts), impute_neighbors=int(opts["impute"]),
+                            impute_similarity=_similarity(data, opts) if opts["impute"] else None,
+                            impute_neighbors=int(opts["impute"]),
                             profile=bool(opts["profile"]), interactions=bool(opts["interactions"]),
                             edge_type=bool(opts["edge_type"]), edge_modes=bool(opts["edge_modes"]),
-                            edge_score=bool(opts["edge_score"]))
+                            edge_score=bool(opts["edge_score"]), mode_record=bool(opts["interolog"]))
 
 
 def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
     """The ``(N, N)`` sequence similarity that :func:`impute_profiles <gatbio.data.pair_features.impute_profiles>`
-    reads: TF-IDF ``impute_kmer``-mer cosine (``impute_similarity: kmer``) or normalised Smith-Waterman scores
-    (``align``, :func:`gatbio.data.sequence.alignment_similarity`); label-free, cached per process; ``None``
-    without ``impute``."""
+    and the interolog transfer read: TF-IDF ``impute_kmer``-mer cosine (``impute_similarity: kmer``) or normalised
+    Smith-Waterman scores (``align``, :func:`gatbio.data.sequence.alignment_similarity`); label-free, cached per
+    process; ``None`` without ``impute`` and ``interolog``."""
     from gatbio.data.sequence import alignment_similarity, kmer_similarity
 
-    if not opts.get("impute"):
+    if not (opts.get("impute") or opts.get("interolog")):
         return None
     how = opts["impute_similarity"]
     key = (hash(tuple(data.sequences)), "similarity", how, opts["impute_kmer"] if how == "kmer" else None)
@@ -322,6 +326,16 @@ def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
                else alignment_similarity(data.sequences))
         _INPUT_CACHE[key] = torch.from_numpy(sim)
     return _INPUT_CACHE[key]
+
+
+def _homologues(data, opts: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """The interolog transfer's homologue sets (:func:`gatbio.data.pair_features.homologues` of
+    :func:`_similarity`, ``interolog`` per protein); ``None`` with ``interolog: 0``."""
+    from gatbio.data.pair_features import homologues
+
+    if not opts.get("interolog"):
+        return None
+    return homologues(_similarity(data, opts), int(opts["interolog"]))
 
 
 def node_features(data, opts: dict[str, Any], embedding: str | None = None) -> torch.Tensor:
@@ -380,6 +394,8 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
         tcfg.supervision, tcfg.node_fraction = opts["supervision"], opts["node_fraction"]
         tcfg.edge_fraction = opts["edge_fraction"]
         model = build_pair_model(opts, builder.num_features, data.pair_modes.size(1))
+        if opts["interolog"]:
+            model.set_homologues(*_homologues(data, opts))
 
         def inputs(msg):
             return builder.build(msg, structure)
@@ -412,7 +428,8 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
     opts = model_options(name, _settings(cfg), _custom(cfg))
     if opts.get("kind") == "profile_rule":
         val_t = torch.as_tensor(val)
-        hom = {"similarity": _similarity(data, opts), "neighbors": opts["impute"]}
+        hom = {"similarity": _similarity(data, opts), "neighbors": opts["impute"],
+               "homologue_sets": _homologues(data, opts), "shrink": opts["interolog_shrink"]}
         val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes, **hom)
         thr, best_val = choose_threshold(data.pair_modes[val_t].numpy(), val_scores)
         return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes, **hom), "threshold": thr,

@@ -10,7 +10,10 @@ import torch
 from gatbio.data.pair_features import (
     PairGraphBuilder,
     choose_threshold,
+    homologues,
     impute_profiles,
+    interolog_prior,
+    interolog_scores,
     label_profiles,
     profile_prior,
     profile_rule,
@@ -113,3 +116,81 @@ def test_profile_rule_imputes_by_homology_and_the_builder_too():
     b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), impute_similarity=SIM, impute_neighbors=1)
     x, _, _ = b.build([0, 1])
     assert torch.allclose(x[3, 3:5], torch.tensor([1.0, 0.0])) and x[3, 6] == 0  # imputed profile, seen flag 0
+
+
+def test_homologues_are_the_protein_then_its_most_similar():
+    index, weight = homologues(SIM, 2)
+    assert index[:, 0].tolist() == [0, 1, 2, 3, 4] and torch.equal(weight[:, 0], torch.ones(5))
+    assert index[3, 1:].tolist() == [0, 2] and torch.allclose(weight[3, 1:], torch.tensor([0.9, 0.1]))
+    assert index[4, 1:].tolist() == [1, 2] and torch.allclose(weight[4, 1:], torch.tensor([0.6, 0.2]))
+    _, w4 = homologues(SIM, 4)
+    assert w4.min() == 0  # protein 4's fourth homologue (0, similarity -0.5) weighs nothing
+    with pytest.raises(ValueError, match="between 1 and N - 1 = 4"):
+        homologues(SIM, 5)
+
+
+def test_interolog_scores_known_answer():
+    """Protein 3 is new; its close homologue 0 (0.9) is a known partner of 1 (pair (0, 1), mode 0), and its weak
+    homologue 2 (0.1) is a known partner of 1 too (pair (1, 2), mode 1): the query (1, 3) takes
+    (1 * 0.9 * [1, 0] + 1 * 0.1 * [0, 1]) / (0.9 + 0.1), shrunk towards the rule's score by 0.03."""
+    index, weight = homologues(SIM, 2)
+    num, den = interolog_scores(PAIRS[:2], MODES[:2], torch.tensor([[1, 3], [3, 1], [4, 4]]), index, weight)
+    assert torch.allclose(num[0], torch.tensor([0.9, 0.1])) and den[0] == pytest.approx(1.0)
+    assert torch.equal(num[1], num[0]) and den[1] == den[0]  # symmetric
+    # (4, 4): homologues {4, 1, 2} x {4, 1, 2}: pair (1, 2) in both orientations, 0.6 * 0.2 each
+    assert torch.allclose(num[2], torch.tensor([0.0, 0.24])) and den[2] == pytest.approx(0.24)
+    prior = torch.tensor([[0.5, 0.5]] * 3)
+    t = interolog_prior(num, den, prior, 0.03)
+    assert torch.allclose(t[0], (torch.tensor([0.9, 0.1]) + 0.03 * 0.5) / 1.03)
+    # no interolog: the prior stays; a pair given twice (and in both orientations) counts once
+    n2, d2 = interolog_scores(torch.tensor([[0, 1], [1, 0], [0, 1]]), torch.tensor([[1.0, 0], [0, 1.0], [1.0, 0]]),
+                              torch.tensor([[1, 3], [2, 4]]), index, weight)
+    assert torch.allclose(n2[0], torch.tensor([0.9, 0.9])) and d2[0] == pytest.approx(0.9)  # union of its modes
+    assert d2[1] == 0 and torch.equal(interolog_prior(n2, d2, prior[:2], 0.03)[1], prior[1])
+    with pytest.raises(ValueError, match="must be > 0"):
+        interolog_prior(num, den, prior, 0.0)
+
+
+def test_interolog_scores_equal_the_dense_sum():
+    """n_ab = sum over known (c, d), both orientations, of W[a, c] W[b, d] y_cd with W the sparse homologue weights."""
+    g = torch.Generator().manual_seed(0)
+    n, k = 30, 4
+    sim = torch.rand(n, n, generator=g)
+    sim = (sim + sim.t()) / 2
+    pairs = torch.combinations(torch.arange(n))[torch.randperm(435, generator=g)[:60]]  # 60 distinct pairs
+    modes = (torch.rand(60, 3, generator=g) < 0.4).float()
+    query = torch.randint(0, n, (50, 2), generator=g)
+    index, weight = homologues(sim, k)
+    num, den = interolog_scores(pairs, modes, query, index, weight, chunk=7)  # several chunks
+    w = torch.zeros(n, n).scatter_(1, index, weight)  # dense (N, N)
+    ym = torch.zeros(n, n, 3)
+    ym[pairs[:, 0], pairs[:, 1]] = modes
+    ym[pairs[:, 1], pairs[:, 0]] = modes
+    adj = (ym.sum(-1) > 0).float() + 0 * ym[..., 0]
+    adj[pairs[:, 0], pairs[:, 1]] = 1
+    adj[pairs[:, 1], pairs[:, 0]] = 1
+    dense_num = torch.einsum("qc,cdm,qd->qm", w[query[:, 0]], ym, w[query[:, 1]])
+    dense_den = torch.einsum("qc,cd,qd->q", w[query[:, 0]], adj, w[query[:, 1]])
+    assert torch.allclose(num, dense_num, atol=1e-5) and torch.allclose(den, dense_den, atol=1e-5)
+
+
+def test_profile_rule_with_interologs_and_labelled_edges():
+    index, weight = homologues(SIM, 2)
+    q = torch.tensor([[1, 3], [0, 4]])
+    plain = profile_rule(PAIRS, MODES, [0, 1], q, 5, similarity=SIM, neighbors=1)
+    s = profile_rule(PAIRS, MODES, [0, 1], q, 5, similarity=SIM, neighbors=1, homologue_sets=(index, weight),
+                     shrink=0.03)
+    assert np.allclose(s[0], (np.array([0.9, 0.1]) + 0.03 * plain[0]) / 1.03)
+    # (0, 4): homologues {0, 3, 1} x {4, 1, 2}: (0, 1) 1 * 0.6 [1, 0] and (1, 2) 0.1 * 0.2 [0, 1]
+    assert np.allclose(s[1], (np.array([0.6, 0.02]) + 0.03 * plain[1]) / (0.62 + 0.03))
+    # the builder's graph gives the message pairs back: labelled interaction edges only (no kNN, no structure edge)
+    b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), torch.tensor([[0, 4], [4, 0]]),
+                         torch.tensor([0.8, 0.8]), mode_record=True, edge_modes=False)
+    _, ei, ea = b.build([0, 2], structure_idx=[0, 1, 2, 3])
+    assert ea.shape == (ei.size(1), b.edge_dim + 2)  # features, then the record
+    kp, km = PairGraphBuilder.labelled_edges(ei, ea[:, -2:])
+    assert sorted(map(tuple, kp.tolist())) == [(0, 1), (1, 0), (2, 3), (3, 2)]
+    assert torch.equal(km[kp[:, 0] == 2][0], MODES[2])
+    _, ei0, ea0 = PairGraphBuilder(PAIRS, MODES, SCORE, None, profile=False, edge_type=False, edge_modes=False,
+                                   edge_score=False, mode_record=True).build([1])
+    assert ea0.tolist() == [[0.0, 1.0]] * 2  # no features: the record alone

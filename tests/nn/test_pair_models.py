@@ -92,6 +92,16 @@ def test_recipe_models_build_with_their_own_options_and_are_symmetric(name):
     torch.manual_seed(0)
     model = build_pair_model(opts, 41, 7).eval()
     assert isinstance(model, GATPairModel) and model.seq_channels == 32 and model.edge_dim == 11
+    assert model.interolog and model.profile_skip
+    if model.interolog:
+        from gatbio.data.pair_features import homologues
+
+        with pytest.raises(ValueError, match="call set_homologues"):
+            model(x, ei, pairs, ea)
+        model.set_homologues(*homologues(torch.rand(6, 6), 2))
+        with pytest.raises(ValueError, match=r"PairGraphBuilder\(mode_record=True\)"):
+            model(x, ei, pairs, ea)
+        ea = torch.cat([ea, torch.rand(ei.size(1), 7)], dim=1)  # the message pairs' mode record
     out = model(x, ei, pairs, ea)
     assert out.shape == (3, 7) and torch.allclose(out, model(x, ei, pairs.flip(1), ea), atol=1e-6)
     assert model.dec[0].in_features == 3 * 128 * 3  # [a*b, |a-b|, a+b] of the jumping-knowledge concat (3 x 128)
@@ -121,8 +131,8 @@ def test_recipe_ablation_options_and_non_networks():
     opts = model_options("a", custom={"a": {"base": "gat_region", "edge_modes": False, "degree_norm": None}})
     model = build_pair_model(opts, 41, 7)
     assert model.edge_dim == 4 and model.convs[0].degree_norm is None
-    assert build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "knn": 0,
-                                                              "interactions": False}}), 41, 7).edge_dim is None
+    assert build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "knn": 0, "interactions": False,
+                                                              "interolog": 0}}), 41, 7).edge_dim is None
     with pytest.raises(ValueError, match=r"unknown gat_pairs option\(s\) \['colour'\]"):
         build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "colour": 1}}), 41, 7)
     for name in ("gat", "profile_rule"):
@@ -145,7 +155,7 @@ def test_profile_skip_adds_the_profile_rules_logit():
     query = torch.tensor([[0, 2], [1, 5], [3, 4], [5, 5]])
     opts = model_options("s", custom={"s": {"base": "gat_region", "profile_skip": True, "hidden": 8, "heads": 2,
                                             "knn": 0, "interactions": True, "edge_score": False,
-                                            "edge_modes": False, "edge_type": False}})
+                                            "edge_modes": False, "edge_type": False, "interolog": 0}})
     model = build_pair_model(opts, x.size(1), 7).eval()
     torch.nn.init.zeros_(model.dec[-1].weight)
     torch.nn.init.zeros_(model.dec[-1].bias)
@@ -159,3 +169,46 @@ def test_profile_skip_adds_the_profile_rules_logit():
     with pytest.raises(ValueError, match="profile_skip needs the label profile block"):
         build_pair_model(model_options("s", custom={"s": {"base": "gat_region", "profile_skip": True,
                                                           "profile": False}}), 32, 7)
+
+
+def test_interolog_skip_adds_the_interolog_rules_logit():
+    """With the MLP decoder's last layer zeroed, an interolog model's logits are logit(profile_rule's score with
+    homologue_sets): the message pairs are read back from the graph's labelled interaction edges (kNN edges and
+    structure-only edges of the "all pairs" setting are not interologs)."""
+    from gatbio.data.pair_features import PairGraphBuilder, homologues, profile_rule
+
+    torch.manual_seed(0)
+    pairs_all = torch.tensor([[0, 1], [1, 2], [3, 4], [0, 2], [2, 5]])
+    modes = torch.tensor([[1, 0, 0, 1, 0, 0, 0], [0, 1, 0, 1, 0, 0, 0], [0, 0, 1, 0, 0, 0, 1],
+                          [1, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0]])
+    sim = torch.rand(6, 6)
+    hom = homologues(sim, 2)
+    b = PairGraphBuilder(pairs_all, modes, torch.rand(5), torch.randn(6, 4), torch.tensor([[0, 5], [5, 0]]),
+                         torch.tensor([0.5, 0.5]), mode_record=True)
+    known = [0, 1, 2]
+    x, ei, ea = b.build(known, structure_idx=[0, 1, 2, 3, 4])
+    query = torch.tensor([[0, 2], [1, 5], [3, 4], [5, 5], [4, 0]])
+    opts = model_options("s", custom={"s": {"base": "gat_region", "hidden": 8, "heads": 2}})
+    model = build_pair_model(opts, x.size(1), 7).eval()
+    model.set_homologues(*hom)
+    torch.nn.init.zeros_(model.dec[-1].weight)
+    torch.nn.init.zeros_(model.dec[-1].bias)
+    expect = profile_rule(pairs_all.numpy(), modes.numpy(), known, query.numpy(), 6, homologue_sets=hom,
+                          shrink=0.03)
+    got = torch.sigmoid(model(x, ei, query, ea))
+    assert torch.allclose(got, torch.as_tensor(expect, dtype=torch.float32).clamp(0.02, 0.98), atol=1e-5)
+    assert torch.allclose(model(x, ei, query, ea), model(x, ei, query.flip(1), ea), atol=1e-6)  # symmetric
+    assert not torch.allclose(got, torch.sigmoid(model(x, ei[:, :0], query, ea[:0])))  # the interologs matter
+    # the record is not a feature: the attention layers see the same edges and features without it
+    nomodes = model_options("n", custom={"n": {"base": "gat_region", "hidden": 8, "heads": 2, "edge_modes": False,
+                                              "edge_type": False, "edge_score": False}})
+    b2 = PairGraphBuilder(pairs_all, modes, torch.rand(5), torch.randn(6, 4), mode_record=True, edge_modes=False,
+                          edge_type=False, edge_score=False)
+    x2, ei2, ea2 = b2.build(known)
+    m2 = build_pair_model(nomodes, x2.size(1), 7).eval()
+    m2.set_homologues(*hom)
+    assert m2.edge_dim is None and ea2.shape == (ei2.size(1), 7) and m2(x2, ei2, query, ea2).shape == (5, 7)
+    with pytest.raises(ValueError, match="it needs interactions: true"):
+        build_pair_model(model_options("s", custom={"s": {"base": "gat_region", "interactions": False}}), 41, 7)
+    with pytest.raises(ValueError, match="it needs profile_skip"):
+        GATPairModel(41, 7, seq_channels=32, edge_dim=11, interolog=True)
