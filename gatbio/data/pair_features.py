@@ -46,7 +46,11 @@ so a pair without any interolog (:math:`m_{ab} = 0`) keeps :math:`r_{ab}`, and o
 is a known partner of the other protein (:math:`w_{aa} w_{bd} = s_{bd} \gg \lambda`) takes that pair's modes. For
 a pair of two seen proteins the pair itself is not a message (it is the one being scored), so only its homologous
 pairs count. ``k = 5`` and :math:`\lambda = 0.03` with 4-mer similarities were chosen on validation micro-F1
-(``experiments/shs27k_interolog_sweep.py``).
+(``experiments/shs27k_impute_sweep.py --interolog``).
+
+References (interologs): Walhout, A. J. M. et al. Protein interaction mapping in C. elegans using proteins involved
+in vulval development. Science 287:116–122 (2000). Yu, H. et al. Annotation transfer between genomes:
+protein–protein interologs and protein–DNA regulogs. Genome Research 14:1107–1118 (2004).
 
 Supervision schemes (:func:`supervision_split`, drawn again every epoch):
 

@@ -89,7 +89,7 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # profile_skip's score becomes the interolog transfer from the message pairs whose proteins are among the two
     # proteins' `interolog` most similar (same similarity as impute), shrunk towards the profile rule by
     # `interolog_shrink` (gatbio.data.pair_features.interolog_scores; 0: off). 5 and 0.03 chosen on validation
-    # micro-F1 (experiments/shs27k_interolog_sweep.py)
+    # micro-F1 (experiments/shs27k_impute_sweep.py --interolog)
     "interolog": 5, "interolog_shrink": 0.03,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
