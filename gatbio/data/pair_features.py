@@ -135,13 +135,14 @@ def profile_prior(block: Tensor) -> Tensor:
 
 
 def homologues(similarity, k: int) -> tuple[Tensor, Tensor]:
-    """Each protein's homologue set for :func:`interolog_scores`: ``(index, weight)``, both ``(N, k + 1)``; column 0
-    is the protein itself (weight 1), then its ``k`` most similar other proteins by ``similarity`` ``(N, N)``
-    (label-free; its diagonal is ignored) with weight ``max(similarity, 0)``."""
+    """Each protein's homologue set for :func:`interolog_scores`: ``(index, weight)``, both ``(N, k' + 1)``; column
+    0 is the protein itself (weight 1), then its ``k' = min(k, N - 1)`` most similar other proteins by ``similarity``
+    ``(N, N)`` (label-free; its diagonal is ignored) with weight ``max(similarity, 0)``."""
     sim = torch.as_tensor(similarity).float().clone()  # (N, N)
     n = sim.size(0)
-    if not 0 < k < n:
-        raise ValueError(f"interolog neighbours k={k}: must be between 1 and N - 1 = {n - 1}")
+    if k < 1:
+        raise ValueError(f"interolog homologues k={k}: must be at least 1 (or switch the transfer off: interolog: 0)")
+    k = min(k, n - 1)  # a small network has fewer other proteins
     sim.fill_diagonal_(-float("inf"))  # never its own homologue: the protein itself is column 0
     w, j = sim.topk(k, dim=1)  # (N, k)
     index = torch.cat([torch.arange(n)[:, None], j], dim=1)  # (N, k + 1)

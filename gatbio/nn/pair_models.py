@@ -60,7 +60,7 @@ __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
            "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS", "PROFILE_RULE_DEFAULTS",
-           "IMPUTE_SIMILARITIES", "check_options"]
+           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 

@@ -125,8 +125,10 @@ def test_homologues_are_the_protein_then_its_most_similar():
     assert index[4, 1:].tolist() == [1, 2] and torch.allclose(weight[4, 1:], torch.tensor([0.6, 0.2]))
     _, w4 = homologues(SIM, 4)
     assert w4.min() == 0  # protein 4's fourth homologue (0, similarity -0.5) weighs nothing
-    with pytest.raises(ValueError, match="between 1 and N - 1 = 4"):
-        homologues(SIM, 5)
+    assert homologues(SIM, 9)[0].shape == (5, 5)  # at most the N - 1 other proteins
+    assert homologues(SIM[:1, :1], 5)[0].tolist() == [[0]]  # one protein: itself
+    with pytest.raises(ValueError, match="must be at least 1"):
+        homologues(SIM, 0)
 
 
 def test_interolog_scores_known_answer():
