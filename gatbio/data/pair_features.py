@@ -83,7 +83,7 @@ from torch import Tensor
 
 __all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split",
            "PairGraphBuilder", "profile_rule", "choose_threshold", "sequence_block", "homologues", "interolog_scores",
-           "interolog_prior"]
+           "interolog_prior", "rule_scores"]
 
 SUPERVISION = ("none", "node", "edge", "mix")
 
@@ -194,6 +194,21 @@ def interolog_prior(num: Tensor, den: Tensor, prior: Tensor, shrink: float) -> T
     if shrink <= 0:
         raise ValueError(f"interolog_shrink={shrink}: must be > 0 (the prior's pseudo-weight)")
     return (num + shrink * prior) / (den[:, None] + shrink)
+
+
+def rule_scores(prior: Tensor, query: Tensor, known: tuple[Tensor, Tensor] | None = None,
+                homologue_sets: tuple[Tensor, Tensor] | None = None, shrink: float = 0.03) -> Tensor:
+    """The no-learning score ``(Q, M)`` of the protein pairs ``query`` ``(Q, 2)``: the mean of the two proteins' rows
+    of ``prior`` ``(N, M)`` (:func:`profile_prior`); with the known pairs ``known = (pairs (K, 2), modes (K, M))`` and
+    ``homologue_sets`` (:func:`homologues`), the interolog transfer shrunk towards that mean (:func:`interolog_prior`).
+    What :func:`profile_rule` returns and what :class:`gatbio.nn.pair_models.GATPairModel` adds as a logit."""
+    q = torch.as_tensor(query).to(prior.device).long()
+    score = (prior[q[:, 0]] + prior[q[:, 1]]) / 2  # (Q, M)
+    if known is not None and homologue_sets is not None:
+        index, weight = homologue_sets
+        num, den = interolog_scores(*known, q, index, weight.to(prior.dtype))
+        score = interolog_prior(num, den, score, shrink)
+    return score
 
 
 def supervision_split(fit_idx, pairs, scheme: str, rng: np.random.Generator, node_fraction: float = 0.2,
@@ -361,15 +376,9 @@ def profile_rule(pairs, modes, known_idx, query_pairs, num_nodes: int, similarit
     block = label_profiles(p, y, known_idx, num_nodes, dtype=torch.float64)  # float64: scores meet a threshold grid
     if neighbors and similarity is not None:
         block = impute_profiles(block, similarity, neighbors)
-    prof = profile_prior(block)  # (N, M)
     q = torch.as_tensor(np.asarray(query_pairs, dtype=np.int64).reshape(-1, 2))
-    score = (prof[q[:, 0]] + prof[q[:, 1]]) / 2  # (Q, M)
-    if homologue_sets is not None:
-        index, weight = homologue_sets
-        known = _idx(known_idx)
-        num, den = interolog_scores(p[known], y[known], q, index, weight.double())
-        score = interolog_prior(num, den, score, shrink)
-    return score.numpy()
+    known = _idx(known_idx)
+    return rule_scores(profile_prior(block), q, (p[known], y[known]), homologue_sets, shrink).numpy()
 
 
 def choose_threshold(y_true: np.ndarray, scores: np.ndarray, grid: np.ndarray | None = None) -> tuple[float, float]:

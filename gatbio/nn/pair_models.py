@@ -520,7 +520,7 @@ class GATPairModel(nn.Module):
     def set_homologues(self, index: Tensor, weight: Tensor) -> None:
         """The homologue sets of the interolog transfer, ``(N, k + 1)`` each
         (:func:`gatbio.data.pair_features.homologues`; label-free); kept as buffers (they move with the model)."""
-        device = self.skip_weight.device if self.profile_skip else None
+        device = self.lin_in.weight.device
         self.hom_index = torch.as_tensor(index).long().to(device)
         self.hom_weight = torch.as_tensor(weight).float().to(device)
 
@@ -558,12 +558,9 @@ class GATPairModel(nn.Module):
         a, b = h.z[pairs[:, 0]], h.z[pairs[:, 1]]  # (P, D') each
         out = self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
         if h.prior is not None:  # the no-learning score as a logit, added: the network learns the correction
-            p = (h.prior[pairs[:, 0]] + h.prior[pairs[:, 1]]) / 2  # (P, M): profile_rule's score
-            if h.known is not None:  # interolog transfer, shrunk towards that score
-                from gatbio.data.pair_features import interolog_prior, interolog_scores
+            from gatbio.data.pair_features import rule_scores
 
-                num, den = interolog_scores(*h.known, pairs, self.hom_index, self.hom_weight)
-                p = interolog_prior(num, den, p, self.interolog_shrink)
+            p = rule_scores(h.prior, pairs, h.known, (self.hom_index, self.hom_weight), self.interolog_shrink)
             out = out + self.skip_weight * torch.logit(p.clamp(0.02, 0.98)) + self.skip_bias
         return out
 
