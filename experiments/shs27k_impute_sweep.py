@@ -16,10 +16,14 @@ For each setting this prints the rule's micro-F1 on the **validation** pairs (pr
 threshold chosen there, as ``profile_rule`` does), which is what chose the setting, and on the test pairs (profiles
 of all training pairs, that threshold), mean over the seeds.
 
+``--coverage`` prints instead how often the recipe's interolog setting applies: the fraction of test pairs with at
+least one interolog among the training pairs, per split type and test subset (ES, NS), mean over the seeds.
+
 Usage::
 
     python experiments/shs27k_impute_sweep.py [RESULTS_DIR]               # default results/shs27k_full (its splits/)
     python experiments/shs27k_impute_sweep.py [RESULTS_DIR] --interolog
+    python experiments/shs27k_impute_sweep.py [RESULTS_DIR] --coverage --splits random bfs dfs
 """
 
 from __future__ import annotations
@@ -82,12 +86,7 @@ def sweep(results: Path, kinds=("bfs", "dfs"), interolog: bool = False) -> pd.Da
     data = gd.load("shs27k", features=())
     pairs, y, n = data.pairs.numpy(), data.pair_modes.numpy(), data.num_nodes
     sims = _similarities(data, INTEROLOG_KMERS if interolog else KMERS)
-    splits = {}
-    for kind in kinds:
-        files = sorted((results / "splits").glob(f"{kind}_s*.json"))
-        if not files:
-            raise SystemExit(f"{results}/splits: no {kind} split files (run `gatbio protein interactions` first)")
-        splits[kind] = [json.loads(f.read_text()) for f in files]
+    splits = _split_files(results, kinds)
     rows = []
     for cols, kw in _settings(sims, interolog):
         for kind, sps in splits.items():
@@ -103,12 +102,58 @@ def sweep(results: Path, kinds=("bfs", "dfs"), interolog: bool = False) -> pd.Da
     return pd.DataFrame(rows)
 
 
+def _split_files(results: Path, kinds) -> dict[str, list[dict]]:
+    splits = {}
+    for kind in kinds:
+        files = sorted((results / "splits").glob(f"{kind}_s*.json"))
+        if not files:
+            raise SystemExit(f"{results}/splits: no {kind} split files (run `gatbio protein interactions` first)")
+        splits[kind] = [json.loads(f.read_text()) for f in files]
+    return splits
+
+
+def coverage(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
+    """Per split type: the fraction of test pairs (all, ES, NS) with at least one interolog among the training pairs,
+    for the recipe's setting (``GAT_PAIRS_DEFAULTS``: ``interolog`` homologues by ``impute_kmer``-mer similarity)."""
+    import torch
+
+    import gatbio.data as gd
+    from gatbio.data.pair_features import homologues, interolog_scores
+    from gatbio.data.pair_splits import SUBSETS, pair_subsets
+    from gatbio.data.sequence import kmer_similarity
+    from gatbio.nn.pair_models import GAT_PAIRS_DEFAULTS
+
+    data = gd.load("shs27k", features=())
+    pairs, y, n = data.pairs, data.pair_modes.float(), data.num_nodes
+    index, weight = homologues(kmer_similarity(data.sequences, GAT_PAIRS_DEFAULTS["impute_kmer"]),
+                               GAT_PAIRS_DEFAULTS["interolog"])
+    rows = []
+    for kind, sps in _split_files(results, kinds).items():
+        hits = {"all": [], "es": [], "ns": []}
+        for sp in sps:
+            tr, te = torch.as_tensor(sp["train"]), torch.as_tensor(sp["test"])
+            _, den = interolog_scores(pairs[tr], y[tr], pairs[te], index, weight)
+            hit, sub = (den > 0).numpy(), pair_subsets(pairs, sp["train"], sp["test"], n)
+            hits["all"].append(hit.mean())
+            for name in ("es", "ns"):
+                m = sub == SUBSETS.index(name)
+                if m.any():
+                    hits[name].append(hit[m].mean())
+        rows.append({"split": kind, "seeds": len(sps),
+                     **{f"with interolog ({k})": np.mean(v) if v else np.nan for k, v in hits.items()}})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
     ap.add_argument("--interolog", action="store_true", help="sweep the interolog transfer instead of the imputation")
     ap.add_argument("--splits", nargs="+", default=["bfs", "dfs"], choices=["random", "bfs", "dfs"])
+    ap.add_argument("--coverage", action="store_true", help="how often the recipe's interolog setting applies")
     args = ap.parse_args(argv)
+    if args.coverage:
+        print(coverage(args.results, tuple(args.splits)).round(3).to_string(index=False))
+        return
     df = sweep(args.results, tuple(args.splits), args.interolog)
     with pd.option_context("display.max_rows", None, "display.width", 120):
         print(df.round(3).to_string(index=False))

@@ -3,9 +3,13 @@ per model, micro-F1 on the leakage-free graph (mean ± std over seeds), macro-F1
 subsets, micro-F1 with the all-pairs graph, and the mean wall / CPU seconds per fit (leakage-free graph; for a
 ``choice`` model such as ``gat`` the sum of its candidates).
 
+``--per-seed SPLIT`` prints instead one row per seed of that split type: each model's micro-F1 (leakage-free
+graph), and for a ``choice`` model the candidate it chose with the candidates' validation micro-F1.
+
 Usage::
 
     python experiments/shs27k_tables.py results/shs27k_full
+    python experiments/shs27k_tables.py results/shs27k_full --per-seed bfs
 """
 
 from __future__ import annotations
@@ -63,10 +67,32 @@ def tables(results: Path) -> str:
     return "\n\n".join(parts)
 
 
+def per_seed(results: Path, split: str) -> pd.DataFrame:
+    """One row per seed of ``split``: each model's micro-F1 (train graph); a choice model's ``chosen`` candidate and
+    the candidates' validation micro-F1 (``val <candidate>``)."""
+    df = load_runs(results)
+    tr = df[(df["split"] == split) & (df["graph"] == "train")]
+    if tr.empty:
+        raise SystemExit(f"{results}: no {split!r} results")
+    out = tr.pivot(index="seed", columns="model", values="micro_f1").round(3)
+    if "chosen" in tr:
+        for _, r in tr[tr["chosen"].notna()].iterrows():
+            out.loc[r["seed"], f"{r['model']} chose"] = r["chosen"]
+            for c, v in r["candidates_val_micro_f1"].items():
+                out.loc[r["seed"], f"val {c}"] = round(v, 3)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path)
-    print(tables(ap.parse_args(argv).results))
+    ap.add_argument("--per-seed", metavar="SPLIT", choices=["random", "bfs", "dfs"], default=None)
+    a = ap.parse_args(argv)
+    if a.per_seed:
+        with pd.option_context("display.width", 250, "display.max_columns", None):
+            print(per_seed(a.results, a.per_seed).to_string())
+    else:
+        print(tables(a.results))
     return 0
 
 

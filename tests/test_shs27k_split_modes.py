@@ -124,3 +124,33 @@ def test_interolog_sweep_grid_starts_with_the_imputed_rule():
     assert kw["neighbors"] == 10 and kw["shrink"] == 0.01
     plain = list(sweep._settings(sims, interolog=False))
     assert plain[0][0] == {"kmer": "-", "neighbors": 0}
+
+
+def test_per_seed_rows_give_each_models_score_and_the_choice(tmp_path):
+    tables = experiment_script("shs27k_tables")
+    for seed, (a, b) in enumerate([(0.6, 0.7), (0.8, 0.5)]):
+        _write_run(tmp_path, "bfs", seed, "a", a, graph="train")
+        _write_run(tmp_path, "bfs", seed, "b", b, graph="train")
+        chosen = "a" if seed else "b"
+        _write_run(tmp_path, "bfs", seed, "gat", max(a, b) if seed == 0 else a, graph="train", chosen=chosen,
+                   candidates_val_micro_f1={"a": 0.1 * seed, "b": 0.05})
+    out = tables.per_seed(tmp_path, "bfs")
+    assert out.loc[0, "a"] == 0.6 and out.loc[1, "b"] == 0.5
+    assert out.loc[0, "gat chose"] == "b" and out.loc[1, "gat chose"] == "a" and out.loc[1, "val a"] == 0.1
+    with pytest.raises(SystemExit, match="no 'dfs' results"):
+        tables.per_seed(tmp_path, "dfs")
+
+
+def test_interolog_coverage_counts_test_pairs_with_a_known_homologous_pair(data_root, tmp_path, monkeypatch):
+    """Test pair (a, b) whose own pair is among the training pairs has an interolog (itself: weight 1 x 1); the
+    coverage over a split is the fraction of such test pairs when no other homologous pair is known."""
+    from gatbio.data import load
+
+    monkeypatch.setenv("GATBIO_DATA", str(data_root))
+    sweep = experiment_script("shs27k_impute_sweep")
+    n = load("shs27k", root=data_root, features=()).pairs.size(0)
+    (tmp_path / "splits").mkdir()
+    # the test pairs are also training pairs here (not a real split): every one of them has an interolog
+    (tmp_path / "splits" / "bfs_s0.json").write_text(json.dumps({"train": list(range(n)), "test": [0, 1, 2, 3]}))
+    row = sweep.coverage(tmp_path, ("bfs",)).iloc[0]
+    assert row["with interolog (all)"] == 1.0 and row["seeds"] == 1
