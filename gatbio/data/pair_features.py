@@ -47,6 +47,8 @@ is a known partner of the other protein (:math:`w_{aa} w_{bd} = s_{bd} \gg \lamb
 a pair of two seen proteins the pair itself is not a message (it is the one being scored), so only its homologous
 pairs count. ``k = 5`` and :math:`\lambda = 0.03` with 4-mer similarities were chosen on validation micro-F1
 (``experiments/shs27k_impute_sweep.py --interolog``).
+:func:`interolog_edges` gives the same evidence term by term (known pair -> query pair, with its weight and the
+homologue ranks of :math:`c` and :math:`d`) for a model that learns how to weigh it.
 
 References (interologs): Walhout, A. J. M. et al. Protein interaction mapping in C. elegans using proteins involved
 in vulval development. Science 287:116–122 (2000). Yu, H. et al. Annotation transfer between genomes:
@@ -76,6 +78,7 @@ mean of its two proteins' profiles (an unseen protein takes the mean mode vector
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -83,7 +86,7 @@ from torch import Tensor
 
 __all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split",
            "PairGraphBuilder", "profile_rule", "choose_threshold", "sequence_block", "homologues", "interolog_scores",
-           "interolog_prior", "rule_scores"]
+           "interolog_prior", "rule_scores", "interolog_edges", "InterologEdges"]
 
 SUPERVISION = ("none", "node", "edge", "mix")
 
@@ -150,6 +153,35 @@ def homologues(similarity, k: int) -> tuple[Tensor, Tensor]:
     return index, weight
 
 
+def _interolog_lookup(known_pairs: Tensor, known_modes: Tensor, query: Tensor, index: Tensor, weight: Tensor,
+                      chunk: int):
+    r"""The shared lookup of :func:`interolog_scores` and :func:`interolog_edges`: ``(modes (K', M), q (Q, 2),
+    steps)`` where ``modes`` are the distinct known pairs' modes (a repeated pair's union) and ``steps`` yields, per
+    chunk of ``chunk`` queries, ``(start, pos (C, J), w (C, J))``: the row in ``modes`` of each of the
+    ``J = (k + 1)^2`` candidate pairs :math:`\mathcal{H}(a) \times \mathcal{H}(b)` and its weight
+    :math:`w_{ac} w_{bd}` (0 where the candidate is not a known pair)."""
+    n = index.size(0)
+    kp = torch.as_tensor(known_pairs).to(index.device).long()  # (K, 2)
+    ky = torch.as_tensor(known_modes).to(device=index.device, dtype=weight.dtype)  # (K, M)
+    q = torch.as_tensor(query).to(index.device).long()  # (Q, 2)
+    if len(kp) == 0 or len(q) == 0:
+        return ky.new_zeros(0, ky.size(1)), q, iter(())
+    keys = torch.cat([kp[:, 0] * n + kp[:, 1], kp[:, 1] * n + kp[:, 0]])  # (2K,) both orientations
+    keys, inv = torch.unique(keys, return_inverse=True)  # sorted, distinct
+    modes = torch.zeros(len(keys), ky.size(1), dtype=ky.dtype, device=ky.device).scatter_reduce_(
+        0, inv[:, None].expand(-1, ky.size(1)), torch.cat([ky, ky]), "amax")  # (K', M): a repeated pair's union
+
+    def steps():
+        for s in range(0, len(q), chunk):
+            qa, qb = q[s:s + chunk, 0], q[s:s + chunk, 1]
+            combo = (index[qa][:, :, None] * n + index[qb][:, None, :]).flatten(1)  # (C, J) candidate keys
+            w = (weight[qa][:, :, None] * weight[qb][:, None, :]).flatten(1)  # (C, J)
+            pos = torch.searchsorted(keys, combo).clamp_max(len(keys) - 1)
+            yield s, pos, w * (keys[pos] == combo)  # only candidates that are known pairs
+
+    return modes, q, steps()
+
+
 def interolog_scores(known_pairs: Tensor, known_modes: Tensor, query: Tensor, index: Tensor, weight: Tensor,
                      chunk: int = 1 << 16) -> tuple[Tensor, Tensor]:
     r"""The interolog sums of the query pairs (module docstring): ``(n (Q, M), m (Q,))``.
@@ -165,27 +197,47 @@ def interolog_scores(known_pairs: Tensor, known_modes: Tensor, query: Tensor, in
     the known pairs by a sorted key (``searchsorted``): ``O((K + Q k^2) log K)``, on the tensors' device. Each
     distinct pair counts once (a pair listed twice, or in both orientations, takes the union of its modes).
     """
-    n = index.size(0)
-    kp = torch.as_tensor(known_pairs).to(index.device).long()  # (K, 2)
-    ky = torch.as_tensor(known_modes).to(device=index.device, dtype=weight.dtype)  # (K, M)
-    q = torch.as_tensor(query).to(index.device).long()  # (Q, 2)
-    num = torch.zeros(len(q), ky.size(1), dtype=weight.dtype, device=index.device)
+    modes, q, steps = _interolog_lookup(known_pairs, known_modes, query, index, weight, chunk)
+    num = torch.zeros(len(q), modes.size(1), dtype=weight.dtype, device=index.device)
     den = torch.zeros(len(q), dtype=weight.dtype, device=index.device)
-    if len(kp) == 0 or len(q) == 0:
-        return num, den
-    keys = torch.cat([kp[:, 0] * n + kp[:, 1], kp[:, 1] * n + kp[:, 0]])  # (2K,) both orientations
-    keys, inv = torch.unique(keys, return_inverse=True)  # sorted, distinct
-    modes = torch.zeros(len(keys), ky.size(1), dtype=ky.dtype, device=ky.device).scatter_reduce_(
-        0, inv[:, None].expand(-1, ky.size(1)), torch.cat([ky, ky]), "amax")  # (K', M): a repeated pair's union
-    for s in range(0, len(q), chunk):
-        qa, qb = q[s:s + chunk, 0], q[s:s + chunk, 1]
-        combo = (index[qa][:, :, None] * n + index[qb][:, None, :]).flatten(1)  # (C, (k + 1)^2) candidate keys
-        w = (weight[qa][:, :, None] * weight[qb][:, None, :]).flatten(1)  # (C, (k + 1)^2)
-        pos = torch.searchsorted(keys, combo).clamp_max(len(keys) - 1)
-        w = w * (keys[pos] == combo)  # only candidates that are known pairs
-        num[s:s + chunk] = torch.einsum("cj,cjm->cm", w, modes[pos])
-        den[s:s + chunk] = w.sum(1)
+    for s, pos, w in steps:
+        num[s:s + len(w)] = torch.einsum("cj,cjm->cm", w, modes[pos])
+        den[s:s + len(w)] = w.sum(1)
     return num, den
+
+
+class InterologEdges(NamedTuple):
+    """The interolog evidence of query pairs as a bipartite graph (:func:`interolog_edges`): ``modes`` (K', M) of
+    the distinct known pairs (the sources), and per edge (E,): ``src`` (row of ``modes``), ``dst`` (query),
+    ``weight`` :math:`w_{ac} w_{bd}`, and ``rank_a``, ``rank_b``: the columns of :math:`c` and :math:`d` in the
+    homologue sets of :math:`a` and :math:`b` (0: the protein itself)."""
+
+    modes: Tensor
+    src: Tensor
+    dst: Tensor
+    weight: Tensor
+    rank_a: Tensor
+    rank_b: Tensor
+
+
+def interolog_edges(known_pairs: Tensor, known_modes: Tensor, query: Tensor, index: Tensor, weight: Tensor,
+                    chunk: int = 1 << 16) -> InterologEdges:
+    """The interologs of :func:`interolog_scores` one by one, as edges known pair -> query pair with weight > 0
+    (:class:`InterologEdges`), for a model that learns how to weigh them (:class:`gatbio.nn.pair_models.
+    GATPairModel`'s ``interolog_attention``): :func:`interolog_scores` is their weighted sum,
+    ``n[q] = sum(weight * modes[src])`` and ``m[q] = sum(weight)`` over the edges into ``q``."""
+    modes, _, steps = _interolog_lookup(known_pairs, known_modes, query, index, weight, chunk)
+    k1 = index.size(1)
+    out: list[list[Tensor]] = [[], [], [], []]
+    for s, pos, w in steps:
+        c, j = (w > 0).nonzero(as_tuple=True)
+        for part, value in zip(out, (pos[c, j], c + s, w[c, j], j), strict=True):
+            part.append(value)
+    if not out[0]:
+        empty = torch.zeros(0, dtype=torch.long, device=index.device)
+        return InterologEdges(modes, empty, empty, weight.new_zeros(0), empty, empty)
+    src, dst, w, j = (torch.cat(part) for part in out)
+    return InterologEdges(modes, src, dst, w, torch.div(j, k1, rounding_mode="floor"), j % k1)
 
 
 def interolog_prior(num: Tensor, den: Tensor, prior: Tensor, shrink: float) -> Tensor:

@@ -49,6 +49,7 @@ interaction prediction. IJCAI 2021 (GNN-PPI); Xu, K. et al. How powerful are gra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -91,6 +92,11 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # `interolog_shrink` (gatbio.data.pair_features.interolog_scores; 0: off). 5 and 0.03 chosen on validation
     # micro-F1 (experiments/shs27k_impute_sweep.py --interolog)
     "interolog": 5, "interolog_shrink": 0.03,
+    # the interologs' own similarity ("kmer" / "align"; None: impute_similarity's)
+    "interolog_similarity": None,
+    # a learnt correction over the interologs one by one: a gatbio GATConv from the known pairs to the query pair,
+    # its attention logits biased by the rule's log weights (None: off; "gat" / "gatv2": the attention), `heads`
+    "interolog_attention": None, "interolog_heads": 4,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
     "supervision": "node", "node_fraction": 0.2, "edge_fraction": 0.3, "pos_weight": 2.5,
@@ -107,7 +113,10 @@ RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
 #: homology imputation of unseen proteins' profiles, as in :data:`GAT_PAIRS_DEFAULTS` (0: the mean mode vector), and
 #: the interolog transfer (``interolog`` homologues per protein, 0: off; ``interolog_shrink``).
 PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer",
-                                         "impute_kmer": 4, "interolog": 0, "interolog_shrink": 0.03}
+                                         "impute_kmer": 4, "interolog": 0, "interolog_shrink": 0.03,
+                                         "interolog_similarity": None}
+#: ``interolog_attention`` values: off, or the attention of the learnt interolog correction (GATConv's ``attention``).
+INTEROLOG_ATTENTIONS = (None, "gat", "gatv2")
 #: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
 IMPUTE_SIMILARITIES = ("kmer", "align")
 #: Model options that override the config's training settings (:class:`gatbio.train.PairTrainConfig`).
@@ -349,9 +358,10 @@ def check_options(name: str, opts: dict[str, Any]) -> None:
     transfer's values."""
     if opts.get("kind") == "profile_rule":
         _reject_unknown(opts, PROFILE_RULE_DEFAULTS, "profile_rule")
-    if "impute_similarity" in opts and opts["impute_similarity"] not in IMPUTE_SIMILARITIES:
-        raise ValueError(f"model {name!r}: impute_similarity={opts['impute_similarity']!r}: choose one of "
-                         f"{', '.join(IMPUTE_SIMILARITIES)}")
+    for key in ("impute_similarity", "interolog_similarity"):
+        if opts.get(key) is not None and opts[key] not in IMPUTE_SIMILARITIES:
+            raise ValueError(f"model {name!r}: {key}={opts[key]!r}: choose one of {', '.join(IMPUTE_SIMILARITIES)}"
+                             + (" (null: impute_similarity's)" if key == "interolog_similarity" else ""))
     for key, least in (("impute", 0), ("impute_kmer", 1), ("interolog", 0)):
         value = opts.get(key, least)
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -366,6 +376,16 @@ def check_options(name: str, opts: dict[str, Any]) -> None:
     if opts.get("kind") == "gat_pairs" and opts.get("interolog") and not opts.get("profile_skip"):
         raise ValueError(f"model {name!r}: interolog transfer replaces profile_skip's score: set profile_skip: true "
                          "or interolog: 0")
+    attention = opts.get("interolog_attention")
+    if attention not in INTEROLOG_ATTENTIONS:
+        raise ValueError(f"model {name!r}: interolog_attention={attention!r}: choose one of "
+                         f"{', '.join(map(str, INTEROLOG_ATTENTIONS))} (null: off)")
+    heads = opts.get("interolog_heads", 1)
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
+        raise ValueError(f"model {name!r}: interolog_heads={heads!r} must be a positive integer")
+    if attention is not None and not opts.get("interolog"):
+        raise ValueError(f"model {name!r}: interolog_attention weighs the interologs: it needs interolog > 0 "
+                         "(homologues per protein), or interolog_attention: null")
 
 
 def _reject_unknown(opts: dict[str, Any], known, what: str) -> None:
@@ -460,6 +480,12 @@ class GATPairModel(nn.Module):
     edge columns (the builder's ``mode_record``, which the attention layers do not see), the homologue sets are set
     once with :meth:`set_homologues`.
 
+    With ``interolog_attention`` (``"gat"`` or ``"gatv2"``; it needs ``interolog``) a :class:`gatbio.nn.GATConv`
+    with ``interolog_heads`` heads also attends from each query pair over its interologs one by one and over the
+    rule's score, its attention logits biased by the rule's log weights, and adds its output to the logits
+    (:meth:`_transfer`; :func:`gatbio.data.pair_features.interolog_edges`): a learnt weighting of the evidence that
+    the rule weighs by fixed similarities (off by default: behind on validation, experiments/README).
+
     The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
     linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
@@ -474,7 +500,8 @@ class GATPairModel(nn.Module):
                  layers: int = 2, heads: int = 4, conv: str = "gatbio", dropout: float = 0.3,
                  attn_dropout: float = 0.1, seq_dropout: float = 0.0, jk: bool = True, residual: bool = True,
                  edge_dim: int | None = None, pos_weight: float = 1.0, profile_skip: bool = False,
-                 interolog: bool = False, interolog_shrink: float = 0.03, **conv_kwargs: Any):
+                 interolog: bool = False, interolog_shrink: float = 0.03, interolog_attention: str | None = None,
+                 interolog_heads: int = 4, **conv_kwargs: Any):
         super().__init__()
         if profile_skip and in_channels - seq_channels != num_modes + 2:
             raise ValueError("profile_skip needs the label profile block (profile: true) after the sequence block")
@@ -482,6 +509,8 @@ class GATPairModel(nn.Module):
             raise ValueError("interolog transfer replaces profile_skip's score: it needs profile_skip")
         if interolog_shrink <= 0:
             raise ValueError(f"interolog_shrink={interolog_shrink}: must be > 0")
+        if interolog_attention is not None and not interolog:
+            raise ValueError("interolog_attention weighs the interolog transfer's evidence: it needs interolog")
         if conv not in ("gatbio", "pyg_gat"):
             raise ValueError(f"conv={conv!r}: the gat_pairs recipe takes gatbio or pyg_gat")
         if hidden % heads:
@@ -516,6 +545,13 @@ class GATPairModel(nn.Module):
             self.skip_bias = nn.Parameter(torch.zeros(num_modes))
         self.register_buffer("hom_index", None)  # (N, k + 1): set_homologues
         self.register_buffer("hom_weight", None)
+        self.transfer = None
+        if interolog_attention is not None:  # known pair (modes, flag) -> query pair (its decoder input)
+            from gatbio.nn.conv import GATConv
+
+            self.transfer = GATConv((num_modes + 1, 3 * out), num_modes, heads=interolog_heads, concat=False,
+                                    dropout=attn_dropout, add_self_loops=False, edge_dim=5,
+                                    attention=interolog_attention, temperature="learn")
 
     def set_homologues(self, index: Tensor, weight: Tensor) -> None:
         """The homologue sets of the interolog transfer, ``(N, k + 1)`` each
@@ -556,13 +592,39 @@ class GATPairModel(nn.Module):
 
     def decode(self, h: PairEncoding, pairs: Tensor) -> Tensor:
         a, b = h.z[pairs[:, 0]], h.z[pairs[:, 1]]  # (P, D') each
-        out = self.dec(torch.cat([a * b, (a - b).abs(), a + b], dim=1))  # (P, M)
+        pair = torch.cat([a * b, (a - b).abs(), a + b], dim=1)  # (P, 3 D')
+        out = self.dec(pair)  # (P, M)
         if h.prior is not None:  # the no-learning score as a logit, added: the network learns the correction
             from gatbio.data.pair_features import rule_scores
 
             p = rule_scores(h.prior, pairs, h.known, (self.hom_index, self.hom_weight), self.interolog_shrink)
             out = out + self.skip_weight * torch.logit(p.clamp(0.02, 0.98)) + self.skip_bias
+        if self.transfer is not None:
+            out = out + self._transfer(h, pairs, pair)
         return out
+
+    def _transfer(self, h: PairEncoding, pairs: Tensor, pair: Tensor) -> Tensor:
+        r"""The learnt interolog correction ``(P, M)``: attention of each query pair over its interologs
+        :math:`(c, d)` (sources: their modes, flag 0) and over the profile rule's score (a source of its own, flag 1),
+        with the rule's weights as the attention bias, :math:`\log w_{ac} w_{bd}` and :math:`\log \lambda`: with
+        zero attention parameters and temperature 1 the attention weights are the rule's (:func:`gatbio.data.
+        pair_features.interolog_prior`). Edge features: :math:`\log w_{ac}`, :math:`\log w_{bd}`, whether
+        :math:`c = a`, whether :math:`d = b`, the rule flag."""
+        from gatbio.data.pair_features import interolog_edges
+
+        ev = interolog_edges(*h.known, pairs, self.hom_index, self.hom_weight)
+        q, k, dev = len(pairs), len(ev.modes), pairs.device
+        rule = (h.prior[pairs[:, 0]] + h.prior[pairs[:, 1]]) / 2  # (P, M): the rule's score without interologs
+        x_src = torch.cat([torch.cat([ev.modes.to(rule.dtype), rule.new_zeros(k, 1)], dim=1),
+                           torch.cat([rule, rule.new_ones(q, 1)], dim=1)])  # (K' + P, M + 1)
+        ar = torch.arange(q, device=dev)
+        edge_index = torch.stack([torch.cat([ev.src, k + ar]), torch.cat([ev.dst, ar])])  # (2, E + P)
+        wa = self.hom_weight[pairs[ev.dst, 0], ev.rank_a].clamp_min(1e-4).log()  # (E,)
+        wb = self.hom_weight[pairs[ev.dst, 1], ev.rank_b].clamp_min(1e-4).log()
+        evidence = torch.stack([wa, wb, (ev.rank_a == 0).to(wa), (ev.rank_b == 0).to(wa), torch.zeros_like(wa)], 1)
+        edge_attr = torch.cat([evidence, evidence.new_tensor([[0.0, 0, 0, 0, 1]]).expand(q, 5)])  # (E + P, 5)
+        bias = torch.cat([wa + wb, wa.new_full((q,), math.log(self.interolog_shrink))])  # (E + P,)
+        return self.transfer((x_src, pair), edge_index, edge_attr=edge_attr, attn_bias=bias)  # (P, M)
 
     def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
         return self.decode(self.encode(x, edge_index, edge_attr), pairs)
@@ -587,4 +649,6 @@ def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> 
                         attn_dropout=opts["attn_dropout"], seq_dropout=opts["seq_dropout"], jk=opts["jk"],
                         residual=opts["residual"], edge_dim=pair_edge_dim(opts, num_modes) if graph else None,
                         pos_weight=opts["pos_weight"], profile_skip=opts["profile_skip"],
-                        interolog=opts["interolog"] > 0, interolog_shrink=opts["interolog_shrink"], **conv_kwargs)
+                        interolog=opts["interolog"] > 0, interolog_shrink=opts["interolog_shrink"],
+                        interolog_attention=opts["interolog_attention"], interolog_heads=opts["interolog_heads"],
+                        **conv_kwargs)

@@ -310,16 +310,19 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
                             edge_score=bool(opts["edge_score"]), mode_record=bool(opts["interolog"]))
 
 
-def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
+def _similarity(data, opts: dict[str, Any], use: str = "impute") -> torch.Tensor | None:
     """The ``(N, N)`` sequence similarity that :func:`impute_profiles <gatbio.data.pair_features.impute_profiles>`
-    and the interolog transfer read: TF-IDF ``impute_kmer``-mer cosine (``impute_similarity: kmer``) or normalised
-    Smith-Waterman scores (``align``, :func:`gatbio.data.sequence.alignment_similarity`); label-free, cached per
-    process; ``None`` without ``impute`` and ``interolog``."""
+    (``use="impute"``) or the interolog transfer (``use="interolog"``) reads: TF-IDF ``impute_kmer``-mer cosine
+    (``kmer``) or normalised Smith-Waterman scores (``align``, :func:`gatbio.data.sequence.alignment_similarity`), as
+    ``impute_similarity`` says (the interologs: ``interolog_similarity`` when set); label-free, cached per process;
+    ``None`` without ``impute`` and ``interolog``."""
     from gatbio.data.sequence import alignment_similarity, kmer_similarity
 
     if not (opts.get("impute") or opts.get("interolog")):
         return None
     how = opts["impute_similarity"]
+    if use == "interolog" and opts.get("interolog_similarity"):
+        how = opts["interolog_similarity"]
     key = (hash(tuple(data.sequences)), "similarity", how, opts["impute_kmer"] if how == "kmer" else None)
     if key not in _INPUT_CACHE:
         sim = (kmer_similarity(data.sequences, opts["impute_kmer"]) if how == "kmer"
@@ -330,12 +333,12 @@ def _similarity(data, opts: dict[str, Any]) -> torch.Tensor | None:
 
 def _homologues(data, opts: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor] | None:
     """The interolog transfer's homologue sets (:func:`gatbio.data.pair_features.homologues` of
-    :func:`_similarity`, ``interolog`` per protein); ``None`` with ``interolog: 0``."""
+    :func:`_similarity` for the interologs, ``interolog`` per protein); ``None`` with ``interolog: 0``."""
     from gatbio.data.pair_features import homologues
 
     if not opts.get("interolog"):
         return None
-    return homologues(_similarity(data, opts), int(opts["interolog"]))
+    return homologues(_similarity(data, opts, "interolog"), int(opts["interolog"]))
 
 
 def node_features(data, opts: dict[str, Any], embedding: str | None = None) -> torch.Tensor:
@@ -449,16 +452,24 @@ def _mode_columns(modes: list[str], known: list[str], proba: np.ndarray, thresho
             **{f"score_{m}": round(float(proba[j]), 4) for j, m in enumerate(modes)}}
 
 
-def _check_options(path: Path, name: str, opts: dict[str, Any]) -> None:
+def _check_options(path: Path, name: str, opts: dict[str, Any], resume: str = "check") -> None:
     """A finished run is reused only when it was made with the same model options (``custom_models`` is a
-    resume-free key: adding a model to a results folder is fine, redefining one is refused)."""
+    resume-free key: adding a model to a results folder is fine, redefining one is refused), or with
+    ``resume="anyway"`` (``--resume-anyway``; said on stderr, e.g. after a new option whose default changes
+    nothing)."""
     import json
+    import sys
 
     from gatbio.results import ResumeConflictError
 
     old = read_json(path).get("options")
-    if old is not None and json.loads(json.dumps(opts)) != old:
-        diff = sorted(k for k in set(old) | set(opts) if old.get(k) != opts.get(k))
+    new = json.loads(json.dumps(opts))
+    if old is not None and new != old:
+        diff = sorted(k for k in set(old) | set(new) if k not in old or k not in new or old[k] != new[k])
+        if resume == "anyway":
+            print(f"gatbio: reusing {path} (--resume-anyway), made with other options of model {name!r}: "
+                  f"{', '.join(diff)}", file=sys.stderr)
+            return
         raise ResumeConflictError(
             f"{path} was made with other options of model {name!r} ({', '.join(diff)}); give the changed model a "
             "new name in custom_models, or pass --restart / --resume-anyway")
@@ -493,8 +504,9 @@ def _split(cfg: InteractionsConfig, data, kind: str, seed: int, save: bool) -> t
     return sp, run_dir
 
 
-def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
-    """Every (graph, model) of one (split type, seed): one ``results.json`` each; returns the rows written."""
+def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
+    """Every (graph, model) of one (split type, seed): one ``results.json`` each; returns the rows written.
+    ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options)."""
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
@@ -513,7 +525,7 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data) -> list[dict]:
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
         if is_done(path):
-            _check_options(path, name, opts)
+            _check_options(path, name, opts, resume)
             return read_json(path)
         if graph != "train" and not _uses_graph(opts):
             return None
@@ -568,7 +580,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
                     summary_only=summary_only)
     if not summary_only:
         data = load_data(cfg)
-        units = [(cfg, k, s, data) for k in cfg.splits for s in cfg.seeds]
+        units = [(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds]
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed")
     return summarize_runs(cfg)
 

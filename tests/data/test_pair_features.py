@@ -12,6 +12,7 @@ from gatbio.data.pair_features import (
     choose_threshold,
     homologues,
     impute_profiles,
+    interolog_edges,
     interolog_prior,
     interolog_scores,
     label_profiles,
@@ -174,6 +175,39 @@ def test_interolog_scores_equal_the_dense_sum():
     dense_num = torch.einsum("qc,cdm,qd->qm", w[query[:, 0]], ym, w[query[:, 1]])
     dense_den = torch.einsum("qc,cd,qd->q", w[query[:, 0]], adj, w[query[:, 1]])
     assert torch.allclose(num, dense_num, atol=1e-5) and torch.allclose(den, dense_den, atol=1e-5)
+
+
+def test_interolog_edges_are_the_terms_of_the_interolog_sums():
+    """Query (1, 3): its interologs are (1, 0) (protein 1 itself, rank 0; protein 3's first homologue 0, rank 1,
+    weight 0.9) and (1, 2) (3's second homologue 2, rank 2, weight 0.1); query (2, 4): (2, 1) (4's first homologue
+    1, weight 0.6) and (1, 2) (2's second homologue 1 and 4's second homologue 2, weight 0.1 * 0.2). On a random
+    network the edges' weighted sums are interolog_scores' sums."""
+    index, weight = homologues(SIM, 2)
+    ev = interolog_edges(PAIRS[:2], MODES[:2], torch.tensor([[1, 3], [2, 4]]), index, weight)
+    got = sorted(zip(ev.dst.tolist(), ev.rank_a.tolist(), ev.rank_b.tolist(), ev.weight.tolist(),
+                     ev.modes[ev.src].tolist(), strict=True))
+    assert [g[:3] for g in got] == [(0, 0, 1), (0, 0, 2), (1, 0, 1), (1, 2, 2)]
+    assert [g[3] for g in got] == pytest.approx([0.9, 0.1, 0.6, 0.02])
+    assert [g[4] for g in got] == [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.0, 1.0]]
+    g = torch.Generator().manual_seed(1)
+    n = 25
+    sim = torch.rand(n, n, generator=g)
+    pairs = torch.combinations(torch.arange(n))[torch.randperm(300, generator=g)[:50]]
+    modes = (torch.rand(50, 3, generator=g) < 0.4).float()
+    query = torch.randint(0, n, (40, 2), generator=g)
+    index, weight = homologues((sim + sim.t()) / 2, 3)
+    num, den = interolog_scores(pairs, modes, query, index, weight)
+    ev = interolog_edges(pairs, modes, query, index, weight, chunk=6)  # several chunks
+    assert (ev.weight > 0).all() and len(ev.src) > 40
+    assert torch.allclose(torch.zeros(40).index_add_(0, ev.dst, ev.weight), den, atol=1e-6)
+    assert torch.allclose(torch.zeros(40, 3).index_add_(0, ev.dst, ev.weight[:, None] * ev.modes[ev.src]), num,
+                          atol=1e-6)
+    # each edge's source is the known pair (c, d) that its ranks name
+    known = {tuple(p) for p in pairs.tolist()} | {tuple(p) for p in pairs.flip(1).tolist()}
+    c, d = index[query[ev.dst, 0], ev.rank_a], index[query[ev.dst, 1], ev.rank_b]
+    assert all((int(a), int(b)) in known for a, b in zip(c, d, strict=True))
+    empty = interolog_edges(pairs[:0], modes[:0], query, index, weight)
+    assert len(empty.src) == 0 and len(empty.weight) == 0
 
 
 def test_profile_rule_with_interologs_and_labelled_edges():

@@ -11,6 +11,7 @@ from gatbio.nn.pair_models import (
     PairClassifier,
     PairEncoder,
     build_pair_model,
+    check_options,
     model_options,
     register_pair_model,
 )
@@ -212,3 +213,62 @@ def test_interolog_skip_adds_the_interolog_rules_logit():
         build_pair_model(model_options("s", custom={"s": {"base": "gat_region", "interactions": False}}), 41, 7)
     with pytest.raises(ValueError, match="it needs profile_skip"):
         GATPairModel(41, 7, seq_channels=32, edge_dim=11, interolog=True)
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2"])
+def test_interolog_attention_starts_from_the_rules_weights(attention):
+    """The learnt interolog correction is a gatbio GATConv whose attention logits carry the rule's log weights as
+    attn_bias: with its attention parameters zeroed, temperature 1 and an identity projection of the known pairs'
+    modes, it gives the interolog rule's score exactly (the interolog mean shrunk towards the profile mean);
+    trained parameters move it away, and its gradient reaches the attention."""
+    from gatbio.data.pair_features import PairGraphBuilder, homologues, interolog_prior, interolog_scores
+
+    torch.manual_seed(0)
+    pairs_all = torch.tensor([[0, 1], [1, 2], [3, 4], [0, 2], [2, 5]])
+    modes = torch.tensor([[1, 0, 0, 1, 0, 0, 0], [0, 1, 0, 1, 0, 0, 0], [0, 0, 1, 0, 0, 0, 1],
+                          [1, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0]])
+    hom = homologues(torch.rand(6, 6) + 0.05, 2)
+    b = PairGraphBuilder(pairs_all, modes, torch.rand(5), torch.randn(6, 4), mode_record=True)
+    known = [0, 1, 2]
+    x, ei, ea = b.build(known)
+    query = torch.tensor([[0, 2], [1, 5], [3, 4], [5, 5], [4, 0]])
+    opts = model_options("s", custom={"s": {"base": "gat_region", "hidden": 8, "heads": 2,
+                                            "interolog_attention": attention, "interolog_heads": 3}})
+    model = build_pair_model(opts, x.size(1), 7).eval()
+    model.set_homologues(*hom)
+    t = model.transfer
+    assert t.heads == 3 and t.attention == attention and not t.concat
+    out0 = model(x, ei, query, ea)
+    for p in (model.dec[-1].weight, model.dec[-1].bias, model.skip_weight, model.skip_bias, t.bias):
+        torch.nn.init.zeros_(p)
+    eye = torch.cat([torch.eye(7), torch.zeros(7, 1)], dim=1).repeat(3, 1)  # (H M, M + 1): each head reads the modes
+    with torch.no_grad():
+        if attention == "gat":
+            t.lin_src.weight.copy_(eye)
+            for p in (t.att_src, t.att_dst, t.att_edge):
+                p.zero_()
+        else:
+            t.lin_l.weight.copy_(eye)
+            t.lin_l.bias.zero_()
+            t.att.zero_()
+    prior = model.encode(x, ei, ea).prior
+    rule = (prior[query[:, 0]] + prior[query[:, 1]]) / 2
+    num, den = interolog_scores(pairs_all[known], modes[known].float(), query, *hom)
+    expect = interolog_prior(num, den, rule, 0.03)
+    assert den.gt(0).sum() >= 3
+    got = model(x, ei, query, ea)
+    assert torch.allclose(got, expect, atol=1e-5)
+    # without message pairs there is no interolog: the profile mean of the graph without edges
+    bare = model.encode(x, ei[:, :0], ea[:0])
+    assert torch.allclose(model.decode(bare, query), (bare.prior[query[:, 0]] + bare.prior[query[:, 1]]) / 2)
+    assert not torch.allclose(out0, got)
+    model.train()
+    model(x, ei, query, ea).sum().backward()
+    att = t.att_edge if attention == "gat" else t.att  # reads the edge features (log weights, self flags)
+    assert t.temperature_rho.grad.abs().sum() > 0 and att.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="interolog_attention='dot'"):
+        check_options("d", {**opts, "interolog_attention": "dot"})
+    with pytest.raises(ValueError, match="it needs interolog > 0"):
+        check_options("d", {**opts, "interolog": 0})
+    with pytest.raises(ValueError, match="interolog_heads=0"):
+        check_options("d", {**opts, "interolog_heads": 0})

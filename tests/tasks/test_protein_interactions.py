@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from gatbio.cli import main
+from gatbio.data.pair_features import homologues
 from gatbio.nn.pair_models import model_options
 from gatbio.tasks import protein_interactions as pi
 
@@ -83,7 +85,7 @@ def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, 
         pi.run(config(files, epochs=31))
 
 
-def test_config_errors_name_the_fix(files):
+def test_config_errors_name_the_fix(files, capsys):
     with pytest.raises(ValueError, match="splits=\\['kfold'\\]: choose one or more of random, bfs, dfs"):
         config(files, splits="[kfold]")
     with pytest.raises(ValueError, match="unknown model 'gatt'"):
@@ -99,9 +101,24 @@ def test_config_errors_name_the_fix(files):
     pi.run(config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: log}, gat_t: {base: "
                                               "gat_plain, temperature: learn}}", "models": "[gat_log,gat_t]",
                             "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+    redefined = config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: sym}}",
+                                 "models": "[gat_log]", "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"})
     with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(degree_norm\)"):
-        pi.run(config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: sym}}", "models": "[gat_log]",
-                                "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"}))
+        pi.run(redefined)
+    # --resume-anyway reuses it, says so, and leaves the stored run as it was
+    capsys.readouterr()
+    pi.run(redefined, resume="anyway")
+    err = capsys.readouterr().err
+    assert "reusing" in err and "gat_log" in err and "degree_norm" in err
+    assert json.loads((files / "out/runs/dfs/s0/train/gat_log.json").read_text()) == row
+    # a run made before an option existed: the new option is named, even when its value is null
+    stored = files / "out/runs/dfs/s0/train/gat_log.json"
+    older = {**row, "options": {k: v for k, v in row["options"].items() if k not in ("edge_features", "hidden")}}
+    stored.write_text(json.dumps(older))
+    kept = config(files, **{"custom_models": "{gat_log: {base: gat_plain, degree_norm: log}}", "models": "[gat_log]",
+                            "splits": "[dfs]", "seeds": "[0]", "graphs": "[train]"})
+    with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(edge_features, hidden\)"):
+        pi.run(kept)
 
 
 def test_profile_rule_baseline_and_choice_errors(files):
@@ -184,7 +201,29 @@ def test_every_shipped_config_loads(path):
     ({"base": "gat_region", "impute_kmer": 0}, r"impute_kmer=0 must be an integer >= 1"),
     ({"base": "gat_region", "impute": 2.5}, r"impute=2.5 must be an integer"),
     ({"base": "profile_rule_hom", "impute_similarity": "blast"}, r"impute_similarity='blast': choose one of kmer, align"),
+    ({"base": "interolog_rule", "interolog_similarity": "psi"}, r"interolog_similarity='psi': choose one of kmer, "
+                                                                r"align \(null: impute_similarity's\)"),
+    ({"base": "gat_region", "interolog_attention": "dot"}, r"interolog_attention='dot': choose one of None, gat, "
+                                                           r"gatv2"),
 ])
 def test_bad_imputation_options_are_refused_before_any_work(entry, match):
     with pytest.raises(ValueError, match=match):
         pi.load(None, ["models=[m]", f"custom_models={{m: {json.dumps(entry)}}}"])
+
+
+def test_the_interologs_may_read_their_own_similarity(files, monkeypatch):
+    """interolog_similarity switches the homologue sets of the interologs, not the imputation's similarity."""
+    from gatbio.data import sequence
+
+    cfg = config(files)
+    data = pi.load_data(cfg)
+    fake = np.eye(data.num_nodes)[::-1].copy()  # each protein's one "homologue": its mirror image
+    monkeypatch.setattr(sequence, "alignment_similarity", lambda seqs: fake)
+    pi._INPUT_CACHE.clear()
+    opts = model_options("m", custom={"m": {"base": "interolog_rule", "interolog": 1, "interolog_similarity": "align"}})
+    index, weight = pi._homologues(data, opts)
+    assert index[:, 1].tolist() == list(range(data.num_nodes))[::-1] and weight[:, 1].eq(1).all()
+    kmer = pi._similarity(data, opts)  # the imputation's: 4-mer cosine still
+    assert not np.allclose(kmer.numpy(), fake) and torch.equal(pi._homologues(
+        data, {**opts, "interolog_similarity": None})[0], homologues(kmer, 1)[0])
+    pi._INPUT_CACHE.clear()
