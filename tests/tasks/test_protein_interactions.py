@@ -227,3 +227,14 @@ def test_the_interologs_may_read_their_own_similarity(files, monkeypatch):
     assert not np.allclose(kmer.numpy(), fake) and torch.equal(pi._homologues(
         data, {**opts, "interolog_similarity": None})[0], homologues(kmer, 1)[0])
     pi._INPUT_CACHE.clear()
+
+
+def test_the_learnt_interolog_weighting_runs_end_to_end(files):
+    """A gat_region with interolog_attention trains, scores and records its option; the option changes the scores."""
+    models = "{plain: {base: gat_region, hidden: 16, heads: 2}, att: {base: gat_region, hidden: 16, heads: 2, " \
+             "interolog_attention: gatv2, interolog_heads: 2}}"
+    pi.run(config(files, models="[plain,att]", custom_models=models, splits="[dfs]", seeds="[0]", graphs="[train]"))
+    rows = {m: json.loads((files / f"out/runs/dfs/s0/train/{m}.json").read_text()) for m in ("plain", "att")}
+    assert rows["att"]["options"]["interolog_attention"] == "gatv2" and rows["plain"]["options"]["interolog_attention"] is None
+    assert all(0 < r["micro_f1"] <= 1 and r["epochs_run"] > 0 for r in rows.values())
+    assert rows["att"]["val_micro_f1"] != rows["plain"]["val_micro_f1"] or rows["att"]["micro_f1"] != rows["plain"]["micro_f1"]
