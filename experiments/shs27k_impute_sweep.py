@@ -19,11 +19,18 @@ of all training pairs, that threshold), mean over the seeds.
 ``--coverage`` prints instead how often the recipe's interolog setting applies: the fraction of test pairs with at
 least one interolog among the training pairs, per split type and test subset (ES, NS), mean over the seeds.
 
+``--oracle`` prints a **ceiling**, not a model: the two rules scoring each test pair with the modes of *every other*
+pair known (leave-one-out over the whole network, test pairs included, so it reads test labels), at the threshold
+that is best on the test pairs: the profile rule (each protein's profile over all its other pairs) and the interolog
+rule (the recipe's setting over all other pairs, shrunk towards that profile score). What the rules could reach if
+no protein were new.
+
 Usage::
 
     python experiments/shs27k_impute_sweep.py [RESULTS_DIR]               # default results/shs27k_full (its splits/)
     python experiments/shs27k_impute_sweep.py [RESULTS_DIR] --interolog
     python experiments/shs27k_impute_sweep.py [RESULTS_DIR] --coverage --splits random bfs dfs
+    python experiments/shs27k_impute_sweep.py [RESULTS_DIR] --oracle --splits random bfs dfs
 """
 
 from __future__ import annotations
@@ -144,13 +151,70 @@ def coverage(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def oracle_scores(pairs, modes, query_idx, index, weight, shrink: float):
+    """``(profile, interolog)`` scores ``(Q, M)`` of the pairs ``query_idx`` with every other pair's modes known
+    (leave-one-out: the scored pair is removed from its proteins' profiles and from its own interologs)."""
+    import torch
+
+    from gatbio.data.pair_features import interolog_edges, interolog_prior
+
+    p, y = torch.as_tensor(pairs).long(), torch.as_tensor(modes).double()
+    n, q = index.size(0), torch.as_tensor(query_idx).long()
+    total = torch.zeros(n, y.size(1), dtype=y.dtype).index_add_(0, p[:, 0], y).index_add_(0, p[:, 1], y)
+    deg = torch.zeros(n, dtype=y.dtype).index_add_(0, p[:, 0], torch.ones(len(p), dtype=y.dtype))
+    deg.index_add_(0, p[:, 1], torch.ones(len(p), dtype=y.dtype))
+    a, b, yq = p[q, 0], p[q, 1], y[q]
+    prof = [(total[v] - yq) / (deg[v] - 1).clamp(min=1)[:, None] for v in (a, b)]  # (Q, M) each, without the pair
+    rule = (prof[0] + prof[1]) / 2
+    ev = interolog_edges(p, y, p[q], index, weight.double())
+    c, d = index[a[ev.dst], ev.rank_a], index[b[ev.dst], ev.rank_b]
+    own = ((c == a[ev.dst]) & (d == b[ev.dst])) | ((c == b[ev.dst]) & (d == a[ev.dst]))  # the scored pair itself
+    keep = ~own
+    num = torch.zeros_like(rule).index_add_(0, ev.dst[keep], ev.weight[keep, None] * ev.modes[ev.src[keep]])
+    den = torch.zeros(len(q), dtype=y.dtype).index_add_(0, ev.dst[keep], ev.weight[keep])
+    return rule.numpy(), interolog_prior(num, den, rule, shrink).numpy()
+
+
+def oracle(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
+    """Per split type: the ceiling of the profile rule and of the interolog rule (module docstring, ``--oracle``),
+    micro-F1 at the best threshold on the test pairs, mean and std over the seeds."""
+    import torch
+
+    import gatbio.data as gd
+    from gatbio.data.pair_features import choose_threshold, homologues
+    from gatbio.data.sequence import kmer_similarity
+    from gatbio.nn.pair_models import GAT_PAIRS_DEFAULTS
+
+    data = gd.load("shs27k", features=())
+    sim = torch.as_tensor(kmer_similarity(data.sequences, GAT_PAIRS_DEFAULTS["impute_kmer"])).float()
+    index, weight = homologues(sim, GAT_PAIRS_DEFAULTS["interolog"])
+    y = data.pair_modes.numpy()
+    rows = []
+    for kind, sps in _split_files(results, kinds).items():
+        got = {"profile rule": [], "interolog rule": []}
+        for sp in sps:
+            te = np.asarray(sp["test"])
+            scores = oracle_scores(data.pairs, y, te, index, weight, GAT_PAIRS_DEFAULTS["interolog_shrink"])
+            for name, sc in zip(got, scores, strict=True):
+                got[name].append(choose_threshold(y[te], sc)[1])
+        rows.append({"split": kind, "seeds": len(sps),
+                     **{f"{k} (every other pair known)": f"{np.mean(v):.3f} ± {np.std(v):.3f}" for k, v in got.items()}})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
     ap.add_argument("--interolog", action="store_true", help="sweep the interolog transfer instead of the imputation")
     ap.add_argument("--splits", nargs="+", default=["bfs", "dfs"], choices=["random", "bfs", "dfs"])
     ap.add_argument("--coverage", action="store_true", help="how often the recipe's interolog setting applies")
+    ap.add_argument("--oracle", action="store_true",
+                    help="the rules' ceiling with every other pair's modes known (reads test labels: not a model)")
     args = ap.parse_args(argv)
+    if args.oracle:
+        with pd.option_context("display.width", 160):
+            print(oracle(args.results, tuple(args.splits)).to_string(index=False))
+        return
     if args.coverage:
         print(coverage(args.results, tuple(args.splits)).round(3).to_string(index=False))
         return

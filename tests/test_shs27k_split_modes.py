@@ -154,3 +154,21 @@ def test_interolog_coverage_counts_test_pairs_with_a_known_homologous_pair(data_
     (tmp_path / "splits" / "bfs_s0.json").write_text(json.dumps({"train": list(range(n)), "test": [0, 1, 2, 3]}))
     row = sweep.coverage(tmp_path, ("bfs",)).iloc[0]
     assert row["with interolog (all)"] == 1.0 and row["seeds"] == 1
+
+
+def test_oracle_scores_leave_the_scored_pair_out():
+    """Pairs (0, 1) [1, 0], (0, 2) [0, 1], (1, 2) [1, 1]; scoring (0, 1) with the others known: profiles of 0 and 1
+    without it are [0, 1] and [1, 1] (mean [0.5, 1]); homologues {0, 2} (2 weighs 0.5) and {1, 2} (0.4) give the
+    interologs (0, 2) (weight 1 x 0.4) and (2, 1) (0.5 x 1), never (0, 1) itself: ([0.5, 0.9] + 0.1 [0.5, 1]) / 1.0."""
+    import numpy as np
+    import torch
+
+    sweep = experiment_script("shs27k_impute_sweep")
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    modes = np.array([[1, 0], [0, 1], [1, 1]])
+    index = torch.tensor([[0, 2], [1, 2], [2, 0]])
+    weight = torch.tensor([[1.0, 0.5], [1.0, 0.4], [1.0, 0.3]])
+    rule, inter = sweep.oracle_scores(pairs, modes, [0], index, weight, 0.1)
+    assert np.allclose(rule, [[0.5, 1.0]]) and np.allclose(inter, [[0.55, 1.0]])
+    rule2, _ = sweep.oracle_scores(pairs, modes, [0, 2], index, weight, 0.1)
+    assert np.allclose(rule2[1], [0.5, 0.5])  # (1, 2): profiles of 1 ([1, 0]) and 2 ([0, 1]) without it
