@@ -480,11 +480,12 @@ class GATPairModel(nn.Module):
     edge columns (the builder's ``mode_record``, which the attention layers do not see), the homologue sets are set
     once with :meth:`set_homologues`.
 
-    With ``interolog_attention`` (``"gat"`` or ``"gatv2"``; it needs ``interolog``) a :class:`gatbio.nn.GATConv`
-    with ``interolog_heads`` heads also attends from each query pair over its interologs one by one and over the
-    rule's score, its attention logits biased by the rule's log weights, and adds its output to the logits
-    (:meth:`_transfer`; :func:`gatbio.data.pair_features.interolog_edges`): a learnt weighting of the evidence that
-    the rule weighs by fixed similarities (off by default: behind on validation, experiments/README).
+    With ``interolog_attention`` (``"gat"`` or ``"gatv2"``; it needs ``interolog``) the interolog score is computed
+    by a :class:`gatbio.nn.GATConv` with ``interolog_heads`` heads that attends from each query pair over its
+    interologs one by one and over the profile rule's score, its attention logits biased by the rule's log weights
+    (:meth:`_transfer`; :func:`gatbio.data.pair_features.interolog_edges`); it starts as the rule exactly
+    (:meth:`_init_transfer`) and learns how to weigh the evidence that the rule weighs by fixed similarities (off by
+    default: not ahead on validation, experiments/README).
 
     The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
@@ -552,6 +553,19 @@ class GATPairModel(nn.Module):
             self.transfer = GATConv((num_modes + 1, 3 * out), num_modes, heads=interolog_heads, concat=False,
                                     dropout=attn_dropout, add_self_loops=False, edge_dim=5,
                                     attention=interolog_attention, temperature="learn")
+            self._init_transfer()
+
+    def _init_transfer(self) -> None:
+        """Start the learnt weighting at the rule: every head passes the sources' modes through unchanged and
+        attends by the rule's log weights alone (attention parameters zero, temperature 1, no output bias), so that
+        :meth:`_transfer` is :func:`gatbio.data.pair_features.interolog_prior` until training moves it."""
+        t, m = self.transfer, self.num_modes
+        lin = t.lin_src if t.attention == "gat" else t.lin_l
+        with torch.no_grad():
+            lin.weight.copy_(torch.cat([torch.eye(m), torch.zeros(m, 1)], dim=1).repeat(t.heads, 1))
+            for p in (getattr(lin, "bias", None), t.att_src, t.att_dst, t.att_edge, t.att, t.bias):
+                if p is not None:
+                    p.zero_()
 
     def set_homologues(self, index: Tensor, weight: Tensor) -> None:
         """The homologue sets of the interolog transfer, ``(N, k + 1)`` each
@@ -597,18 +611,20 @@ class GATPairModel(nn.Module):
         if h.prior is not None:  # the no-learning score as a logit, added: the network learns the correction
             from gatbio.data.pair_features import rule_scores
 
-            p = rule_scores(h.prior, pairs, h.known, (self.hom_index, self.hom_weight), self.interolog_shrink)
+            if self.transfer is not None:  # the rule's score with learnt weights of its evidence
+                p = self._transfer(h, pairs, pair)
+            else:
+                p = rule_scores(h.prior, pairs, h.known, (self.hom_index, self.hom_weight), self.interolog_shrink)
             out = out + self.skip_weight * torch.logit(p.clamp(0.02, 0.98)) + self.skip_bias
-        if self.transfer is not None:
-            out = out + self._transfer(h, pairs, pair)
         return out
 
     def _transfer(self, h: PairEncoding, pairs: Tensor, pair: Tensor) -> Tensor:
-        r"""The learnt interolog correction ``(P, M)``: attention of each query pair over its interologs
+        r"""The interolog score ``(P, M)`` with learnt weights: attention of each query pair over its interologs
         :math:`(c, d)` (sources: their modes, flag 0) and over the profile rule's score (a source of its own, flag 1),
         with the rule's weights as the attention bias, :math:`\log w_{ac} w_{bd}` and :math:`\log \lambda`: with
-        zero attention parameters and temperature 1 the attention weights are the rule's (:func:`gatbio.data.
-        pair_features.interolog_prior`). Edge features: :math:`\log w_{ac}`, :math:`\log w_{bd}`, whether
+        zero attention parameters and temperature 1 the attention weights are the rule's, and with the identity
+        projection of :meth:`_init_transfer` the score is the rule's (:func:`gatbio.data.pair_features.interolog_prior`).
+        Edge features: :math:`\log w_{ac}`, :math:`\log w_{bd}`, whether
         :math:`c = a`, whether :math:`d = b`, the rule flag."""
         from gatbio.data.pair_features import interolog_edges
 
