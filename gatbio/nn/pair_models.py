@@ -61,7 +61,7 @@ __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
            "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS", "PROFILE_RULE_DEFAULTS",
-           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding"]
+           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding", "ADDED_OPTIONS"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -115,6 +115,10 @@ RESIDUE_CNN_DEFAULTS: dict[str, Any] = {
 PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "impute_similarity": "kmer",
                                          "impute_kmer": 4, "interolog": 0, "interolog_shrink": 0.03,
                                          "interolog_similarity": None}
+#: Options added after results were first stored, with the value that gives exactly the model those results were
+#: made with: a stored run that lacks such an option is the same model when the option has that value
+#: (:func:`gatbio.tasks.protein_interactions` reuses it without ``--resume-anyway``).
+ADDED_OPTIONS: dict[str, Any] = {"interolog_attention": None, "interolog_heads": 4, "interolog_similarity": None}
 #: ``interolog_attention`` values: off, or the attention of the learnt interolog correction (GATConv's ``attention``).
 INTEROLOG_ATTENTIONS = (None, "gat", "gatv2")
 #: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).

@@ -454,16 +454,20 @@ def _mode_columns(modes: list[str], known: list[str], proba: np.ndarray, thresho
 
 def _check_options(path: Path, name: str, opts: dict[str, Any], resume: str = "check") -> None:
     """A finished run is reused only when it was made with the same model options (``custom_models`` is a
-    resume-free key: adding a model to a results folder is fine, redefining one is refused), or with
-    ``resume="anyway"`` (``--resume-anyway``; said on stderr, e.g. after a new option whose default changes
-    nothing)."""
+    resume-free key: adding a model to a results folder is fine, redefining one is refused; an option added since,
+    at its value in :data:`gatbio.nn.pair_models.ADDED_OPTIONS`, is the same model), or with ``resume="anyway"``
+    (``--resume-anyway``; said on stderr)."""
     import json
     import sys
 
     from gatbio.results import ResumeConflictError
 
+    from gatbio.nn.pair_models import ADDED_OPTIONS
+
     old = read_json(path).get("options")
     new = json.loads(json.dumps(opts))
+    if old is not None:  # an option added later, at the value that reproduces the stored run, is no difference
+        old = {**{k: v for k, v in ADDED_OPTIONS.items() if k in new and k not in old}, **old}
     if old is not None and new != old:
         diff = sorted(k for k in set(old) | set(new) if k not in old or k not in new or old[k] != new[k])
         if resume == "anyway":

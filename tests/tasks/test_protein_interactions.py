@@ -120,6 +120,20 @@ def test_config_errors_name_the_fix(files, capsys):
     with pytest.raises(ValueError, match=r"other options of model 'gat_log' \(edge_features, hidden\)"):
         pi.run(kept)
 
+    # a run made before the interolog options existed is the same model while they are at the values of then
+    rule = "{r: {base: interolog_rule}}"
+    pi.run(config(files, models="[r]", custom_models=rule, splits="[dfs]", seeds="[0]", graphs="[train]"))
+    stored = files / "out/runs/dfs/s0/train/r.json"
+    row = json.loads(stored.read_text())
+    assert row["options"]["interolog_similarity"] is None
+    row["options"] = {k: v for k, v in row["options"].items() if k != "interolog_similarity"}
+    stored.write_text(json.dumps(row))
+    pi.run(config(files, models="[r]", custom_models=rule, splits="[dfs]", seeds="[0]", graphs="[train]"))
+    assert json.loads(stored.read_text()) == row  # reused, not recomputed
+    changed = "{r: {base: interolog_rule, interolog_similarity: kmer}}"
+    with pytest.raises(ValueError, match=r"other options of model 'r' \(interolog_similarity\)"):
+        pi.run(config(files, models="[r]", custom_models=changed, splits="[dfs]", seeds="[0]", graphs="[train]"))
+
 
 def test_profile_rule_baseline_and_choice_errors(files):
     pi.run(config(files, models="[profile_rule]", graphs="[train,all]", seeds="[0]"))
