@@ -460,9 +460,8 @@ def _check_options(path: Path, name: str, opts: dict[str, Any], resume: str = "c
     import json
     import sys
 
-    from gatbio.results import ResumeConflictError
-
     from gatbio.nn.pair_models import ADDED_OPTIONS
+    from gatbio.results import ResumeConflictError
 
     old = read_json(path).get("options")
     new = json.loads(json.dumps(opts))
