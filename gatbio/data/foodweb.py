@@ -21,7 +21,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, data_head, read_table, read_text, sniff_separator
+from gatbio.data.tables import check_file, read_node_table, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -80,49 +80,9 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     :func:`gatbio.tasks.foodweb.prepare_traits`); unknown species, duplicate rows and non-numeric values are
     errors naming the file and line. A table with no trait column gives ``F = 0``.
     """
-    path = check_file(path)
-    sep = _trait_separator(path)
-    known = set(species)
-    table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
-    df = table.df
-    sp_col = "species" if table.header is not None and "species" in df.columns else df.columns[0]
-    names = df[sp_col].astype(str)
-    dup = names.duplicated().to_numpy()
-    if dup.any():
-        r = int(np.flatnonzero(dup)[0])
-        raise MalformedFileError(path, table.line(r), f"species {names.iloc[r]!r} has more than one row")
-    unknown = ~names.isin(known).to_numpy()
-    if unknown.any():
-        r = int(np.flatnonzero(unknown)[0])
-        raise MalformedFileError(path, table.line(r), f"{int(unknown.sum())} species are not in the web, e.g. "
-                                 f"{sorted(names[unknown])[:5]} (names must match the web's species exactly)")
-    cols = [c for c in df.columns if c != sp_col]
-    values = np.empty((len(df), len(cols)))
-    for k, c in enumerate(cols):
-        v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
-        bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            raise MalformedFileError(path, table.line(r), f"trait {str(c)!r} must be a number, found {df[c].iloc[r]!r} "
-                                                          "(one-hot encode categorical traits; leave missing values empty)")
-        values[:, k] = v
-    trait_names = [str(c) if table.header is not None else f"trait_{k + 1}" for k, c in enumerate(cols)]
-    aligned = pd.DataFrame(values, index=names.to_numpy(), columns=range(len(cols))).reindex(species)
-    return aligned.to_numpy(dtype=float), trait_names
-
-
-def _trait_separator(path: Path) -> str:
-    """The field separator of a trait table (:func:`gatbio.data.tables.sniff_separator` on its first 100 data
-    lines); with neither a tab nor a comma, a ``.csv`` name or a single field on the first line means one column
-    per line (species names may hold spaces), else whitespace."""
-    head = data_head(path)
-    sep = sniff_separator(head)
-    if sep is not None:
-        return sep
-    suffixes = [x.lower() for x in path.suffixes if x.lower() not in (".gz", ".bz2", ".xz")]
-    if (suffixes and suffixes[-1] == ".csv") or (head and len(head[0].split()) == 1):
-        return "\t"  # one column: no tab in any line, so every line is one field
-    return r"\s+"
+    values, names, _ = read_node_table(path, species, what="species", where="web", header=header, value_word="trait",
+                                       value_hint="(one-hot encode categorical traits; leave missing values empty)")
+    return values, names
 
 
 @functools.lru_cache(maxsize=4)

@@ -52,6 +52,7 @@ import pandas as pd
 from gatbio._paths import check_input_file
 
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
+           "read_node_table",
            "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "data_head",
            "sniff_separator", "note"]
 
@@ -415,3 +416,64 @@ def weight_problem(raw, what: str = "weight") -> str:
     if not np.isfinite(float(text)):
         return f"{what} must be a finite number, found {text!r}"
     return f"{what} must be >= 0 (a strength, a flow or a confidence), found {text!r}"
+
+
+def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
+                    header: bool | None = None, unknown: str = "error", value_word: str = "value",
+                    value_hint: str = "") -> tuple[np.ndarray, list[str], int]:
+    """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
+
+    One row per node: its name (the ``what`` column when the header has one, else the first column), then numbers.
+    CSV, TSV or whitespace separated (from the first lines), any compression; a header row is detected (its first
+    field is not one of ``names``, and it names the columns) unless ``header`` forces it; without one the columns
+    are named ``{value_word}_1`` ... . Returns ``(values (N, F), column names, rows ignored)``: a node without a row
+    gets NaN; a row naming no node of ``names`` (the ``where``'s) is an error (``unknown="error"``) or skipped and counted
+    (``"ignore"``: a proteome-wide file for a smaller network). Duplicate rows and non-numbers are errors naming the
+    file and line (``value_hint`` is appended to the latter). Empty fields and ``NA`` / ``nan`` are NaN.
+    """
+    if unknown not in ("error", "ignore"):
+        raise ValueError(f"unknown={unknown!r}: 'error' or 'ignore'")
+    path = check_file(path)
+    sep = _node_table_separator(path)
+    known = set(names)
+    table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
+    df = table.df
+    id_col = what if table.header is not None and what in df.columns else df.columns[0]
+    ids = df[id_col].astype(str)
+    dup = ids.duplicated().to_numpy()
+    if dup.any():
+        r = int(np.flatnonzero(dup)[0])
+        raise MalformedFileError(path, table.line(r), f"{what} {ids.iloc[r]!r} has more than one row")
+    stranger = ~ids.isin(known).to_numpy()
+    if stranger.any() and unknown == "error":
+        r = int(np.flatnonzero(stranger)[0])
+        raise MalformedFileError(path, table.line(r), f"{int(stranger.sum())} {what} names are not in the {where}, "
+                                 f"e.g. {sorted(ids[stranger])[:5]} (names must match the {where}'s exactly)")
+    cols = [c for c in df.columns if c != id_col]
+    col_names = [str(c) if table.header is not None else f"{value_word}_{k + 1}" for k, c in enumerate(cols)]
+    values = np.empty((len(df), len(cols)))
+    for k, c in enumerate(cols):
+        v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
+        bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be a number, found "
+                                                          f"{df[c].iloc[r]!r}" + (f" {value_hint}" if value_hint else ""))
+        values[:, k] = v
+    keep = ~stranger
+    aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(list(names))
+    return aligned.to_numpy(dtype=float), col_names, int(stranger.sum())
+
+
+def _node_table_separator(path: Path) -> str:
+    """The field separator of a node table (:func:`sniff_separator` on its first 100 data lines); with neither a
+    tab nor a comma, a ``.csv`` name or a single field on the first line means one column per line (names may
+    hold spaces), else whitespace."""
+    head = data_head(path)
+    sep = sniff_separator(head)
+    if sep is not None:
+        return sep
+    suffixes = [x.lower() for x in path.suffixes if x.lower() not in (".gz", ".bz2", ".xz")]
+    if (suffixes and suffixes[-1] == ".csv") or (head and len(head[0].split()) == 1):
+        return "\t"  # one column: no tab in any line, so every line is one field
+    return r"\s+"
