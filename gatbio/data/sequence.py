@@ -61,7 +61,8 @@ from gatbio.data.tables import MalformedFileError, check_file, read_text
 
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
-           "kmer_similarity", "alignment_similarity", "sequence_knn_graph", "residue_matrix"]
+           "kmer_similarity", "alignment_similarity", "sequence_knn_graph", "residue_matrix",
+           "read_protein_features"]
 
 #: The 20 standard amino acids, in the order of the composition features.
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
@@ -149,6 +150,33 @@ def read_sequences(path: str | Path) -> dict[str, str]:
     if not out:
         raise MalformedFileError(path, None, "no sequences found (expected FASTA or 'id<TAB>sequence' lines)")
     return out
+
+
+def read_protein_features(path: str | Path, names: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Per-protein feature vectors of one's own, e.g. protein language-model embeddings (ESM, ProtT5) computed
+    elsewhere: one row per protein, its id (as in the network) then numbers; CSV, TSV or whitespace separated, any
+    compression, an optional header row (:func:`gatbio.data.tables.read_node_table`).
+
+    Returns ``(x (N, F), column names)`` aligned with ``names``. Rows of proteins outside the network are skipped
+    (a proteome-wide file serves a smaller network); every protein of the network needs a row and every value must
+    be a number (an embedding has no "missing"): otherwise :class:`MalformedFileError` names the file, the line or
+    the protein.
+    """
+    from gatbio.data.tables import read_node_table
+
+    x, cols, _ = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature")
+    if not cols:
+        raise MalformedFileError(path, None, "no feature columns: expected 'id<TAB>number<TAB>number ...' per protein")
+    absent = [n for n, row in zip(names, x, strict=True) if np.isnan(row).all()]
+    if absent:
+        raise MalformedFileError(path, None, f"{len(absent)} of the network's {len(names)} proteins have no row, "
+                                             f"e.g. {absent[:3]} (ids must match the interaction file's)")
+    holes = np.argwhere(np.isnan(x))
+    if len(holes):
+        r, c = holes[0]
+        raise MalformedFileError(path, None, f"protein {names[r]!r} has no value for {cols[c]!r} "
+                                             f"({len(holes)} empty value(s); fill them in)")
+    return x.astype(np.float32), cols
 
 
 def read_aa_embedding(path: str | Path) -> dict[str, np.ndarray]:

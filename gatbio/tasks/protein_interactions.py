@@ -115,6 +115,9 @@ class InteractionsConfig:
     max_root_pairs: int = 5  #: BFS/DFS roots are in at most this many pairs (GNN-PPI: 5)
     # inputs
     features: list[str] = field(default_factory=lambda: ["vec5_mean", "vec5_std", "aac", "dpc", "ct"])
+    #: a file of one's own per-protein vectors (id, then numbers; e.g. language-model embeddings) appended to the
+    #: sequence features of every model but seq_cnn (gatbio.data.sequence.read_protein_features)
+    protein_features: str | None = None
     max_len: int = 0  #: truncate sequences to this many residues (0: whole; GNN-PPI: 2000)
     # model settings shared by every model (a preset or custom_models entry overrides them)
     hidden: int = 128
@@ -195,6 +198,10 @@ def check(cfg: InteractionsConfig) -> None:
                              "id<TAB>sequence)")
     elif cfg.actions or cfg.sequences:
         raise ValueError(f"actions / sequences are read with dataset: files, not dataset: {cfg.dataset}")
+    if cfg.protein_features:
+        from gatbio.data.tables import check_file
+
+        check_file(cfg.protein_features)  # a missing file is named before any work
 
 
 def _settings(cfg: InteractionsConfig) -> dict[str, Any]:
@@ -238,6 +245,14 @@ def load_data(cfg: InteractionsConfig):
     if getattr(data, "pair_modes", None) is None:
         raise ValueError(f"dataset {cfg.dataset!r} has no pair table (pairs, pair_modes): use shs27k or "
                          "dataset: files with a STRING protein.actions file")
+    data.protein_features = None
+    if cfg.protein_features:
+        from gatbio.data.sequence import read_protein_features
+
+        own, own_names = read_protein_features(cfg.protein_features, data.node_names)
+        data.protein_features = torch.from_numpy(own)  # (N, F'): raw; gat_pairs models standardise their block
+        data.x = torch.cat([data.x.float(), data.protein_features], dim=1)
+        data.feature_names = list(data.feature_names) + [f"own:{c}" for c in own_names]
     x = data.x.float()
     std = x.std(0, keepdim=True)
     data.x = torch.where(std > 0, (x - x.mean(0, keepdim=True)) / std.clamp_min(1e-12), torch.zeros_like(x))
@@ -287,15 +302,19 @@ _INPUT_CACHE: dict[tuple, Any] = {}
 
 def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
     """The :class:`gatbio.data.pair_features.PairGraphBuilder` of a ``gat_pairs`` model on ``data``: its sequence
-    block (``seq_features`` of ``data.sequences``, standardised, PCA to ``pca``) and its k-mer kNN graph; both
-    label-free, computed once per dataset and setting."""
+    block (``seq_features`` of ``data.sequences`` and the config's ``protein_features``, standardised, PCA to
+    ``pca``) and its k-mer kNN graph; both label-free, computed once per dataset and setting."""
     from gatbio.data.pair_features import PairGraphBuilder, sequence_block
     from gatbio.data.sequence import read_aa_embedding, sequence_features, sequence_knn_graph
 
-    key = (hash(tuple(data.sequences)), tuple(opts["seq_features"]), opts["pca"], embedding)
+    own = getattr(data, "protein_features", None)  # (N, F') of the config's protein_features, or None
+    own_key = None if own is None else (tuple(own.shape), float(own.double().sum()), float(own.double().abs().max()))
+    key = (hash(tuple(data.sequences)), tuple(opts["seq_features"]), opts["pca"], embedding, own_key)
     if key not in _INPUT_CACHE:
         emb = read_aa_embedding(embedding) if embedding else None
         x, _ = sequence_features(data.sequences, list(opts["seq_features"]), emb)
+        if own is not None:
+            x = np.concatenate([x, own.numpy()], axis=1)
         _INPUT_CACHE[key] = torch.from_numpy(sequence_block(x, opts["pca"]))
     knn_key = (hash(tuple(data.sequences)), "knn", opts["knn"], opts["kmer"])
     if opts["knn"] and knn_key not in _INPUT_CACHE:

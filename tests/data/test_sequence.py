@@ -13,6 +13,7 @@ from gatbio.data.sequence import (
     dipeptide_composition,
     pooled_embedding,
     read_aa_embedding,
+    read_protein_features,
     read_sequences,
     residue_matrix,
     sequence_features,
@@ -174,3 +175,23 @@ def test_alignment_similarity_finds_a_shared_domain_that_kmers_dilute():
     with pytest.raises(ValueError, match="not a parasail substitution matrix"):
         alignment_similarity(seqs, matrix="blosum999")
     assert alignment_similarity(["", "ACD"])[0, 1] == 0.0  # an empty sequence aligns with nothing
+
+
+def test_own_protein_features_are_aligned_to_the_network(tmp_path):
+    """Rows in any order, proteins outside the network skipped, a header detected; every network protein needs a
+    full row of numbers."""
+    names = ["P1", "P2", "P3"]
+    x, cols = read_protein_features(write(tmp_path, "e.tsv", "P3\t3\t30\nP9\t9\t90\nP1\t1\t10\nP2\t2\t20\n"), names)
+    assert x.tolist() == [[1, 10], [2, 20], [3, 30]] and cols == ["feature_1", "feature_2"] and x.dtype == np.float32
+    x, cols = read_protein_features(write(tmp_path, "e.csv", "id,esm_0,esm_1\nP1,1,10\nP2,2,20\nP3,3,30\n"), names)
+    assert cols == ["esm_0", "esm_1"] and x[2].tolist() == [3, 30]
+    with pytest.raises(MalformedFileError, match=r"1 of the network's 3 proteins have no row, e\.g\. \['P3'\]"):
+        read_protein_features(write(tmp_path, "m.tsv", "P1\t1\nP2\t2\n"), names)
+    with pytest.raises(MalformedFileError, match=r"b\.tsv:2: feature 'feature_1' must be a number, found 'x'"):
+        read_protein_features(write(tmp_path, "b.tsv", "P1\t1\nP2\tx\nP3\t3\n"), names)
+    with pytest.raises(MalformedFileError, match=r"d\.tsv:3: protein 'P1' has more than one row"):
+        read_protein_features(write(tmp_path, "d.tsv", "P1\t1\nP2\t2\nP1\t1\nP3\t3\n"), names)
+    with pytest.raises(MalformedFileError, match=r"protein 'P2' has no value for 'feature_2' \(1 empty value"):
+        read_protein_features(write(tmp_path, "h.tsv", "P1\t1\t1\nP2\t2\t\nP3\t3\t3\n"), names)
+    with pytest.raises(MalformedFileError, match="no feature columns"):
+        read_protein_features(write(tmp_path, "n.tsv", "P1\nP2\nP3\n"), names)

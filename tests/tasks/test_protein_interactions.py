@@ -252,3 +252,30 @@ def test_the_learnt_interolog_weighting_runs_end_to_end(files):
     assert rows["att"]["options"]["interolog_attention"] == "gatv2" and rows["plain"]["options"]["interolog_attention"] is None
     assert all(0 < r["micro_f1"] <= 1 and r["epochs_run"] > 0 for r in rows.values())
     assert rows["att"]["val_micro_f1"] != rows["plain"]["val_micro_f1"] or rows["att"]["micro_f1"] != rows["plain"]["micro_f1"]
+
+
+def test_own_protein_features_reach_every_model(files):
+    """protein_features: one's own per-protein vectors (e.g. embeddings) are appended to the plain models' inputs
+    and to the gat_pairs recipe's sequence block; a protein without a row is refused before any training."""
+    rng = np.random.default_rng(1)
+    rows = [f"P{i}\t" + "\t".join(f"{v:.4f}" for v in rng.normal(size=3)) for i in range(40)]
+    (files / "own.tsv").write_text("\n".join(["P99\t1\t2\t3"] + rows) + "\n")  # a protein outside the network too
+    plain = pi.load_data(config(files))
+    data = pi.load_data(config(files, protein_features=str(files / "own.tsv")))
+    assert data.x.shape == (40, plain.x.shape[1] + 3) and data.feature_names[-3:] == ["own:feature_1",
+                                                                                     "own:feature_2", "own:feature_3"]
+    p5 = data.node_names.index("P5")  # rows follow the network's protein order, not the file's
+    assert np.allclose(data.protein_features[p5].numpy(), [float(v) for v in rows[5].split("\t")[1:]], atol=1e-4)
+    opts = model_options("gat_region")
+    pi._INPUT_CACHE.clear()
+    block = pi.graph_builder(data, opts).x_seq
+    assert not torch.allclose(block, pi.graph_builder(plain, opts).x_seq)  # the recipe's block reads them
+    out = pi.run(config(files, protein_features=str(files / "own.tsv"), models="[seq_mlp,gat_region]",
+                        splits="[dfs]", seeds="[0]", graphs="[train]"))
+    assert "gat_region" in out and "seq_mlp" in out
+    (files / "short.tsv").write_text("\n".join(rows[:39]) + "\n")
+    with pytest.raises(ValueError, match=r"short\.tsv: 1 of the network's 40 proteins have no row, e\.g\. \['P39'\]"):
+        pi.run(config(files, protein_features=str(files / "short.tsv"), out_dir=str(files / "out2")))
+    with pytest.raises(FileNotFoundError, match=r"nope\.tsv: no such file"):  # named when the config is read
+        config(files, protein_features=str(files / "nope.tsv"))
+    pi._INPUT_CACHE.clear()
