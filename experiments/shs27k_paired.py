@@ -7,11 +7,16 @@ For every split type and model this prints the mean ± standard deviation over s
 number of seeds where the model is ahead, and the per-seed differences. Seeds present for only one of the two are
 left out (their number is printed).
 
+``--against OTHER`` pairs each model with the *same* model of another results folder instead (same split type and
+seed: folders made with the same splits, e.g. one setting such as ``protein_features`` changed): ``model here -
+model there``.
+
 Usage::
 
     python experiments/shs27k_paired.py results/shs27k_ablation --ref gat_region
     python experiments/shs27k_paired.py results/shs27k_full --ref gat_region --models profile_rule pyg_gat_region gat
     python experiments/shs27k_paired.py results/shs27k_seq_cnn --ref seq_mlp --metric micro_f1_ns
+    python experiments/shs27k_paired.py results/shs27k_protein_features --against results/shs27k_full
 """
 
 from __future__ import annotations
@@ -58,15 +63,36 @@ def paired(results: Path, ref: str, models: list[str] | None = None, graph: str 
     return pd.DataFrame(out)
 
 
+def across(results: Path, other: Path, models: list[str] | None = None, graph: str = "train",
+           metric: str = "micro_f1") -> pd.DataFrame:
+    """As :func:`paired`, each model of ``results`` minus the same model of ``other`` (``ref`` names the folder)."""
+    here, there = runs(results, graph, metric), runs(other, graph, metric)
+    both = here.merge(there, on=["split", "seed", "model"], suffixes=("", "_other"))
+    names = models or list(dict.fromkeys(here["model"]))
+    missing = [m for m in names if m not in set(both["model"])]
+    if missing:
+        raise SystemExit(f"{other}: no results of {missing} on the splits and seeds of {results}")
+    out = []
+    for (split, m), part in both[both["model"].isin(names)].groupby(["split", "model"], sort=False):
+        d = (part[metric] - part[f"{metric}_other"]).dropna()
+        out.append({"split": split, "model": m, "ref": f"{m} of {other}", "delta_mean": d.mean(),
+                    "delta_std": d.std(ddof=1) if len(d) > 1 else np.nan, "ahead": int((d > 0).sum()),
+                    "seeds": len(d), "per_seed": [round(v, 3) for v in d.tolist()]})
+    return pd.DataFrame(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path)
-    ap.add_argument("--ref", required=True, help="the reference model (differences are model - ref)")
+    ref = ap.add_mutually_exclusive_group(required=True)
+    ref.add_argument("--ref", help="the reference model (differences are model - ref)")
+    ref.add_argument("--against", type=Path, help="another results folder (differences are model - same model there)")
     ap.add_argument("--models", nargs="+", default=None, help="models to compare (default: all others)")
     ap.add_argument("--graph", default="train", choices=["train", "all"])
     ap.add_argument("--metric", default="micro_f1", help="a metric of the results (default: micro_f1)")
     a = ap.parse_args(argv)
-    table = paired(a.results, a.ref, a.models, a.graph, a.metric)
+    table = (across(a.results, a.against, a.models, a.graph, a.metric) if a.against is not None
+             else paired(a.results, a.ref, a.models, a.graph, a.metric))
     table["delta"] = [f"{m:+.3f} ± {s:.3f}" for m, s in zip(table.delta_mean, table.delta_std, strict=True)]
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
         print(table[["split", "model", "ref", "delta", "ahead", "seeds", "per_seed"]].to_string(index=False))

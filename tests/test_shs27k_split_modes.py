@@ -79,6 +79,24 @@ def test_paired_differences_per_split_and_seed(tmp_path):
         paired.paired(tmp_path / "empty", "ref")
 
 
+def test_paired_differences_against_another_folder(tmp_path, capsys):
+    """--against: each model minus the same model of another folder, on the seeds both have."""
+    paired = experiment_script("shs27k_paired")
+    here, there = tmp_path / "here", tmp_path / "there"
+    for seed, (h, t) in enumerate([(0.70, 0.60), (0.50, 0.55)]):
+        _write_run(here, "dfs", seed, "m", h)
+        _write_run(there, "dfs", seed, "m", t)
+    _write_run(there, "dfs", 2, "m", 0.9)  # a seed only there: left out
+    _write_run(there, "dfs", 0, "other", 0.1)  # a model only there: not asked for
+    row = paired.across(here, there).iloc[0]
+    assert (row["model"], row["seeds"], row["ahead"], row["per_seed"]) == ("m", 2, 1, [0.1, -0.05])
+    assert row["ref"] == f"m of {there}"
+    assert paired.main([str(here), "--against", str(there)]) == 0 and "+0.025" in capsys.readouterr().out
+    _write_run(here, "dfs", 0, "new", 0.3)
+    with pytest.raises(SystemExit, match=r"no results of \['new'\]"):
+        paired.across(here, there)
+
+
 def test_paired_differences_of_another_metric(tmp_path):
     paired = experiment_script("shs27k_paired")
     for seed, (ref, a) in enumerate([(0.40, 0.47), (0.50, 0.48)]):
@@ -172,3 +190,23 @@ def test_oracle_scores_leave_the_scored_pair_out():
     assert np.allclose(rule, [[0.5, 1.0]]) and np.allclose(inter, [[0.55, 1.0]])
     rule2, _ = sweep.oracle_scores(pairs, modes, [0, 2], index, weight, 0.1)
     assert np.allclose(rule2[1], [0.5, 0.5])  # (1, 2): profiles of 1 ([1, 0]) and 2 ([0, 1]) without it
+
+
+def test_similarity_embedding_separates_two_families_and_round_trips(tmp_path):
+    """Two sequence families (different alphabets): the first spectral coordinate splits them; the file written is
+    what read_protein_features reads back."""
+    import numpy as np
+
+    from gatbio.data.sequence import read_protein_features
+
+    emb = experiment_script("similarity_embedding")
+    rng = np.random.default_rng(0)
+    seqs = ["".join(rng.choice(list("AGVILFP" if i % 2 else "DEKRHNQ"), 50)) for i in range(12)]
+    x = emb.similarity_embedding(seqs, how="kmer", dim=2, neighbors=3)
+    assert x.shape == (12, 2)
+    first = x[:, 0]
+    assert (np.sign(first[::2]) == np.sign(first[0])).all() and (np.sign(first[1::2]) == -np.sign(first[0])).all()
+    names = [f"P{i}" for i in range(12)]
+    emb.write_features(tmp_path / "e.tsv", names, x)
+    back, cols = read_protein_features(tmp_path / "e.tsv", names)
+    assert cols == ["feature_1", "feature_2"] and np.allclose(back, x, rtol=1e-5, atol=1e-6)

@@ -198,10 +198,6 @@ def check(cfg: InteractionsConfig) -> None:
                              "id<TAB>sequence)")
     elif cfg.actions or cfg.sequences:
         raise ValueError(f"actions / sequences are read with dataset: files, not dataset: {cfg.dataset}")
-    if cfg.protein_features:
-        from gatbio.data.tables import check_file
-
-        check_file(cfg.protein_features)  # a missing file is named before any work
 
 
 def _settings(cfg: InteractionsConfig) -> dict[str, Any]:
@@ -594,6 +590,10 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     from gatbio.results import prepare_out_dir
 
     check(cfg)
+    if cfg.protein_features and not summary_only:
+        from gatbio.data.tables import check_file
+
+        check_file(cfg.protein_features)  # a missing file is named before any work (the config may name one to make)
     if not summary_only:
         dev = resolve_device(cfg.device)
         announce_device(dev, cfg.device)

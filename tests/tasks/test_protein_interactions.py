@@ -276,6 +276,7 @@ def test_own_protein_features_reach_every_model(files):
     (files / "short.tsv").write_text("\n".join(rows[:39]) + "\n")
     with pytest.raises(ValueError, match=r"short\.tsv: 1 of the network's 40 proteins have no row, e\.g\. \['P39'\]"):
         pi.run(config(files, protein_features=str(files / "short.tsv"), out_dir=str(files / "out2")))
-    with pytest.raises(FileNotFoundError, match=r"nope\.tsv: no such file"):  # named when the config is read
-        config(files, protein_features=str(files / "nope.tsv"))
+    with pytest.raises(FileNotFoundError, match=r"nope\.tsv: no such file"):  # named before any work
+        pi.run(config(files, protein_features=str(files / "nope.tsv"), out_dir=str(files / "out3")))
+    assert not (files / "out3").exists()
     pi._INPUT_CACHE.clear()
