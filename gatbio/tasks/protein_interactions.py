@@ -60,6 +60,7 @@ of model through :func:`gatbio.nn.pair_models.register_pair_model`.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,7 +305,7 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
     from gatbio.data.sequence import read_aa_embedding, sequence_features, sequence_knn_graph
 
     own = getattr(data, "protein_features", None)  # (N, F') of the config's protein_features, or None
-    own_key = None if own is None else (tuple(own.shape), float(own.double().sum()), float(own.double().abs().max()))
+    own_key = None if own is None else hashlib.sha1(own.numpy().tobytes()).hexdigest()
     key = (hash(tuple(data.sequences)), tuple(opts["seq_features"]), opts["pca"], embedding, own_key)
     if key not in _INPUT_CACHE:
         emb = read_aa_embedding(embedding) if embedding else None
