@@ -193,7 +193,7 @@ def interolog_scores(known_pairs: Tensor, known_modes: Tensor, query: Tensor, in
         index, weight: ``(N, k + 1)`` homologue sets (:func:`homologues`).
         chunk: query pairs per step (memory: ``chunk * (k + 1)^2`` lookups).
 
-    The ``(k + 1)^2`` protein pairs :math:`\mathcal{H}(a) 	imes \mathcal{H}(b)` of each query are looked up among
+    The ``(k + 1)^2`` protein pairs :math:`\mathcal{H}(a) \times \mathcal{H}(b)` of each query are looked up among
     the known pairs by a sorted key (``searchsorted``): ``O((K + Q k^2) log K)``, on the tensors' device. Each
     distinct pair counts once (a pair listed twice, or in both orientations, takes the union of its modes).
     """

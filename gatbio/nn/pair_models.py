@@ -94,8 +94,8 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     "interolog": 5, "interolog_shrink": 0.03,
     # the interologs' own similarity ("kmer" / "align"; None: impute_similarity's)
     "interolog_similarity": None,
-    # a learnt correction over the interologs one by one: a gatbio GATConv from the known pairs to the query pair,
-    # its attention logits biased by the rule's log weights (None: off; "gat" / "gatv2": the attention), `heads`
+    # the interolog score with learnt weights: a gatbio GATConv from the known pairs to the query pair, its attention
+    # logits biased by the rule's log weights, started as the rule (None: off; "gat" / "gatv2": the attention)
     "interolog_attention": None, "interolog_heads": 4,
     "edge_type": True, "edge_modes": True, "edge_score": True,
     # training
@@ -117,7 +117,9 @@ PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "i
                                          "interolog_similarity": None}
 #: Options added after results were first stored, with the value that gives exactly the model those results were
 #: made with: a stored run that lacks such an option is the same model when the option has that value
-#: (:func:`gatbio.tasks.protein_interactions` reuses it without ``--resume-anyway``).
+#: (:func:`gatbio.tasks.protein_interactions` reuses it without ``--resume-anyway``). Listed one by one rather than
+#: "a missing option counts as its default" (the rule for config settings, :mod:`gatbio.results`): a recipe's
+#: defaults may change the model (``interolog: 5`` did), so only options known to reproduce old runs qualify.
 ADDED_OPTIONS: dict[str, Any] = {"interolog_attention": None, "interolog_heads": 4, "interolog_similarity": None}
 #: ``interolog_attention`` values: off, or the attention of the learnt interolog correction (GATConv's ``attention``).
 INTEROLOG_ATTENTIONS = (None, "gat", "gatv2")

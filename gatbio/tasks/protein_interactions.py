@@ -47,8 +47,8 @@ Models (:mod:`gatbio.nn.pair_models`):
 - ``profile_rule``: no learning, the mean of the two proteins' mode profiles over the known pairs, threshold chosen
   on validation (profiles of the fit pairs), then profiles of all training pairs for the test; an unseen protein
   takes the mean mode vector. ``profile_rule_hom``: the same with the unseen proteins' profiles imputed by homology
-  as in ``gat_region``; ``interolog_rule``: that score shrunk towards the interolog transfer, as ``gat_region``'s
-  decoder logit.
+  as in ``gat_region``; ``interolog_rule``: the interolog transfer shrunk towards that score, which is
+  ``gat_region``'s decoder logit.
 - plain GNN-PPI-style encoders over the standardised sequence features ``x``: ``pyg_gat``, ``gin`` (GNN-PPI's
   graph layer), ``gcn``, ``seq_mlp`` (sequence only, PIPR-like), ``gat_plain`` (:class:`gatbio.nn.GATConv`); all
   with GNN-PPI's product decoder. ``seq_cnn``: sequence only, a convolutional encoder learnt over each protein's
