@@ -7,7 +7,8 @@
 # then run, on the GPU machine (device tool: carry [".gpu-bundle"]), from the project's root:
 #   bash experiments/gpu_session.sh STEP [STEP ...]
 # Output (logs, JSON, result folders, steps.txt with each step's status and seconds) goes to $OUT, which the
-# device tool brings back, or to results/gpu where OUT is unset. `bash experiments/gpu_session.sh --list`
+# device tool brings back (each result folder packed as NAME.tgz: it returns a limited number of files), or to
+# results/gpu where OUT is unset. `bash experiments/gpu_session.sh --list`
 # prints the steps and their commands without running anything.
 #
 # Steps (most valuable first) and the issue each measures:
@@ -21,10 +22,11 @@
 #   robustness   #16  the full robustness sweep (target <= 3 min)
 #   string       #16  protein predict on the generated STRING-scale input (target <= 5 min)
 #   embed        #16  bench_embed.py: the embeddings on CUDA against scipy on the CPU
-#   interactions #15  the SHS27k benchmark on CUDA
+#   interactions #15  the SHS27k benchmark on CUDA, 8 (split, seed) units at a time (SHS27K_JOBS), 2 threads each
 #   quick-cuda   #16  the slow cuda tests: each quick config on CUDA against the CPU run
 set -uo pipefail
 cd "$(dirname "$0")/.."
+PACK=${OUT:+1}  # $OUT given (the device tool's): each result folder goes back as one .tgz (experiments/pack_out.sh)
 OUT=${OUT:-results/gpu}
 PY=${PYTHON:-python3}
 LIMIT=${STEP_LIMIT:-560}  # seconds per step: under the device tool's 600 s per call, with room to copy back
@@ -39,7 +41,7 @@ declare -A CMD=(
   [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full"
   [string]="$PY experiments/bench_string_scale.py --device cuda --dir $OUT/string_scale"
   [embed]="$PY experiments/bench_embed.py --device cuda --json $OUT/bench_embed.json"
-  [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k"
+  [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k jobs=${SHS27K_JOBS:-8} threads=2"
   [quick-cuda]="$PY -m pytest -q -m 'cuda and slow' tests/test_device_commands.py tests/test_embed.py --junitxml=$OUT/quick_cuda.xml"
 )
 ORDER=(turbo bench tests bench-large protein foodweb robustness string embed interactions quick-cuda)
@@ -74,6 +76,7 @@ for s in "$@"; do
   [ $rc -eq 124 ] && note="timed out after ${LIMIT} s" || note="rc $rc"
   echo "$s: $note, ${secs} s: ${CMD[$s]}" | tee -a "$OUT/steps.txt"
   tail -n 15 "$OUT/$s.log"
+  [ -n "$PACK" ] && bash experiments/pack_out.sh "$OUT" turbo  # turbo's wheel stays a file to carry
   [ $rc -eq 0 ] || status=1
 done
 exit $status

@@ -6,10 +6,17 @@ subsets, micro-F1 with the all-pairs graph, and the mean wall / CPU seconds per 
 ``--per-seed SPLIT`` prints instead one row per seed of that split type: each model's micro-F1 (leakage-free
 graph), and for a ``choice`` model the candidate it chose with the candidates' validation micro-F1.
 
+``--compare OTHER`` sets the folder's summary beside another run's of the same benchmark (e.g. the same config on
+a GPU): OTHER is a results folder, its ``summary.csv``, or the tables the command printed (``summary.md`` or a log
+holding them; where a device sends back only the log). Per split, graph and model: both micro-F1 means, their
+difference and that difference in units of the seeds' spread (the two stds' root mean square); then the largest
+differences.
+
 Usage::
 
     python experiments/shs27k_tables.py results/shs27k_full
     python experiments/shs27k_tables.py results/shs27k_full --per-seed bfs
+    python experiments/shs27k_tables.py results/shs27k_full --compare experiments/gpu_runs/2026-11-26-h200/shs27k_interactions.log
 """
 
 from __future__ import annotations
@@ -83,12 +90,78 @@ def per_seed(results: Path, split: str) -> pd.DataFrame:
     return out
 
 
+KEYS = ["split", "graph", "model"]
+
+
+def read_summary(path: Path) -> pd.DataFrame:
+    """``split, graph, model, micro_f1_mean, micro_f1_std`` from a results folder, its ``summary.csv``, or the
+    markdown tables ``gatbio protein interactions`` prints (``## <split>`` then ``| graph | model | n | micro_f1
+    | ...`` rows of ``mean ± std``)."""
+    if path.is_dir():
+        path = path / "summary.csv"
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such file (a results folder, its summary.csv, or the printed summary)")
+    if path.suffix == ".csv":
+        df = pd.read_csv(path)
+        missing = [c for c in KEYS + ["micro_f1_mean", "micro_f1_std"] if c not in df]
+        if missing:
+            raise SystemExit(f"{path}: not a summary.csv of this benchmark (no column {', '.join(missing)})")
+        return df[KEYS + ["micro_f1_mean", "micro_f1_std"]]
+    rows, split, cols = [], None, None
+    for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        line = line.strip()
+        if line.startswith("## "):
+            split, cols = line[3:].strip(), None
+        elif line.startswith("|") and split is not None:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cols is None:
+                cols = cells
+            elif not set(line) <= set("|-: ") and {"graph", "model", "micro_f1"} <= set(cols):
+                if len(cells) != len(cols):
+                    raise SystemExit(f"{path}:{n}: {len(cells)} cells under a header of {len(cols)}")
+                r = dict(zip(cols, cells, strict=True))
+                try:
+                    mean, std = (float(v) for v in r["micro_f1"].split("±"))
+                except ValueError:
+                    raise SystemExit(f"{path}:{n}: micro_f1 {r['micro_f1']!r} is not 'mean ± std'") from None
+                rows.append({"split": split, "graph": r["graph"], "model": r["model"], "micro_f1_mean": mean,
+                             "micro_f1_std": std})
+    if not rows:
+        raise SystemExit(f"{path}: no summary table (## <split> then | graph | model | n | micro_f1 | ... rows)")
+    return pd.DataFrame(rows)
+
+
+def compare(results: Path, other: Path) -> pd.DataFrame:
+    """This folder's summary beside ``other``'s, per (split, graph, model) present in both: ``delta`` = other −
+    this, ``z`` = delta / sqrt((std² + std_other²) / 2)."""
+    a, b = read_summary(results), read_summary(other)
+    d = a.merge(b, on=KEYS, suffixes=("", "_other"))
+    if d.empty:
+        raise SystemExit(f"{results} and {other} share no (split, graph, model) row")
+    d["delta"] = d["micro_f1_mean_other"] - d["micro_f1_mean"]
+    spread = np.sqrt((d["micro_f1_std"] ** 2 + d["micro_f1_std_other"] ** 2) / 2)
+    d["z"] = d["delta"] / spread.where(spread > 0)
+    return d.round(4)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path)
     ap.add_argument("--per-seed", metavar="SPLIT", choices=["random", "bfs", "dfs"], default=None)
+    ap.add_argument("--compare", metavar="OTHER", type=Path, default=None,
+                    help="another run's results folder, summary.csv, or printed summary tables")
     a = ap.parse_args(argv)
-    if a.per_seed:
+    if a.compare:
+        d = compare(a.results, a.compare)
+        with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_rows", None):
+            print(d.to_string(index=False))
+        big = d.loc[d["delta"].abs().idxmax()]
+        zmax = d["z"].abs().max()
+        print(f"\n{len(d)} rows; largest |delta| {abs(big['delta']):.3f} ({big['split']} {big['graph']} {big['model']}); "
+              f"largest |z| {zmax:.2f}; |delta| per split, train graph: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in d[d["graph"] == "train"].groupby("split", sort=False)["delta"]
+                          .apply(lambda x: x.abs().max()).items()))
+    elif a.per_seed:
         with pd.option_context("display.width", 250, "display.max_columns", None):
             print(per_seed(a.results, a.per_seed).to_string())
     else:

@@ -105,3 +105,19 @@ def test_turbo_bundle_copies_the_source_and_build_refuses_without_it(tmp_path):
 def test_the_gpu_scripts_are_valid_bash(script):
     r = subprocess.run(["bash", "-n", str(REPO / "experiments" / script)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_pack_out_turns_each_result_folder_into_one_archive_and_keeps_the_named_ones(tmp_path):
+    import tarfile
+
+    out = tmp_path / "out"
+    (out / "shs27k" / "runs" / "bfs").mkdir(parents=True)
+    (out / "shs27k" / "runs" / "bfs" / "gat.json").write_text('{"micro_f1": 0.5}')
+    (out / "turbo").mkdir()
+    (out / "turbo" / "turbo_gnn.whl").write_text("wheel")
+    (out / "steps.txt").write_text("bench: rc 0\n")
+    subprocess.run(["bash", str(REPO / "experiments" / "pack_out.sh"), str(out), "turbo"], check=True)
+    assert sorted(p.name for p in out.iterdir()) == ["shs27k.tgz", "steps.txt", "turbo"]
+    with tarfile.open(out / "shs27k.tgz") as tar:
+        assert tar.extractfile("shs27k/runs/bfs/gat.json").read() == b'{"micro_f1": 0.5}'
+    assert (out / "turbo" / "turbo_gnn.whl").read_text() == "wheel"

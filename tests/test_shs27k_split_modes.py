@@ -210,3 +210,26 @@ def test_similarity_embedding_separates_two_families_and_round_trips(tmp_path):
     emb.write_features(tmp_path / "e.tsv", names, x)
     back, cols = read_protein_features(tmp_path / "e.tsv", names)
     assert cols == ["feature_1", "feature_2"] and np.allclose(back, x, rtol=1e-5, atol=1e-6)
+
+
+def test_compare_sets_a_summary_beside_another_runs_printed_tables(tmp_path):
+    tables = experiment_script("shs27k_tables")
+    import pandas as pd
+
+    pd.DataFrame({"split": ["bfs", "bfs"], "graph": ["train", "train"], "model": ["gat", "gin"],
+                  "n": [5, 5], "micro_f1_mean": [0.60, 0.40], "micro_f1_std": [0.03, 0.04]}
+                 ).to_csv(tmp_path / "summary.csv", index=False)
+    log = tmp_path / "gpu.log"
+    log.write_text("gatbio: device cuda:0\nintro text\n\n## bfs\n\n| graph | model | n | micro_f1 | macro_f1 |\n"
+                   "|---|---|---|---|---|\n| train | gat | 5 | 0.640 ± 0.000 | 0.5 ± 0.1 |\n"
+                   "| train | gin | 5 | 0.400 ± 0.040 | 0.3 ± 0.1 |\n| all | gin | 5 | 0.5 ± 0.1 | 0.4 ± 0.1 |\n")
+    d = tables.compare(tmp_path, log).set_index("model")
+    assert list(d.index) == ["gat", "gin"]  # rows in both only
+    assert d.loc["gat", "delta"] == pytest.approx(0.04) and d.loc["gat", "z"] == pytest.approx(0.04 / (0.03 / 2 ** 0.5), abs=1e-4)
+    assert d.loc["gin", "delta"] == 0 and d.loc["gin", "z"] == 0
+    log.write_text("## bfs\n| graph | model | n | micro_f1 |\n|---|---|---|---|\n| train | gat | 5 | n/a |\n")
+    with pytest.raises(SystemExit, match=r"gpu.log:4: micro_f1 'n/a'"):
+        tables.compare(tmp_path, log)
+    log.write_text("nothing\n")
+    with pytest.raises(SystemExit, match="no summary table"):
+        tables.compare(tmp_path, log)
