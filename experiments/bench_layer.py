@@ -41,6 +41,11 @@ the first gives the plain row names and the others ``<row>_<impl>``):
                when ``turbo_gnn`` imports; head widths 32, 64, 128 or 256 only
     <row>_bf16 each gatbio row under ``torch.autocast(dtype=torch.bfloat16)`` (same parameters and inputs;
                ``--no-bf16`` skips them), with its output's largest error relative to the float32 output
+``--profile DIR`` (GPU mode) also runs each case's step 3 times under ``torch.profiler`` and writes
+``DIR/<size>.<row>.txt``: the operators and kernels sorted by their own device time (CPU time on CPU), and per
+step the kernels launched, the device time they took and its share of the step's wall time (``<case>.profile_*``
+in the JSON). Where the share is small the step waits on the host (Python, launches, synchronisations), not on
+the GPU: what the table then shows is which operators to fuse or cache.
 Ratios (printed and in ``--json``), e.g. ``10m.gatv2.time_ratio_vs_floor``, ``10m.gat_all.time_ratio_vs_pyg``
 (gat rows against pyg_gat, gatv2 rows against pyg_gatv2), ``10m.gat_all.memory_ratio_vs_floor``,
 ``10m.gat_all.bf16_time_ratio_vs_fp32``, ``10m.gat_all.bf16_max_error_vs_fp32``, ``10m.gatv2.time_ratio_vs_turbo``.
@@ -59,6 +64,7 @@ Usage::
     python experiments/bench_layer.py --quick                                         # smoke test
     python experiments/bench_layer.py --device cuda --json results/bench/gpu.json     # the GPU table
     python experiments/bench_layer.py --device cuda --sizes 10m --impl triton,fused --turbo
+    python experiments/bench_layer.py --device cuda --sizes ppi,10m --rows gat,gat_all,floor --no-bf16 --profile results/prof
 """
 
 from __future__ import annotations
@@ -585,8 +591,42 @@ def _gpu_step(row: Row, s: Size, device, x, edge_index, seed: int):
     return step, forward_only
 
 
-def run_gpu_case(row: Row, s: Size, device, x, edge_index_host, warmup: int, repeats: int, seed: int) -> dict:
-    """Forward + backward timings and peak memory of one row, in this process."""
+PROFILE_STEPS = 3
+
+
+def profile_case(step, device, path: Path, wall_s: float) -> dict:
+    """Run ``step`` :data:`PROFILE_STEPS` times under ``torch.profiler``; write the operator table to ``path``.
+
+    Returns per step: ``profile_kernels`` (device kernels launched), ``profile_device_ms`` (their summed time)
+    and ``profile_device_share`` (that time over the measured median step time ``wall_s``; on CPU, where there
+    are no device kernels, 0)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        for _ in range(PROFILE_STEPS):
+            step()
+        _sync(device)
+    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    device_us = sum(e.device_time for e in kernels)  # kernels' own time (µs), all launches of the steps
+    sort = "self_device_time_total" if cuda else "self_cpu_time_total"
+    table = prof.key_averages().table(sort_by=sort, row_limit=40, max_name_column_width=70)
+    per_step = dict(profile_kernels=round(len(kernels) / PROFILE_STEPS, 1),
+                    profile_device_ms=round(device_us / 1e3 / PROFILE_STEPS, 3),
+                    profile_device_share=round(device_us / 1e6 / PROFILE_STEPS / wall_s, 3) if wall_s else None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{PROFILE_STEPS} steps (forward + backward), sorted by {sort}; per step: "
+                    + ", ".join(f"{k} {v}" for k, v in per_step.items()) + f", median wall {wall_s * 1e3:.3f} ms"
+                    + "\n\n" + table + "\n")
+    return per_step
+
+
+def run_gpu_case(row: Row, s: Size, device, x, edge_index_host, warmup: int, repeats: int, seed: int,
+                 profile_dir: Path | None = None) -> dict:
+    """Forward + backward timings and peak memory of one row, in this process (and its profile, when
+    ``profile_dir`` is given: :func:`profile_case`, after the timed calls)."""
     import torch
 
     # The case's own copy of the graph: gatbio caches its CSR layout per edge_index tensor, so each case
@@ -618,6 +658,8 @@ def run_gpu_case(row: Row, s: Size, device, x, edge_index_host, warmup: int, rep
     result.update(time_s=statistics.median(times), times_s=times, warmup_s=first)
     if cuda:
         result.update(peak_mem_gb=gb(torch.cuda.max_memory_allocated(device)), inputs_mem_gb=gb(inputs))
+    if profile_dir is not None:
+        result.update(profile_case(step, device, profile_dir / f"{s.name}.{row.name}.txt", result["time_s"]))
     return result
 
 
@@ -646,7 +688,8 @@ def bench_gpu(sizes, rows: list[Row], args, after_size=None) -> dict:
             key = f"{s.name}.{row.name}"
             res: dict = {}
             try:
-                res = run_gpu_case(row, s, device, x, edge_index_host, args.warmup, args.repeats, args.seed)
+                res = run_gpu_case(row, s, device, x, edge_index_host, args.warmup, args.repeats, args.seed,
+                                   profile_dir=getattr(args, "profile", None))
             except torch.cuda.OutOfMemoryError as err:
                 res = {"oom": True, "error": str(err).splitlines()[0][:200]}
             except MemoryError as err:
@@ -663,7 +706,9 @@ def bench_gpu(sizes, rows: list[Row], args, after_size=None) -> dict:
             if "time_s" in res:
                 mem = f", peak {res['peak_mem_gb']:.2f} GB" if "peak_mem_gb" in res else ""
                 err = f", bf16 error {res['max_error_vs_fp32']:.2g}" if "max_error_vs_fp32" in res else ""
-                shown = f"{1e3 * res['time_s']:9.2f} ms{mem}{err}"
+                prof = (f", {res['profile_kernels']:g} kernels, device busy {res['profile_device_share']:.0%}"
+                        if res.get("profile_device_share") is not None and device.type == "cuda" else "")
+                shown = f"{1e3 * res['time_s']:9.2f} ms{mem}{err}{prof}"
             else:
                 shown = "out of memory" if res.get("oom") else res["error"]
             path = f" [{res['path']}]" if "path" in res else ""
@@ -761,6 +806,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="add turbo-gnn's gatv2_aggr (skipped, with a note, when turbo_gnn does not import)")
     gpu.add_argument("--warmup", type=int, default=2, help="untimed calls per case before the timed ones")
     gpu.add_argument("--seed", type=int, default=0)
+    gpu.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                     help="also profile each case (torch.profiler, 3 steps): DIR/<size>.<row>.txt")
     args = p.parse_args(argv)
 
     import torch

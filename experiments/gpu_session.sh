@@ -15,6 +15,8 @@
 #   turbo        #14  builds turbo-gnn from the carried source (bash experiments/turbo_gnn.sh bundle SRC, here),
 #                     ~3 min; its wheel comes back in $OUT/turbo: put it in .gpu-bundle/whl for later calls
 #   bench        #14  bench_layer.py on 120k, 1M and 10M edges: Triton vs fused, PyG, the floor, bf16, turbo-gnn
+#   profile      #14  where the layer's time goes (torch.profiler per case: kernels, device share of the wall
+#                     time, the operator table; 120k and 10M edges), ~2 min: what to fuse or cache next
 #   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
 #   protein      #16  the full protein protocol on CUDA (target <= 3 min)
@@ -34,6 +36,7 @@ LIMIT=${STEP_LIMIT:-560}  # seconds per step: under the device tool's 600 s per 
 declare -A CMD=(
   [turbo]="bash experiments/turbo_gnn.sh build $OUT/turbo"
   [bench]="$PY experiments/bench_layer.py --device cuda --sizes ppi,1m,10m --impl triton,fused --turbo --json $OUT/bench_layer.json"
+  [profile]="$PY experiments/bench_layer.py --device cuda --sizes ppi,10m --rows gat,gat_all,gatv2_all,dot_all,floor --no-bf16 --repeats 3 --profile $OUT/profile --json $OUT/bench_profile.json"
   [tests]="$PY -m pytest -q -n 8 -m 'not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py --junitxml=$OUT/tests.xml"
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
   [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full"
@@ -44,7 +47,7 @@ declare -A CMD=(
   [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k jobs=${SHS27K_JOBS:-8} threads=2"
   [quick-cuda]="$PY -m pytest -q -m 'cuda and slow' tests/test_device_commands.py tests/test_embed.py --junitxml=$OUT/quick_cuda.xml"
 )
-ORDER=(turbo bench tests bench-large protein foodweb robustness string embed interactions quick-cuda)
+ORDER=(turbo bench profile tests bench-large protein foodweb robustness string embed interactions quick-cuda)
 
 if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
   for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done

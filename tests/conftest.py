@@ -58,6 +58,31 @@ def experiment_script(name: str) -> ModuleType:
     return sys.modules[key]
 
 
+def host_reads(step) -> tuple[int, list[str]]:
+    """``(operators dispatched, those that read tensor values back to the host)`` while ``step()`` runs: item /
+    scalar reads, ``nonzero``, ``masked_select``, and indexing with a boolean mask (on a GPU each one makes the
+    host wait for the device)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops, self.reads = 0, []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops += 1
+            name = str(func)
+            masks = func is torch.ops.aten.index.Tensor and any(
+                isinstance(t, torch.Tensor) and t.dtype == torch.bool for t in (args[1] or ()))
+            if masks or any(k in name for k in ("nonzero", "_local_scalar_dense", "item", "masked_select")):
+                self.reads.append(name)
+            return func(*args, **(kwargs or {}))
+
+    with Record() as rec:
+        step()
+    return rec.ops, rec.reads
+
+
 def run_notebook(path: str | Path, timeout: int = 600, env: dict[str, str] | None = None) -> None:
     """Execute a notebook top to bottom in a fresh kernel (raises on the first failing cell); skipped where the
     notebook packages are missing (the GPU machine's image has none: ../shared/GPU.md)."""

@@ -48,6 +48,21 @@ def test_one_process_mode_writes_the_ratio_keys(bench, tmp_path):
     assert not any(k.endswith(".peak_mem_gb") for k in d)  # no peak memory on CPU in this mode
 
 
+def test_profile_writes_each_cases_operator_table(bench, tmp_path):
+    prof, out = tmp_path / "prof", tmp_path / "gpu.json"
+    rc = bench.main(["--one-process", "--sizes", "tiny", "--rows", "gat_all,floor", "--impl", "fused", "--no-bf16",
+                     "--repeats", "1", "--warmup", "1", "--profile", str(prof), "--json", str(out)])
+    assert rc == 0
+    assert sorted(p.name for p in prof.iterdir()) == ["tiny.floor.txt", "tiny.gat_all.txt"]
+    text = (prof / "tiny.gat_all.txt").read_text()
+    assert text.startswith("3 steps (forward + backward), sorted by self_cpu_time_total")
+    assert "aten::" in text  # the operators the steps ran (the fused path's sparse products among them)
+    d = json.loads(out.read_text())
+    # On CPU no device kernel is launched: nothing to count, a share of 0.
+    assert d["tiny.gat_all.profile_kernels"] == 0 and d["tiny.gat_all.profile_device_share"] == 0
+    assert "tiny.floor.profile_device_ms" in d
+
+
 def test_out_of_memory_is_recorded_and_the_run_goes_on(bench, monkeypatch, capsys):
     real = bench.run_gpu_case
 

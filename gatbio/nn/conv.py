@@ -13,7 +13,7 @@ from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import glorot, zeros
 from torch_geometric.typing import Adj
-from torch_geometric.utils import add_self_loops, remove_self_loops
+from torch_geometric.utils import add_self_loops
 
 from gatbio.nn import functional as GF
 from gatbio.nn import fused as FU
@@ -28,8 +28,9 @@ TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
 # (on tiny graphs sorting the edges into the CSR layout costs more than the gather it saves).
 FUSED_MIN_ELEMENTS = 1 << 18
-# Graph layouts (fused and Triton paths) by input edge_index: (id, version, shape, device, path, self-loops,
-# sizes[, heads]) → (weakref, plan).
+# Per input edge_index (unmodified): the graph layouts of the fused and Triton paths, the self-loop selection and
+# the checked index range (computed once: reading index values back waits for the GPU). Keys: (id, version,
+# shape, device, what, ...) → (weakref, value).
 _PLANS: dict[tuple, tuple] = {}
 
 
@@ -54,6 +55,29 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     ref = weakref.ref(edge_index_in, lambda _, i=tensor_id, forget=_forget_plans: forget(i))
     _PLANS[key] = (ref, plan)
     return plan
+
+
+def _looped(edge_index: Tensor, n_loops: int) -> tuple[Tensor, Tensor]:
+    """``(keep, looped)``: the positions of the edges that are not self-loops (E',), and the graph without its
+    self-loops plus one loop on each of the first ``n_loops`` nodes, appended (2, E' + n_loops), as
+    :func:`~torch_geometric.utils.remove_self_loops` then :func:`~torch_geometric.utils.add_self_loops` give."""
+    keep = (edge_index[0] != edge_index[1]).nonzero().view(-1)
+    looped, _ = add_self_loops(edge_index.index_select(1, keep), num_nodes=n_loops)
+    return keep, looped
+
+
+def _check_index_range(edge_index: Tensor, num_src: int, num_dst: int) -> bool:
+    """Raise a ValueError unless every source index is in [0, num_src) and every target in [0, num_dst)."""
+    lo, max_src, max_dst = torch.stack([edge_index.min(), edge_index[0].max(), edge_index[1].max()]).tolist()
+    if lo < 0:
+        raise ValueError(f"edge_index contains a negative node index ({lo})")
+    if max_src >= num_src:
+        raise ValueError(f"edge_index contains source node index {max_src} but there are only "
+                         f"{num_src} source nodes (valid indices 0..{num_src - 1})")
+    if max_dst >= num_dst:
+        raise ValueError(f"edge_index contains target node index {max_dst} but there are only "
+                         f"{num_dst} target nodes (valid indices 0..{num_dst - 1})")
+    return True
 
 
 class GATConv(MessagePassing):
@@ -349,12 +373,17 @@ class GATConv(MessagePassing):
             attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
         if self.add_self_loops:
             n_loops = min(num_src, num_dst)
-            keep = edge_index[0] != edge_index[1]
-            edge_index, edge_attr = remove_self_loops(edge_index, edge_attr)
-            edge_index, edge_attr = add_self_loops(edge_index, edge_attr, fill_value=self.fill_value,
-                                                   num_nodes=n_loops)
+            # Which edges are not loops, and the looped graph: found once per input graph (like the plans
+            # below), since selecting by value waits for the GPU (a host-device synchronisation each call).
+            keep, looped = _cached_plan(edge_index_in, ("loops", edge_index.size(1), n_loops),
+                                        lambda: _looped(edge_index, n_loops))
+            if edge_attr is not None:  # the loops' features (fill_value) from this call's features
+                kept = looped[:, :keep.numel()]
+                _, edge_attr = add_self_loops(kept, edge_attr.index_select(0, keep), fill_value=self.fill_value,
+                                              num_nodes=n_loops)
             if attn_bias is not None:
-                attn_bias = torch.cat([attn_bias[keep], attn_bias.new_zeros(n_loops, H)], dim=0)
+                attn_bias = torch.cat([attn_bias.index_select(0, keep), attn_bias.new_zeros(n_loops, H)], dim=0)
+            edge_index = looped
 
         if self._use_triton(v):
             out, alpha = self._triton_attention(x_src_in, x_dst_in, v, x_r if self.attention == "gatv2" else x_d,
@@ -570,16 +599,9 @@ class GATConv(MessagePassing):
         if E > 0 and not torch.compiler.is_compiling():  # index values: data-dependent, checked in eager mode
             num_src = x_src.size(0) if size is None else size[0]
             num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
-            lo = int(edge_index.min())
-            if lo < 0:
-                raise ValueError(f"edge_index contains a negative node index ({lo})")
-            max_src, max_dst = int(edge_index[0].max()), int(edge_index[1].max())
-            if max_src >= num_src:
-                raise ValueError(f"edge_index contains source node index {max_src} but there are only "
-                                 f"{num_src} source nodes (valid indices 0..{num_src - 1})")
-            if max_dst >= num_dst:
-                raise ValueError(f"edge_index contains target node index {max_dst} but there are only "
-                                 f"{num_dst} target nodes (valid indices 0..{num_dst - 1})")
+            # Once per input graph and sizes: reading the values back waits for the GPU.
+            _cached_plan(edge_index, ("checked", num_src, num_dst),
+                         lambda: _check_index_range(edge_index, num_src, num_dst))
         if edge_attr is not None:
             if self.lin_edge is None:
                 raise ValueError("edge_attr was given but this layer was built with edge_dim=None; "

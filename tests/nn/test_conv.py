@@ -273,6 +273,41 @@ def test_bad_call_arguments():
         GATConv(8, 4, edge_dim=2)(x, ei, ea)
 
 
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+def test_a_graph_seen_before_costs_no_host_device_synchronisation(impl):
+    """The index check and the self-loop selection read index values back (on a GPU: the host waits for it);
+    they run once per input graph, so a training step on the same graph dispatches no operator that does
+    (item, nonzero, a boolean mask) on any path. The Triton path: tests/nn/test_triton.py."""
+    from conftest import host_reads
+
+    x, ei, ea = small_graph()
+    bias = torch.randn(ei.size(1))
+    conv = GATConv(8, 4, heads=2, edge_dim=3, degree_norm="log", temperature="learn", residual=True, impl=impl)
+    first = conv(x, ei, ea, attn_bias=bias)
+    outs = []
+    ops, reads = host_reads(lambda: outs.append(conv(x, ei, ea, attn_bias=bias)) or outs[0].sum().backward())
+    assert ops > 0 and reads == []
+    torch.testing.assert_close(outs[0], first, rtol=0, atol=0)
+    # the first call on a graph does read values (what makes the check meaningful)
+    assert host_reads(lambda: conv(x, ei.clone(), ea, attn_bias=bias))[1]
+
+
+def test_a_graph_changed_in_place_is_checked_and_looped_again():
+    """Per-graph facts are kept for the unchanged tensor only: an index made invalid in place is refused on the
+    next call, and a self-loop written in place is replaced like any other (the result equals a fresh copy's)."""
+    x, ei, ea = small_graph()
+    conv = GATConv(8, 4, heads=2, edge_dim=3)
+    conv(x, ei, ea)
+    ei[0, 0] = 7
+    with pytest.raises(ValueError, match=r"source node index 7 but there are only 7 source nodes"):
+        conv(x, ei, ea)
+    ei[0, 0] = 1  # edge 0 -> 1 becomes the loop 1 -> 1
+    torch.testing.assert_close(conv(x, ei, ea), conv(x, ei.clone(), ea), rtol=0, atol=0)
+    ref = pyg_nn.GATConv(8, 4, heads=2, edge_dim=3)
+    ref.load_state_dict(conv.state_dict(), strict=False)
+    torch.testing.assert_close(conv(x, ei, ea), ref(x, ei, ea), rtol=1e-6, atol=1e-6)
+
+
 def test_repr_and_reset_parameters():
     conv = GATConv(8, 4, heads=2, temperature="learn", degree_norm="log")
     assert repr(conv) == "GATConv(8, 4, heads=2, temperature='learn', degree_norm='log')"

@@ -286,18 +286,22 @@ def test_conv_fused_plan_cache_follows_the_graph():
     layer = GATConv(8, 4, heads=2, impl="fused")
     x, ei, _, _ = _graph_with_features()
     out1 = layer(x, ei)
-    plans = {k: v[1] for k, v in conv._PLANS.items() if k[0] == id(ei)}
+
+    def fused(graph):  # the graph's fused plans (its cache also holds the self-loop selection, the index check)
+        return {k: v[1] for k, v in conv._PLANS.items() if k[0] == id(graph) and k[4] == "fused"}
+
+    plans = fused(ei)
     assert len(plans) == 1
     other = GATConv(8, 4, heads=2, impl="fused")
     other(x, ei)  # another layer on the same graph shares the plan
-    assert {k: v[1] for k, v in conv._PLANS.items() if k[0] == id(ei)} == plans
+    assert fused(ei) == plans
     ei2 = ei.flip(0)  # another graph with as many edges
     ref = GATConv(8, 4, heads=2, impl="reference")
     ref.load_state_dict(layer.state_dict())
     torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
     ei2[0, 0] = 5  # modified in place: a new plan is built
     torch.testing.assert_close(layer(x, ei2), ref(x, ei2), atol=1e-5, rtol=1e-5)
-    assert sum(k[0] == id(ei2) for k in conv._PLANS) == 2
+    assert len([k for k in conv._PLANS if k[0] == id(ei2) and k[4] == "fused"]) == 2
     torch.testing.assert_close(layer(x, ei), out1)
     id2 = id(ei2)
     del ei2  # plans are dropped with their graph
@@ -312,13 +316,13 @@ def test_conv_auto_picks_fused_only_for_large_message_tensors():
     from gatbio.nn import conv
 
     layer(x, ei)
-    assert not any(k[0] == id(ei) for k in conv._PLANS)  # 24 edges × 8 channels: reference path
+    assert not any(k[0] == id(ei) and k[4] == "fused" for k in conv._PLANS)  # 24 edges × 8 channels: reference
     n = 64
     big = torch.stack([torch.arange(n).repeat_interleave(n), torch.arange(n).repeat(n)])  # n² edges
     assert big.size(1) * 2 * 64 >= FUSED_MIN_ELEMENTS  # E × H × C
     layer16 = GATConv(8, 4 * 16, heads=2)
     layer16(torch.randn(n, 8), big)
-    assert any(k[0] == id(big) for k in conv._PLANS)
+    assert any(k[0] == id(big) and k[4] == "fused" for k in conv._PLANS)
 
 
 def test_head_dots_equal_elementwise_products():

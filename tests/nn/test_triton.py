@@ -338,6 +338,22 @@ def test_triton_lookup_is_made_once_at_import(monkeypatch):
     assert conv_module.KN.available() is True
 
 
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_a_step_on_a_graph_seen_before_waits_for_no_value(attention, device):
+    """No operator that reads a value back to the host (nonzero, item: on a GPU, a synchronisation) in a
+    forward + backward on a graph the layer has seen: the index check and the self-loop selection are kept
+    with the graph, the dropout seed stays a tensor."""
+    from conftest import host_reads
+
+    x, ei, ea, bias = hub_graph(device)
+    conv = GATConv(8, 5, heads=2, attention=attention, edge_dim=3, degree_norm="log", temperature="learn",
+                   residual=True, dropout=0.2, impl="triton").to(device)
+    xin = (x, x) if attention == "dot" else x
+    conv(xin, ei, ea, attn_bias=bias)
+    ops, reads = host_reads(lambda: conv(xin, ei, ea, attn_bias=bias).sum().backward())
+    assert ops > 0 and reads == []
+
+
 def test_plan_is_built_once_per_graph(device, monkeypatch):
     x, ei, _, _ = hub_graph(device)
     conv = GATConv(8, 4, impl="triton").to(device)
@@ -388,6 +404,51 @@ def test_custom_operators_pass_opcheck(attention, device):
                           (*grads, out, lse, alpha, *(t if t is None else t.detach() for t in inputs.values()),
                            mode, attention == "gatv2", 0.2, dropout, True, True),
                           test_utils=("test_schema", "test_faketensor"))
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_eager_path_equals_the_custom_operators(attention, device, monkeypatch):
+    """Eager mode calls the kernels through a plain autograd Function (the operators' dispatch costs more host
+    time than the kernels on small graphs): the same outputs, attention weights and gradients of every input,
+    bit for bit, dropout and a loss on the returned weights included; the operators themselves are not called."""
+    from gatbio.nn.kernels import CSRPlan
+
+    g = torch.Generator().manual_seed(11)
+    N, H, C, E = 7, 2, 4, 24
+    ei = torch.randint(0, N, (2, E), generator=g).to(device)
+    plan = CSRPlan(ei, N, N)
+    fixed = dict(deg=plan.deg, rowptr=plan.rowptr, col=plan.col, eid=plan.eid, colptr=plan.colptr, row=plan.row,
+                 eid_t=plan.eid_t, edge_index=ei, seed=torch.full((1,), 5, device=device))
+    shapes = dict(v=(N, H, C), bias=(E, H), lam=(H,))
+    shapes.update({"gat": dict(a_src=(N, H), a_dst=(N, H), edge_pre=(E, H)),
+                   "gatv2": dict(xr=(N, H, C), att=(H, C), edge_attr=(E, 3), w_edge=(H * C, 3)),
+                   "dot": dict(q=(N, H, C), k=(N, H, C))}[attention])
+    values = {k: torch.randn(*shape, generator=g).to(device) for k, shape in shapes.items()}
+    values["tau"] = (torch.rand(H, generator=g) + 0.5).to(device)
+    w_out, w_alpha = torch.randn(N, H, C, generator=g).to(device), torch.randn(E, H, generator=g).to(device)
+
+    def run(op):
+        leaves = {k: t.clone().requires_grad_() for k, t in values.items()}
+        inputs = {name: leaves.get(name, fixed.get(name)) for name in KO._TENSOR_INPUTS}
+        out, _, alpha = op(*inputs.values(), KO.MODES[attention], attention == "gat", 0.2, 0.25, True)
+        loss = (out * w_out).sum() + (alpha * w_alpha).sum()
+        return out, alpha, torch.autograd.grad(loss, list(leaves.values()))
+
+    ref = run(KO.attention_op)
+    got = run(KO._EagerAttention.apply)
+    torch.testing.assert_close(got[0], ref[0], rtol=0, atol=0)
+    torch.testing.assert_close(got[1], ref[1], rtol=0, atol=0)
+    for a, b in zip(got[2], ref[2], strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("eager mode dispatched the custom operator")
+
+    monkeypatch.setattr(KO, "attention_op", refuse)
+    x, ei2, ea, bias = hub_graph(device)
+    conv = GATConv(8, 5, heads=2, attention=attention, edge_dim=3, impl="triton").to(device)
+    xin = (x, x) if attention == "dot" else x
+    conv(xin, ei2, ea, attn_bias=bias).sum().backward()
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", pytest.param("inductor", marks=pytest.mark.cuda)])
