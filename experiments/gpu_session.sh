@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # The GPU measurements of issues 14-16, in steps that each fit one call of the device tool (10 min at most;
-# a session has 30 min of device time, start-up included, so choose two or three steps per session).
+# a session now has 15 min of device time, start-up, idle time and transfers included: plan one call of about
+# 9 min, steps chained in it with STEP_LIMIT each, and a second only while the machine is still warm).
+#
+# Seen on 2026-11-26 (an H200; experiments/gpu_runs/2026-11-26-h200): start-up about 30 s; `bench` 218 s with
+# Triton's kernels already compiled on that machine (a cold first run did not finish in 150 s: compile the
+# kernels first, e.g. run `profile` before `bench` in the same call); `interactions` 162 s. Measured there:
+# bench, interactions. Not yet: turbo, profile, tests, bench-large, protein, foodweb, robustness, string, embed,
+# quick-cuda. A next session: STEP_LIMIT=240 for `profile tests`, then what time is left.
 #
 # Here, from the project's root, bundle what the GPU machine lacks (../shared/GPU.md):
 #   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k
