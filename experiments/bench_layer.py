@@ -689,7 +689,7 @@ def bench_gpu(sizes, rows: list[Row], args, after_size=None) -> dict:
             res: dict = {}
             try:
                 res = run_gpu_case(row, s, device, x, edge_index_host, args.warmup, args.repeats, args.seed,
-                                   profile_dir=getattr(args, "profile", None))
+                                   profile_dir=args.profile)
             except torch.cuda.OutOfMemoryError as err:
                 res = {"oom": True, "error": str(err).splitlines()[0][:200]}
             except MemoryError as err:

@@ -73,7 +73,7 @@ def test_out_of_memory_is_recorded_and_the_run_goes_on(bench, monkeypatch, capsy
 
     monkeypatch.setattr(bench, "run_gpu_case", flaky)
     rows = bench.gpu_rows(["gat", "pyg_gat", "floor"], ["reference"], bf16=False, turbo=False)
-    args = type("Args", (), dict(device="cpu", seed=0, warmup=1, repeats=1))()
+    args = type("Args", (), dict(device="cpu", seed=0, warmup=1, repeats=1, profile=None))()
     sizes = [bench.ALL_SIZES["tiny"]]
     results = bench.bench_gpu(sizes, rows, args)
     assert results["tiny.pyg_gat"]["oom"] is True

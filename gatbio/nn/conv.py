@@ -42,7 +42,8 @@ def _forget_plans(tensor_id: int, plans: dict = _PLANS) -> None:
 
 
 def _cached_plan(edge_index_in: Tensor, key: tuple, build):
-    """The plan ``build()`` of this graph, built once while the input ``edge_index`` tensor lives unchanged."""
+    """``build()`` for this graph (a CSR plan, the self-loop selection, the index check), computed once while
+    the input ``edge_index`` tensor lives unchanged (same object, same version) and shared by every layer."""
     if torch.compiler.is_compiling():  # traced into the compiled graph instead (no Python-side cache there)
         return build()
     key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device, *key)
