@@ -37,9 +37,11 @@ recipe measured for issue #15: its inputs are rebuilt from the message pairs eve
 edges with their modes and STRING score + a sequence-similarity kNN graph), its training pairs are split into
 messages and supervised pairs (:func:`gatbio.data.pair_features.supervision_split`), and its decoder reads
 :math:`[h_a \odot h_b, |h_a - h_b|, h_a + h_b]` through a hidden layer, plus (``profile_skip``: ``gat_region``,
-``pyg_gat_region``) the no-learning rule's score as a logit. ``gat`` is not a network but a choice:
-per seed, whichever of its ``among`` models has the better validation micro-F1 (made by
-:mod:`gatbio.tasks.protein_interactions`); ``profile_rule`` is the no-learning baseline
+``pyg_gat_region``) the no-learning rule's score as a logit. Two kinds are not networks but are made from
+networks by :mod:`gatbio.tasks.protein_interactions`: a ``mean`` (``gat_mean``) averages the probabilities of its
+``among`` networks, each trained ``inits`` times from other seeds (an ensemble; its validation micro-F1 is the
+averaged probabilities'), and a ``choice`` (``gat``) takes, per seed, whichever of its ``among`` models has the
+better validation micro-F1. ``profile_rule`` is the no-learning baseline
 (:func:`gatbio.data.pair_features.profile_rule`).
 
 References: Lv, G. et al. Learning unknown from correlations: graph neural network for inter-novel-protein
@@ -61,7 +63,7 @@ __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
            "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS", "PROFILE_RULE_DEFAULTS",
-           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding", "ADDED_OPTIONS"]
+           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding", "ADDED_OPTIONS", "NOT_NETWORKS"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -121,6 +123,8 @@ PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "i
 #: "a missing option counts as its default" (the rule for config settings, :mod:`gatbio.results`): a recipe's
 #: defaults may change the model (``interolog: 5`` did), so only options known to reproduce old runs qualify.
 ADDED_OPTIONS: dict[str, Any] = {"interolog_attention": None, "interolog_heads": 4, "interolog_similarity": None}
+#: Model kinds that are not one network to build: made by :mod:`gatbio.tasks.protein_interactions`.
+NOT_NETWORKS = ("choice", "mean", "profile_rule")
 #: ``interolog_attention`` values: off, or the attention of the learnt interolog correction (GATConv's ``attention``).
 INTEROLOG_ATTENTIONS = (None, "gat", "gatv2")
 #: How ``impute`` measures sequence similarity: TF-IDF k-mer cosine, or normalised Smith-Waterman (parasail).
@@ -136,7 +140,9 @@ PAIR_MODELS: dict[str, dict[str, Any]] = {
                 # the interolog score as a logit raises its random-split validation micro-F1 on all 5 seeds
                 # (shs27k_skip_random.yaml); homology imputation lowered it (measured before the interologs)
                 "impute": 0},
-    "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi"]},
+    # the two recipes' probabilities averaged (no extra training: the task reuses their runs)
+    "gat_mean": {"kind": "mean", "among": ["gat_region", "gat_ppi"], "inits": 1},
+    "gat": {"kind": "choice", "among": ["gat_region", "gat_ppi", "gat_mean"]},
     # PyG's GATConv with the same recipe (same inputs, edge features, residual; no degree norm, fixed temperature)
     "pyg_gat_region": {**GAT_PAIRS_DEFAULTS, "conv": "pyg_gat", "degree_norm": None, "temperature": 1.0},
     # no learning: the mean of the two proteins' mode profiles, threshold chosen on validation; an unseen protein
@@ -332,6 +338,8 @@ def model_options(name: str, settings: dict[str, Any] | None = None,
     kind = preset.get("kind", "encoder")
     if kind in RECIPE_DEFAULTS:  # a complete recipe: the config's shared model settings do not apply
         return {**RECIPE_DEFAULTS[kind], **preset}
+    if kind == "mean":
+        return {"inits": 1, **preset}
     if kind != "encoder":
         return dict(preset)
     return {**MODEL_DEFAULTS, **(settings or {}), **preset}
@@ -340,7 +348,7 @@ def model_options(name: str, settings: dict[str, Any] | None = None,
 def build_pair_model(options: dict[str, Any], in_channels: int, num_modes: int = 7) -> nn.Module:
     """Build a pair model from resolved options (:func:`model_options`) with the builder of ``options["kind"]``."""
     kind = options.get("kind", "encoder")
-    if kind in ("choice", "profile_rule"):
+    if kind in NOT_NETWORKS:
         raise ValueError(f"model kind {kind!r} is not a network: gatbio.tasks.protein_interactions makes it")
     if kind not in PAIR_BUILDERS:
         raise ValueError(f"model kind {kind!r} is not registered; known: {', '.join(PAIR_BUILDERS)} "
@@ -364,6 +372,12 @@ def check_options(name: str, opts: dict[str, Any]) -> None:
     transfer's values."""
     if opts.get("kind") == "profile_rule":
         _reject_unknown(opts, PROFILE_RULE_DEFAULTS, "profile_rule")
+    if opts.get("kind") == "mean":
+        _reject_unknown(opts, {"kind": "mean", "among": [], "inits": 1}, "mean")
+        inits = opts.get("inits", 1)
+        if isinstance(inits, bool) or not isinstance(inits, int) or inits < 1:
+            raise ValueError(f"model {name!r}: inits={inits!r} must be a positive integer (trainings of each "
+                             "model averaged, from seeds seed, seed + 1000, ...)")
     for key in ("impute_similarity", "interolog_similarity"):
         if opts.get(key) is not None and opts[key] not in IMPUTE_SIMILARITIES:
             raise ValueError(f"model {name!r}: {key}={opts[key]!r}: choose one of {', '.join(IMPUTE_SIMILARITIES)}"

@@ -273,10 +273,10 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--sequences", metavar="FILE",
                    help="sequences of the proteins of --actions: FASTA or id<TAB>sequence (with --actions)")
     g.add_argument("--model", metavar="NAME", default=None,
-                   help="the model to train (gat: gat_region or gat_ppi, whichever scores better on the held-out "
-                        "pairs; gat_region, gat_ppi, profile_rule, profile_rule_hom, interolog_rule, pyg_gat, gin, gcn, "
-                        "seq_mlp or a "
-                        "custom_models entry of --config; default: gat)")
+                   help="the model to train (gat: gat_region, gat_ppi or their mean, whichever scores better on the "
+                        "held-out pairs; gat_region, gat_ppi, gat_mean, profile_rule, profile_rule_hom, "
+                        "interolog_rule, pyg_gat, gin, gcn, seq_mlp or a custom_models entry of --config; "
+                        "default: gat)")
     g.add_argument("--epochs", type=int, default=None, metavar="N",
                    help="most training epochs (early stopping on a tenth of the known pairs; default: the config's)")
     g.add_argument("--seed", type=int, default=0, help="random seed (validation carve and initialisation)")

@@ -72,6 +72,7 @@ import torch
 
 from gatbio.config import load_config
 from gatbio.results import (
+    atomic_write_bytes,
     atomic_write_text,
     format_mean_std,
     is_done,
@@ -91,7 +92,8 @@ GRAPHS = ("train", "all")
 PREDICT_MODEL = "gat"
 #: Mirrors experiments/configs/shs27k_quick.yaml (tests, demo).
 QUICK_CONFIG: dict[str, Any] = {"name": "shs27k_quick", "splits": ["random", "bfs"], "seeds": [0],
-                                "models": ["seq_mlp", "profile_rule", "gat_region", "gat_ppi", "gat"],
+                                "models": ["seq_mlp", "profile_rule", "gat_region", "gat_ppi", "gat_mean",
+                                           "gat"],
                                 "graphs": ["train", "all"], "epochs": 40, "hidden": 32, "val_parts": 4,
                                 "features": ["vec5_mean", "aac", "ct"]}
 
@@ -170,7 +172,7 @@ def check(cfg: InteractionsConfig) -> None:
     from gatbio.config import check_settings
     from gatbio.data.pair_splits import PAIR_SPLITS, VAL_SPLITS
     from gatbio.data.sequence import FEATURES
-    from gatbio.nn.pair_models import check_options, model_options
+    from gatbio.nn.pair_models import NOT_NETWORKS, check_options, model_options
 
     check_settings(cfg, SETTING_RULES)
     for key, allowed in (("splits", PAIR_SPLITS), ("graphs", GRAPHS), ("features", FEATURES)):
@@ -185,14 +187,20 @@ def check(cfg: InteractionsConfig) -> None:
     for name in cfg.models:
         opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown names and bases named here
         check_options(name, opts)
-        if opts.get("kind") == "choice":
+        kind = opts.get("kind")
+        if kind in ("choice", "mean"):
             among = list(opts.get("among") or [])
-            if not among or name in among:
-                raise ValueError(f"model {name!r} chooses among {among}: give other models, e.g. "
+            verb = "chooses among" if kind == "choice" else "averages"
+            if not among or name in among or len(set(among)) < len(among):
+                raise ValueError(f"model {name!r} {verb} {among}: give other models, each once, e.g. "
                                  "among: [gat_region, gat_ppi]")
+            # a choice may take a mean of networks; a mean averages networks only (their thresholds are cfg's)
+            allowed = ("mean",) if kind == "choice" else ()
             for other in among:
-                if model_options(other, _settings(cfg), _custom(cfg)).get("kind") in ("choice", "profile_rule"):
-                    raise ValueError(f"model {name!r}: {other!r} is not a trained network; choose among networks")
+                other_kind = model_options(other, _settings(cfg), _custom(cfg)).get("kind")
+                if other_kind in NOT_NETWORKS and other_kind not in allowed:
+                    raise ValueError(f"model {name!r}: {other!r} (kind {other_kind}) is not a trained network; "
+                                     f"a {kind} takes networks" + (" or means of networks" if allowed else ""))
     if cfg.dataset == "files":
         if not cfg.actions or not cfg.sequences:
             raise ValueError("dataset: files needs actions (a STRING protein.actions file) and sequences (FASTA or "
@@ -396,11 +404,17 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     config's training settings (:data:`gatbio.nn.pair_models.TRAIN_OPTIONS`).
     """
     from gatbio.data.pair_splits import message_graph
-    from gatbio.nn.pair_models import TRAIN_OPTIONS, build_pair_model, model_options, uses_pair_inputs
+    from gatbio.nn.pair_models import (
+        NOT_NETWORKS,
+        TRAIN_OPTIONS,
+        build_pair_model,
+        model_options,
+        uses_pair_inputs,
+    )
     from gatbio.train import PairTrainConfig, fit_pairs
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
-    if opts.get("kind") in ("choice", "profile_rule"):
+    if opts.get("kind") in NOT_NETWORKS:
         raise ValueError(f"model {model_name!r} (kind {opts['kind']}) is not a network to train")
     train_settings = {k: getattr(cfg, k) for k in TRAIN_OPTIONS}
     train_settings.update({k: opts[k] for k in TRAIN_OPTIONS if k in opts})
@@ -431,33 +445,70 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
     return model, res, opts
 
 
+#: A ``mean`` model's ``i``-th training of each network starts from seed ``seed + INIT_STRIDE * i``.
+INIT_STRIDE = 1000
+
+
 def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val: list[int], known, query: torch.Tensor,
-                  graph: str, seed: int, device=None, progress: bool = False) -> dict[str, Any]:
+                  graph: str, seed: int, device=None, progress: bool = False,
+                  cache: dict | None = None) -> dict[str, Any]:
     """Fit model ``name`` on the ``fit`` pairs (early stopping, or for ``profile_rule`` its threshold, on ``val``)
     and score the ``query`` pairs ``(Q, 2)`` with the pairs ``known`` as the known interactions.
 
-    Returns ``{"proba": (Q, M) array, "threshold", "val_micro_f1", "best_epoch", "epochs_run", "options"}``:
-    ``threshold`` is ``cfg.threshold`` for a network and the validation-chosen one for ``profile_rule``
-    (:func:`gatbio.data.pair_features.choose_threshold` on profiles of the fit pairs; profiles of ``known`` for
-    the query)."""
+    Returns ``{"proba": (Q, M) array, "val_proba": (V, M) array, "threshold", "val_micro_f1", "best_epoch",
+    "epochs_run", "options"}``: ``threshold`` is ``cfg.threshold`` for a network and the validation-chosen one for
+    ``profile_rule`` (:func:`gatbio.data.pair_features.choose_threshold` on profiles of the fit pairs; profiles of
+    ``known`` for the query); ``val_proba`` scores the validation pairs as early stopping did (messages and
+    profiles from the ``fit`` pairs), so ``val_micro_f1`` is its micro-F1.
+
+    A ``mean`` model trains each of its ``among`` networks ``inits`` times (seeds ``seed``, ``seed +``
+    :data:`INIT_STRIDE`, ...) and averages their probabilities, on the validation pairs too (its
+    ``val_micro_f1`` is the average's). ``cache``: results by ``(name, graph, seed)`` of the same ``fit``, ``val``,
+    ``known`` and ``query`` — a network found there is not trained again, and each one trained is added.
+    """
     from gatbio.data.pair_features import choose_threshold, profile_rule
     from gatbio.nn.pair_models import model_options
     from gatbio.train import predict_pairs
 
     opts = model_options(name, _settings(cfg), _custom(cfg))
+    if cache is not None and (name, graph, seed) in cache:
+        return cache[(name, graph, seed)]
+    val_t = torch.as_tensor(val)
+    if opts.get("kind") == "mean":
+        members = [fit_and_score(cfg, data, m, fit, val, known, query, graph, seed + INIT_STRIDE * i, device,
+                                 progress, cache)
+                   for i in range(opts["inits"]) for m in opts["among"]]
+        val_proba = np.mean([r["val_proba"] for r in members], axis=0)
+        return {"proba": np.mean([r["proba"] for r in members], axis=0), "val_proba": val_proba,
+                "threshold": cfg.threshold,
+                "val_micro_f1": _val_score(cfg.threshold)(data.pair_modes[val_t].numpy(), val_proba),
+                "best_epoch": max(r["best_epoch"] for r in members),
+                "epochs_run": max(r["epochs_run"] for r in members), "options": opts,
+                "members_val_micro_f1": [round(float(r["val_micro_f1"]), 6) for r in members],
+                # each training: [network, seed, wall s, CPU s] (what a choice counts once per network)
+                "networks": [[m, seed + INIT_STRIDE * i, r["seconds"], r["cpu_seconds"]]
+                             for (i, m), r in zip([(i, m) for i in range(opts["inits"]) for m in opts["among"]],
+                                                  members, strict=True)]}
     if opts.get("kind") == "profile_rule":
-        val_t = torch.as_tensor(val)
         hom = {"similarity": _similarity(data, opts), "neighbors": opts["impute"],
                "homologue_sets": _homologues(data, opts), "shrink": opts["interolog_shrink"]}
         val_scores = profile_rule(data.pairs, data.pair_modes, fit, data.pairs[val_t], data.num_nodes, **hom)
         thr, best_val = choose_threshold(data.pair_modes[val_t].numpy(), val_scores)
-        return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes, **hom), "threshold": thr,
-                "val_micro_f1": best_val, "best_epoch": 0, "epochs_run": 0, "options": opts}
+        return {"proba": profile_rule(data.pairs, data.pair_modes, known, query, data.num_nodes, **hom),
+                "val_proba": val_scores, "threshold": thr, "val_micro_f1": best_val, "best_epoch": 0,
+                "epochs_run": 0, "options": opts}
+    t0, c0 = time.perf_counter(), time.process_time()
     model, res, opts = train_model(cfg, name, data, fit, val, graph, seed, device=device, progress=progress)
+    x, ei, ea = model_inputs(cfg, data, opts, model, fit, graph)
+    val_proba = predict_pairs(model, x, ei, data.pairs[val_t], ea).cpu().numpy()
     x, ei, ea = model_inputs(cfg, data, opts, model, known, graph)
-    return {"proba": predict_pairs(model, x, ei, query, ea).cpu().numpy(), "threshold": cfg.threshold,
-            "val_micro_f1": res.best_val, "best_epoch": res.best_epoch, "epochs_run": res.epochs_run,
-            "options": opts}
+    out = {"proba": predict_pairs(model, x, ei, query, ea).cpu().numpy(), "val_proba": val_proba,
+           "threshold": cfg.threshold, "val_micro_f1": res.best_val, "best_epoch": res.best_epoch,
+           "epochs_run": res.epochs_run, "options": opts,
+           "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+    if cache is not None:
+        cache[(name, graph, seed)] = out
+    return out
 
 
 def _mode_columns(modes: list[str], known: list[str], proba: np.ndarray, threshold: float) -> dict[str, Any]:
@@ -494,9 +545,14 @@ def _check_options(path: Path, name: str, opts: dict[str, Any], resume: str = "c
             "new name in custom_models, or pass --restart / --resume-anyway")
 
 
-def _uses_graph(opts: dict[str, Any]) -> bool:
-    from gatbio.nn.pair_models import uses_residues
+def _uses_graph(cfg: InteractionsConfig, name: str) -> bool:
+    """Whether model ``name`` passes messages over the graph (else it runs under the train graph only); a choice
+    or a mean does when one of its models does."""
+    from gatbio.nn.pair_models import model_options, uses_residues
 
+    opts = model_options(name, _settings(cfg), _custom(cfg))
+    if opts.get("kind") in ("choice", "mean"):
+        return any(_uses_graph(cfg, m) for m in opts["among"])
     if opts.get("kind") == "profile_rule" or uses_residues(opts):
         return False
     return not (opts.get("kind", "encoder") == "encoder" and opts.get("conv") == "mlp")
@@ -523,9 +579,39 @@ def _split(cfg: InteractionsConfig, data, kind: str, seed: int, save: bool) -> t
     return sp, run_dir
 
 
+def _proba_path(path: Path) -> Path:
+    """Where the run ``<model>.json`` keeps its probabilities: ``<model>.proba.npz``."""
+    return path.with_name(f"{path.stem}.proba.npz")
+
+
+def _write_proba(path: Path, r: dict[str, Any], val: list[int], test: list[int]) -> None:
+    """A run's probabilities (float32) with the indices of their pairs in the pair table, written atomically."""
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, val_pairs=np.asarray(val, dtype=np.int64), val_proba=r["val_proba"].astype(np.float32),
+                        test_pairs=np.asarray(test, dtype=np.int64), test_proba=r["proba"].astype(np.float32))
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _read_proba(path: Path, row: dict[str, Any], val: list[int], test: list[int],
+                threshold: float) -> dict[str, Any]:
+    """A stored run as :func:`fit_and_score` returns it (probabilities from ``path``, the rest from ``row``)."""
+    with np.load(path) as z:
+        if not (np.array_equal(z["val_pairs"], val) and np.array_equal(z["test_pairs"], test)):
+            raise ValueError(f"{path}: its pairs are not this unit's validation / test pairs (a results folder "
+                             "mixed with another split?): delete it and its .json to remake the run")
+        return {"proba": z["test_proba"], "val_proba": z["val_proba"], "threshold": row.get("threshold_chosen", threshold),
+                "val_micro_f1": row["val_micro_f1"], "best_epoch": row["best_epoch"],
+                "epochs_run": row["epochs_run"], "options": row.get("options"), "seconds": row["seconds"],
+                "cpu_seconds": row["cpu_seconds"]}
+
+
 def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
-    """Every (graph, model) of one (split type, seed): one ``results.json`` each; returns the rows written.
-    ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options)."""
+    """Every (graph, model) of one (split type, seed): one ``<model>.json`` each, and for every model fitted or
+    scored a ``<model>.proba.npz`` of its validation and test probabilities; returns the rows written.
+    ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options). A ``mean`` reuses
+    its networks' runs through their probability files (a run stored without one is made again)."""
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
@@ -538,34 +624,59 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = 
     y_test = data.pair_modes[torch.as_tensor(test)].numpy()
     test_pairs = data.pairs[torch.as_tensor(test)]
     rows = []
+    cache: dict = {}  # fit_and_score results of this unit by (model, graph, seed): a mean's members
 
-    def one(graph: str, name: str) -> dict | None:
-        """The result of model ``name`` under ``graph`` (made now, or read back when finished)."""
+    def one(graph: str, name: str, need_proba: bool = False) -> dict | None:
+        """The result of model ``name`` under ``graph`` (made now, or read back when finished); with
+        ``need_proba`` its probabilities are put in ``cache`` (read back, or the run made again)."""
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
         if is_done(path):
             _check_options(path, name, opts, resume)
-            return read_json(path)
-        if graph != "train" and not _uses_graph(opts):
+            row = read_json(path)
+            if not need_proba:
+                return row
+            if _proba_path(path).exists():
+                cache[(name, graph, seed)] = _read_proba(_proba_path(path), row, sp["val"], test, cfg.threshold)
+                return row
+        if graph != "train" and not _uses_graph(cfg, name):
             return None
-        t0, c0 = time.perf_counter(), time.process_time()
         if opts.get("kind") == "choice":  # per seed, the candidate with the best validation micro-F1
             cands = {c: one(graph, c) for c in opts["among"]}
             chosen = max(opts["among"], key=lambda c: cands[c]["val_micro_f1"])  # first on ties
-            row = {k: v for k, v in cands[chosen].items() if k not in ("options", "model")}
+            row = {k: v for k, v in cands[chosen].items() if k not in ("options", "model", "networks")}
+            # time: every network its candidates trained, once (a mean lists its trainings)
+            nets = {}
+            for c, r in cands.items():
+                for n in r.get("networks") or [[c, seed, r["seconds"], r["cpu_seconds"]]]:
+                    nets[tuple(n[:2])] = n[2:]
             row.update({"model": name, "chosen": chosen,
                         "candidates_val_micro_f1": {c: r["val_micro_f1"] for c, r in cands.items()},
-                        "seconds": round(sum(r["seconds"] for r in cands.values()), 3),
-                        "cpu_seconds": round(sum(r["cpu_seconds"] for r in cands.values()), 3), "options": opts})
+                        "seconds": round(sum(t[0] for t in nets.values()), 3),
+                        "cpu_seconds": round(sum(t[1] for t in nets.values()), 3), "options": opts})
         else:
-            r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev)
+            if opts.get("kind") == "mean":  # its networks' own runs first (or their stored probabilities)
+                for m in opts["among"]:
+                    one(graph, m, need_proba=True)
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev,
+                              cache=cache)
             rule = {"threshold_chosen": r["threshold"]} if opts.get("kind") == "profile_rule" else {}
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+            if opts.get("kind") == "mean":  # the time of its networks' trainings (its own: averaging)
+                seconds, cpu = (sum(n[k] for n in r["networks"]) for k in (2, 3))
             row = {"dataset": cfg.dataset, "split": kind, "seed": seed, "graph": graph, "model": name,
                    **evaluate_pairs(y_test, r["proba"], r["threshold"], subsets),
                    "val_micro_f1": r["val_micro_f1"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
                    **rule, "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
-                   "seconds": round(time.perf_counter() - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
+                   "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
                    "device": str(dev), "split_file": str(_paths(cfg, kind, seed)[0]), "options": r["options"]}
+            if opts.get("kind") == "mean":
+                row.update({"members_val_micro_f1": r["members_val_micro_f1"],
+                            "networks": [[n[0], n[1], round(n[2], 3), round(n[3], 3)] for n in r["networks"]]})
+            else:  # what a mean that reuses this run counts for it
+                r.update(seconds=row["seconds"], cpu_seconds=row["cpu_seconds"])
+            _write_proba(_proba_path(path), r, sp["val"], test)  # before the .json, which marks the run done
         write_json(path, row)
         rows.append(row)
         return row
@@ -649,7 +760,9 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     """Train ``model_name`` on every pair of ``data`` and predict the modes of the ``query`` pairs.
 
     A random ``cfg.val_fraction`` of the pairs is held out for early stopping (messages pass over the other pairs
-    while training); the final predictions pass messages over every known pair. ``data``: the output of
+    while training); the final predictions pass messages over every known pair. A ``choice`` (``gat``) keeps the
+    candidate with the best micro-F1 on those held-out pairs (its ``mean`` reuses the networks trained for the
+    others). ``data``: the output of
     :func:`load_data`. ``query``: long ``(Q, 2)`` protein indices.
 
     Returns one row per query pair: ``protein_a``, ``protein_b``, ``known`` (the pair is in the interaction file),
@@ -675,9 +788,10 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
     every = list(range(n))
     best, chosen = None, model_name
+    cache: dict = {}  # a choice's mean reuses the networks trained for the other candidates
     for name in opts["among"] if opts.get("kind") == "choice" else [model_name]:
         r = fit_and_score(cfg, data, name, carve["fit"], carve["val"], every, query, "train", seed, device=dev,
-                          progress=progress)
+                          progress=progress, cache=cache)
         if best is None or r["val_micro_f1"] > best["val_micro_f1"]:  # a choice: the best validation micro-F1
             best, chosen = r, name
     if progress and chosen != model_name:
@@ -703,7 +817,8 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
     NS), ``known_modes``, ``predicted`` (';'-separated, best first), ``correct`` (predicted set == known set) and
     ``score_<mode>``. What a worked example shows; the numbers equal the run's when run on the same device.
     ``profile_rule`` is made too; a ``choice`` model (``gat``) is replaced by the model it chose for this
-    (split, seed, graph) in the results, or by its first candidate when there is no result."""
+    (split, seed, graph) in the results, or by its first candidate when there is no result (a ``mean`` trains
+    each of its networks)."""
     from gatbio.data.pair_splits import SUBSETS, pair_subsets
     from gatbio.nn.pair_models import model_options
 

@@ -54,20 +54,43 @@ def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, 
     text = pi.run(cfg)
     out = files / "out"
     runs = sorted(p.relative_to(out / "runs").as_posix() for p in (out / "runs").rglob("*.json"))
-    # seq_mlp passes no messages: it runs under the train graph only; gat (a choice) writes its candidates' runs
+    # seq_mlp passes no messages: it runs under the train graph only; gat (a choice) writes its candidates' runs:
+    # the two recipes and their mean
     assert runs == sorted(f"{k}/s{s}/{g}/{m}.json" for k in ("random", "bfs") for s in (0, 1)
                           for g, m in (("train", "seq_mlp"), ("train", "gat"), ("all", "gat"), ("train", "gat_region"),
-                                       ("all", "gat_region"), ("train", "gat_ppi"), ("all", "gat_ppi")))
+                                       ("all", "gat_region"), ("train", "gat_ppi"), ("all", "gat_ppi"),
+                                       ("train", "gat_mean"), ("all", "gat_mean")))
+    # every fitted run keeps its probabilities; a choice has none of its own
+    assert sorted(p.name for p in (out / "runs/bfs/s0/train").glob("*.npz")) == [
+        "gat_mean.proba.npz", "gat_ppi.proba.npz", "gat_region.proba.npz", "seq_mlp.proba.npz"]
     row = json.loads((out / "runs/bfs/s0/train/gat.json").read_text())
     assert 0 <= row["micro_f1"] <= 1 and row["n_test"] >= 24 and row["n_fit"] + row["n_val"] + row["n_test"] == 120
     assert row["options"]["kind"] == "choice" and row["best_epoch"] <= row["epochs_run"]
-    # the choice is made on validation, per seed, and recorded
+    # the choice is made on validation, per seed, and recorded; the mean averages its members' probabilities,
+    # on the validation pairs too (its validation micro-F1 is the average's, not the members')
+    modes = pi.load_data(cfg).pair_modes.numpy()
     for k, sd, g in [(k, sd, g) for k in ("random", "bfs") for sd in (0, 1) for g in ("train", "all")]:
-        row = json.loads((out / f"runs/{k}/s{sd}/{g}/gat.json").read_text())
-        cands = {c: json.loads((out / f"runs/{k}/s{sd}/{g}/{c}.json").read_text()) for c in ("gat_region", "gat_ppi")}
+        d = out / f"runs/{k}/s{sd}/{g}"
+        row = json.loads((d / "gat.json").read_text())
+        cands = {c: json.loads((d / f"{c}.json").read_text()) for c in ("gat_region", "gat_ppi", "gat_mean")}
         assert row["candidates_val_micro_f1"] == {c: r["val_micro_f1"] for c, r in cands.items()}
         assert row["chosen"] == max(cands, key=lambda c: cands[c]["val_micro_f1"])
         assert row["micro_f1"] == cands[row["chosen"]]["micro_f1"] and row["model"] == "gat"
+        z = {c: np.load(d / f"{c}.proba.npz") for c in cands}
+        sp = json.loads((out / f"splits/{k}_s{sd}.json").read_text())
+        for part in ("val", "test"):
+            assert np.array_equal(z["gat_mean"][f"{part}_pairs"], sp[part])
+            np.testing.assert_allclose(z["gat_mean"][f"{part}_proba"], (z["gat_region"][f"{part}_proba"]
+                                                                         + z["gat_ppi"][f"{part}_proba"]) / 2, atol=1e-6)
+        for c, r in cands.items():  # the stored figures are those of the stored probabilities
+            assert r["val_micro_f1"] == pytest.approx(pi.evaluate_pairs(modes[sp["val"]], z[c]["val_proba"])["micro_f1"])
+            assert r["micro_f1"] == pytest.approx(pi.evaluate_pairs(modes[sp["test"]], z[c]["test_proba"])["micro_f1"])
+        assert cands["gat_mean"]["members_val_micro_f1"] == [
+            pytest.approx(cands[c]["val_micro_f1"], abs=1e-6) for c in ("gat_region", "gat_ppi")]
+        # time: the mean counts its networks' runs, the choice each network once
+        both = cands["gat_region"]["seconds"] + cands["gat_ppi"]["seconds"]
+        assert cands["gat_mean"]["seconds"] == pytest.approx(both, abs=2e-3)
+        assert row["seconds"] == pytest.approx(both, abs=2e-3)
     region = json.loads((out / "runs/bfs/s0/train/gat_region.json").read_text())
     assert region["options"]["kind"] == "gat_pairs" and region["options"]["supervision"] == "node"
     split = json.loads((out / "splits/bfs_s0.json").read_text())
@@ -140,8 +163,62 @@ def test_profile_rule_baseline_and_choice_errors(files):
     row = json.loads((files / "out/runs/bfs/s0/train/profile_rule.json").read_text())
     assert 0.15 <= row["threshold_chosen"] <= 0.6 and 0 < row["micro_f1"] <= 1 and row["epochs_run"] == 0
     assert not (files / "out/runs/bfs/s0/all/profile_rule.json").exists()  # no graph: train setting only
-    with pytest.raises(ValueError, match="'c' is not a trained network"):
+    with pytest.raises(ValueError, match=r"'c' \(kind profile_rule\) is not a trained network; a choice takes"):
         config(files, models="[g]", custom_models="{g: {base: gat, among: [gat_region, c]}, c: {base: profile_rule}}")
+    # a mean averages networks only (a rule's threshold is its own), each once, at least one training each
+    with pytest.raises(ValueError, match=r"'interolog_rule' \(kind profile_rule\) is not a trained network; a mean"):
+        config(files, models="[m]", custom_models="{m: {base: gat_mean, among: [gat_region, interolog_rule]}}")
+    with pytest.raises(ValueError, match=r"'gat' \(kind choice\) is not a trained network"):
+        config(files, models="[m]", custom_models="{m: {base: gat_mean, among: [gat_region, gat]}}")
+    with pytest.raises(ValueError, match=r"averages \['gat_ppi', 'gat_ppi'\]: give other models, each once"):
+        config(files, models="[m]", custom_models="{m: {base: gat_mean, among: [gat_ppi, gat_ppi]}}")
+    with pytest.raises(ValueError, match="inits=0 must be a positive integer"):
+        config(files, models="[m]", custom_models="{m: {base: gat_mean, inits: 0}}")
+    with pytest.raises(ValueError, match=r"unknown mean option\(s\) \['hidden'\]"):
+        config(files, models="[m]", custom_models="{m: {base: gat_mean, hidden: 8}}")
+
+
+def test_mean_of_inits_trains_each_network_from_other_seeds_and_reuses_stored_runs(files, monkeypatch):
+    """A seed ensemble (inits: 2) trains each network once more than its own run, from seed + 1000; a mean in a
+    folder whose member runs lack their probability files (made before they were kept) makes those runs again."""
+    seen = []
+    real = pi.train_model
+
+    def counting(cfg, name, data, fit, val, graph, seed, **kw):
+        seen.append((name, graph, seed))
+        return real(cfg, name, data, fit, val, graph, seed, **kw)
+
+    monkeypatch.setattr(pi, "train_model", counting)
+    kw = {"models": "[gat_ppi,ens]", "custom_models": "{ens: {base: gat_mean, among: [gat_ppi], inits: 2}}",
+          "splits": "[bfs]", "seeds": "[3]", "graphs": "[train]"}
+    pi.run(config(files, **kw))
+    assert seen == [("gat_ppi", "train", 3), ("gat_ppi", "train", 1003)]
+    d = files / "out/runs/bfs/s3/train"
+    ens, one = json.loads((d / "ens.json").read_text()), json.loads((d / "gat_ppi.json").read_text())
+    assert len(ens["members_val_micro_f1"]) == 2 and ens["members_val_micro_f1"][0] == pytest.approx(one["val_micro_f1"])
+    assert [n[:2] for n in ens["networks"]] == [["gat_ppi", 3], ["gat_ppi", 1003]]
+    assert ens["networks"][0][2] == one["seconds"] and ens["seconds"] == pytest.approx(
+        one["seconds"] + ens["networks"][1][2], abs=2e-3) and ens["networks"][1][2] > 0
+    # the mean's probabilities: its members' average (the second training's own are not stored)
+    z_ens, z_one = np.load(d / "ens.proba.npz"), np.load(d / "gat_ppi.proba.npz")
+    assert not np.allclose(z_ens["test_proba"], z_one["test_proba"])
+    # an older folder: the member's run has no probability file; the mean makes it again, the rest is reused
+    (d / "gat_ppi.proba.npz").unlink()
+    (d / "ens.json").unlink()
+    seen.clear()
+    pi.run(config(files, **kw))
+    assert seen == [("gat_ppi", "train", 3), ("gat_ppi", "train", 1003)]
+    assert json.loads((d / "gat_ppi.json").read_text())["micro_f1"] == one["micro_f1"]  # the same run, made again
+    np.testing.assert_allclose(np.load(d / "ens.proba.npz")["test_proba"], z_ens["test_proba"], atol=1e-6)
+    seen.clear()
+    pi.run(config(files, **kw))  # now all finished
+    assert seen == []
+    # a probability file of other pairs (a folder mixed with another split) is named, not averaged
+    z = dict(np.load(d / "gat_ppi.proba.npz"))
+    np.savez(d / "gat_ppi.proba.npz", **{**z, "test_pairs": z["test_pairs"][::-1]})
+    (d / "ens.json").unlink()
+    with pytest.raises(ValueError, match=r"gat_ppi\.proba\.npz: its pairs are not this unit's validation / test"):
+        pi.run(config(files, **kw))
 
 
 def test_learnt_sequence_encoder_reads_residues_under_the_train_graph_only(files):
