@@ -59,7 +59,7 @@ def test_gat_options_and_edge_features():
         build_pair_model(model_options("gin", {"degree_norm": "log"}), 5, 7)
     with pytest.raises(ValueError, match=r"unknown model option\(s\) \['colour'\]"):
         build_pair_model(model_options("gat_plain", {"colour": 1}), 5, 7)
-    with pytest.raises(ValueError, match="unknown model 'gatt'; choose from gat_region, gat_ppi, gat,"):
+    with pytest.raises(ValueError, match="unknown model 'gatt'; choose from gat_region, gat_ppi, gat_mean, gat,"):
         model_options("gatt")
     with pytest.raises(ValueError, match="base='nope' is not a model"):
         model_options("m", custom={"m": {"base": "nope"}})
@@ -136,9 +136,12 @@ def test_recipe_ablation_options_and_non_networks():
                                                               "interolog": 0}}), 41, 7).edge_dim is None
     with pytest.raises(ValueError, match=r"unknown gat_pairs option\(s\) \['colour'\]"):
         build_pair_model(model_options("a", custom={"a": {"base": "gat_region", "colour": 1}}), 41, 7)
-    for name in ("gat", "profile_rule"):
+    for name in ("gat", "gat_mean", "profile_rule"):
         with pytest.raises(ValueError, match="is not a network"):
             build_pair_model(model_options(name), 41, 7)
+    # a mean's options: its networks and one training each unless told
+    assert model_options("gat_mean") == {"kind": "mean", "among": ["gat_region", "gat_ppi"], "inits": 1}
+    assert model_options("m", custom={"m": {"kind": "mean", "among": ["gat_ppi"]}})["inits"] == 1
 
 
 def test_profile_skip_adds_the_profile_rules_logit():
