@@ -380,6 +380,8 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
 
     atomic_write_text(args.out, pred.to_csv(index=False))
     n_known = int(pred["known"].sum())
-    print(f"{len(pred)} pairs predicted with {model} ({n_known} already in the interaction file; validation "
+    chosen = pred.attrs.get("model", model)
+    name = model if chosen == model else f"{model}: {chosen}, the best on validation"
+    print(f"{len(pred)} pairs predicted with {name} ({n_known} already in the interaction file; validation "
           f"micro-F1 {pred.attrs['val_micro_f1']:.3f}) → {args.out}")
     return 0

@@ -767,7 +767,8 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
 
     Returns one row per query pair: ``protein_a``, ``protein_b``, ``known`` (the pair is in the interaction file),
     ``known_modes``, ``predicted`` (modes with a probability above ``cfg.threshold``, ';'-separated, best first)
-    and ``score_<mode>`` for every mode.
+    and ``score_<mode>`` for every mode; ``attrs``: ``model`` (the one trained, or a choice's pick) and its
+    ``val_micro_f1``.
     """
     import sys
 
@@ -806,7 +807,7 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
         rows.append({"protein_a": names[a], "protein_b": names[b], "known": i is not None,
                      **_mode_columns(modes, known, best["proba"][q], best["threshold"])})
     df = pd.DataFrame(rows)
-    df.attrs["val_micro_f1"] = best["val_micro_f1"]
+    df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen})
     return df
 
 
