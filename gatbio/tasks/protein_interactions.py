@@ -475,9 +475,9 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
         return cache[(name, graph, seed)]
     val_t = torch.as_tensor(val)
     if opts.get("kind") == "mean":
-        members = [fit_and_score(cfg, data, m, fit, val, known, query, graph, seed + INIT_STRIDE * i, device,
-                                 progress, cache)
-                   for i in range(opts["inits"]) for m in opts["among"]]
+        trainings = [(m, seed + INIT_STRIDE * i) for i in range(opts["inits"]) for m in opts["among"]]
+        members = [fit_and_score(cfg, data, m, fit, val, known, query, graph, s, device, progress, cache)
+                   for m, s in trainings]
         val_proba = np.mean([r["val_proba"] for r in members], axis=0)
         return {"proba": np.mean([r["proba"] for r in members], axis=0), "val_proba": val_proba,
                 "threshold": cfg.threshold,
@@ -486,9 +486,8 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
                 "epochs_run": max(r["epochs_run"] for r in members), "options": opts,
                 "members_val_micro_f1": [round(float(r["val_micro_f1"]), 6) for r in members],
                 # each training: [network, seed, wall s, CPU s] (what a choice counts once per network)
-                "networks": [[m, seed + INIT_STRIDE * i, r["seconds"], r["cpu_seconds"]]
-                             for (i, m), r in zip([(i, m) for i in range(opts["inits"]) for m in opts["among"]],
-                                                  members, strict=True)]}
+                "networks": [[m, s, r["seconds"], r["cpu_seconds"]]
+                             for (m, s), r in zip(trainings, members, strict=True)]}
     if opts.get("kind") == "profile_rule":
         hom = {"similarity": _similarity(data, opts), "neighbors": opts["impute"],
                "homologue_sets": _homologues(data, opts), "shrink": opts["interolog_shrink"]}
