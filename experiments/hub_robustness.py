@@ -11,7 +11,5 @@ from gatbio._options import pop_resume_flag
 from gatbio.tasks.robustness import load, run
 
 if __name__ == "__main__":
-    args, resume = pop_resume_flag(sys.argv[1:])
-    if not args:
-        sys.exit(__doc__)
+    args, resume = pop_resume_flag(sys.argv[1:], usage=__doc__)
     print(run(load(args[0], args[1:]), resume=resume))

@@ -12,10 +12,10 @@ from gatbio._options import pop_resume_flag
 from gatbio.tasks import protein, protein_ppi
 
 if __name__ == "__main__":
-    args, resume = pop_resume_flag(sys.argv[1:])
-    if not args:
-        sys.exit(__doc__)
-    if args[0] == "--ppi24":
-        print(protein_ppi.run(protein_ppi.load(args[1], args[2:])))
+    argv = sys.argv[1:]
+    ppi24 = "--ppi24" in argv
+    args, resume = pop_resume_flag([a for a in argv if a != "--ppi24"], usage=__doc__)
+    if ppi24:
+        print(protein_ppi.run(protein_ppi.load(args[0], args[1:])))
     else:
         print(protein.run(protein.load(args[0], args[1:]), resume=resume))

@@ -11,7 +11,5 @@ from gatbio._options import pop_resume_flag
 from gatbio.tasks import protein_interactions
 
 if __name__ == "__main__":
-    args, resume = pop_resume_flag(sys.argv[1:])
-    if not args:
-        sys.exit(__doc__)
+    args, resume = pop_resume_flag(sys.argv[1:], usage=__doc__)
     print(protein_interactions.run(protein_interactions.load(args[0], args[1:]), resume=resume))

@@ -46,11 +46,26 @@ def resume_mode(args: argparse.Namespace) -> str:
     return "check"
 
 
-def pop_resume_flag(argv: list[str]) -> tuple[list[str], str]:
+def pop_resume_flag(argv: list[str], usage: str | None = None) -> tuple[list[str], str]:
     """``argv`` without ``--restart`` / ``--resume-anyway``, and the resume mode they ask for (for the thin
-    scripts of ``experiments/`` that read ``sys.argv`` themselves)."""
+    scripts of ``experiments/`` that read ``sys.argv`` themselves).
+
+    With ``usage`` (the script's docstring): ``-h`` / ``--help`` prints it and exits 0, no arguments left exits
+    with it, and any other ``--option`` stops with one line that names it (instead of being taken for the config
+    file's path)."""
     flags = {"--restart": "restart", "--resume-anyway": "anyway"}
+    if usage is not None:
+        if any(a in ("-h", "--help") for a in argv):
+            print(usage.strip())
+            raise SystemExit(0)
+        unknown = [a for a in argv if a.startswith("-") and a not in flags]
+        if unknown:
+            raise SystemExit(f"unknown option {unknown[0]}: the options are --restart and --resume-anyway "
+                             "(settings are key=value after the config file; --help shows the usage)")
     given = [a for a in argv if a in flags]
     if len(set(given)) > 1:
         raise SystemExit("--restart and --resume-anyway exclude each other")
-    return [a for a in argv if a not in flags], flags[given[0]] if given else "check"
+    rest = [a for a in argv if a not in flags]
+    if usage is not None and not rest:
+        raise SystemExit(usage.strip())
+    return rest, flags[given[0]] if given else "check"

@@ -229,6 +229,38 @@ def test_every_task_command_has_the_resume_options(command):
     assert pop_resume_flag(["c.yaml", "--restart", "seeds=[0]"]) == (["c.yaml", "seeds=[0]"], "restart")
 
 
+@pytest.mark.parametrize("script", ["protein_function.py", "hub_robustness.py", "protein_interactions.py"])
+def test_thin_scripts_answer_help_and_refuse_unknown_options(script):
+    """``--help`` prints the usage (exit 0) instead of being read as a config path; an unknown option is named."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / script
+
+    def call(*args):
+        return subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, timeout=120)
+
+    helped = call("--help")
+    assert helped.returncode == 0 and f"python experiments/{script}" in helped.stdout and not helped.stderr
+    unknown = call("c.yaml", "--restrat")
+    assert unknown.returncode == 1 and "unknown option --restrat" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+    bare = call()
+    assert bare.returncode == 1 and f"python experiments/{script}" in bare.stderr
+
+
+def test_pop_resume_flag_with_usage():
+    from gatbio._options import pop_resume_flag
+
+    assert pop_resume_flag(["c.yaml", "--resume-anyway"], usage="u") == (["c.yaml"], "anyway")
+    with pytest.raises(SystemExit, match="exclude"):
+        pop_resume_flag(["c.yaml", "--restart", "--resume-anyway"], usage="u")
+    with pytest.raises(SystemExit) as stop:
+        pop_resume_flag(["--restart"], usage="usage: x")
+    assert stop.value.code == "usage: x"
+
+
 def test_folders_given_as_files_say_so(tmp_path, gatbio):
     """A file where a folder is expected (--webs, summarize's OUT), or a missing folder: one line each."""
     a_file = tmp_path / "webs.txt"
