@@ -471,7 +471,7 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
 
     Raises:
         MalformedFileError: a wrong header, a row with too few columns, an unknown mode, a flag other than ``t`` /
-            ``f``, or a score that is not an integer (``file:line``).
+            ``f``, or a score that is not an integer in 0-1000 (``file:line``).
     """
     path = check_file(path)
     expected = ["item_id_a", "item_id_b", "mode", "action", "is_directional", "a_is_acting", "score"]
@@ -479,14 +479,22 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
                        expected_desc=" (" + " ".join(expected) + ")")
     df = table.df
     if [str(c) for c in df.columns[:7]] != expected:
+        with open_text(path) as fh:  # the header row as written (pandas numbers an empty header field)
+            first = next((ln.rstrip("\r\n") for ln in fh if ln.strip()), "")
         raise MalformedFileError(path, table.header_line,
-                                 f"expected the header {' '.join(expected)!r}, found {' '.join(map(str, df.columns))!r}")
+                                 f"expected the header {' '.join(expected)!r} (tab-separated), found "
+                                 f"{first.replace(chr(9), ' ')!r}")
     for col in ("item_id_a", "item_id_b"):
         bad = df[col].isna().to_numpy() | (df[col].fillna("") == "").to_numpy()
         if bad.any():
             r = _first_bad_row(bad)
             raise MalformedFileError(path, table.line(r), f"{col} is empty; each row names two proteins")
     score = table.integers("score", "score")
+    out_of_scale = (score < 0) | (score > 1000)
+    if out_of_scale.any():
+        r = _first_bad_row(out_of_scale)
+        raise MalformedFileError(path, table.line(r), f"score {int(score[r])} is outside STRING's 0-1000 scale"
+                                 + (f" ({int(out_of_scale.sum())} rows)" if out_of_scale.sum() > 1 else ""))
     bad_mode = ~df["mode"].isin(STRING_MODES).to_numpy()
     if bad_mode.any():
         r = _first_bad_row(bad_mode)
@@ -535,7 +543,8 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
 
 def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: bool | None = None,
                        sep: str | None = None, comment: str | None = "#") -> tuple[torch.Tensor, list[tuple[str, str]]]:
-    """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; more columns ignored).
+    """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; further columns, the
+    same number on every line, are ignored).
 
     ``header=None`` detects a header row (:mod:`gatbio.data.tables`: header words such as ``protein_a protein_b``
     that name no protein). Every protein must be one of ``node_names``.
@@ -551,7 +560,9 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
     path = check_file(path)
     if sep is None:
+        # protein ids hold no whitespace, so tabs and spaces (mixed, as hand-made files have them) both separate
         sep = sniff_separator(data_head(path, comment)) or r"\s+"
+        sep = r"\s+" if sep == "\t" else sep
     index = {str(n): i for i, n in enumerate(node_names)}
     table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
                        known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")
@@ -565,6 +576,9 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         who = a[r] if ia[r] < 0 else b[r]
         if who == "":
             raise MalformedFileError(path, table.line(r), "expected two protein ids on this line")
+        if any(ch in who for ch in " \t,;|"):
+            raise MalformedFileError(path, table.line(r), f"{who!r} was read as one protein id: this line is not "
+                                                          f"separated like the file's other lines (by {sep!r})")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
         raise MalformedFileError(

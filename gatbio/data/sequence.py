@@ -72,6 +72,17 @@ CT_CLASSES = ("AGV", "ILFP", "YMTS", "HNQW", "RK", "DE", "C")
 FEATURES = ("vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct", "log_length")
 
 _LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending with a stop '*'
+_NUCLEOTIDES = re.compile(r"^[ACGTUN]+$")
+_SEQUENCE_HEADERS = {"sequence", "seq", "sequences", "aa_sequence", "protein_sequence", "aaseq"}
+
+
+def _bad_character(seq: str) -> str:
+    """Why ``seq`` (which fails ``_LETTER``) is not a protein sequence, for an error message."""
+    stop = seq.find("*")
+    if 0 <= stop < len(seq.rstrip("*")):
+        return f"a stop '*' inside the sequence (at residue {stop + 1}; only a final '*' is allowed)"
+    bad = next(c for c in seq if not ("A" <= c <= "Z" or "a" <= c <= "z" or c == "*"))
+    return f"invalid character {bad!r} at residue {seq.index(bad) + 1} (expected one-letter amino-acid codes A-Z)"
 
 _AA_CODE = np.full(256, -1, dtype=np.int64)
 _AA_CODE[np.frombuffer(AMINO_ACIDS.encode(), dtype=np.uint8)] = np.arange(20)
@@ -85,15 +96,17 @@ def read_sequences(path: str | Path) -> dict[str, str]:
     """Protein sequences from a FASTA file or an ``id<TAB>sequence`` table (detected: FASTA starts with ``>``).
 
     FASTA: the id is the first word after ``>``; sequence lines are joined. Table: one protein per line, the id,
-    a tab (or other whitespace), the sequence (no header; ``#`` comments and blank lines skipped; more columns
-    are an error). Sequences are upper-cased; a final ``*`` (stop) is dropped.
+    a tab (or other whitespace), the sequence (``#`` comments and blank lines skipped; a first row whose second
+    field is ``sequence`` or ``seq`` is a header; more columns are an error). Sequences are upper-cased; a final
+    ``*`` (stop) is dropped.
 
     Returns:
         ``{id: sequence}`` in file order.
 
     Raises:
-        MalformedFileError: an empty sequence, a character that is not a letter, a duplicate id (naming the
-            first line) or a table line without a sequence (``file:line``).
+        MalformedFileError: an empty sequence, a character that is not an ASCII letter, a stop ``*`` inside a
+            sequence, a duplicate id (naming the first line) or a table line without a sequence (``file:line``);
+            a file of nucleotide sequences only.
     """
     path = check_file(path)
     text = read_text(path)
@@ -108,9 +121,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
         if not seq:
             raise MalformedFileError(path, line, f"protein {name!r} has an empty sequence")
         if not _LETTER.match(seq):
-            bad = next(c for c in seq if not c.isalpha())
-            raise MalformedFileError(path, line, f"protein {name!r}: invalid character {bad!r} in the sequence "
-                                                 "(expected one-letter amino-acid codes)")
+            raise MalformedFileError(path, line, f"protein {name!r}: {_bad_character(seq)}")
         out[name], where[name] = seq.upper().rstrip("*"), line
 
     if first.lstrip().startswith(">"):
@@ -128,9 +139,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                 if name is None:
                     raise MalformedFileError(path, no, "sequence line before the first '>' header")
                 if not _LETTER.match(line):
-                    bad = next(c for c in line if not c.isalpha() and c != "*")
-                    raise MalformedFileError(path, no, f"protein {name!r}: invalid character {bad!r} in the "
-                                                       "sequence (expected one-letter amino-acid codes)")
+                    raise MalformedFileError(path, no, f"protein {name!r}: {_bad_character(line)}")
                 parts.append(line)
         if name is not None:
             add(name, "".join(parts), start)
@@ -146,9 +155,14 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                                                    "'id<TAB>sequence', or a FASTA file starting with '>')")
             if len(fields) > 2:
                 raise MalformedFileError(path, no, f"expected 2 columns (id sequence), found {len(fields)}")
+            if not out and fields[1].lower() in _SEQUENCE_HEADERS:
+                continue  # a header row such as 'id<TAB>sequence'
             add(fields[0], fields[1], no)
     if not out:
         raise MalformedFileError(path, None, "no sequences found (expected FASTA or 'id<TAB>sequence' lines)")
+    if all(_NUCLEOTIDES.match(seq) for seq in out.values()) and sum(map(len, out.values())) >= 50:
+        raise MalformedFileError(path, None, "every sequence holds only A, C, G, T/U and N: these look like "
+                                             "nucleotide sequences; give protein (amino-acid) sequences")
     return out
 
 

@@ -296,8 +296,11 @@ class Table:
         return parse_weights(self.column(col), self.path, self.line, what=what)
 
 
+_SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "spaces", ";": "a semicolon"}
+
+
 def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | None, expected_desc: str,
-           numeric_columns: Sequence[int]) -> pd.DataFrame:
+           numeric_columns: Sequence[int], expected: int | None = None) -> pd.DataFrame:
     """pandas' C parser on the data lines (text columns; a missing field is NaN, never a name such as ``NA``); a
     row of the wrong length names its physical line."""
     ncol = len(split_fields(text.split("\n", 1)[0], sep))
@@ -310,8 +313,13 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | 
         if m:
             k = int(m.group(2)) - 1
             line = int(numbers[k]) if k < len(numbers) else None
-            raise MalformedFileError(path, line, f"expected {m.group(1)} columns{expected_desc}, found "
-                                                 f"{m.group(3)}") from None
+            first, have, saw = (int(numbers[0]) if len(numbers) else None), int(m.group(1)), int(m.group(3))
+            if expected is not None and have < expected:  # the first row is the short one (e.g. another separator)
+                raise MalformedFileError(path, first, f"expected {expected} columns{expected_desc}, found {have} "
+                                                      f"(line {line} has {saw}; every row needs the same "
+                                                      f"separator: {_SEP_WORDS.get(sep, repr(sep))})") from None
+            raise MalformedFileError(path, line, f"expected {have} columns{expected_desc}, found {saw} (the first "
+                                                 f"data row, line {first}, sets the number)") from None
         raise MalformedFileError(path, None, f"could not parse the table: {err}") from None
     if sep not in (r"\s+", " +"):
         for c in df.columns:
@@ -361,7 +369,7 @@ def read_table(
             raise MalformedFileError(path, int(numbers[0]), "the file has no data rows (only a header)")
         cols = [c if isinstance(c, int) else head.index(c) for c in numeric_columns
                 if isinstance(c, int) or (with_header and c in head)]
-        return _parse(path, body, body_no, sep, comment, expected_desc, cols), body_no
+        return _parse(path, body, body_no, sep, comment, expected_desc, cols, expected), body_no
 
     df, body_no = parse(head is not None)
     if head is not None and header is None:  # detected: rule 2, names elsewhere keep the row as data

@@ -15,6 +15,7 @@ predicts the modes of a user's pairs (:func:`gatbio.tasks.protein_interactions.p
 from __future__ import annotations
 
 import argparse
+import sys
 
 from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
 
@@ -240,6 +241,12 @@ def check_plot_protein(data, name: str) -> None:
     if not bool((data.edge_index == i).any()):  # read_network removed self-loops
         raise ValueError(f"--plot-protein {name!r} has no interactions: there is no neighbourhood to draw")
 # ----------------------------------------------------------------------------------------------- interactions
+#: The models ``--model`` names in its help (``gatbio.nn.pair_models.PAIR_MODELS``, kept here so that building the
+#: parser imports no torch; a test checks that the two lists agree).
+PREDICT_MODELS = ("gat", "gat_region", "gat_ppi", "gat_mean", "pyg_gat_region", "profile_rule", "profile_rule_hom",
+                  "interolog_rule", "gat_plain", "pyg_gat", "gin", "gcn", "seq_mlp", "seq_cnn")
+
+
 def add_interactions_parser(sub) -> argparse.ArgumentParser:
     """``gatbio protein interactions [predict]``: the SHS27k interaction-type benchmark, or predictions for pairs."""
     it = sub.add_parser(
@@ -252,7 +259,15 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                     "interrupted sweep resumes.\n"
                     "  gatbio protein interactions predict --pairs FILE --out CSV [--actions FILE --sequences FILE]\n"
                     "      train on every known pair (SHS27k by default) and predict the modes of your pairs.",
-        epilog="examples:\n"
+        epilog="predict's CSV, one row per pair of --pairs, in its order:\n"
+               "  protein_a, protein_b   the ids as written\n"
+               "  known                  True when the pair is in the interaction file (then its modes are among\n"
+               "                         the inputs, and its scores mostly repeat them)\n"
+               "  known_modes            the pair's modes in that file (';'-separated; empty when not known)\n"
+               "  predicted              the modes scored above the threshold (0.5 for the networks; the rules\n"
+               "                         choose theirs on held-out pairs; the printed line gives it), best first\n"
+               "  score_<mode>           the predicted probability of each of the 7 modes\n\n"
+               "examples:\n"
                "  gatbio protein interactions --config experiments/configs/shs27k_quick.yaml seeds=[0,1]\n"
                "  gatbio protein interactions predict --pairs my_pairs.txt --out modes.csv")
     it.add_argument("args", nargs="*", metavar="[predict] key=value",
@@ -274,9 +289,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                    help="sequences of the proteins of --actions: FASTA or id<TAB>sequence (with --actions)")
     g.add_argument("--model", metavar="NAME", default=None,
                    help="the model to train (gat: gat_region, gat_ppi or their mean, whichever scores better on the "
-                        "held-out pairs; gat_region, gat_ppi, gat_mean, profile_rule, profile_rule_hom, "
-                        "interolog_rule, pyg_gat, gin, gcn, seq_mlp or a custom_models entry of --config; "
-                        "default: gat)")
+                        f"held-out pairs; {', '.join(m for m in PREDICT_MODELS if m != 'gat')} or a custom_models "
+                        "entry of --config; default: gat)")
     g.add_argument("--epochs", type=int, default=None, metavar="N",
                    help="most training epochs (early stopping on a tenth of the known pairs; default: the config's)")
     g.add_argument("--seed", type=int, default=0, help="random seed (validation carve and initialisation)")
@@ -346,13 +360,16 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
                          "sequences); give both, or neither for SHS27k")
     if args.summary_only or args.restart or args.resume_anyway:
         raise ValueError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
-    if args.seed < 0 or (args.epochs is not None and args.epochs < 1):
-        raise ValueError(f"--epochs {args.epochs} --seed {args.seed}: give at least 1 epoch and a seed >= 0")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: give a seed >= 0")
+    if args.epochs is not None and args.epochs < 1:
+        raise ValueError(f"--epochs {args.epochs}: give at least 1 epoch")
     from gatbio.device import announce_device, resolve_device
     from gatbio.tasks.protein_interactions import PREDICT_MODEL, check, load, load_data, predict_interactions
 
-    device = resolve_device(args.device)
     cfg = load(args.config, overrides)
+    asked = args.device or cfg.device  # --device, else the config's (and its device=... override)
+    device = resolve_device(asked)  # a device this machine lacks is refused before any reading
     changes = {"device": str(device)}
     if args.epochs is not None:
         changes["epochs"] = args.epochs
@@ -372,8 +389,12 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     data = load_data(cfg)
     from gatbio.data.io import read_protein_pairs
 
-    query, _ = read_protein_pairs(args.pairs, data.node_names, header=args.header)
-    announce_device(device, args.device)
+    query, raw = read_protein_pairs(args.pairs, data.node_names, header=args.header)
+    selves = [a for a, b in raw if a == b]
+    if selves and not bool((data.pairs[:, 0] == data.pairs[:, 1]).any()):
+        print(f"gatbio: warning: {len(selves)} pair(s) of a protein with itself (e.g. {selves[0]}); the interaction "
+              "file has none, so the model never saw one: read their scores with care", file=sys.stderr)
+    announce_device(device, asked)
     pred = predict_interactions(data, query, cfg, model, seed=args.seed, device=device,
                                 progress=show_progress(args.quiet))
     from gatbio.results import atomic_write_text
@@ -383,5 +404,6 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     chosen = pred.attrs.get("model", model)
     name = model if chosen == model else f"{model}: {chosen}, the best on validation"
     print(f"{len(pred)} pairs predicted with {name} ({n_known} already in the interaction file; validation "
-          f"micro-F1 {pred.attrs['val_micro_f1']:.3f}) → {args.out}")
+          f"micro-F1 {pred.attrs['val_micro_f1']:.3f}; a mode is predicted above a score of "
+          f"{pred.attrs['threshold']:.3g}) → {args.out}")
     return 0

@@ -223,6 +223,20 @@ def _custom(cfg: InteractionsConfig) -> dict[str, dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------------------------- data
+def _check_letters(data, embedding, path: str, sequences: str) -> None:
+    """Every residue letter of ``data.sequences`` has a row in the amino-acid ``embedding`` (read from ``path``);
+    otherwise one line naming the protein, the letters and both files (not a sequence index from deep inside)."""
+    from gatbio.data.io import MalformedFileError
+
+    letters = set(embedding)
+    for name, seq in zip(data.node_names, data.sequences, strict=True):
+        missing = set(seq) - letters
+        if missing:
+            raise MalformedFileError(path, None, f"protein {name!r} of {sequences} holds {''.join(sorted(missing))!r}, "
+                                                 f"which this amino-acid embedding has no row for (its letters: "
+                                                 f"{''.join(sorted(letters))}); add a row per letter")
+
+
 def load_data(cfg: InteractionsConfig):
     """The pair table and standardised sequence features of ``cfg`` (a named dataset, or the files)."""
     from gatbio.data.sequence import read_aa_embedding, sequence_features
@@ -235,6 +249,8 @@ def load_data(cfg: InteractionsConfig):
         data = read_string_actions(cfg.actions)
         attach_sequences(data, read_sequences(cfg.sequences), cfg.sequences)
         emb = read_aa_embedding(cfg.embedding) if cfg.embedding else None
+        if emb is not None:
+            _check_letters(data, emb, cfg.embedding, cfg.sequences)
         x, names = sequence_features(data.sequences, list(cfg.features), emb, max_len=cfg.max_len or None)
         data.x, data.feature_names = torch.from_numpy(x), names
     else:
@@ -242,8 +258,9 @@ def load_data(cfg: InteractionsConfig):
 
         if cfg.embedding:
             data = load_dataset(cfg.dataset, features=())
-            x, names = sequence_features(data.sequences, list(cfg.features), read_aa_embedding(cfg.embedding),
-                                         max_len=cfg.max_len or None)
+            emb = read_aa_embedding(cfg.embedding)
+            _check_letters(data, emb, cfg.embedding, f"dataset {cfg.dataset!r}")
+            x, names = sequence_features(data.sequences, list(cfg.features), emb, max_len=cfg.max_len or None)
             data.x, data.feature_names = torch.from_numpy(x), names
         else:
             data = load_dataset(cfg.dataset, features=tuple(cfg.features), max_len=cfg.max_len or None)
@@ -321,11 +338,13 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
         if own is not None:
             x = np.concatenate([x, own.numpy()], axis=1)
         _INPUT_CACHE[key] = torch.from_numpy(sequence_block(x, opts["pca"]))
-    knn_key = (hash(tuple(data.sequences)), "knn", opts["knn"], opts["kmer"])
-    if opts["knn"] and knn_key not in _INPUT_CACHE:
-        ei, w = sequence_knn_graph(data.sequences, opts["knn"], opts["kmer"])
+    # a network smaller than the neighbour count (a user's few proteins) links each protein to all the others
+    knn = min(int(opts["knn"]), len(data.sequences) - 1)
+    knn_key = (hash(tuple(data.sequences)), "knn", knn, opts["kmer"])
+    if knn and knn_key not in _INPUT_CACHE:
+        ei, w = sequence_knn_graph(data.sequences, knn, opts["kmer"])
         _INPUT_CACHE[knn_key] = (torch.from_numpy(ei), torch.from_numpy(w))
-    knn_index, knn_weight = _INPUT_CACHE[knn_key] if opts["knn"] else (None, None)
+    knn_index, knn_weight = _INPUT_CACHE[knn_key] if knn else (None, None)
     return PairGraphBuilder(data.pairs, data.pair_modes, data.pair_score, _INPUT_CACHE[key], knn_index, knn_weight,
                             impute_similarity=_similarity(data, opts) if opts["impute"] else None,
                             impute_neighbors=int(opts["impute"]),
@@ -765,9 +784,11 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     :func:`load_data`. ``query``: long ``(Q, 2)`` protein indices.
 
     Returns one row per query pair: ``protein_a``, ``protein_b``, ``known`` (the pair is in the interaction file),
-    ``known_modes``, ``predicted`` (modes with a probability above ``cfg.threshold``, ';'-separated, best first)
-    and ``score_<mode>`` for every mode; ``attrs``: ``model`` (the one trained, or a choice's pick) and its
-    ``val_micro_f1``.
+    ``known_modes``, ``predicted`` (modes with a score above the model's threshold, ';'-separated, best first)
+    and ``score_<mode>`` for every mode; ``attrs``: ``model`` (the one trained, or a choice's pick), its
+    ``val_micro_f1`` and ``threshold`` (``cfg.threshold``, 0.5 as published, for the networks; the profile rules
+    choose theirs on the held-out pairs). A known pair's modes are among its inputs (messages pass over every
+    known pair), so its scores mostly repeat them.
     """
     import sys
 
@@ -780,6 +801,10 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     if n < 2:
         raise ValueError(f"the interaction file has {n} pair(s); need at least 2 to train and validate")
     carve = carve_validation(data.pairs, list(range(n)), data.num_nodes, "random", seed, cfg.val_fraction)
+    if len(carve["val"]) < 20:
+        print(f"# note: {len(carve['val'])} held-out pair(s) of {n} for early stopping"
+              + (" and the choice of model" if model_name == "gat" else "")
+              + ": with so few known pairs, expect rough predictions", file=sys.stderr)
     if progress:
         print(f"# {model_name} on {len(carve['fit'])} pairs ({len(carve['val'])} held out for early stopping), "
               f"{data.x.size(1)} sequence features per protein", file=sys.stderr, flush=True)
@@ -806,7 +831,7 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
         rows.append({"protein_a": names[a], "protein_b": names[b], "known": i is not None,
                      **_mode_columns(modes, known, best["proba"][q], best["threshold"])})
     df = pd.DataFrame(rows)
-    df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen})
+    df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen, "threshold": float(best["threshold"])})
     return df
 
 

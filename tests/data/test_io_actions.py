@@ -56,6 +56,8 @@ def test_pair_table_in_first_appearance_order_with_modes_scores_and_directions(t
     ("P1\tP2\tbinding\t\tyes\tf\t500", r"a\.txt:3: is_directional must be 't' or 'f', found 'yes'"),
     ("P1\tP2\tbinding\t\tf\tf\thigh", r"a\.txt:3: score must be an integer, found 'high'"),
     ("\tP2\tbinding\t\tf\tf\t500", r"a\.txt:3: item_id_a is empty"),
+    ("P1\tP2\tbinding\t\tf\tf\t5000", r"a\.txt:3: score 5000 is outside STRING's 0-1000 scale"),
+    ("P1\tP2\tbinding\t\tf\tf\t-5", r"a\.txt:3: score -5 is outside STRING's 0-1000 scale"),
 ])
 def test_malformed_actions_name_file_and_line(tmp_path, row, msg):
     with pytest.raises(MalformedFileError, match=msg):
@@ -66,6 +68,13 @@ def test_wrong_header_is_refused(tmp_path):
     with pytest.raises(MalformedFileError, match=r"a\.txt:1: expected the header"):
         read_string_actions(write(tmp_path, "a.txt", "protein1 protein2 combined_score\n".replace(" ", "\t")
                                   + "a\tb\tc\td\te\tf\t1\n"))
+
+
+def test_actions_file_without_its_header_shows_the_first_row_as_written(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"a\.txt:1: expected the header 'item_id_a item_id_b mode action "
+                                                 r"is_directional a_is_acting score' \(tab-separated\), found "
+                                                 r"'P2 P1 binding  f f 500'"):
+        read_string_actions(write(tmp_path, "a.txt", "\n".join(ROWS) + "\n"))
 
 
 def test_protein_pairs_file_with_header_and_separators(tmp_path):
@@ -88,3 +97,22 @@ def test_protein_pairs_unknown_protein_names_line_and_close_matches(tmp_path):
         read_protein_pairs(p, names)
     with pytest.raises(MalformedFileError, match=r"one\.txt:1: expected 2 columns"):
         read_protein_pairs(write(tmp_path, "one.txt", "9606.ENSP00000000233\n"), names)
+
+
+def test_protein_pairs_with_tabs_and_spaces_mixed(tmp_path):
+    """Hand-made files mix tabs and spaces; ids hold no whitespace, so both separate (either line first)."""
+    names = ["P2", "P1", "P3"]
+    for text in ("P1 P3\nP2\tP1\n", "P1\tP3\nP2 P1\n", "P1 \t P3\nP2\t\tP1\n"):
+        pairs, raw = read_protein_pairs(write(tmp_path, "q.txt", text), names)
+        assert pairs.tolist() == [[1, 2], [0, 1]] and raw == [("P1", "P3"), ("P2", "P1")]
+
+
+def test_protein_pairs_line_with_another_separator_is_named(tmp_path):
+    names = ["P2", "P1", "P3"]
+    with pytest.raises(MalformedFileError, match=r"q\.csv:2: 'P2 P1' was read as one protein id: this line is not "
+                                                 r"separated like the file's other lines \(by ','\)"):
+        read_protein_pairs(write(tmp_path, "q.csv", "P1,P3\nP2 P1,\n"), names)
+    # the first row is the odd one: the message points at it, with the separator the other rows use
+    with pytest.raises(MalformedFileError, match=r"q\.csv:1: expected 2 columns \(protein_a protein_b\), found 1 "
+                                                 r"\(line 2 has 2; every row needs the same separator: a comma\)"):
+        read_protein_pairs(write(tmp_path, "q.csv", "P1 P3\nP2,P1\n"), names)

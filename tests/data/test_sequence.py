@@ -32,6 +32,13 @@ def test_reads_fasta_and_tsv_alike(tmp_path):
     assert fasta == tsv == {"P1": "MKVLLA", "P2": "AAC"}
 
 
+def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path):
+    assert read_sequences(write(tmp_path, "s.tsv", "id\tsequence\nP1\tMKV\n")) == {"P1": "MKV"}
+    # the same words further down are a protein named 'id', not a header: its sequence is refused as a duplicate
+    with pytest.raises(MalformedFileError, match=r"s\.tsv:3: duplicate protein id 'P1'"):
+        read_sequences(write(tmp_path, "s.tsv", "P1\tMKV\nid\tsequence\nP1\tMKV\n"))
+
+
 @pytest.mark.parametrize("name, text, msg", [
     ("s.tsv", "P1\tMKV\nP2\t\n", r"s\.tsv:2: protein 'P2' has an empty sequence"),
     ("s.tsv", "P1\tMKV\nP2\tMK1V\n", r"s\.tsv:2: protein 'P2': invalid character '1'"),
@@ -41,6 +48,10 @@ def test_reads_fasta_and_tsv_alike(tmp_path):
     ("s.fa", ">P1\nMK-V\n", r"s\.fa:2: protein 'P1': invalid character '-'"),
     ("s.fa", ">P1\nMKV\n>P1\nAA\n", r"s\.fa:3: duplicate protein id 'P1' \(first on line 1\)"),
     ("s.fa", ">\nMKV\n", r"s\.fa:1: FASTA header '>' without a protein id"),
+    ("s.fa", ">P1\nMGLTVSA*LFSR\n", r"s\.fa:2: protein 'P1': a stop '\*' inside the sequence \(at residue 8"),
+    ("s.fa", ">P1\nMGLT*\nLFSR\n", r"s\.fa:1: protein 'P1': a stop '\*' inside the sequence \(at residue 5"),
+    ("s.tsv", "P1\tMGLTVSA\u00c9LFSR\n", r"s\.tsv:1: protein 'P1': invalid character '\u00c9' at residue 8"),
+    ("s.fa", ">N1\nACGTTGCAACGTTGCAACGTTGCA\n>N2\nACGUUGCAACGTTGCAACGTTGCANNA\n", r"look like nucleotide sequences"),
 ])
 def test_bad_sequence_files_name_file_and_line(tmp_path, name, text, msg):
     with pytest.raises(MalformedFileError, match=msg):

@@ -283,6 +283,54 @@ def test_predict_user_pairs_and_errors(files, capsys):
     assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
 
 
+def test_predict_reports_threshold_self_pairs_small_networks_and_config_device(files, capsys, monkeypatch):
+    """What a user reads: the threshold of the 'predicted' column, a warning for a protein paired with itself, a
+    note when few pairs are held out, and the config's device honoured (refused here: no GPU)."""
+    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+            str(files / "seqs.tsv"), "features=[aac,ct]", "--model", "profile_rule"]
+    (files / "q.txt").write_text("P0 P2\nP5 P5\n")
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv"), "--device", "cpu"]) == 0
+    out, err = capsys.readouterr()
+    pred = pd.read_csv(files / "p.csv", keep_default_na=False)
+    threshold = float(re.search(r"a mode is predicted above a score of ([0-9.]+)\)", out).group(1))
+    for _, row in pred.iterrows():  # the printed threshold is the one behind the 'predicted' column
+        above = {m for m in MODES if row[f"score_{m}"] > threshold + 1e-4}
+        maybe = {m for m in MODES if row[f"score_{m}"] > threshold - 1e-4}  # scores are rounded to 4 digits
+        assert above <= set(filter(None, row["predicted"].split(";"))) <= maybe
+    assert "warning: 1 pair(s) of a protein with itself (e.g. P5)" in err
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p2.csv"), "device=cuda"]) == 1
+    assert "cuda" in capsys.readouterr().err.lower() and not (files / "p2.csv").exists()
+    # a network of 5 proteins: fewer proteins than the sequence kNN's 10 neighbours; a note on the few held-out pairs
+    lines = (files / "actions.txt").read_text().splitlines()
+    small = [lines[0]] + [ln for ln in lines[1:] if {ln.split()[0], ln.split()[1]} <= {"P0", "P1", "P2", "P3", "P4"}]
+    (files / "small.txt").write_text("\n".join(small) + "\n")
+    (files / "q2.txt").write_text("P0 P1\n")
+    assert len(small) > 3
+    assert main(["protein", "interactions", "predict", "--actions", str(files / "small.txt"), "--sequences",
+                 str(files / "seqs.tsv"), "--pairs", str(files / "q2.txt"), "--out", str(files / "p3.csv"),
+                 "--device", "cpu", "--model", "gat_region", "--epochs", "3", "features=[aac,ct]", "hidden=8"]) == 0
+    assert re.search(r"note: \d held-out pair\(s\) of \d+ for early stopping", capsys.readouterr().err)
+
+
+def test_predict_embedding_without_a_letter_names_protein_and_files(files, capsys):
+    (files / "emb.txt").write_text("".join(f"{c}\t{' '.join(['0.1'] * 5)}\n" for c in "ACDEFGHIKLMNPQRSTVWY"))
+    (files / "seqs2.tsv").write_text((files / "seqs.tsv").read_text().replace("P3\t", "P3\tX", 1))
+    (files / "q.txt").write_text("P0 P2\n")
+    assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+                 str(files / "seqs2.tsv"), "--pairs", str(files / "q.txt"), "--out", str(files / "p.csv"),
+                 "--device", "cpu", "--model", "profile_rule", f"embedding={files / 'emb.txt'}"]) == 1
+    assert re.search(r"emb\.txt: protein 'P3' of .*seqs2\.tsv holds 'X', which this amino-acid embedding has no row "
+                     r"for", capsys.readouterr().err)
+
+
+def test_model_help_lists_every_pair_model():
+    from gatbio.nn.pair_models import PAIR_MODELS
+    from gatbio.tasks.protein_cli import PREDICT_MODELS
+
+    assert set(PREDICT_MODELS) == set(PAIR_MODELS)
+
+
 @pytest.mark.parametrize("path", sorted(REPO_CONFIGS.glob("shs27k*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_config_loads(path):
     cfg = pi.load(path)  # checks every model name, custom_models entry and option
