@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -187,8 +187,19 @@ def edges_to_data(
     return data
 
 
-def _names_to_codes(a: np.ndarray, b: np.ndarray, node_names: Sequence[str] | None, path, what_nodes):
-    """Map two name columns to codes; with ``node_names`` given, unknown names are an error."""
+def _names_to_codes(a: np.ndarray, b: np.ndarray, node_names: Sequence[str] | None, path, what_nodes,
+                    line_of: Callable[[int], int | None] | None = None, columns: tuple[str, str] | None = None):
+    """Map two name columns to codes; with ``node_names`` given, unknown names are an error. With ``columns``
+    (their names), an empty name is a :class:`MalformedFileError` at its line (``line_of(row)``): pandas would
+    code it -1, an edge to no node."""
+    if columns is not None:
+        for col, values in zip(columns, (a, b), strict=True):
+            empty = pd.isna(values) | (pd.Series(values, dtype=object).fillna("").astype(str).str.strip() == "").to_numpy()
+            if empty.any():
+                r = _first_bad_row(empty)
+                raise MalformedFileError(path, line_of(r) if line_of else None,
+                                         f"{col} is empty; each row names two interactors"
+                                         + (f" ({int(empty.sum())} rows)" if empty.sum() > 1 else ""))
     if node_names is None:
         # interleave so codes follow first appearance in line order
         both = np.empty(2 * len(a), dtype=object)
@@ -606,7 +617,8 @@ def read_string_web_export(path: str | Path, *, min_score: float = 0.0, name: st
     score = parse_weights(df["combined_score"], path, table.line, what="combined_score")
     keep = score >= min_score
     df, score = df[keep], score[keep]
-    a, b, names = _names_to_codes(df["node1"].to_numpy(), df["node2"].to_numpy(), None, path, path)
+    a, b, names = _names_to_codes(df["node1"].to_numpy(), df["node2"].to_numpy(), None, path, path,
+                                  line_of=lambda r: table.line(int(df.index[r])), columns=("node1", "node2"))
     data = edges_to_data(a, b, names, weight=score, directed=False, duplicates="merge",
                          name=name or path.name, path=path)
     if "node1_external_id" in df.columns:
@@ -655,7 +667,8 @@ def read_biogrid_tab3(
         df = df[df["Experimental System Type"].str.lower() == "physical"]
     if len(df) == 0:
         raise MalformedFileError(path, None, "no interactions left after the organism / system filters")
-    a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path)
+    a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path,
+                                  line_of=lambda r: table.line(int(df.index[r])), columns=(need[0], need[1]))
     data = edges_to_data(a, b, names, weight=np.ones(len(a)), directed=False, duplicates="merge",
                          reduce="sum", self_loops=self_loops, name=name or path.name, path=path)
     return data
@@ -683,7 +696,8 @@ def read_label_table(
 
     Args:
         node_names: the graph's nodes; a line naming another node is an error (a few are shown).
-        sep: separator (default: any whitespace).
+        sep: separator (default: a tab, or a comma, when a line holds one: then each field is one label and
+            labels may hold spaces; otherwise any whitespace).
         header: ``True``: the first non-comment line is a header (``protein function``); ``False``: it is
             data; ``None`` (default): detected: a first line that is not a node of the graph and is made of
             header words (:mod:`gatbio.data.tables`) is a header, and a note on stderr says so.
@@ -700,10 +714,13 @@ def read_label_table(
     unknown: list[tuple[int, str]] = []
     text, line_numbers = data_lines(read_text(path), comment)
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
+    if sep is None:  # a tab or comma anywhere: a table whose labels may hold spaces ("DNA repair")
+        sep = sniff_separator(lines[:1000])
 
     def fields(s: str) -> list[str]:
         return [p.strip() for p in (s.split(sep) if sep else s.split()) if p.strip()]
 
+    first_data = numbers[0] if numbers else None  # the first line that may be data (None: it is the header)
     if lines:
         first = fields(lines[0])
         if header is None and first and first[0] not in index and all(is_header_word(f) for f in first):
@@ -711,7 +728,7 @@ def read_label_table(
             note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
                  "--no-header / header=False reads it as data)")
         if header:
-            lines, numbers = lines[1:], numbers[1:]
+            lines, numbers, first_data = lines[1:], numbers[1:], None
     for no, s in zip(numbers, lines, strict=True):
         parts = fields(s)
         if len(parts) < 2:
@@ -723,7 +740,7 @@ def read_label_table(
         rows.extend((index[node], lab, no) for lab in parts[1:])
     if unknown:
         few = ", ".join(f"{n!r} (line {no})" for no, n in unknown[:5])
-        hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == numbers[0] else ""
+        hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == first_data else ""
         raise MalformedFileError(path, unknown[0][0],
                                  f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
     if not rows:

@@ -307,7 +307,7 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | 
     dtype = {c: str for c in range(ncol) if c not in numeric_columns}
     try:
         df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep in (r"\s+", " +") else sep, header=None, dtype=dtype,
-                         keep_default_na=False, na_values=[""], comment=comment, engine="c", skip_blank_lines=False)
+                         keep_default_na=False, na_values=[""], engine="c", skip_blank_lines=False)
     except pd.errors.ParserError as err:
         m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(err))
         if m:
@@ -345,6 +345,8 @@ def read_table(
     Args:
         sep: ``r"\\s+"`` (any whitespace), ``","``, ``"\\t"``, ...
         header: ``True`` / ``False`` force; ``None`` detects (module docstring).
+        comment: a line that starts with it (after blanks) is skipped; inside a line it is text (a name such as
+            ``Daphnia#1`` stays whole).
         name_columns: positions of the columns that hold names (nodes, species), for rule 2 of the detection.
         known_names: ``name -> bool``, names known from elsewhere (rule 2).
         expected: the number of columns needed (fewer is an error naming the line and ``expected_desc``).
@@ -358,7 +360,7 @@ def read_table(
     head: list[str] | None = None
     top = text.split("\n", 101)[:101]
     first_line = top[0]
-    first = split_fields(first_line.split(comment)[0] if comment else first_line, sep)
+    first = split_fields(first_line, sep)
     if header or (header is None and looks_like_header(first, (split_fields(x, sep) for x in top[1:]))):
         head = first
 

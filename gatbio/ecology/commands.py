@@ -3,13 +3,16 @@
 FILE is a food-web file or folder, or a named web (``gateway/11``, ``cheddar/TL84``, ``pajek/baydry``).
 Formats (``--format``, default ``auto`` from the name):
 
-- ``edgelist``: whitespace ``prey predator [weight]`` lines (GATEWAy ``*_edge_list.txt``); ``#`` comments;
-- ``csv``: comma separated with a header; columns ``--source``/``--target`` (default ``resource``/``consumer``
-  when present, else the first two) and optional ``--weight``;
+- ``edgelist``: ``prey predator [weight]`` lines (GATEWAy ``*_edge_list.txt``), separated by whitespace, or by
+  tabs (or commas) when a line holds one, so that names may hold spaces; ``#`` comments;
+- ``csv``: comma separated (or tab / semicolon when there is no comma) with a header; columns
+  ``--source``/``--target`` (default ``resource``/``consumer``, or ``prey``/``predator``, when present, else the
+  first two) and optional ``--weight``;
 - ``pajek``: ``.net``/``.paj``; a SCOR flow web (with an ``ECO types`` partition) keeps its feeding arcs only;
 - ``cheddar``: a folder with ``nodes.csv`` and ``trophic.links.csv``;
 - ``gateway``: a folder with ``<id>_edge_list.txt`` (and optionally ``<id>_node_attr_list.txt``);
-- ``adjacency``: a square 0/1 or weighted matrix; needs ``--convention row_to_col|col_to_row``.
+- ``adjacency``: a square 0/1 or weighted matrix (whitespace, tab or comma separated); needs ``--convention
+  row_to_col|col_to_row``.
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first.
 
@@ -126,19 +129,26 @@ def read_foodweb_file(
             io.report_changes(path, stats, True, "sum")
             data.name = path.stem
     elif fmt in ("csv", "edgelist"):
-        sep = "," if fmt == "csv" else r"\s+"
+        head = _head_lines(path)
+        sep = _table_separator(fmt, [x for _, x in head])
+        split = str.split if sep == r"\s+" else (lambda x: x.split(sep))
         # columns by position (named columns of a header row mapped to theirs), so that header detection can
         # check the first row's names against the rest of the file
-        first = io.read_text_head(io.check_file(path)) if header is not False else ""
-        fields = [f.strip() for f in (first.split(",") if fmt == "csv" else first.split())]
+        fields = [f.strip() for f in split(head[0][1])] if head and header is not False else []
 
         def position(name: str | None, default: str | None, fallback: int | None) -> int | None:
             if name is not None and name not in fields:
-                raise io.MalformedFileError(path, 1, f"no column {name!r} in the first row (columns: {fields})")
+                raise io.MalformedFileError(path, head[0][0] if head else 1,
+                                            f"no column {name!r} in the first row (columns: {fields})")
             name = name or (default if default in fields else None)
             return fields.index(name) if name is not None else fallback
 
+        lower = [f.lower() for f in fields]
+        if source is None and target is None and "prey" in lower and "predator" in lower:
+            source, target = fields[lower.index("prey")], fields[lower.index("predator")]  # named: any order
         src, dst = position(source, "resource", 0), position(target, "consumer", 1)
+        if sep == r"\s+":
+            _check_whitespace_names(path, head, header)
         if weight not in (None, "auto"):
             weight = position(weight, None, None)
         elif weight == "auto" and header is not False:
@@ -150,10 +160,71 @@ def read_foodweb_file(
         if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
-        data = io.read_adjacency_matrix(path, convention=convention, weighted=weight is not None, header=header)
+        sep = _table_separator("edgelist", [x for _, x in _head_lines(path)])
+        data = io.read_adjacency_matrix(path, convention=convention, sep=sep, weighted=weight is not None,
+                                        header=header)
     else:
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     return _orient(data, direction)
+
+
+def _head_lines(path: Path, lines: int = 100) -> list[tuple[int, str]]:
+    """The first data lines of a table with their physical line numbers (blank and ``#`` lines skipped)."""
+    from gatbio.data.tables import data_head, open_text
+
+    data_head(path, "#", lines)  # a file that is not UTF-8 text: the readers' one error, with file:line
+    out: list[tuple[int, str]] = []
+    with open_text(path) as fh:
+        for no, x in enumerate(fh, start=1):
+            if x.strip() and not x.lstrip().startswith("#"):
+                out.append((no, x.rstrip("\r\n")))
+                if len(out) >= lines:
+                    break
+    return out
+
+
+def _table_separator(fmt: str, lines: list[str]) -> str:
+    """``csv``: a comma, else a tab or a semicolon where the lines hold one; ``edgelist`` / ``adjacency``: a tab
+    or a comma where a line holds one (then names may hold spaces), else any whitespace."""
+    from gatbio.data.tables import sniff_separator
+
+    if fmt == "csv":
+        return next((c for c in (",", "\t", ";") if any(c in x for x in lines)), ",")
+    return sniff_separator(lines) or r"\s+"
+
+
+def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: bool | None) -> None:
+    """A whitespace-separated edge list cannot hold names with spaces ("Daphnia pulex"): such a file would be
+    read as links between the words. Refused at the first line that shows it: a row longer than a header row,
+    or (no header) a third column of text where weights belong."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.data.tables import looks_like_header
+
+    if not head:
+        return
+    rows = [x.split() for _, x in head]
+    has_header = header if header is not None else looks_like_header(rows[0], rows[1:])
+    fix = "species names with spaces need tabs or commas between the columns (or names without spaces, such as " \
+          "Daphnia_pulex)"
+    if has_header:
+        for (no, _), row in zip(head[1:], rows[1:], strict=True):
+            if len(row) > len(rows[0]):
+                raise MalformedFileError(path, no, f"{len(row)} fields where the header (line {head[0][0]}) names "
+                                                   f"{len(rows[0])}: {fix}")
+        return
+
+    def number(x: str) -> bool:
+        try:
+            float(x)
+        except ValueError:
+            return False
+        return True
+
+    for (no, _), row in zip(head, rows, strict=True):
+        if len(row) > 3:
+            raise MalformedFileError(path, no, f"{len(row)} fields, more than 'prey predator [weight]': {fix}")
+        if len(row) == 3 and not number(row[2]):
+            raise MalformedFileError(path, no, f"field 3 ({row[2]!r}) is not a weight: {fix}")
 
 
 def _orient(data, direction: str):
@@ -176,7 +247,8 @@ def read_foodweb(args: argparse.Namespace):
 
 
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
-    """A DataFrame: species, trophic_level, prey (in-degree), predators (out-degree)."""
+    """A DataFrame: species, trophic_level, prey (in-degree), predators (out-degree); with ``weighted``, links of
+    weight 0 do not count (as in :func:`gatbio.ecology.trophic_levels`)."""
     import pandas as pd
     import torch
     from torch_geometric.utils import degree
@@ -185,11 +257,14 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
 
     h = trophic_levels(data, method, weighted=weighted)
     n = data.num_nodes
+    ei, w = data.edge_index, getattr(data, "edge_weight", None)
+    if weighted and w is not None:
+        ei = ei[:, w.view(-1) > 0]  # a zero-weight link carries no flow: not a link for the levels, nor here
     return pd.DataFrame({
         "species": data.node_names,
         "trophic_level": h.numpy().round(4),
-        "prey": degree(data.edge_index[1], n, dtype=torch.long).numpy(),
-        "predators": degree(data.edge_index[0], n, dtype=torch.long).numpy(),
+        "prey": degree(ei[1], n, dtype=torch.long).numpy(),
+        "predators": degree(ei[0], n, dtype=torch.long).numpy(),
     })
 
 

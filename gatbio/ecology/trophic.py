@@ -4,6 +4,12 @@ Direction convention: an edge ``u → v`` means **v eats u** (prey → predator,
 networkx's ``trophic.py`` and in every food web that :func:`gatbio.data.load` returns. Weights, when used,
 are non-negative interaction strengths (e.g. carbon flows).
 
+Zero-weight links carry no flow, so they are **dropped**, as if absent, before any method (Levine, MacKay,
+:math:`F_0`, :math:`q`) sees the web: a consumer whose only links have weight 0 is basal (level 1), and a web
+held together only by a zero-weight link falls apart into weakly connected components, each gauged on its own
+(MacKay: minimum level 1 per component). So ``a → b`` (1), ``b → c`` (0), ``c → d`` (1) has the levels of
+``a → b``, ``c → d``: 1, 2, 1, 2. With ``weighted=False`` every link counts, weight 0 included.
+
 Levine (1980)
     The classic prey-averaged trophic level. Basal species (no prey) have :math:`s_i = 1`, every other species
 
@@ -50,6 +56,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import networkx as nx
@@ -57,7 +64,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import breadth_first_order, connected_components
-from scipy.sparse.linalg import spsolve
+from scipy.sparse.linalg import MatrixRankWarning, spsolve
 from torch_geometric.data import Data
 from torch_geometric.transforms import BaseTransform
 
@@ -99,6 +106,11 @@ def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_l
     if self_loops == "ignore":
         keep = src != dst
         src, dst, w = src[keep], dst[keep], w[keep]
+    # a zero-weight link carries no flow: drop it (module docstring). Kept, it would join components in the
+    # connectivity test while adding nothing to the Laplacian (a singular solve, NaN levels) and make networkx
+    # see a prey that Levine's in-strength does not (an IndexError inside networkx.trophic_levels).
+    keep = w > 0
+    src, dst, w = src[keep], dst[keep], w[keep]
     return src, dst, w, n, names
 
 
@@ -135,7 +147,9 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
 
 
 def _mackay(src, dst, w, n) -> np.ndarray:
-    W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # duplicates are summed
+    if len(w):
+        w = w / w.max()  # h is invariant to the weights' scale; uniformly tiny weights would underflow below
+    W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # duplicates are summed; w > 0 (zeros dropped by _as_graph)
     s_in = np.asarray(W.sum(axis=0)).ravel()
     s_out = np.asarray(W.sum(axis=1)).ravel()
     u, v = s_in + s_out, s_in - s_out
@@ -148,7 +162,13 @@ def _mackay(src, dst, w, n) -> np.ndarray:
     h = np.zeros(n)
     if free.any():
         idx = np.flatnonzero(free)
-        h[idx] = spsolve(L[idx][:, idx].tocsc(), v[idx])
+        with warnings.catch_warnings():  # a singular system is reported below, as one clear error
+            warnings.simplefilter("ignore", MatrixRankWarning)
+            h[idx] = spsolve(L[idx][:, idx].tocsc(), v[idx])
+    if not np.isfinite(h).all():  # not expected with positive weights; a guard against ones that underflow
+        raise ValueError("MacKay trophic levels could not be computed (singular linear system): some edge weights "
+                         "are numerically zero next to the largest (below about 1e-16 times it), so the web is "
+                         "held together by links of no weight: drop or raise them, or pass weighted=False")
     # gauge: minimum level 1 in every weakly connected component
     mins = np.full(ncomp, np.inf)
     np.minimum.at(mins, comp, h)
@@ -173,7 +193,8 @@ def trophic_levels(
             ``"levine"`` (basal species at 1; needs every node reachable from a basal species).
         num_nodes: number of nodes (default: from ``data`` or the largest id + 1).
         edge_weight: optional ``(E,)`` non-negative weights (overrides ``data.edge_weight``).
-        weighted: ``False`` ignores all weights.
+        weighted: ``False`` ignores all weights (every link weighs 1). Otherwise a link of weight 0 is
+            dropped, as if absent (see the module docstring: the web may split into components).
         self_loops: ``"ignore"`` (default) or ``"include"`` cannibalism.
 
     Returns:
@@ -181,7 +202,8 @@ def trophic_levels(
 
     Raises:
         ValueError: for ``"levine"`` when there is no basal species or some node cannot be reached from one
-        (the message names a few such nodes and suggests ``method="mackay"``).
+        (the message names a few such nodes and suggests ``method="mackay"``); for ``"mackay"`` when some
+        positive weights are numerically zero next to the largest (below about 1e-16 times it).
     """
     src, dst, w, n, names = _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted, self_loops)
     if method == "levine":
@@ -207,7 +229,8 @@ def trophic_incoherence(
     """
     src, dst, w, n, names = _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted, self_loops)
     if len(src) == 0:
-        raise ValueError("the graph has no edges (other than self-loops); trophic incoherence is undefined")
+        raise ValueError("the graph has no edges (other than self-loops and zero-weight links); trophic "
+                         "incoherence is undefined")
     if method == "mackay":
         h = _mackay(src, dst, w, n)
         return float(np.sum(w * (h[dst] - h[src] - 1.0) ** 2) / np.sum(w))

@@ -108,8 +108,8 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
     A third column of numbers in an edge list is read as weights and checked like every weight, but the model
-    does not use it (said on stderr)."""
-    import torch
+    does not use it (said on stderr); ``edge_weight`` (and ``edge_attr``) stay aligned with ``edge_index``."""
+    from torch_geometric.utils import coalesce
 
     from gatbio.data import io
 
@@ -132,10 +132,19 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
         raise ValueError(f"{edges}: no interactions between two different proteins; check --format")
     keep = data.edge_index[0] != data.edge_index[1]
     data.edge_index = data.edge_index[:, keep]
-    for attr in ("edge_weight", "edge_attr"):
-        if getattr(data, attr, None) is not None and getattr(data, attr).size(0) == keep.numel():
-            setattr(data, attr, getattr(data, attr)[keep])
-    data.edge_index = torch.unique(data.edge_index, dim=1)  # one entry per direction
+    # per-edge attributes travel with their edges: filtered by the same mask, then sorted and merged together
+    # with edge_index by PyG's coalesce (torch.unique(edge_index, dim=1) sorted edge_index alone, so that
+    # edge_weight no longer matched its edges)
+    attrs = [a for a in ("edge_weight", "edge_attr")
+             if getattr(data, a, None) is not None and getattr(data, a).size(0) == keep.numel()]
+    for attr in attrs:
+        setattr(data, attr, getattr(data, attr)[keep])
+    # one entry per direction, sorted by (source, target); the readers merge repeated interactions already, so
+    # reduce="max" (STRING's rule) only matters for a reader that does not
+    data.edge_index, values = coalesce(data.edge_index, [getattr(data, a) for a in attrs],
+                                       num_nodes=data.num_nodes, reduce="max")
+    for attr, value in zip(attrs, values, strict=True):
+        setattr(data, attr, value)
     return data
 
 

@@ -178,6 +178,23 @@ def test_biogrid_tab3(tmp_path):
         read_biogrid_tab3(write(tmp_path, "x.txt", "a\tb\n1\t2\n"))
 
 
+def test_a_row_without_an_interactor_is_named_not_an_edge_to_nowhere(tmp_path):
+    rows = ["1\t7157\t4193\t113010\t110358\tTP53\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
+            "2\t4193\t7157\t110358\t113010\tMDM2",  # cut short: no symbol B
+            "3\t7157\t1026\t113010\t107461\tTP53\tCDKN1A\tTwo-hybrid\tphysical\t9606\t9606"]
+    p = write(tmp_path, "b.txt", BIOGRID_HEADER + "\n".join(rows) + "\n")
+    with pytest.raises(MalformedFileError, match=r"b\.txt:3: Official Symbol Interactor B is empty"):
+        read_biogrid_tab3(p)
+    # after a filter the line is still the file's: row 3 of the data is line 4
+    p = write(tmp_path, "b.txt", BIOGRID_HEADER + rows[0] + "\n" + rows[2] + "\n"
+              + "5\t1\t2\t3\t4\t\tX\tTwo-hybrid\tphysical\t9606\t9606\n")
+    with pytest.raises(MalformedFileError, match=r"b\.txt:4: Official Symbol Interactor A is empty"):
+        read_biogrid_tab3(p, organism=9606)
+    web = write(tmp_path, "w.tsv", "#node1\tnode2\tcombined_score\nA\tB\t0.9\n\tC\t0.5\nB\tC\t0.4\n")
+    with pytest.raises(MalformedFileError, match=r"w\.tsv:3: node1 is empty"):
+        read_string_web_export(web)
+
+
 # ---------------------------------------------------------------- labels
 
 

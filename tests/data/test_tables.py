@@ -94,6 +94,24 @@ def test_label_table_header_detected_forced_and_hinted(tmp_path, caplog):
     assert y[3].sum() == 1
 
 
+def test_label_table_with_tabs_or_commas_keeps_labels_with_spaces(tmp_path, caplog):
+    nodes = ["P1", "P2", "P3"]
+    for name, text in (("l.tsv", "protein\tfunction\nP1\tDNA repair\nP2\tcell cycle\tDNA repair\n"),
+                       ("l.csv", "protein,function\nP1,DNA repair\nP2,cell cycle,DNA repair\n")):
+        y, names = read_label_table(write(tmp_path, name, text), nodes)
+        assert names == ["DNA repair", "cell cycle"] and y.tolist() == [[1, 0], [1, 1], [0, 0]]
+    # whitespace files keep the node2vec format: every word a label
+    y, names = read_label_table(write(tmp_path, "l.txt", "P1 a b\nP2 b\n"), nodes)
+    assert names == ["a", "b"] and y.sum() == 3
+
+
+def test_label_table_header_hint_only_where_a_header_may_be(tmp_path, caplog):
+    """After a detected header, an unknown node on the next line is not hinted as a header."""
+    with pytest.raises(MalformedFileError) as err:
+        read_label_table(write(tmp_path, "x.txt", "protein function\nQ9 kinase\n"), ["P1"])
+    assert "x.txt:2:" in str(err.value) and "--header" not in str(err.value)
+
+
 def test_node_list_and_trait_tables_detect_headers(tmp_path):
     assert read_node_list(write(tmp_path, "n.txt", "protein\nP1\nP2\nP1\n")) == ["P1", "P2"]
     assert read_node_list(write(tmp_path, "m.txt", "protein\nP1\n"), known=["protein"]) == ["protein", "P1"]
@@ -202,6 +220,13 @@ def test_line_numbers_are_physical_lines(tmp_path):
         read_edge_list(write(tmp_path, "l.txt", "A B\n\n# c\nA B\n"), duplicates="error")
     with pytest.raises(MalformedFileError, match=r"s\.txt:4: protein1 must be|s\.txt:4: expected 3 space-separated"):
         read_string_links(write(tmp_path, "s.txt", "protein1 protein2 combined_score\na b 1\n\nc\n"))
+
+
+def test_a_comment_character_inside_a_name_is_text(tmp_path):
+    """Only a line that starts with '#' is a comment: Daphnia#1 and Daphnia#2 stay two species."""
+    d = read_edge_list(write(tmp_path, "w.csv", "resource,consumer\n# a note\nalgae,Daphnia#1\nalgae,Daphnia#2\n"
+                                                "Daphnia#1,fish\n"), sep=",")
+    assert d.node_names == ["algae", "Daphnia#1", "Daphnia#2", "fish"] and d.num_edges == 3
 
 
 @pytest.mark.parametrize("reader", [

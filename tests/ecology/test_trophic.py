@@ -155,3 +155,50 @@ def test_levels_are_permutation_equivariant_and_weight_scale_invariant(method):
     torch.testing.assert_close(h_perm[perm], h)
     torch.testing.assert_close(trophic_levels(g, method, edge_weight=10 * w), h)
     assert not torch.allclose(trophic_levels(g, method), h)  # the weights do matter
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_zero_weight_link_is_as_if_absent(method):
+    # a -> b (1), b -> c (0), c -> d (1): the zero link carries no flow, so the web is two chains a->b, c->d
+    g = ei([(0, 1), (1, 2), (2, 3)])
+    w = torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64)
+    h = trophic_levels(g, method, edge_weight=w)
+    torch.testing.assert_close(h, torch.tensor([1.0, 2.0, 1.0, 2.0], dtype=torch.float64))
+    without = ei([(0, 1), (2, 3)])
+    torch.testing.assert_close(h, trophic_levels(without, method, num_nodes=4))
+    # the same through a Data's edge_weight, and for both incoherence measures
+    data = Data(edge_index=g, num_nodes=4, edge_weight=w)
+    torch.testing.assert_close(trophic_levels(data, method), h)
+    assert trophic_incoherence(data) == pytest.approx(0.0, abs=1e-12)
+    assert trophic_incoherence(data, "johnson") == pytest.approx(trophic_incoherence(without, "johnson"))
+    # weighted=False counts the link again: one chain 1..4
+    torch.testing.assert_close(trophic_levels(data, method, weighted=False), torch.arange(1, 5, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_zero_weight_link_in_a_weighted_web_equals_the_web_without_it(method):
+    # omnivore triangle plus a zero link 3 -> 2 into the omnivore; 3 -> 4 keeps node 3 in the web
+    g = ei([(0, 1), (0, 2), (1, 2), (3, 2), (3, 4)])
+    w = torch.tensor([2.0, 1.0, 3.0, 0.0, 1.0], dtype=torch.float64)
+    keep = w > 0
+    h = trophic_levels(g, method, edge_weight=w)
+    assert torch.isfinite(h).all()
+    torch.testing.assert_close(h, trophic_levels(g[:, keep], method, num_nodes=5, edge_weight=w[keep]))
+    if method == "levine":  # omnivore 2 eats 0 (level 1, weight 1) and 1 (level 2, weight 3): 1 + 7 / 4
+        torch.testing.assert_close(h, torch.tensor([1.0, 2.0, 2.75, 1.0, 2.0], dtype=torch.float64))
+
+
+def test_all_zero_weights_and_numerically_zero_weights_give_clear_answers():
+    chain = ei([(0, 1), (1, 2)])
+    zeros = torch.zeros(2, dtype=torch.float64)
+    for method in ("mackay", "levine"):  # no link left: every species is alone, level 1
+        torch.testing.assert_close(trophic_levels(chain, method, edge_weight=zeros), torch.ones(3, dtype=torch.float64))
+    with pytest.raises(ValueError, match="no edges .*zero-weight"):
+        trophic_incoherence(chain, edge_weight=zeros)
+    # uniformly tiny weights are fine (levels do not depend on the weights' scale) ...
+    tiny = torch.full((2,), 1e-320, dtype=torch.float64)
+    torch.testing.assert_close(trophic_levels(chain, "mackay", edge_weight=tiny), torch.arange(1, 4, dtype=torch.float64))
+    # ... but a link numerically zero next to the others is a clear error, not NaN levels
+    with pytest.raises(ValueError, match="numerically zero next to the largest.*weighted=False"):
+        trophic_levels(ei([(0, 1), (1, 2), (2, 3)]), "mackay",
+                       edge_weight=torch.tensor([1.0, 1e-320, 1.0], dtype=torch.float64))

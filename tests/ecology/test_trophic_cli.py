@@ -44,7 +44,7 @@ def test_trophic_errors_are_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("a b\nb c d e\n")
     assert main(["trophic", str(bad)]) == 1
-    assert "bad.txt:2: expected 2 columns (source target), found 4" in capsys.readouterr().err
+    assert "bad.txt:2: 4 fields, more than 'prey predator [weight]'" in capsys.readouterr().err
     m = tmp_path / "m.txt"
     m.write_text("0 1\n0 0\n")
     assert main(["trophic", str(m), "--format", "adjacency"]) == 1
@@ -68,3 +68,60 @@ def test_trophic_cheddar_folder_and_pajek_file(data_root, capsys):
 def test_trophic_gateway_folder(data_root, capsys):
     assert main(["trophic", str(data_root / "gateway_dev" / "webs" / "AEW03_11")]) == 0
     assert "122 species, 1811 links" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_trophic_zero_weight_link_is_dropped(tmp_path, capsys, method):
+    web = tmp_path / "zero.txt"
+    web.write_text("a b 1\nb c 0\nc d 1\n")
+    assert main(["trophic", str(web), "--method", method, "--csv", str(tmp_path / "z.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "F0=0.0000" in out and "nan" not in out.lower()
+    assert pd.read_csv(tmp_path / "z.csv")["trophic_level"].tolist() == [1.0, 2.0, 1.0, 2.0]
+
+
+def test_trophic_species_names_with_spaces(tmp_path, capsys):
+    """Tab-separated names may hold spaces; a whitespace file cannot, and says so instead of linking the words."""
+    tsv = tmp_path / "binom.tsv"
+    tsv.write_text("resource\tconsumer\nChlorella vulgaris\tDaphnia pulex\nDaphnia pulex\tChaoborus flavicans\n")
+    assert main(["trophic", str(tsv), "--csv", str(tmp_path / "l.csv")]) == 0
+    assert pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"].to_dict() == \
+        {"Chlorella vulgaris": 1.0, "Daphnia pulex": 2.0, "Chaoborus flavicans": 3.0}
+    capsys.readouterr()
+    for text, msg in (("resource consumer\nChlorella vulgaris Daphnia pulex\n",
+                       "w.txt:2: 4 fields where the header (line 1) names 2: species names with spaces need tabs"),
+                      ("# web\nChlorella vulgaris Daphnia pulex\n",
+                       "w.txt:2: 4 fields, more than 'prey predator [weight]': species names with spaces"),
+                      ("algae daphnia 0.5\ndaphnia fish pulex\n",
+                       "w.txt:2: field 3 ('pulex') is not a weight")):
+        (tmp_path / "w.txt").write_text(text)
+        assert main(["trophic", str(tmp_path / "w.txt")]) == 1
+        assert msg in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["predator,prey\nfox,rabbit\nrabbit,grass\n",
+                                  "# exported\nconsumer,resource\nfox,rabbit\nrabbit,grass\n",
+                                  "consumer;resource\nfox;rabbit\nrabbit;grass\n"])
+def test_trophic_csv_columns_by_name(tmp_path, capsys, text):
+    """prey / predator headers, a comment above the header, a semicolon CSV: the columns are found by name."""
+    (tmp_path / "w.csv").write_text(text)
+    assert main(["trophic", str(tmp_path / "w.csv"), "--csv", str(tmp_path / "l.csv")]) == 0
+    assert pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"].to_dict() == \
+        {"fox": 3.0, "rabbit": 2.0, "grass": 1.0}
+    capsys.readouterr()
+
+
+def test_trophic_adjacency_csv(tmp_path, capsys):
+    (tmp_path / "a.csv").write_text("0,1,0\n0,0,1\n0,0,0\n")
+    assert main(["trophic", str(tmp_path / "a.csv"), "--format", "adjacency", "--convention", "row_to_col",
+                 "--csv", str(tmp_path / "l.csv")]) == 0
+    assert pd.read_csv(tmp_path / "l.csv")["trophic_level"].tolist() == [1.0, 2.0, 3.0]
+    capsys.readouterr()
+
+
+def test_trophic_zero_weight_links_are_not_counted_as_prey(tmp_path, capsys):
+    (tmp_path / "z.txt").write_text("a b 1\nb c 0\nc d 1\n")
+    assert main(["trophic", str(tmp_path / "z.txt"), "--csv", str(tmp_path / "l.csv")]) == 0
+    df = pd.read_csv(tmp_path / "l.csv").set_index("species")
+    assert df["prey"].to_dict() == {"a": 0, "b": 1, "c": 0, "d": 1} and df.loc["c", "trophic_level"] == 1.0
+    capsys.readouterr()

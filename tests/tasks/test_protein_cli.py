@@ -71,3 +71,27 @@ def test_homophily_line_known_answers():
                                     "weak predictions")
     data.y = torch.tensor([[1, 0], [0, 0], [0, 1], [0, 0]])  # no edge joins two annotated proteins
     assert "no interaction joins two annotated proteins" in homophily_line(data)
+
+
+@pytest.mark.parametrize("fmt", ["edgelist", "string"])
+def test_read_network_keeps_weights_with_their_edges(tmp_path, fmt):
+    from gatbio.tasks.protein_cli import read_network
+
+    # rows out of sorted order (and a self-loop to drop), so that sorting the edges must move the weights too
+    known = {("C", "D"): 0.3, ("A", "B"): 0.9, ("B", "C"): 0.5, ("A", "D"): 0.1}
+    rows = [(a, b, w) for (a, b), w in known.items()] + [("B", "B", 0.7)]
+    if fmt == "edgelist":
+        text = "".join(f"{a} {b} {w}\n" for a, b, w in rows)
+    else:  # STRING: every interaction listed in both directions, scores 0-1000
+        text = "protein1 protein2 combined_score\n" + "".join(
+            f"{x} {y} {round(w * 1000)}\n" for a, b, w in rows for x, y in ((a, b), (b, a)))
+    path = tmp_path / "edges.txt"
+    path.write_text(text)
+    data = read_network(str(path), fmt)
+    names = data.node_names
+    pairs = [(names[u], names[v]) for u, v in data.edge_index.t().tolist()]
+    assert sorted(pairs) == sorted(list(known) + [(b, a) for a, b in known])  # both directions, no self-loop
+    assert data.edge_index.t().tolist() == sorted(data.edge_index.t().tolist())  # sorted by (source, target)
+    got = dict(zip(pairs, data.edge_weight.tolist(), strict=True))
+    for (a, b), w in known.items():
+        assert got[a, b] == pytest.approx(w) and got[b, a] == pytest.approx(w)
