@@ -947,11 +947,18 @@ def check(cfg: FoodWebConfig) -> None:
         raise ValueError(f"gat.val_metric={cfg.gat.val_metric!r}: expected 'loss' or 'ap'")
     if cfg.named:
         from gatbio.data import dataset_names
-        from gatbio.data.sources import unknown_name
+        from gatbio.data.sources import UnknownDatasetError, unknown_name
 
         known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
         for name in cfg.named:
-            if name not in known and not re.fullmatch(r"gateway/\d+", name):
+            if re.fullmatch(r"gateway/\d+", name):  # a web id: it must be one of the collection's webs
+                from gatbio.data.foodweb import gateway_web_folder
+
+                try:
+                    gateway_web_folder(name.split("/", 1)[1])
+                except UnknownDatasetError as err:
+                    raise ValueError(f"config named: {err}") from None
+            elif name not in known:
                 raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
 
 

@@ -40,8 +40,9 @@ Columns:
                         (2 x GAT logit + log-odds of the boosted stack + log-odds of the linear stack) / 4.
                       Higher is likelier; 0 is even odds, +2.2 about 9 to 1, -2.2 about 1 to 9. Rank by it;
                       read it as a probability only loosely (the members are not calibrated to each other).
-  resource_level,     MacKay trophic levels of the observed web (basal species at 1)
-  consumer_level
+  resource_level,     MacKay trophic levels of the observed web: the lowest species of each connected
+  consumer_level      part of the web is at 1 (a basal species can sit above 1), a consumer about 1 above
+                      its resources
 """
 
 
@@ -66,6 +67,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="YAML config (experiments/configs/foodweb_*.yaml; default: the full benchmark's settings)")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
+    b.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it goes to stderr, and only when it is a terminal)")
     add_device_option(b, default=None)
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
@@ -112,6 +115,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
+    from gatbio.cli import show_progress
     from gatbio.config import load_config
     from gatbio.tasks.foodweb import FoodWebConfig, benchmark
 
@@ -128,7 +132,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
         import dataclasses
 
         cfg = dataclasses.replace(cfg, device=args.device)
-    tables = benchmark(cfg, resume=resume_mode(args))
+    tables = benchmark(cfg, progress=show_progress(args.quiet), resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0
 

@@ -43,7 +43,15 @@ from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import parallel_map
 from gatbio.results import atomic_write_text, is_done, write_csv, write_json
-from gatbio.robustness import PERTURBATIONS, Perturbation, extinction_curve, perturb, r50, rank_nodes
+from gatbio.robustness import (
+    PERTURBATIONS,
+    Perturbation,
+    extinction_curve,
+    perturb,
+    r50,
+    rank_nodes,
+    remove_nodes,
+)
 
 __all__ = [
     "MODELS",
@@ -196,6 +204,10 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
             raise ValueError(f"config fractions: {f} is outside [0, 1]; give fractions of nodes, e.g. 0.05 for 5%")
     if not cfg.fractions or min(cfg.fractions) != 0.0:
         raise ValueError("config fractions: include 0.0, the unperturbed point every curve starts from")
+    removals = [p for p in cfg.perturbations if PERTURBATIONS[p][0] is remove_nodes]
+    if removals and max(cfg.fractions) >= 1.0:
+        raise ValueError(f"config fractions: {max(cfg.fractions)} removes every node under perturbation "
+                         f"{removals[0]!r}, leaving nothing to score; node removals take fractions in [0, 1)")
     if not cfg.seeds:
         raise ValueError("config seeds: give at least one seed")
     if not (cfg.protein.enabled or cfg.foodweb.enabled):
@@ -208,7 +220,15 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
     known = set(dataset_names(expand=True))
     for key, name in [("protein.dataset", cfg.protein.dataset)] * cfg.protein.enabled + \
             [("foodweb.webs", w) for w in cfg.foodweb.webs] * cfg.foodweb.enabled:
-        if name not in known and not re.fullmatch(r"gateway/\d+", name):
+        if re.fullmatch(r"gateway/\d+", name):  # a web id: it must be one of the collection's webs
+            from gatbio.data.foodweb import gateway_web_folder
+            from gatbio.data.sources import UnknownDatasetError
+
+            try:
+                gateway_web_folder(name.split("/", 1)[1])
+            except UnknownDatasetError as err:
+                raise ValueError(f"config {key}: {err}") from None
+        elif name not in known:
             raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
                              "gateway/11 (all names: gatbio datasets --members)")
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
@@ -391,8 +411,12 @@ class _Problem:
 
     def evaluate(self, model, clean_out: Tensor, clean_att, pert: Perturbation) -> dict[str, float]:
         """Score on the perturbed graph, the clean score on the same items, flip rate and attention shift."""
-        out, att = self.forward(model, pert.data)
         items_new, items_old, unaffected = self.items(pert)
+        if unaffected.numel() == 0:  # no evaluation item survives (e.g. every test protein or pair removed)
+            nan = float("nan")
+            return {"score": nan, "clean": nan, "drop": nan, "relative": nan, "flip_rate": nan, "n_items": 0,
+                    "n_affected": pert.num_affected, "js_attention": nan, "entropy_ratio": nan}
+        out, att = self.forward(model, pert.data)
         score, clean = self.score(out, items_new), self.score(clean_out, items_old)
         flips = metrics.flip_rate(self.predictions(clean_out, items_old), self.predictions(out, items_new),
                                   mask=unaffected)
@@ -545,8 +569,10 @@ def summarize(cfg: RobustnessConfig) -> str:
         rs.plot_curves(curves, dataset, "relative", out_dir / "figures" / f"curves_{name}.png")
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {df['seed'].nunique()} seeds -> {out_dir}"]
-    if cfg.foodweb.enabled:
-        orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
+    orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
+    if cfg.foodweb.enabled and not orders:
+        lines += ["R50: none (it follows the node-removal perturbations, which this sweep does not run)"]
+    if cfg.foodweb.enabled and orders:
         table, ext = r50_table(cfg.foodweb.webs, orders, cfg.seeds, cfg.r50_random_orders, cfg.betweenness_k)
         write_csv(out_dir / "summary" / "r50.csv", table)
         write_csv(out_dir / "summary" / "extinction_curves.csv", ext)

@@ -1,0 +1,124 @@
+"""``gatbio robustness`` and ``gatbio foodweb``: settings refused before any output, progress only on a terminal
+(and ``--quiet``), a perturbation that leaves nothing to score, and the trophic-level wording of ``predict``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from gatbio.cli import main as cli_main
+from gatbio.robustness import perturb
+from gatbio.tasks import foodweb as fw
+from gatbio.tasks import robustness as rb
+
+REPO = Path(__file__).resolve().parents[2]
+QUICK = str(REPO / "experiments" / "configs" / "robustness_quick.yaml")
+TQDM_MARKS = ("it/s", "%|", "s/it")
+
+
+def test_removing_every_node_is_refused_before_any_output(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["robustness", "--config", QUICK, "fractions=[0.0,1.0]", "protein.enabled=false", "models=[gcn]",
+            "perturbations=[degree]", f"out_dir={out}"]
+    assert cli_main(args) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "config fractions: 1.0" in err and "[0, 1)" in err
+    assert not out.exists()
+    # noise on (or edges dropped around) every node is meaningful: fraction 1.0 stays allowed for those
+    assert rb.load(QUICK, ["fractions=[0.0,1.0]", "perturbations=[feature_noise,edge_drop]"]).fractions == [0.0, 1.0]
+
+
+def test_unknown_gateway_web_id_is_refused_before_any_output(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli_main(["robustness", "--config", QUICK, "foodweb.webs=[gateway/999]", f"out_dir={out}"]) == 1
+    err = capsys.readouterr().err
+    assert "config foodweb.webs: unknown GATEWAy web 'gateway/999'" in err and "57 webs" in err
+    assert not out.exists()  # no config.yaml / fingerprint.json
+    assert rb.load(QUICK, ["foodweb.webs=[gateway/11]"]).foodweb.webs == ["gateway/11"]
+    # the food-web benchmark's named webs: the same check
+    with pytest.raises(ValueError, match=r"config named: unknown GATEWAy web 'gateway/999'"):
+        fw.check(fw.FoodWebConfig(named=["gateway/999"], out=str(out)))
+    fw.check(fw.FoodWebConfig(named=["gateway/11"], out=str(out)))
+
+
+def test_no_surviving_items_gives_nan_not_a_crash():
+    """A removal that takes every held-out pair (here every node) scores NaN on 0 items instead of failing in
+    numpy's reshape."""
+    n = 4
+    data = Data(x=torch.randn(n, 2), edge_index=torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]]), num_nodes=n,
+                levels=torch.ones(n))
+    prob = object.__new__(rb._FoodwebProblem)
+    prob.data, prob.pairs, prob.labels = data, torch.tensor([[0, 1], [2, 3]]), torch.tensor([1.0, 0.0])
+    prob.forward = lambda model, d: (torch.zeros(d.num_nodes, d.num_nodes), None)
+    clean = torch.zeros(n, n)
+    for fraction in (1.0, 0.75):  # all nodes; or three of them, leaving no pair with both ends
+        row = prob.evaluate(None, clean, None, perturb(data, "degree", fraction))
+        assert row["n_items"] == 0 and np.isnan(row["score"]) and np.isnan(row["flip_rate"])
+    row = prob.evaluate(None, clean, None, perturb(data, "degree", 0.0))
+    assert row["n_items"] == 2 and row["flip_rate"] == 0.0
+
+
+@pytest.mark.parametrize("perturbation", ["degree", "feature_noise"])
+def test_robustness_shows_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys, data_root, perturbation):
+    args = ["robustness", "--config", QUICK, "protein.enabled=false", "models=[gcn]", f"perturbations=[{perturbation}]",
+            "fractions=[0.0,0.05]", "foodweb.epochs=3", "r50_random_orders=1", f"out_dir={tmp_path / 'out'}"]
+    assert cli_main(args) == 0
+    out, err = capsys.readouterr()
+    assert not any(mark in err for mark in TQDM_MARKS), err
+    assert "robustness (dataset, seed)" not in err
+    # R50 follows the removal orders; a sweep without any says so (it used to stop with KeyError: 'web')
+    assert ("R50 (fraction" in out) == (perturbation == "degree") and ("R50: none" in out) != (perturbation == "degree")
+
+
+def _progress_seen(monkeypatch, module, name, argv, tty):
+    seen = {}
+
+    def fake(cfg, *a, progress=True, **k):
+        seen["progress"] = progress
+        return "" if module is rb else {}
+
+    monkeypatch.setattr(module, name, fake)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)
+    assert cli_main(argv) == 0
+    return seen["progress"]
+
+
+@pytest.mark.parametrize("quiet,tty,expected", [(False, False, False), (False, True, True), (True, True, False)])
+def test_progress_follows_the_terminal_and_quiet(tmp_path, monkeypatch, quiet, tty, expected):
+    flag = ["--quiet"] * quiet
+    rob = ["robustness", "--config", QUICK, f"out_dir={tmp_path / 'r'}", *flag]
+    assert _progress_seen(monkeypatch, rb, "run", rob, tty) is expected
+    bench = ["foodweb", "benchmark", "--out", str(tmp_path / "f"), *flag]
+    assert _progress_seen(monkeypatch, fw, "benchmark", bench, tty) is expected
+
+
+def test_benchmark_shows_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    web = tmp_path / "webs" / "A_1"
+    web.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    A = np.triu(rng.random((14, 14)) < 0.35, 1)  # a random acyclic web: prey i -> predator j > i
+    (web / "1_edge_list.txt").write_text("".join(f"{i} {j}\n" for i, j in zip(*np.nonzero(A), strict=True)))
+    args = ["foodweb", "benchmark", "--webs", str(tmp_path / "webs"), "--out", str(tmp_path / "out"),
+            "protocols=[links]", "models=[l3_ra]"]
+    assert cli_main(args) == 0
+    err = capsys.readouterr().err
+    assert not any(mark in err for mark in TQDM_MARKS), err
+    assert "food webs" not in err
+
+
+def test_predict_help_states_the_mackay_gauge(capsys):
+    with pytest.raises(SystemExit):
+        cli_main(["foodweb", "predict", "--help"])
+    text = " ".join(line[22:] if line.startswith("  ") else line for line in capsys.readouterr().out.splitlines())
+    text = " ".join(text.split())  # the description's right-hand column, as one line
+    assert "basal species at 1" not in text
+    assert "the lowest species of each connected part of the web is at 1 (a basal species can sit above 1)" in text
+    # what the wording says: basal species 3 (eaten only by the top of a chain 0 -> 1 -> 2) sits above 1
+    A = fw.adjacency_of(torch.tensor([[0, 1, 3], [1, 2, 2]]), 4)
+    levels = fw.observed_levels(A)
+    assert levels.min() == pytest.approx(1.0) and levels[3] > 1.5
