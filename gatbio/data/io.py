@@ -888,7 +888,10 @@ def read_pajek(path: str | Path) -> PajekFile:
     several sections in one project file. Ids are converted to 0-based.
     """
     path = check_file(path)
-    text = read_text(path, encoding="latin-1")
+    try:  # UTF-8 (a byte-order mark dropped); Pajek's own tools write Latin-1, read as such when not UTF-8
+        text = read_text(path).removeprefix("\ufeff")
+    except MalformedFileError:
+        text = read_text(path, encoding="latin-1")
     out = PajekFile(str(path))
     section, name, expected_n, values = None, None, None, []
     net: dict | None = None
@@ -934,6 +937,7 @@ def read_pajek(path: str | Path) -> PajekFile:
                     out.networks[name] = net
                 net["n"] = n_vert
                 net["node_names"] = [str(i + 1) for i in range(n_vert)]
+                net["vertex_lines"] = {}
                 section = "vertices"
                 continue
             if word in ("arcs", "edges", "arcslist", "edgeslist", "matrix"):
@@ -958,6 +962,10 @@ def read_pajek(path: str | Path) -> PajekFile:
             vid = int(m.group(1))
             if not 1 <= vid <= net["n"]:
                 raise MalformedFileError(path, no, f"vertex id {vid} outside 1..{net['n']}")
+            if vid in net["vertex_lines"]:
+                raise MalformedFileError(path, no, f"vertex id {vid} listed twice (first on line "
+                                                   f"{net['vertex_lines'][vid]})")
+            net["vertex_lines"][vid] = no
             net["node_names"][vid - 1] = m.group(2) if m.group(2) is not None else m.group(3)
             continue
         if section in ("arcs", "edges", "arcslist", "edgeslist"):
@@ -985,6 +993,18 @@ def read_pajek(path: str | Path) -> PajekFile:
         raise MalformedFileError(path, no, f"data line outside any section: {line!r}")
     close()
     for net in out.networks.values():
+        labelled = net.pop("vertex_lines", {})
+        if 0 < len(labelled) < net.get("n", 0):  # Pajek allows unlisted vertices: they are named by their ids
+            note(f"{path}: {net['n'] - len(labelled)} of the {net['n']} vertices of *vertices have no line; "
+                 "they are named by their ids")
+        names = net.get("node_names", [])
+        if len(set(names)) < len(names):
+            seen: dict[str, int] = {}
+            dup = next(x for i, x in enumerate(names) if seen.setdefault(x, i) != i)
+            first, second = [i + 1 for i, x in enumerate(names) if x == dup][:2]
+            note(f"{path}: {len(names) - len(set(names))} vertex label(s) repeat another, e.g. {dup!r} (vertices "
+                 f"{first} and {second}, line {labelled.get(second)}); they stay separate nodes, but a name does "
+                 "not pick one")
         for k in ("arcs", "edges"):
             net[k] = np.array(net[k], dtype=np.int64).reshape(-1, 2)
         for k in ("arc_lines", "edge_lines"):
@@ -1008,7 +1028,7 @@ def pajek_to_data(
     """A Pajek network as :class:`Data`. ``directed=None`` → directed when it has ``*arcs``.
 
     For an undirected result ``*arcs`` and ``*edges`` are both read as interactions. For a directed result,
-    ``*edges`` are stored in both directions.
+    ``*edges`` are stored in both directions (a self-loop once).
     """
     net = pj.network(network)
     has_arcs = len(net["arcs"]) > 0
@@ -1016,10 +1036,11 @@ def pajek_to_data(
     lines = np.concatenate([net["arc_lines"], net["edge_lines"]])
     if directed:
         e, ew = net["edges"], net["edge_weight"]
-        src = np.concatenate([net["arcs"][:, 0], e[:, 0], e[:, 1]])
-        dst = np.concatenate([net["arcs"][:, 1], e[:, 1], e[:, 0]])
-        w = np.concatenate([net["arc_weight"], ew, ew])
-        lines = np.concatenate([lines, net["edge_lines"]])
+        loop = e[:, 0] == e[:, 1]  # an undirected self-loop is one link, not two (its mirror is itself)
+        src = np.concatenate([net["arcs"][:, 0], e[:, 0], e[~loop, 1]])
+        dst = np.concatenate([net["arcs"][:, 1], e[:, 1], e[~loop, 0]])
+        w = np.concatenate([net["arc_weight"], ew, ew[~loop]])
+        lines = np.concatenate([lines, net["edge_lines"][~loop]])
     else:
         both = np.concatenate([net["arcs"], net["edges"]])
         src, dst = both[:, 0], both[:, 1]

@@ -121,6 +121,13 @@ def read_foodweb_file(
         data = read_gateway_web(path, node_names=gateway_folder_names(path))  # species names when in a collection
     elif fmt == "pajek":
         pj = io.read_pajek(path)
+        net = pj.network(None)
+        if len(net["edges"]) and not len(net["arcs"]):
+            raise io.MalformedFileError(path, int(net["edge_lines"][0]), "a network of undirected *Edges only: a "
+                                        "food web needs *Arcs (prey -> predator) to have trophic levels")
+        if len(net["edges"]):
+            io.note(f"{path}: {len(net['edges'])} undirected *Edges read as links both ways (prey and predator of "
+                    "each other) beside the *Arcs")
         if any(k.lower().startswith("eco") for k in pj.partitions):
             data = read_pajek_foodweb(path)
         else:

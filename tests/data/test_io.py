@@ -305,6 +305,26 @@ def test_pajek_malformed(tmp_path, text, msg):
         read_pajek(write(tmp_path, "t.net", text))
 
 
+def test_pajek_encodings_repeated_ids_unlisted_vertices_and_self_loops(tmp_path, caplog):
+    utf8 = tmp_path / "u.net"
+    utf8.write_bytes("\ufeff*Vertices 2\n1 \"écaille\"\n2 \"bar\"\n*Arcs\n1 2\n".encode("utf-8"))
+    assert read_pajek(utf8).network()["node_names"] == ["écaille", "bar"]  # UTF-8 with a byte-order mark
+    latin = tmp_path / "l.net"
+    latin.write_bytes("*Vertices 2\n1 \"écaille\"\n2 \"bar\"\n".encode("latin-1"))  # Pajek's own encoding
+    assert read_pajek(latin).network()["node_names"] == ["écaille", "bar"]
+    with pytest.raises(MalformedFileError, match=r"t\.net:3: vertex id 1 listed twice \(first on line 2\)"):
+        read_pajek(write(tmp_path, "t.net", "*Vertices 2\n1 \"a\"\n1 \"b\"\n"))
+    caplog.set_level("WARNING", logger="gatbio.data")
+    pj = read_pajek(write(tmp_path, "p.net", "*Vertices 3\n1 \"a\"\n*Edges\n1 1 2\n1 2\n"))
+    assert pj.network()["node_names"] == ["a", "2", "3"]
+    assert "2 of the 3 vertices of *vertices have no line" in caplog.text
+    d = pajek_to_data(pj, directed=True)  # the self-loop once (weight 2, not doubled), the edge both ways
+    assert sorted(zip(d.edge_index[0].tolist(), d.edge_index[1].tolist(), d.edge_weight.tolist(), strict=True)) == \
+        [(0, 0, 2.0), (0, 1, 1.0), (1, 0, 1.0)]
+    read_pajek(write(tmp_path, "d.net", "*Vertices 3\n1 \"x\"\n2 \"y\"\n3 \"x\"\n"))
+    assert "1 vertex label(s) repeat another, e.g. 'x' (vertices 1 and 3, line 4)" in caplog.text
+
+
 # ---------------------------------------------------------------- adjacency matrices
 
 

@@ -125,3 +125,9 @@ def test_trophic_zero_weight_links_are_not_counted_as_prey(tmp_path, capsys):
     df = pd.read_csv(tmp_path / "l.csv").set_index("species")
     assert df["prey"].to_dict() == {"a": 0, "b": 1, "c": 0, "d": 1} and df.loc["c", "trophic_level"] == 1.0
     capsys.readouterr()
+
+
+def test_trophic_refuses_a_pajek_network_of_undirected_edges(tmp_path, capsys):
+    (tmp_path / "u.net").write_text('*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Edges\n1 2\n2 3\n')
+    assert main(["trophic", str(tmp_path / "u.net")]) == 1
+    assert "u.net:6: a network of undirected *Edges only: a food web needs *Arcs" in capsys.readouterr().err
