@@ -296,7 +296,8 @@ class Table:
         return parse_weights(self.column(col), self.path, self.line, what=what)
 
 
-_SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "spaces", ";": "a semicolon"}
+_SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "spaces", ";": "a semicolon",
+              "|": "a '|'"}
 
 
 def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | None, expected_desc: str,
@@ -390,8 +391,12 @@ def read_table(
         names = [h if h else str(i) for i, h in enumerate(head[:df.shape[1]])]
         df.columns = names + list(range(len(names), df.shape[1]))
     if expected is not None and df.shape[1] < expected:
+        row = text.split("\n", 2)[1 if head is not None and len(numbers) > 1 else 0]
+        other = next((c for c in (",", "\t", ";", "|") if c in row and c != sep), None)
+        hint = f" (the line holds {_SEP_WORDS.get(other, repr(other))}: is that the separator? check the format " \
+               "or its sep)" if other else ""
         raise MalformedFileError(path, int(body_no[0]), f"expected {expected} columns{expected_desc}, found "
-                                                        f"{df.shape[1]}")
+                                                        f"{df.shape[1]}{hint}")
     return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None)
 
 
@@ -438,8 +443,9 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     field is not one of ``names``, and it names the columns) unless ``header`` forces it; without one the columns
     are named ``{value_word}_1`` ... . Returns ``(values (N, F), column names, rows ignored)``: a node without a row
     gets NaN; a row naming no node of ``names`` (the ``where``'s) is an error (``unknown="error"``) or skipped and counted
-    (``"ignore"``: a proteome-wide file for a smaller network). Duplicate rows and non-numbers are errors naming the
-    file and line (``value_hint`` is appended to the latter). Empty fields and ``NA`` / ``nan`` are NaN.
+    (``"ignore"``: a proteome-wide file for a smaller network). Duplicate rows, rows longer than the header and values that are not
+    finite numbers are errors naming the file and line (``value_hint`` is appended to the last). Empty fields and
+    ``NA`` / ``nan`` are NaN.
     """
     if unknown not in ("error", "ignore"):
         raise ValueError(f"unknown={unknown!r}: 'error' or 'ignore'")
@@ -459,16 +465,25 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         r = int(np.flatnonzero(stranger)[0])
         raise MalformedFileError(path, table.line(r), f"{int(stranger.sum())} {what} names are not in the {where}, "
                                  f"e.g. {sorted(ids[stranger])[:5]} (names must match the {where}'s exactly)")
+    if table.header is not None and df.shape[1] > len(table.header):  # a row longer than the header
+        extra = df.iloc[:, len(table.header):].notna().any(axis=1).to_numpy()
+        if extra.any():
+            r = int(np.flatnonzero(extra)[0])
+            raise MalformedFileError(path, table.line(r), f"{int(df.iloc[r].notna().sum())} fields where the header "
+                                                          f"(line {table.header_line}) names {len(table.header)}")
     cols = [c for c in df.columns if c != id_col]
     col_names = [str(c) if table.header is not None else f"{value_word}_{k + 1}" for k, c in enumerate(cols)]
     values = np.empty((len(df), len(cols)))
     for k, c in enumerate(cols):
         v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
         bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
+        bad |= np.isinf(v)  # an infinite trait or embedding value is no measurement
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
-            raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be a number, found "
-                                                          f"{df[c].iloc[r]!r}" + (f" {value_hint}" if value_hint else ""))
+            kind = "finite" if np.isinf(v[r]) else "a number"
+            raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be {kind}, "
+                                                          f"found {df[c].iloc[r]!r}"
+                                                          + (f" {value_hint}" if value_hint else ""))
         values[:, k] = v
     keep = ~stranger
     aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(list(names))

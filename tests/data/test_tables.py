@@ -125,6 +125,12 @@ def test_node_list_and_trait_tables_detect_headers(tmp_path):
     assert x.shape == (3, 0) and names == []
     with pytest.raises(MalformedFileError, match=r"v\.csv:3: trait 'mass' must be a number, found 'big'"):
         read_species_traits(write(tmp_path, "v.csv", "species,mass\nfox,1\nrabbit,big\n"), species)
+    with pytest.raises(MalformedFileError, match=r"v\.csv:2: trait 'mass' must be finite, found 'inf'"):
+        read_species_traits(write(tmp_path, "v.csv", "species,mass\nfox,inf\nrabbit,1\n"), species)
+    with pytest.raises(MalformedFileError, match=r"r\.csv:2: 3 fields where the header \(line 1\) names 2"):
+        read_species_traits(write(tmp_path, "r.csv", "species,mass\nfox,1,5\nrabbit,1,2\n"), species)
+    with pytest.raises(MalformedFileError, match=r"r\.csv:3: expected 2 columns, found 3"):
+        read_species_traits(write(tmp_path, "r.csv", "species,mass\nfox,1\nrabbit,1,5\n"), species)
 
 
 def test_adjacency_with_detected_header_and_names_column(tmp_path):
@@ -343,3 +349,11 @@ def test_a_users_cheddar_folder_gzipped_and_with_missing_masses(tmp_path):
 ])
 def test_sniff_separator(tmp_path, text, sep):
     assert sniff_separator(data_head(write(tmp_path, "t.txt", text))) == sep
+
+
+def test_too_few_columns_hints_at_the_separator_the_line_holds(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"s\.csv:2: expected 2 columns \(source target\), found 1 \(the "
+                                                 r"line holds a semicolon: is that the separator\?"):
+        read_edge_list(write(tmp_path, "s.csv", "src,dst\na;b\nb;c\n"), sep=",")
+    with pytest.raises(MalformedFileError, match=r"found 1$"):  # nothing to suggest: no hint
+        read_edge_list(write(tmp_path, "s.txt", "a\nb\n"))
