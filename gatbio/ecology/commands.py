@@ -230,8 +230,9 @@ def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: boo
     for (no, _), row in zip(head, rows, strict=True):
         if len(row) > 3:
             raise MalformedFileError(path, no, f"{len(row)} fields, more than 'prey predator [weight]': {fix}")
-        if len(row) == 3 and not number(row[2]):
-            raise MalformedFileError(path, no, f"field 3 ({row[2]!r}) is not a weight: {fix}")
+    if len(rows[0]) == 3 and not number(rows[0][2]):  # a column of words where weights belong (a later bad
+        # weight under numbers is the weight parser's to name)
+        raise MalformedFileError(path, head[0][0], f"field 3 ({rows[0][2]!r}) is not a weight: {fix}")
 
 
 def _orient(data, direction: str):

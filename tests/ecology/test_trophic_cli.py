@@ -92,8 +92,8 @@ def test_trophic_species_names_with_spaces(tmp_path, capsys):
                        "w.txt:2: 4 fields where the header (line 1) names 2: species names with spaces need tabs"),
                       ("# web\nChlorella vulgaris Daphnia pulex\n",
                        "w.txt:2: 4 fields, more than 'prey predator [weight]': species names with spaces"),
-                      ("algae daphnia 0.5\ndaphnia fish pulex\n",
-                       "w.txt:2: field 3 ('pulex') is not a weight")):
+                      ("algae Daphnia pulex\nDaphnia pulex fish\n",
+                       "w.txt:1: field 3 ('pulex') is not a weight")):
         (tmp_path / "w.txt").write_text(text)
         assert main(["trophic", str(tmp_path / "w.txt")]) == 1
         assert msg in capsys.readouterr().err
