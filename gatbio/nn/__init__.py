@@ -5,9 +5,9 @@
 - models (node classifier, link predictor) in :mod:`gatbio.nn.models`.
 """
 
-from gatbio.nn.conv import GATConv, GATv2Conv
+from gatbio.nn.conv import GATConv, GATv2Conv, cache_graphs
 
-__all__ = ["GATConv", "GATv2Conv"]
+__all__ = ["GATConv", "GATv2Conv", "cache_graphs"]
 
 
 def __getattr__(name: str):

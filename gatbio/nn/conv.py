@@ -32,6 +32,22 @@ FUSED_MIN_ELEMENTS = 1 << 18
 # the checked index range (computed once: reading index values back waits for the GPU). Keys: (id, version,
 # shape, device, what, ...) → (weakref, value).
 _PLANS: dict[tuple, tuple] = {}
+_CACHE = {"enabled": True}
+
+
+def cache_graphs(enabled: bool) -> bool:
+    """Turn the per-graph cache (CSR layouts, self-loop selection, index check) on or off; returns the old setting.
+
+    The cache knows a graph by its ``edge_index`` tensor and the tensor's version counter, which PyTorch bumps on
+    every in-place write it sees (``ei[1] = 0``, ``ei.add_(1)``). Writes it cannot see reuse a stale entry: through a
+    NumPy array that shares the memory (``torch.from_numpy(buf)``, then ``buf[...] = ...``) or through
+    ``ei.data``. Code that refills the same buffer that way (some samplers do) should call
+    ``cache_graphs(False)``, or pass a fresh tensor per batch. Off, every call rebuilds what it needs (slower on
+    large graphs, equal results)."""
+    old, _CACHE["enabled"] = _CACHE["enabled"], bool(enabled)
+    if not enabled:
+        _PLANS.clear()
+    return old
 
 
 def _forget_plans(tensor_id: int, plans: dict = _PLANS) -> None:
@@ -43,8 +59,11 @@ def _forget_plans(tensor_id: int, plans: dict = _PLANS) -> None:
 
 def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     """``build()`` for this graph (a CSR plan, the self-loop selection, the index check), computed once while
-    the input ``edge_index`` tensor lives unchanged (same object, same version) and shared by every layer."""
+    the input ``edge_index`` tensor lives unchanged (same object, same version) and shared by every layer; built
+    afresh under ``torch.inference_mode()`` and with :func:`cache_graphs` off."""
     if torch.compiler.is_compiling():  # traced into the compiled graph instead (no Python-side cache there)
+        return build()
+    if not _CACHE["enabled"] or edge_index_in.is_inference():  # inference tensors have no version counter
         return build()
     key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device, *key)
     entry = _PLANS.get(key)
@@ -111,7 +130,7 @@ class GATConv(MessagePassing):
     factor is the degree-normalised attention of "Bag of Tricks for Node Classification with Graph Neural
     Networks" (Wang et al., 2021), after which attention no longer sums to one. The temperature
     :math:`\tau_h` is fixed, or learnt per head as :math:`\tau_h = \tau_{\min} + \mathrm{softplus}(\rho_h)`
-    (initialised to 1). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
+    (initialised to 1; to :math:`\tau_{\min} + 10^{-3}` when :math:`\tau_{\min} \ge 1`). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
     of ``edge_index``; self-loops added by the layer get :math:`b = 0`.
 
     Under ``torch.autocast`` (bf16 or fp16) the projections run in low precision on every path; the scores,
@@ -198,7 +217,8 @@ class GATConv(MessagePassing):
         if isinstance(temperature, str):
             if temperature != "learn":
                 raise ValueError(f"temperature={temperature!r} is not allowed: use a positive number or 'learn'")
-        elif not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
+        elif not (isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
+                  and math.isfinite(temperature) and temperature > 0):
             raise ValueError(f"temperature={temperature!r} is not allowed: it must be a positive number or 'learn'")
         if share_weights and attention != "gatv2":
             raise ValueError(f"share_weights=True is only allowed with attention='gatv2', not {attention!r}")
@@ -342,6 +362,10 @@ class GATConv(MessagePassing):
         self._check_inputs(x_src_in, x_dst_in, edge_index, edge_attr, attn_bias, size)
         num_src = x_src_in.size(0) if size is None else size[0]
         num_dst = (x_dst_in.size(0) if x_dst_in is not None else num_src) if size is None else size[1]
+        if self.degree_norm is not None and not isinstance(x, Tensor) and (
+                (x_dst_in is not None and x_dst_in is not x_src_in) or num_src != num_dst):
+            raise ValueError(f"degree_norm={self.degree_norm!r} needs one node set (x as one tensor): with a "
+                             "bipartite pair (x_src, x_dst) the in-degrees of source nodes are undefined")
 
         res = self.res(x_dst_in) if (self.res is not None and x_dst_in is not None) else None
 

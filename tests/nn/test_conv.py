@@ -343,3 +343,48 @@ def test_dot_without_target_features_names_the_fix():
     conv = GATConv((7, 3), 4, attention="dot")
     with pytest.raises(ValueError, match=r"attention='dot' needs target node features"):
         conv((torch.randn(5, 7), None), torch.tensor([[0, 1], [1, 2]]))
+
+
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+def test_inference_mode_like_no_grad(impl):
+    """Inference tensors have no version counter: the layer builds its graph plan afresh instead of caching it."""
+    torch.manual_seed(0)
+    conv = GATConv(5, 3, heads=2, impl=impl, degree_norm="log").eval()
+    x, ei = torch.randn(4, 5), torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    with torch.no_grad():
+        want = conv(x, ei)
+        adj = torch.sparse_coo_tensor(ei.flip(0), torch.ones(4), (4, 4))
+        want_adj = conv(x, adj)
+    with torch.inference_mode():
+        assert torch.allclose(conv(x, ei), want, atol=1e-6)
+        assert torch.allclose(conv(torch.randn(4, 5) * 0 + x, ei.clone()), want, atol=1e-6)  # inference tensors
+        assert torch.allclose(conv(x, adj), want_adj, atol=1e-6)
+
+
+def test_cache_graphs_off_sees_writes_that_bypass_the_version_counter():
+    import numpy as np
+
+    from gatbio.nn import cache_graphs
+
+    torch.manual_seed(0)
+    conv, pyg = GATConv(5, 3).eval(), pyg_nn.GATConv(5, 3).eval()
+    pyg.load_state_dict(conv.state_dict())
+    x, buf = torch.randn(4, 5), np.array([[0, 1, 2], [1, 2, 3]])
+    ei = torch.from_numpy(buf)
+    old = cache_graphs(False)
+    try:
+        assert torch.allclose(conv(x, ei), pyg(x, ei), atol=1e-6)
+        buf[1] = 0  # a sampler refilling its buffer: PyTorch does not see this write
+        assert torch.allclose(conv(x, ei), pyg(x, ei), atol=1e-6)
+    finally:
+        assert cache_graphs(old) is False
+
+
+def test_degree_norm_refuses_a_bipartite_pair_and_bool_temperature():
+    x_src, x_dst, ei = torch.randn(6, 5), torch.randn(3, 5), torch.tensor([[0, 4, 5], [0, 1, 2]])
+    with pytest.raises(ValueError, match="degree_norm='log' needs one node set"):
+        GATConv(5, 3, degree_norm="log")((x_src, x_dst), ei)
+    x = torch.randn(6, 5)
+    assert GATConv(5, 3, degree_norm="log")((x, x), ei).shape == (6, 3)  # one node set given twice: fine
+    with pytest.raises(ValueError, match="temperature=True is not allowed"):
+        GATConv(5, 3, temperature=True)

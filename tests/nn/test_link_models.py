@@ -22,6 +22,11 @@ def test_scores_are_directed_and_shaped():
     s = m(torch.randn(5, 4), EI, LEVELS)
     assert s.shape == (5, 5)
     assert not torch.allclose(s, s.t())  # "j eats i" is not "i eats j"
+    x = torch.randn(5, 4)
+    with torch.no_grad():
+        want = m(x, EI, LEVELS)
+    with torch.inference_mode():  # the graph it flips inside is an inference tensor
+        assert torch.allclose(m(x, EI, LEVELS), want, atol=1e-6)
 
 
 def test_zero_initialised_bias_equals_the_model_without_it():
