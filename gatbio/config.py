@@ -50,7 +50,13 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             bad = [o for o in overrides if "=" not in o]
             if bad:
                 raise ValueError(f"override {bad[0]!r} is not of the form key=value")
-            base = OmegaConf.merge(base, OmegaConf.from_dotlist(list(overrides)))
+            for o in overrides:  # one at a time, so that a value YAML cannot read is named with its override
+                try:
+                    base = OmegaConf.merge(base, OmegaConf.from_dotlist([o]))
+                except yaml.YAMLError as err:
+                    what = str(getattr(err, "problem", None) or err).split("\n")[0]
+                    raise ValueError(f"override {o!r}: its value is not valid YAML ({what}); e.g. seeds=[0,1], "
+                                     "name=text, epochs=50 (quote the whole override in the shell)") from None
         obj = OmegaConf.to_object(base)
     except OmegaConfBaseException as err:
         msg = str(err).split("\n")[0]

@@ -126,7 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     except DeviceError as err:  # one line, no traceback
         p.error(str(err))
     device = str(dev)
-    out = Path(args.out)
+    from gatbio._paths import OutputPathError, check_output_dir
+
+    try:
+        out = check_output_dir(args.out, "OUT")  # a file, or a folder it cannot write: one line before any work
+    except OutputPathError as err:
+        p.error(str(err))
     out.mkdir(parents=True, exist_ok=True)
     announce_device(dev, args.device)
     # PyTorch's beta-state notices about sparse CSR tensors are not for the user of a demo.

@@ -49,6 +49,14 @@ def test_a_bad_override_names_the_override_not_a_line_of_the_file(tmp_path):
     assert str(err.value).startswith("bad config in command-line overrides lr=fast: Value 'fast'")
 
 
+def test_an_override_that_is_not_yaml_is_one_line():
+    with pytest.raises(ValueError, match=r"override 'seeds=\[0': its value is not valid YAML \(did not find "
+                                         r"expected ',' or '\]'\)"):
+        load_config(Cfg, None, ["lr=0.5", "seeds=[0"])
+    cfg = load_config(Cfg, None, ["lr=0.5", "seeds=[1,2]", "inner.epochs=3", "lr=0.25"])  # later ones win
+    assert (cfg.lr, cfg.seeds, cfg.inner.epochs) == (0.25, [1, 2], 3)
+
+
 def test_config_path_problems(tmp_path):
     with pytest.raises(IsADirectoryError, match="is a folder"):
         load_config(Cfg, tmp_path)

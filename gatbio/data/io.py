@@ -664,7 +664,16 @@ def read_biogrid_tab3(
     if organism is not None:
         df = df[(df["Organism ID Interactor A"] == str(organism)) & (df["Organism ID Interactor B"] == str(organism))]
     if physical_only:
-        df = df[df["Experimental System Type"].str.lower() == "physical"]
+        physical = df["Experimental System Type"].str.lower() == "physical"
+        if not physical.all():
+            note(f"{path}: {int((~physical).sum())} non-physical (e.g. genetic) interaction rows left out "
+                 "(physical only)")
+        df = df[physical]
+    if organism is None and {"Organism ID Interactor A", "Organism ID Interactor B"} <= set(df.columns):
+        cross = df["Organism ID Interactor A"] != df["Organism ID Interactor B"]
+        if cross.any():
+            note(f"{path}: {int(cross.sum())} rows join proteins of two organisms (e.g. host and virus); kept "
+                 "(organism= keeps one organism's)")
     if len(df) == 0:
         raise MalformedFileError(path, None, "no interactions left after the organism / system filters")
     a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path,
@@ -692,7 +701,8 @@ def read_label_table(
 ) -> tuple[torch.Tensor, list[str]]:
     """Read a node → labels table (one line per node: ``node label1 label2 ...``, the node2vec format).
 
-    A node may also appear on several lines (one ``node label`` pair per line): the labels are unioned.
+    A node may also appear on several lines (one ``node label`` pair per line): the labels are unioned. A field
+    of labels joined by ``;`` or ``|`` (``GO:1;GO:2``) is several labels (said on stderr).
 
     Args:
         node_names: the graph's nodes; a line naming another node is an error (a few are shown).
@@ -729,6 +739,7 @@ def read_label_table(
                  "--no-header / header=False reads it as data)")
         if header:
             lines, numbers, first_data = lines[1:], numbers[1:], None
+    joined = 0  # fields holding several labels joined by ';' or '|'
     for no, s in zip(numbers, lines, strict=True):
         parts = fields(s)
         if len(parts) < 2:
@@ -737,14 +748,22 @@ def read_label_table(
         if node not in index:
             unknown.append((no, node))
             continue
-        rows.extend((index[node], lab, no) for lab in parts[1:])
+        for cell in parts[1:]:  # 'GO:1;GO:2' in one field (a common layout): one label each
+            labs = [x.strip() for x in re.split(r"[;|]", cell) if x.strip()] if sep not in (";", "|") else [cell]
+            joined += len(labs) > 1
+            rows.extend((index[node], lab, no) for lab in labs)
     if unknown:
         few = ", ".join(f"{n!r} (line {no})" for no, n in unknown[:5])
         hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == first_data else ""
+        if not rows and len(unknown) > 1:  # not one line matches: the ids or the column order differ
+            hint += (f"; no line names a node of the graph (e.g. {str(node_names[0])!r}): do the ids match the "
+                     "interaction file's (same prefix, version, case), and is the node the first field of each line?")
         raise MalformedFileError(path, unknown[0][0],
                                  f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
     if not rows:
         raise MalformedFileError(path, None, "the file has no label rows")
+    if joined:
+        note(f"{path}: {joined} field(s) hold several labels joined by ';' or '|', read as one label each")
     if label_names is None:
         labs = {lab for _, lab, _ in rows}
         if sort_labels:

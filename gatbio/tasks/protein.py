@@ -182,6 +182,8 @@ def check(cfg: ProteinConfig) -> None:
     bad = [f for f in cfg.fractions if not 0 < f < 1]
     if bad or not cfg.fractions:
         raise ValueError(f"'fractions' must be in (0, 1) exclusive, got {cfg.fractions}")
+    if len(set(cfg.fractions)) < len(cfg.fractions):
+        raise ValueError(f"'fractions' lists a fraction twice: {cfg.fractions}")
     if not cfg.seeds:
         raise ValueError("'seeds' is empty: give at least one seed, e.g. seeds=[0]")
     if not 0 < cfg.val_fraction < 1:
@@ -375,9 +377,15 @@ def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, se
 
 
 # ----------------------------------------------------------------------------------------------- one unit
+def _frac_tag(frac: float) -> str:
+    """A fraction as written in file names: two decimals (``0.10``, the folders of earlier runs), or every digit
+    it needs (``0.125``, ``0.005``) so that no two fractions share a folder."""
+    return f"{frac:.2f}" if round(frac, 2) == frac else f"{frac:.12g}"
+
+
 def _paths(cfg: ProteinConfig, frac: float, seed: int) -> tuple[Path, Path]:
     out = Path(cfg.out_dir)
-    tag = f"f{frac:.2f}_s{seed}"
+    tag = f"f{_frac_tag(frac)}_s{seed}"
     return out / "splits" / f"{cfg.dataset}_{tag}.json", out / "runs" / cfg.dataset / tag
 
 
@@ -497,7 +505,8 @@ def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
 
 
 # ----------------------------------------------------------------------------------------------- the sweep
-def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check") -> str:
+def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
+        progress: bool = True) -> str:
     """The whole experiment; returns the printable summary table (also written to ``summary.md``).
 
     Finished runs in ``cfg.out_dir`` are reused when the stored config has the same result settings; otherwise
@@ -523,7 +532,8 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check") -
         inputs = compute_inputs(cfg, data)
         write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
         units = [(cfg, f, s, inputs) for f in cfg.fractions for s in cfg.seeds]
-        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed")
+        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
+                     progress=progress)
     return summarize_runs(cfg)
 
 
@@ -536,7 +546,7 @@ def _metrics(cfg: ProteinConfig) -> list[str]:
 def summarize_runs(cfg: ProteinConfig) -> str:
     """``summary.csv`` (mean/std/n), ``summary.md`` (mean ± std) and the F1 figure from the run files."""
     out = Path(cfg.out_dir)
-    files = [out / "runs" / cfg.dataset / f"f{f:.2f}_s{s}" / f"{v}.json"
+    files = [out / "runs" / cfg.dataset / f"f{_frac_tag(f)}_s{s}" / f"{v}.json"
              for f in cfg.fractions for s in cfg.seeds for v in cfg.variants]
     rows = [read_json(p) for p in files if is_done(p)]
     if not rows:

@@ -26,7 +26,8 @@ FORMATS = {
     "tsv": ("read_edge_list", {"sep": "\t", "directed": False}),
     "string": ("read_string_links", {}),
     "string-web": ("read_string_web_export", {}),
-    "biogrid": ("read_biogrid_tab3", {}),
+    "biogrid": ("read_biogrid_tab3", {"physical_only": True}),  # protein interactions: no genetic ones
+    "sif": ("read_edge_list", {"directed": False, "source": 0, "target": 2, "weight": None}),
 }
 
 
@@ -46,8 +47,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="known functions: one line per protein, 'protein label1 label2 ...' (node2vec format)")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
-                         "two columns; string = STRING protein.links; string-web = STRING web export; "
-                         "biogrid = BioGRID tab3")
+                         "two columns; sif = Cytoscape 'a pp b' lines; string = STRING protein.links; string-web = "
+                         "STRING web export; biogrid = BioGRID tab3 (physical interactions only)")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
@@ -77,7 +78,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "summary table (mean ± std) and a figure of F1 against the labelled fraction. Finished runs "
                     "are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio protein run --config experiments/configs/protein_quick.yaml seeds=[0,1]")
-    rn.add_argument("--config", required=True, metavar="FILE", help="YAML config (experiments/configs/protein_*.yaml)")
+    rn.add_argument("--config", required=True, metavar="FILE",
+                    help="YAML config (experiments/configs/protein_*.yaml, except protein_ppi24.yaml: that one is "
+                         "for python experiments/protein_function.py --ppi24)")
+    rn.add_argument("--quiet", action="store_true",
+                    help="no progress bar (it goes to stderr, and only when it is a terminal)")
     rn.add_argument("--out", metavar="DIR", default=None,
                     help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     rn.add_argument("--summary-only", action="store_true", help="only remake the tables and figure")
@@ -99,7 +104,9 @@ def run_main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
-    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
+    from gatbio.cli import show_progress
+
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_progress(args.quiet)))
     return 0
 
 
@@ -116,7 +123,10 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     reader, kwargs = FORMATS[fmt]
     kwargs = dict(kwargs)
     if reader == "read_edge_list":
-        kwargs.update(header=header, duplicates="merge", self_loops="remove", weight="auto", report=True)
+        kwargs.update(header=header, duplicates="merge", self_loops="remove", weight=kwargs.get("weight", "auto"),
+                      report=True)
+        if fmt != "sif":
+            _refuse_sif(edges)
     data = getattr(io, reader)(edges, **kwargs)
     if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
         from gatbio.data.tables import note
@@ -155,7 +165,7 @@ def read_labels(data, labels: str, header: bool | None = None):
     try:
         y, names = read_label_table(labels, data.node_names, header=header)
     except MalformedFileError as err:
-        if "not in the graph" in str(err):
+        if "not in the graph" in str(err) and "no line names a node" not in str(err):
             raise ValueError(f"{err}. These proteins have no interaction in the edge file: remove their lines, "
                              "or list every protein with --nodes FILE to predict isolated proteins too") from None
         raise
@@ -208,6 +218,15 @@ def predict_main(args: argparse.Namespace) -> int:
     data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels, args.header)
     if args.plot_protein:
         check_plot_protein(data, args.plot_protein)
+    elif args.plot:  # the figure draws an unannotated protein with interactions: is there one? (before training)
+        import torch
+
+        unannotated = ~data.y.bool().any(1)
+        linked = torch.zeros(data.num_nodes, dtype=torch.bool)
+        linked[data.edge_index.view(-1)] = True
+        if not bool((unannotated & linked).any()):
+            raise ValueError("--plot: every unannotated protein is isolated (no interactions), so there is no "
+                             "neighbourhood to draw; leave out --plot")
     print(homophily_line(data))
     announce_device(device, args.device)
     from gatbio.embed import embedding_line
@@ -233,6 +252,30 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"attention neighbourhood of {protein} → {args.plot}")
     return 0
+
+
+def _refuse_sif(edges: str) -> None:
+    """A Cytoscape SIF file (``a pp b``: an interaction type between the two proteins) read as ``a b [weight]``
+    would make the type a protein linked to every other: refused, pointing at ``--format sif``."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.data.tables import data_head
+
+    rows = [x.replace(",", " ").split() for x in data_head(edges)]
+    rows = [r for r in rows if len(r) >= 3]
+    if len(rows) < 3:
+        return
+    second = {r[1] for r in rows}
+
+    def number(x: str) -> bool:
+        try:
+            float(x)
+        except ValueError:
+            return False
+        return True
+
+    if len(second) <= 3 and not any(number(r[2]) for r in rows) and len({r[0] for r in rows} | {r[2] for r in rows}) > 3:
+        raise MalformedFileError(edges, None, f"looks like a Cytoscape SIF file ('protein type protein'; column 2 "
+                                              f"holds only {sorted(second)}): pass --format sif")
 
 
 def check_plot_protein(data, name: str) -> None:
@@ -304,8 +347,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                    help="most training epochs (early stopping on a tenth of the known pairs; default: the config's)")
     g.add_argument("--seed", type=int, default=0, help="random seed (validation carve and initialisation)")
     add_header_option(g, "--pairs")
-    g.add_argument("--quiet", action="store_true",
-                   help="no progress messages (they go to stderr, and only when it is a terminal)")
+    it.add_argument("--quiet", action="store_true",
+                    help="no progress bar or messages (they go to stderr, and only when it is a terminal)")
     it.set_defaults(func=interactions_main)
     it.__class__ = _IntermixedParser  # `predict --pairs F key=value`: positionals on both sides of the options
     return it
@@ -352,7 +395,9 @@ def interactions_main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
-    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args)))
+    from gatbio.cli import show_progress
+
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_progress(args.quiet)))
     return 0
 
 

@@ -706,7 +706,8 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = 
 
 
 # ----------------------------------------------------------------------------------------------- the sweep
-def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "check") -> str:
+def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "check",
+        progress: bool = True) -> str:
     """The whole experiment; returns the printable summary (also ``summary.md``).
 
     Finished runs in ``cfg.out_dir`` are reused when the stored config has the same result settings; otherwise
@@ -733,7 +734,8 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     if not summary_only:
         data = load_data(cfg)
         units = [(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds]
-        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed")
+        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
+                     progress=progress)
     return summarize_runs(cfg)
 
 

@@ -165,7 +165,7 @@ BIOGRID_HEADER = ("#BioGRID Interaction ID\tEntrez Gene Interactor A\tEntrez Gen
                   "Organism ID Interactor A\tOrganism ID Interactor B\n")
 
 
-def test_biogrid_tab3(tmp_path):
+def test_biogrid_tab3(tmp_path, caplog):
     rows = ["1\t7157\t4193\t113010\t110358\tTP53\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
             "2\t4193\t7157\t110358\t113010\tMDM2\tTP53\tAffinity Capture-MS\tphysical\t9606\t9606",
             "3\t7157\t1026\t113010\t107461\tTP53\tCDKN1A\tSynthetic Lethality\tgenetic\t9606\t9606",
@@ -173,6 +173,10 @@ def test_biogrid_tab3(tmp_path):
     p = write(tmp_path, "BIOGRID.tab3.txt", BIOGRID_HEADER + "\n".join(rows) + "\n")
     d = read_biogrid_tab3(p, organism=9606, physical_only=True)
     assert d.node_names == ["TP53", "MDM2"] and d.num_edges == 2 and d.edge_weight.tolist() == [2.0, 2.0]
+    caplog.set_level("WARNING", logger="gatbio.data")
+    read_biogrid_tab3(p, physical_only=True)  # what is left out and what joins two organisms is said
+    assert "1 non-physical (e.g. genetic) interaction rows left out" in caplog.text
+    assert "1 rows join proteins of two organisms" in caplog.text
     assert read_biogrid_tab3(p, id_column="entrez").num_nodes == 4
     with pytest.raises(MalformedFileError, match=r"x\.txt:1: no column 'Official Symbol Interactor A'"):
         read_biogrid_tab3(write(tmp_path, "x.txt", "a\tb\n1\t2\n"))

@@ -103,6 +103,16 @@ def test_label_table_with_tabs_or_commas_keeps_labels_with_spaces(tmp_path, capl
     # whitespace files keep the node2vec format: every word a label
     y, names = read_label_table(write(tmp_path, "l.txt", "P1 a b\nP2 b\n"), nodes)
     assert names == ["a", "b"] and y.sum() == 3
+    # labels joined by ';' or '|' in one field (a GO annotation layout): one label each, said on stderr
+    y, names = read_label_table(write(tmp_path, "g.tsv", "P1\tGO:3;GO:22 ; GO:25\nP2\tGO:3|GO:7\n"), nodes)
+    assert names == ["GO:22", "GO:25", "GO:3", "GO:7"] and y.tolist()[:2] == [[1, 1, 1, 0], [0, 0, 1, 1]]
+    assert "2 field(s) hold several labels joined by ';' or '|'" in notes(caplog)
+
+
+def test_label_table_matching_no_node_says_ids_or_column_order(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"no line names a node of the graph \(e\.g\. '9606\.P1'\): do the "
+                                                 r"ids match"):
+        read_label_table(write(tmp_path, "x.txt", "P1 kinase\nP2 kinase\n"), ["9606.P1", "9606.P2"])
 
 
 def test_label_table_header_hint_only_where_a_header_may_be(tmp_path, caplog):

@@ -144,6 +144,15 @@ def test_config_errors_name_the_key():
         P.load(None, ["variants=[gat_xl]"])
     with pytest.raises(ValueError, match=r"'fractions' must be in \(0, 1\)"):
         P.load(None, ["fractions=[1.5]"])
+    with pytest.raises(ValueError, match=r"'fractions' lists a fraction twice"):
+        P.load(None, ["fractions=[0.1,0.1]"])
+
+
+def test_close_fractions_have_their_own_folders(tmp_path):
+    """0.12 and 0.125 (or 0.005 and 0.01) once shared one folder (two decimals); earlier folders keep their names."""
+    cfg = P.load(None, [f"out_dir={tmp_path}"])
+    tags = [P._paths(cfg, f, 0)[1].name for f in (0.12, 0.125, 0.005, 0.01, 0.1)]
+    assert tags == ["f0.12_s0", "f0.125_s0", "f0.005_s0", "f0.01_s0", "f0.10_s0"]
     with pytest.raises(ValueError, match="bad config in command-line overrides"):
         P.load(None, ["epoch=3"])
 

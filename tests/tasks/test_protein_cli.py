@@ -57,6 +57,30 @@ def test_bad_input_gives_one_clear_line(files, capsys):
     assert "no interactions between two different proteins" in capsys.readouterr().err
 
 
+def test_sif_files_are_refused_as_edge_lists_and_read_with_format_sif(files, capsys):
+    sif = [line.replace(" ", " pp ") for line in (files / "edges.txt").read_text().splitlines()]
+    (files / "net.sif").write_text("\n".join(sif) + "\n")
+    base = ["protein", "predict", "--edges", str(files / "net.sif"), "--labels", str(files / "labels.txt"),
+            "--epochs", "5"]
+    assert main(base + ["--out", str(files / "a.csv")]) == 1
+    assert "looks like a Cytoscape SIF file ('protein type protein'; column 2 holds only ['pp']): pass --format " \
+           "sif" in capsys.readouterr().err
+    assert main(base + ["--out", str(files / "b.csv"), "--format", "sif"]) == 0
+    pred = pd.read_csv(files / "b.csv")
+    assert "pp" not in set(pred["protein"]) and len(pred) == 12
+    capsys.readouterr()
+
+
+def test_plot_without_a_drawable_protein_is_refused_before_training(files, capsys):
+    """Every unannotated protein isolated: no neighbourhood to draw, said before any training."""
+    (files / "iso.txt").write_text("\n".join(f"{c}{i} x" for c in "KT" for i in range(12)) + "\n")
+    assert main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "iso.txt"),
+                 "--nodes", str(files / "nodes.txt"), "--out", str(files / "p.csv"), "--plot",
+                 str(files / "p.png")]) == 1
+    err = capsys.readouterr().err
+    assert "--plot: every unannotated protein is isolated" in err and not (files / "p.csv").exists()
+
+
 def test_homophily_line_known_answers():
     import torch
     from torch_geometric.data import Data
