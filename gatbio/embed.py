@@ -13,7 +13,11 @@ with SciPy sparse linear algebra (seconds on a few thousand nodes, deterministic
 
 Conventions: graphs are undirected; ``edge_index`` holds both directions (as PyG does); self-loops in the
 input are kept as they are (the node2vec PPI file has 894 of them); isolated nodes get all-zero rows in
-every matrix factorisation, never NaNs. Everything returns ``float32`` tensors of shape (N, dim).
+every matrix factorisation, never NaNs. Everything returns ``float32`` tensors of shape (N, dim), also on
+graphs too small to fill ``dim`` columns: a graph of N nodes supports at most N - 1 NetMF/ProNE columns, N
+spectral ones and N - 1 Laplacian PE ones (``lap_k``), and the columns beyond those are zero (so a tiny graph
+still has the documented width; :func:`node_inputs` with ``standardize`` keeps zero columns zero). A graph
+needs at least one node; ``num_nodes`` < 1 or ``dim`` < 1 is a ``ValueError``.
 
 References
 ----------
@@ -78,9 +82,50 @@ def adjacency(edge_index, num_nodes: int) -> sp.csr_matrix:
     return a.tocsr()
 
 
+def _check_sizes(name: str, num_nodes, dim: int | None = None) -> None:
+    """One-line ``ValueError`` for a graph without nodes or a non-positive embedding size."""
+    if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)) or num_nodes < 1:
+        raise ValueError(f"{name}: num_nodes must be an integer ≥ 1 (the graph needs a node), got {num_nodes!r}")
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1):
+        raise ValueError(f"{name}: dim must be an integer ≥ 1, got {dim!r}")
+
+
+def _pad_columns(x, dim: int):
+    """``x`` (N, d ≤ dim), array or tensor, with zero columns appended up to (N, dim): the documented width on
+    graphs too small to give ``dim`` independent columns."""
+    missing = dim - x.shape[1]
+    if missing <= 0:
+        return x
+    if isinstance(x, torch.Tensor):
+        return torch.cat([x, x.new_zeros(x.shape[0], missing)], dim=1)
+    return np.concatenate([x, np.zeros((x.shape[0], missing), dtype=x.dtype)], axis=1)
+
+
+def _top_eigenpairs(norm: sp.spmatrix, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` algebraically largest eigenpairs of the symmetric sparse (N, N) ``norm``, as SciPy's ``eigsh``.
+
+    ARPACK needs ``k < N - 1`` and a non-zero matrix; below that (tiny graphs) the dense ``eigh`` gives them
+    (at most N), and a graph without edges (``norm`` = 0) gives eigenvalues 0 with zero vectors, so isolated
+    nodes keep all-zero rows. Eigenvalues come in ascending order (as ``eigsh``), vectors as columns.
+    """
+    n = norm.shape[0]
+    k = min(k, n)
+    if norm.nnz == 0 or not np.any(norm.data):
+        return np.zeros(k), np.zeros((n, k))
+    if k >= n - 1:
+        lam, u = np.linalg.eigh(norm.toarray())  # ascending
+        return lam[n - k:], u[:, n - k:]
+    return eigsh(norm, k=k, which="LA", v0=np.random.default_rng(seed).standard_normal(n))
+
+
 def _svd_embedding(m, dim: int, seed: int, n_iter: int = 5) -> np.ndarray:
-    """U_d · sqrt(Σ_d) of a seeded randomized truncated SVD (Halko et al. 2011, via scikit-learn)."""
+    """U_d · sqrt(Σ_d) of a seeded randomized truncated SVD (Halko et al. 2011, via scikit-learn).
+
+    At most ``min(m.shape) - 1`` columns (none for a 1 × 1 matrix); the callers pad to ``dim``.
+    """
     dim = min(dim, min(m.shape) - 1)
+    if dim < 1:
+        return np.zeros((m.shape[0], 0))
     u, s, _ = randomized_svd(m, n_components=dim, n_iter=n_iter, random_state=seed)
     return u * np.sqrt(s)[None, :]
 
@@ -98,6 +143,7 @@ def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float =
     is N² floats at any size; :func:`netmf` above 8,000 nodes factorises the same matrix without storing it.
     ``method`` as in :func:`netmf_method` (``"large"``: the approximation at any size).
     """
+    _check_sizes("netmf", num_nodes)
     if window < 1:
         raise ValueError(f"netmf: window must be ≥ 1, got {window}")
     kind, _ = netmf_method(num_nodes, method)
@@ -116,8 +162,7 @@ def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float =
     else:
         dis = np.sqrt(dinv)
         norm = sp.diags(dis) @ a @ sp.diags(dis)
-        rng = np.random.default_rng(seed)
-        lam, u = eigsh(norm, k=min(rank, num_nodes - 2), which="LA", v0=rng.standard_normal(num_nodes))
+        lam, u = _top_eigenpairs(norm, min(rank, max(num_nodes - 2, 1)), seed)
         lam_sum = np.array([sum(x**r for r in range(1, window + 1)) for x in lam])  # (h,)
         du = dis[:, None] * u  # (N, h)
         m = (du * lam_sum[None, :]) @ du.T  # (N, N)
@@ -173,6 +218,8 @@ def _randomized_svd_sym(apply, n: int, dim: int, seed: int, device: torch.device
     each column's sign is fixed (largest-magnitude entry positive) so the output is deterministic.
     """
     dim = min(dim, n - 1)
+    if dim < 1:  # a 1-node graph: no column (the caller pads to its dim)
+        return torch.zeros(n, 0, device=device, dtype=dtype)
     width = min(n, dim + oversample)
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(n, width, generator=gen, dtype=torch.float64).to(device=device, dtype=dtype)  # (N, l)
@@ -227,8 +274,7 @@ def _netmf_large(a: sp.csr_matrix, window: int, negative: float, rank: int, dim:
     deg = np.asarray(a.sum(axis=1)).ravel()
     dis = np.sqrt(np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0))
     norm = sp.diags(dis) @ a @ sp.diags(dis)
-    v0 = np.random.default_rng(seed).standard_normal(n)
-    lam, u = eigsh(norm, k=min(rank, n - 2), which="LA", v0=v0)  # (h,), (N, h)
+    lam, u = _top_eigenpairs(norm, min(rank, max(n - 2, 1)), seed)  # (h,), (N, h)
     lam_sum = sum(lam**r for r in range(1, window + 1))  # (h,)
     right = dis[:, None] * u  # (N, h)
     left = right * (lam_sum * deg.sum() / (negative * window))[None, :]  # (N, h)
@@ -278,20 +324,23 @@ def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative
             large method are always SciPy's (sparse). The output stays on the CPU.
 
     Shapes:
-        output: (N, dim) float32.
+        output: (N, dim) float32; a graph of N ≤ dim nodes gives N - 1 columns, then zero columns.
     """
+    _check_sizes("netmf", num_nodes, dim)
     if window < 1:
         raise ValueError(f"netmf: window must be ≥ 1, got {window}")
     kind, _ = netmf_method(num_nodes, method)
     dev = _resolve(device)
     if kind == "netmf-large":
         a = adjacency(edge_index, num_nodes)
-        return _netmf_large(a, window, negative, rank, dim, seed, dev or torch.device("cpu")).float().cpu()
-    if dev is not None and dev.type != "cpu":
+        x = _netmf_large(a, window, negative, rank, dim, seed, dev or torch.device("cpu")).float().cpu()
+    elif dev is not None and dev.type != "cpu":
         a = adjacency(edge_index, num_nodes)
-        return _netmf_dense_torch(a, window, negative, dim, seed, dev).float().cpu()
-    logm = netmf_matrix(edge_index, num_nodes, window, negative, rank, seed)
-    return _to_tensor(_svd_embedding(logm, dim, seed))
+        x = _netmf_dense_torch(a, window, negative, dim, seed, dev).float().cpu()
+    else:
+        logm = netmf_matrix(edge_index, num_nodes, window, negative, rank, seed)
+        x = _to_tensor(_svd_embedding(logm, dim, seed))
+    return _pad_columns(x, dim)
 
 
 def _chebyshev_gaussian(a: sp.csr_matrix, emb: np.ndarray, order: int, mu: float, theta: float) -> np.ndarray:
@@ -344,23 +393,28 @@ def prone(edge_index, num_nodes: int, dim: int = 128, order: int = 10, mu: float
         seed: seeds the randomized SVD (default: 0).
 
     Shapes:
-        output: (N, dim) float32.
+        output: (N, dim) float32; a graph of N ≤ dim nodes gives N - 1 columns, then zero columns.
     """
+    _check_sizes("prone", num_nodes, dim)
     a = adjacency(edge_index, num_nodes)
     p = normalize(a, norm="l1")  # D^-1 A (CSR, zero rows stay zero)
     neg = np.asarray(p.sum(axis=0)).ravel() ** neg_power  # (N,)
-    neg = neg / neg.sum()
+    if neg.sum() > 0:  # no edges: R is empty anyway, and 0/0 would only warn
+        neg = neg / neg.sum()
     r = p.tocoo()
     keep = r.data > 0
     rows, cols = r.row[keep], r.col[keep]
     vals = np.log(r.data[keep]) - np.log(np.maximum(neg[cols], 1e-300))
     rmat = sp.csr_matrix((vals, (rows, cols)), shape=a.shape)
-    e0 = normalize(_svd_embedding(rmat, dim, seed), norm="l2")  # (N, d)
+    e0 = _svd_embedding(rmat, dim, seed)  # (N, d)
+    if e0.shape[1] == 0:  # a single node: nothing to factorise
+        return torch.zeros(num_nodes, dim)
+    e0 = normalize(e0, norm="l2")
     e1 = _chebyshev_gaussian(a, e0, order, mu, theta)  # (N, d)
     # Final dense SVD as in the reference code: rotates into the principal axes and rescales.
     u, s, _ = np.linalg.svd(e1, full_matrices=False)
     emb = normalize(u[:, :dim] * np.sqrt(s[:dim])[None, :], norm="l2")
-    return _to_tensor(emb)
+    return _to_tensor(_pad_columns(emb, dim))
 
 
 def spectral(edge_index, num_nodes: int, dim: int = 128, seed: int = 0) -> torch.Tensor:
@@ -368,20 +422,23 @@ def spectral(edge_index, num_nodes: int, dim: int = 128, seed: int = 0) -> torch
     :math:`D^{-1/2}AD^{-1/2}` (= smallest of the normalised Laplacian), the trivial one included.
 
     The sign of each eigenvector is fixed (largest-magnitude entry positive) so the output is deterministic.
+    Isolated nodes get all-zero rows (as in the other factorisations; a graph without edges gives zeros).
+    ARPACK computes the eigenvectors when ``dim`` < N - 1, a dense eigendecomposition otherwise.
 
     Shapes:
-        output: (N, dim) float32.
+        output: (N, dim) float32; a graph of N < dim nodes gives its N eigenvectors, then zero columns.
     """
+    _check_sizes("spectral", num_nodes, dim)
     a = adjacency(edge_index, num_nodes)
     deg = np.asarray(a.sum(axis=1)).ravel()
     dis = np.divide(1.0, np.sqrt(deg), out=np.zeros_like(deg), where=deg > 0)
     norm = sp.diags(dis) @ a @ sp.diags(dis)
-    k = min(dim, num_nodes - 2)
-    v0 = np.random.default_rng(seed).standard_normal(num_nodes)
-    lam, u = eigsh(norm, k=k, which="LA", v0=v0)
-    u = u[:, np.argsort(-lam)]
-    sign = np.sign(u[np.abs(u).argmax(axis=0), np.arange(k)])
-    return _to_tensor(u * sign[None, :])
+    lam, u = _top_eigenpairs(norm, dim, seed)
+    u = u[:, np.argsort(-lam, kind="stable")]
+    u[deg == 0] = 0.0  # eigenvalue-0 vectors may sit on isolated nodes: keep their rows zero
+    sign = np.sign(u[np.abs(u).argmax(axis=0), np.arange(u.shape[1])])
+    sign[sign == 0] = 1
+    return _to_tensor(_pad_columns(u * sign[None, :], dim))
 
 
 def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("degree", "rwpe", "lappe"),
@@ -392,7 +449,9 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
     - ``rwpe``: random-walk return probabilities :math:`[(D^{-1}A)^k]_{ii},\ k=1..K`
       (:class:`torch_geometric.transforms.AddRandomWalkPE`, ``walk_length`` columns).
     - ``lappe``: ``lap_k`` Laplacian eigenvectors (:class:`torch_geometric.transforms.AddLaplacianEigenvectorPE`;
-      its sign is arbitrary, the seed fixes the solver start).
+      its sign is arbitrary, the seed fixes the solver start). The trivial eigenvector is skipped, so a graph
+      of N nodes has at most N - 1 of them (N - 2 from 100 nodes on, where PyG uses ARPACK); the columns
+      beyond those are zero, so the width stays ``lap_k``.
 
     Shapes:
         output: (N, F) float32 with F = 1·[degree] + walk_length·[rwpe] + lap_k·[lappe].
@@ -401,6 +460,11 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
     from torch_geometric.data import Data
     from torch_geometric.utils import degree
 
+    _check_sizes("structural_encodings", num_nodes)
+    if "rwpe" in kinds and walk_length < 1:
+        raise ValueError(f"structural_encodings: walk_length must be ≥ 1, got {walk_length}")
+    if "lappe" in kinds and lap_k < 1:
+        raise ValueError(f"structural_encodings: lap_k must be ≥ 1, got {lap_k}")
     ei = edge_index if isinstance(edge_index, torch.Tensor) else torch.as_tensor(edge_index)
     ei = ei.long()
     cols = []
@@ -411,11 +475,16 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
             d = T.AddRandomWalkPE(walk_length=walk_length, attr_name="pe")(Data(edge_index=ei, num_nodes=num_nodes))
             cols.append(d.pe)  # (N, walk_length)
         elif kind == "lappe":
+            lape = T.AddLaplacianEigenvectorPE
+            # PyG asks for k + 1 eigenvectors: at most N dense (below its threshold), fewer than N with ARPACK.
+            k = min(lap_k, num_nodes - 1 if num_nodes < lape.SPARSE_THRESHOLD else num_nodes - 2)
+            if k < 1:  # a single node: no non-trivial eigenvector
+                cols.append(torch.zeros(num_nodes, lap_k))
+                continue
             torch.manual_seed(seed)
             np.random.seed(seed)
-            d = T.AddLaplacianEigenvectorPE(k=lap_k, attr_name="pe", is_undirected=True)(
-                Data(edge_index=ei, num_nodes=num_nodes))
-            cols.append(d.pe)  # (N, lap_k)
+            d = lape(k=k, attr_name="pe", is_undirected=True)(Data(edge_index=ei, num_nodes=num_nodes))
+            cols.append(_pad_columns(d.pe.float(), lap_k))  # (N, lap_k)
         else:
             raise ValueError(f"unknown structural encoding {kind!r}; choose from degree, rwpe, lappe")
     return torch.cat(cols, dim=1).float()
@@ -430,11 +499,17 @@ def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), d
     and that scale regularises better there, so the default keeps them raw. ``device``: where NetMF's dense
     linear algebra runs (see :func:`netmf`); the others are sparse SciPy work on the CPU. The output is on the CPU.
 
+    Every kind keeps its documented width on any graph of at least one node: ``dim`` columns for netmf,
+    prone and spectral, 1 / 16 / 16 for degree, rwpe, lappe; columns a tiny graph cannot fill are zero.
+
     Shapes:
         output: (N, F) float32.
     """
     if not kinds:
         raise ValueError("node_inputs: give at least one kind, e.g. kinds=['prone']")
+    if isinstance(kinds, str):
+        raise ValueError(f"node_inputs: kinds must be a list of names, e.g. kinds=[{kinds!r}], not a string")
+    _check_sizes("node_inputs", num_nodes, dim)
     parts = []
     for kind in kinds:
         if kind == "netmf":
@@ -448,7 +523,7 @@ def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), d
         else:
             raise ValueError(f"unknown input kind {kind!r}; choose from {', '.join(EMBEDDINGS)}")
         if standardize:
-            std = x.std(dim=0, keepdim=True)
+            std = x.std(dim=0, keepdim=True) if x.shape[0] > 1 else torch.zeros_like(x)  # one node: no spread
             x = (x - x.mean(dim=0, keepdim=True)) / torch.where(std > 0, std, torch.ones_like(std))
         parts.append(x)
     return torch.cat(parts, dim=1)

@@ -184,3 +184,89 @@ def test_netmf_on_cuda_matches_cpu(method):
     gpu = embed.netmf(ei, n, dim=4, window=3, rank=12, method=method, device="cuda").double()
     assert gpu.device.type == "cpu"
     assert torch.allclose(cpu @ cpu.T, gpu @ gpu.T, atol=1e-4 * float((cpu @ cpu.T).abs().max()))
+
+
+# --- tiny graphs: every kind keeps its documented width; missing columns are zero ---------------------------
+
+PATH3 = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])  # 0 - 1 - 2
+EDGE2 = torch.tensor([[0, 1], [1, 0]])
+NO_EDGES = torch.zeros(2, 0, dtype=torch.long)
+WIDTH = {"netmf": 8, "prone": 8, "spectral": 8, "degree": 1, "rwpe": 16, "lappe": 16}  # at dim=8
+
+
+@pytest.mark.parametrize("kind", embed.EMBEDDINGS)
+@pytest.mark.parametrize("graph", [(EDGE2, 2), (PATH3, 3), (NO_EDGES, 4), (NO_EDGES, 1), two_cliques(2)],
+                         ids=["edge2", "path3", "no-edges", "one-node", "two-cliques"])
+def test_node_inputs_keep_their_width_on_tiny_graphs(kind, graph):
+    ei, n = graph
+    for standardize in (False, True):
+        x = embed.node_inputs(ei, n, kinds=[kind], dim=8, standardize=standardize)
+        assert x.shape == (n, WIDTH[kind]) and x.dtype == torch.float32 and torch.isfinite(x).all()
+
+
+def test_netmf_and_prone_pad_a_three_node_graph_with_zero_columns():
+    # path 0-1-2, T = 1: M = vol/T * A_ij/(d_i d_j) = 4 A_ij / 2, so log max(M, 1) = log 2 * A. A has eigenvalues
+    # ±sqrt 2 and 0, so the rank-2 factor (all a 3-node graph gives) has x x^T = |log2 A| = log2 sqrt2 * G.
+    x = embed.netmf(PATH3, 3, dim=6, window=1).double()
+    assert x.shape == (3, 6) and torch.equal(x[:, 2:], torch.zeros(3, 4, dtype=torch.float64))
+    g = torch.tensor([[0.5, 0, 0.5], [0, 1, 0], [0.5, 0, 0.5]], dtype=torch.float64)
+    assert torch.allclose(x @ x.T, np.log(2) * np.sqrt(2) * g, atol=1e-6)
+    p = embed.prone(PATH3, 3, dim=6)
+    assert p.shape == (3, 6) and torch.equal(p[:, 2:], torch.zeros(3, 4))
+    assert torch.allclose(p.norm(dim=1), torch.ones(3), atol=1e-5)  # rows still unit length
+
+
+def test_spectral_of_tiny_graphs_known_eigenvectors():
+    # D^-1/2 A D^-1/2 of the path 0-1-2: eigenvalues 1, 0, -1 with vectors [1, √2, 1]/2, [1, 0, -1]/√2,
+    # [1, -√2, 1]/2; a 3-node graph has 3 of them, the other dim - 3 columns are zero.
+    x = embed.spectral(PATH3, 3, dim=5).double()
+    r = 2 ** -0.5
+    assert x.shape == (3, 5) and torch.equal(x[:, 3:], torch.zeros(3, 2, dtype=torch.float64))
+    assert torch.allclose(x[:, 0], torch.tensor([0.5, r, 0.5], dtype=torch.float64), atol=1e-6)  # sign fixed
+    assert torch.allclose(x[:, 1].abs(), torch.tensor([r, 0, r], dtype=torch.float64), atol=1e-6)
+    assert torch.allclose(x[:, 2].abs(), torch.tensor([0.5, r, 0.5], dtype=torch.float64), atol=1e-6)
+    # one edge (was "k must be greater than 0"): eigenvectors [1, 1]/√2 (eigenvalue 1), [1, -1]/√2 (-1)
+    x = embed.spectral(EDGE2, 2, dim=4)
+    assert torch.allclose(x, torch.tensor([[r, r, 0, 0], [r, -r, 0, 0]]), atol=1e-6)
+    # isolated nodes get zero rows, a graph without edges is all zeros (was an ARPACK error)
+    assert torch.equal(embed.spectral(EDGE2, 4, dim=3)[2:], torch.zeros(2, 3))
+    assert torch.equal(embed.spectral(NO_EDGES, 4, dim=3), torch.zeros(4, 3))
+
+
+@pytest.mark.parametrize("n", [2, 3, 16, 17, 18])
+def test_lappe_gives_lap_k_columns_on_small_graphs(n):
+    # a path of n nodes has n - 1 non-trivial Laplacian eigenvectors: that many columns, then zeros up to 16
+    src = torch.arange(n - 1)
+    ei = torch.stack([torch.cat([src, src + 1]), torch.cat([src + 1, src])])
+    x = embed.structural_encodings(ei, n, kinds=["lappe"])
+    assert x.shape == (n, 16) and torch.isfinite(x).all()
+    filled = min(16, n - 1)
+    assert (x[:, :filled].norm(dim=0) > 0.99).all() and torch.equal(x[:, filled:], torch.zeros(n, 16 - filled))
+
+
+def test_lappe_of_a_path_known_eigenvectors():
+    # normalised Laplacian of 0-1-2: eigenvalues 0, 1, 2; the PE skips the trivial one (sign arbitrary)
+    x = embed.structural_encodings(PATH3, 3, kinds=["lappe"], lap_k=4).double()
+    r = 2 ** -0.5
+    assert torch.allclose(x[:, 0].abs(), torch.tensor([r, 0, r], dtype=torch.float64), atol=1e-6)
+    assert torch.allclose(x[:, 1].abs(), torch.tensor([0.5, r, 0.5], dtype=torch.float64), atol=1e-6)
+    assert torch.equal(x[:, 2:], torch.zeros(3, 2, dtype=torch.float64))
+
+
+def test_netmf_large_method_on_a_tiny_graph():
+    for ei, n in ((EDGE2, 2), (NO_EDGES, 3)):
+        x = embed.netmf(ei, n, dim=4, method="large")
+        assert x.shape == (n, 4) and torch.isfinite(x).all()
+    assert torch.equal(embed.netmf(NO_EDGES, 3, dim=4, method="large"), torch.zeros(3, 4))
+
+
+def test_tiny_graph_bad_sizes_messages():
+    with pytest.raises(ValueError, match="node_inputs: num_nodes must be an integer ≥ 1.*got 0"):
+        embed.node_inputs(NO_EDGES, 0, kinds=["lappe"])
+    for fn in (embed.netmf, embed.prone, embed.spectral):
+        with pytest.raises(ValueError, match=rf"{fn.__name__}: dim must be an integer ≥ 1, got 0"):
+            fn(PATH3, 3, dim=0)
+    with pytest.raises(ValueError, match="lap_k must be ≥ 1, got 0"):
+        embed.structural_encodings(PATH3, 3, kinds=["lappe"], lap_k=0)
+    with pytest.raises(ValueError, match=r"kinds must be a list of names, e.g. kinds=\['prone'\]"):
+        embed.node_inputs(PATH3, 3, kinds="prone")
