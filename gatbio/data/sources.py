@@ -25,6 +25,7 @@ skipped (documented in ``datasets/ppi.md``), the only such file.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import io
 import os
 import urllib.error
@@ -259,11 +260,41 @@ def _atomic_write(path: Path, data: bytes) -> None:
     atomic_write_bytes(path, data)
 
 
+def _incomplete(url: str, err: http.client.IncompleteRead) -> str:
+    """One line for a reply cut short: how many bytes came of how many."""
+    got = len(err.partial or b"")
+    total = f" of {got + err.expected:,}" if isinstance(err.expected, int) else ""
+    return f"download incomplete: {url} sent {got:,}{total} bytes before the connection closed; run it again"
+
+
 def fetch_url(url: str, *, timeout: float = 60.0) -> bytes:
-    """GET ``url`` (raises ``urllib.error.URLError`` / ``OSError`` when offline)."""
+    """GET ``url``, the whole body in memory.
+
+    Raises ``urllib.error.URLError`` / ``OSError`` when offline or the server fails, and
+    ``urllib.error.ContentTooShortError`` (a ``URLError``) when the reply is shorter than its ``Content-Length``
+    (a download cut short); nothing is returned (nor written) then.
+    """
     req = urllib.request.Request(url, headers={"User-Agent": "gatbio"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return resp.read()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.read()
+    except http.client.IncompleteRead as err:
+        raise urllib.error.ContentTooShortError(_incomplete(url, err), err.partial) from err
+
+
+def _failure(url: str, err: BaseException) -> str:
+    """The reason of a failed download, one line naming the URL that was fetched."""
+    if isinstance(err, http.client.IncompleteRead):
+        return _incomplete(url, err)
+    if isinstance(err, urllib.error.ContentTooShortError):
+        return str(err.reason)
+    if isinstance(err, urllib.error.HTTPError):
+        return f"download failed: {url}: HTTP {err.code} {err.reason}"
+    if isinstance(err, urllib.error.URLError):
+        return f"download failed: {url}: {err.reason}"
+    if isinstance(err, zipfile.BadZipFile):
+        return f"download failed: {url} is not a readable ZIP archive ({err})"
+    return f"download failed: {url}: {err or type(err).__name__}"
 
 
 def missing_message(name: str, missing: list[FileSource], root: Path, reason: str = "") -> str:
@@ -299,8 +330,9 @@ def download(
 
     Each file is fetched from its public URL, its sha256 checked against the registry (a mismatch raises and
     writes nothing), and written atomically. ZIP archives are fetched once per URL and the members extracted.
-    Files already present are skipped. Offline, raises :class:`DatasetNotFoundError` naming each missing file
-    and where to put it.
+    Files already present are skipped. Offline, or when a server fails or cuts a download short (a reply shorter
+    than its ``Content-Length``), raises :class:`DatasetNotFoundError` naming the URL, the file and where to put
+    it; a file is only written once it arrived whole (and its sha256 matched), so nothing half-written is left.
 
     ``mirror`` (or ``$GATBIO_MIRROR``): a base URL that replaces the scheme of every URL, e.g. with
     ``http://localhost:8000`` the file ``https://raw.githubusercontent.com/a/b/c`` is fetched from
@@ -324,21 +356,24 @@ def download(
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
     for f in todo:
+        url = resolve(f.url)
         try:
             if f.member is not None:
                 if f.url not in archives:
-                    archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(resolve(f.url))))
+                    archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(url)))
                 zf = archives[f.url]
                 names = [n for n in zf.namelist() if n == f.member or n.endswith("/" + f.member)]
                 if not names:
                     raise DatasetNotFoundError(f"{f.url}: the archive has no member {f.member!r}")
                 payload = zf.read(names[0])
             else:
-                payload = fetch(resolve(f.url))
-        except (urllib.error.URLError, OSError, TimeoutError, zipfile.BadZipFile) as err:
+                payload = fetch(url)
+        # http.client.HTTPException: a reply cut short (IncompleteRead), a garbled status line, a bad URL.
+        except (urllib.error.URLError, OSError, TimeoutError, zipfile.BadZipFile, http.client.HTTPException) as err:
             if isinstance(err, DatasetNotFoundError):
                 raise
-            raise DatasetNotFoundError(missing_message(name, [f], base, f"download failed: {err}")) from err
+            # Nothing of this file was written: the payload is only written (atomically) once whole and checked.
+            raise DatasetNotFoundError(missing_message(name, [f], base, _failure(url, err))) from err
         if verify and f.sha256 is not None:
             got = hashlib.sha256(payload).hexdigest()
             if got != f.sha256:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import http.client
 import http.server
 import io
 import threading
+import urllib.error
 import zipfile
 from pathlib import Path
 
@@ -117,3 +119,65 @@ def test_registry_urls_point_at_pinned_commits():
                 assert len(commit) == 40, f.url
             if f.sha256 is None:
                 assert f.url == sources.PPI_ZIP_URL  # the only file without a published checksum
+
+
+class _BrokenReplies(http.server.BaseHTTPRequestHandler):
+    """Replies that go wrong on the wire: ``/short/...`` announces 100,000 bytes and sends 40, then closes;
+    ``/garbled/...`` answers with no HTTP status line."""
+
+    def do_GET(self):
+        if self.path.startswith("/short/"):
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(b"1 2\n" * 10)
+        else:
+            self.wfile.write(b"garbage\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, *args, **kwargs):
+        pass
+
+
+@pytest.fixture
+def broken_server():
+    """A loopback HTTP server whose replies are cut short or garbled; yields its base URL."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _BrokenReplies)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_fetch_url_of_a_reply_cut_short_says_incomplete(broken_server):
+    url = broken_server + "/short/edges.txt"
+    with pytest.raises(urllib.error.URLError, match=rf"download incomplete: {url} sent 40 of 100,000 bytes"):
+        sources.fetch_url(url, timeout=10)
+
+
+@pytest.mark.parametrize("kind, reason", [("short", "download incomplete: {url} sent 40 of 100,000 bytes"),
+                                          ("garbled", "download failed: {url}: ")], ids=["short", "garbled"])
+def test_download_cut_short_gives_one_message_and_writes_nothing(broken_server, tmp_path, fake_dataset, kind,
+                                                                 reason):
+    # was a traceback ending in http.client.IncompleteRead / BadStatusLine (not caught by download)
+    mirror = f"{broken_server}/{kind}"
+    url = f"{mirror}/example.org/repo/abc/edges.txt"
+    with pytest.raises(DatasetNotFoundError) as err:
+        download("fake", root=tmp_path / "data", mirror=mirror, files=["edges.txt"])
+    msg = str(err.value)
+    assert msg.startswith("dataset 'fake': 1 file(s) missing") and reason.format(url=url) in msg
+    assert f"put edges.txt at {tmp_path / 'data' / 'fake_folder' / 'edges.txt'}" in msg
+    folder = tmp_path / "data" / "fake_folder"
+    assert not folder.exists() or not any(folder.iterdir())  # no partial file, no temp file
+
+
+def test_download_catches_transport_errors_of_any_fetch(tmp_path, fake_dataset):
+    def cut_short(url):
+        raise http.client.IncompleteRead(b"12345", 10)
+
+    with pytest.raises(DatasetNotFoundError, match=r"download incomplete: https://example.org/repo/abc/edges.txt "
+                                                   r"sent 5 of 15 bytes"):
+        download("fake", root=tmp_path, fetch=cut_short, files=["edges.txt"])
+    assert not (tmp_path / "fake_folder").exists()
