@@ -147,8 +147,10 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
 
 
 def _mackay(src, dst, w, n) -> np.ndarray:
-    if len(w):
-        w = w / w.max()  # h is invariant to the weights' scale; uniformly tiny weights would underflow below
+    if len(w) and not 1e-100 < w.max() < 1e100:
+        # h is invariant to the weights' scale; uniformly tiny (or huge) weights would underflow (overflow) below.
+        # Ordinary weights are left as they are, so that levels stay bit for bit those of earlier runs.
+        w = w / w.max()
     W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # duplicates are summed; w > 0 (zeros dropped by _as_graph)
     s_in = np.asarray(W.sum(axis=0)).ravel()
     s_out = np.asarray(W.sum(axis=1)).ravel()
