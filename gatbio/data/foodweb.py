@@ -12,6 +12,7 @@ flagged in a ``*_missing`` column).
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,20 @@ def _gateway_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     node_ids = pd.read_csv(folder / "node_ids.csv", index_col=0)
     node_ids.columns = ["web_name", "node_name", "node_id"]
     return index, node_ids
+
+
+def check_gateway_name(name: str, key: str) -> bool:
+    """``True`` when ``name`` is a ``gateway/<id>`` web name; its id must be one of the collection's webs, else a
+    one-line ``ValueError`` naming the config ``key``. ``False`` for any other name (the caller checks it)."""
+    from gatbio.data.sources import UnknownDatasetError
+
+    if not re.fullmatch(r"gateway/\d+", name):
+        return False
+    try:
+        gateway_web_folder(name.split("/", 1)[1])
+    except UnknownDatasetError as err:
+        raise ValueError(f"config {key}: {err}") from None
+    return True
 
 
 def gateway_web_folder(web: str | int) -> str:

@@ -147,7 +147,8 @@ def is_header_word(field: str) -> bool:
     return bool(tokens) and all(t in HEADER_WORDS for t in tokens)
 
 
-def _is_number(s: str) -> bool:
+def is_number(s: str) -> bool:
+    """``s`` parses as a float (``"1e-3"``, ``"nan"``, ``"inf"`` included)."""
     try:
         float(s)
     except ValueError:
@@ -158,12 +159,12 @@ def _is_number(s: str) -> bool:
 def looks_like_header(first: Sequence[str], following: Iterable[Sequence[str]]) -> bool:
     """Rule 1 of the module docstring: a typed column breaks on ``first``, or every field is a header word."""
     first = [f for f in first]
-    if not first or all(_is_number(f) for f in first if f):
+    if not first or all(is_number(f) for f in first if f):
         return False
     following = [row for row in following if row]
     for c, f in enumerate(first):
         col = [row[c] for row in following if len(row) > c and row[c] != ""]
-        if col and not _is_number(f) and all(_is_number(v) for v in col):
+        if col and not is_number(f) and all(is_number(v) for v in col):
             return True
     return all(is_header_word(f) for f in first if f)
 
@@ -426,7 +427,7 @@ def weight_problem(raw, what: str = "weight") -> str:
     if raw is None or (isinstance(raw, float) and np.isnan(raw)) or str(raw).strip() == "":
         return f"{what} is missing (too few columns on this line)"
     text = str(raw).strip()
-    if not _is_number(text):
+    if not is_number(text):
         return f"{what} must be a number, found {text!r}"
     if not np.isfinite(float(text)):
         return f"{what} must be a finite number, found {text!r}"

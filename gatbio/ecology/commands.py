@@ -205,7 +205,7 @@ def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: boo
     read as links between the words. Refused at the first line that shows it: a row longer than a header row,
     or (no header) a third column of text where weights belong."""
     from gatbio.data.io import MalformedFileError
-    from gatbio.data.tables import looks_like_header
+    from gatbio.data.tables import is_number, looks_like_header
 
     if not head:
         return
@@ -220,17 +220,10 @@ def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: boo
                                                    f"{len(rows[0])}: {fix}")
         return
 
-    def number(x: str) -> bool:
-        try:
-            float(x)
-        except ValueError:
-            return False
-        return True
-
     for (no, _), row in zip(head, rows, strict=True):
         if len(row) > 3:
             raise MalformedFileError(path, no, f"{len(row)} fields, more than 'prey predator [weight]': {fix}")
-    if len(rows[0]) == 3 and not number(rows[0][2]):  # a column of words where weights belong (a later bad
+    if len(rows[0]) == 3 and not is_number(rows[0][2]):  # a column of words where weights belong (a later bad
         # weight under numbers is the weight parser's to name)
         raise MalformedFileError(path, head[0][0], f"field 3 ({rows[0][2]!r}) is not a weight: {fix}")
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -947,18 +946,12 @@ def check(cfg: FoodWebConfig) -> None:
         raise ValueError(f"gat.val_metric={cfg.gat.val_metric!r}: expected 'loss' or 'ap'")
     if cfg.named:
         from gatbio.data import dataset_names
-        from gatbio.data.sources import UnknownDatasetError, unknown_name
+        from gatbio.data.foodweb import check_gateway_name
+        from gatbio.data.sources import unknown_name
 
         known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
         for name in cfg.named:
-            if re.fullmatch(r"gateway/\d+", name):  # a web id: it must be one of the collection's webs
-                from gatbio.data.foodweb import gateway_web_folder
-
-                try:
-                    gateway_web_folder(name.split("/", 1)[1])
-                except UnknownDatasetError as err:
-                    raise ValueError(f"config named: {err}") from None
-            elif name not in known:
+            if not check_gateway_name(name, "named") and name not in known:
                 raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
 
 

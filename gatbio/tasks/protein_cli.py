@@ -258,7 +258,7 @@ def _refuse_sif(edges: str) -> None:
     """A Cytoscape SIF file (``a pp b``: an interaction type between the two proteins) read as ``a b [weight]``
     would make the type a protein linked to every other: refused, pointing at ``--format sif``."""
     from gatbio.data.io import MalformedFileError
-    from gatbio.data.tables import data_head
+    from gatbio.data.tables import data_head, is_number
 
     rows = [x.replace(",", " ").split() for x in data_head(edges)]
     rows = [r for r in rows if len(r) >= 3]
@@ -266,14 +266,7 @@ def _refuse_sif(edges: str) -> None:
         return
     second = {r[1] for r in rows}
 
-    def number(x: str) -> bool:
-        try:
-            float(x)
-        except ValueError:
-            return False
-        return True
-
-    if len(second) <= 3 and not any(number(r[2]) for r in rows) and len({r[0] for r in rows} | {r[2] for r in rows}) > 3:
+    if len(second) <= 3 and not any(is_number(r[2]) for r in rows) and len({r[0] for r in rows} | {r[2] for r in rows}) > 3:
         raise MalformedFileError(edges, None, f"looks like a Cytoscape SIF file ('protein type protein'; column 2 "
                                               f"holds only {sorted(second)}): pass --format sif")
 

@@ -216,19 +216,12 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         raise ValueError("config foodweb.webs=[]: is empty; give at least one web (e.g. [cheddar/Benguela]), or set "
                          "foodweb.enabled=false")
     from gatbio.data import dataset_names
+    from gatbio.data.foodweb import check_gateway_name
 
     known = set(dataset_names(expand=True))
     for key, name in [("protein.dataset", cfg.protein.dataset)] * cfg.protein.enabled + \
             [("foodweb.webs", w) for w in cfg.foodweb.webs] * cfg.foodweb.enabled:
-        if re.fullmatch(r"gateway/\d+", name):  # a web id: it must be one of the collection's webs
-            from gatbio.data.foodweb import gateway_web_folder
-            from gatbio.data.sources import UnknownDatasetError
-
-            try:
-                gateway_web_folder(name.split("/", 1)[1])
-            except UnknownDatasetError as err:
-                raise ValueError(f"config {key}: {err}") from None
-        elif name not in known:
+        if not check_gateway_name(name, key) and name not in known:
             raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
                              "gateway/11 (all names: gatbio datasets --members)")
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
