@@ -453,6 +453,12 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     path = check_file(path)
     sep = _node_table_separator(path)
     known = set(names)
+    if header is None:  # 'species,habitat': a first field that names the id column, not a node, is a header
+        head = data_head(path, lines=1)
+        first = split_fields(head[0], sep)[0] if head else ""
+        if first and first not in known and is_header_word(first) and first.lower() in (what, "id", "name", "node",
+                                                                                       "species", "protein", "gene"):
+            header = True
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df
     id_col = what if table.header is not None and what in df.columns else df.columns[0]

@@ -14,7 +14,8 @@ Formats (``--format``, default ``auto`` from the name):
 - ``adjacency``: a square 0/1 or weighted matrix (whitespace, tab or comma separated); needs ``--convention
   row_to_col|col_to_row``.
 
-Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first.
+Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first
+(not for tables whose header names the columns ``resource``/``consumer`` or ``prey``/``predator``: their names say it).
 
 Usage::
 
@@ -151,6 +152,12 @@ def read_foodweb_file(
             return fields.index(name) if name is not None else fallback
 
         lower = [f.lower() for f in fields]
+        by_name = source is None and target is None and (
+            ("prey" in lower and "predator" in lower) or ("resource" in fields and "consumer" in fields))
+        if by_name and direction == "predator-prey":  # the names say the direction; flipping would reverse it
+            raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
+                                                          f"({', '.join(fields[:4])}), so the direction is known: "
+                                                          "leave out --direction predator-prey")
         if source is None and target is None and "prey" in lower and "predator" in lower:
             source, target = fields[lower.index("prey")], fields[lower.index("predator")]  # named: any order
         src, dst = position(source, "resource", 0), position(target, "consumer", 1)

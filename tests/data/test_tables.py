@@ -141,6 +141,11 @@ def test_node_list_and_trait_tables_detect_headers(tmp_path):
         read_species_traits(write(tmp_path, "r.csv", "species,mass\nfox,1,5\nrabbit,1,2\n"), species)
     with pytest.raises(MalformedFileError, match=r"r\.csv:3: expected 2 columns, found 3"):
         read_species_traits(write(tmp_path, "r.csv", "species,mass\nfox,1\nrabbit,1,5\n"), species)
+    # a header above text only (no typed column shows it): its first field names the id column
+    with pytest.raises(MalformedFileError, match=r"h\.csv:2: trait 'habitat' must be a number, found 'pelagic'"):
+        read_species_traits(write(tmp_path, "h.csv", "species,habitat\nfox,pelagic\n"), species)
+    x, names = read_species_traits(write(tmp_path, "k.csv", "fox,1\nrabbit,2\n"), species)  # no header
+    assert names == ["trait_1"] and x[:2, 0].tolist() == [1, 2]
 
 
 def test_adjacency_with_detected_header_and_names_column(tmp_path):

@@ -131,3 +131,11 @@ def test_trophic_refuses_a_pajek_network_of_undirected_edges(tmp_path, capsys):
     (tmp_path / "u.net").write_text('*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Edges\n1 2\n2 3\n')
     assert main(["trophic", str(tmp_path / "u.net")]) == 1
     assert "u.net:6: a network of undirected *Edges only: a food web needs *Arcs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("header", ["predator,prey", "consumer,resource"])
+def test_trophic_named_columns_refuse_a_direction_flag(tmp_path, capsys, header):
+    """The header already says which column eats which: --direction predator-prey would reverse the web."""
+    (tmp_path / "w.csv").write_text(f"{header}\nfox,rabbit\nrabbit,grass\n")
+    assert main(["trophic", str(tmp_path / "w.csv"), "--direction", "predator-prey"]) == 1
+    assert "w.csv:1: the header names the prey and predator columns" in capsys.readouterr().err
