@@ -128,9 +128,39 @@ def write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, sort_keys=False) + "\n")
 
 
+class InvalidJSONError(json.JSONDecodeError):
+    """A file that is not valid JSON (or not UTF-8 text): the message names ``file:line``, the parser's complaint
+    and the column. A :class:`json.JSONDecodeError` (hence a ``ValueError``), so callers that catch those (such as
+    :func:`is_done`) keep working."""
+
+    def __init__(self, path: str | Path, msg: str, doc: str, pos: int):
+        super().__init__(msg, doc, pos)
+        self.path = str(path)
+        self.args = (f"{path}:{self.lineno}: not valid JSON: {msg} (column {self.colno}); is the file cut short "
+                     "or damaged?",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+    def __reduce__(self):  # picklable across worker processes
+        return self.__class__, (self.path, self.msg, self.doc, self.pos)
+
+
 def read_json(path: str | Path) -> Any:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    """The JSON of ``path``; a file that is not valid JSON raises :class:`InvalidJSONError` naming the file and
+    line."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        head = data[:err.start].decode("utf-8", "replace")
+        raise InvalidJSONError(path, "not UTF-8 text", head, len(head)) from None
+    if not text.strip():
+        raise InvalidJSONError(path, "the file is empty", text, 0)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InvalidJSONError(path, err.msg, err.doc, err.pos) from None
 
 
 def write_csv(path: str | Path, df: pd.DataFrame) -> None:

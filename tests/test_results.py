@@ -183,3 +183,27 @@ def test_bad_out_dir_and_mode(tmp_path):
         prepare(tmp_path / "file" / "sub")
     with pytest.raises(ValueError, match=r"resume='again'"):
         prepare(tmp_path / "o", resume="again")
+
+
+# ---------------------------------------------------------------- reading JSON
+
+
+@pytest.mark.parametrize("data, where, what", [
+    (b'{"web": "x", "rows": [\n', ":2:", "Expecting value (column 1)"),  # cut short
+    (b'{"a": 1}\n{"b": 2}\n', ":2:", "Extra data"),
+    (b"", ":1:", "the file is empty"),
+    (b'{"a": "\xff"}', ":1:", "not UTF-8 text"),
+])
+def test_read_json_names_the_file_and_line_of_invalid_json(tmp_path, data, where, what):
+    from gatbio.results import InvalidJSONError, is_done, read_json
+
+    path = tmp_path / "run.json"
+    path.write_bytes(data)
+    with pytest.raises(InvalidJSONError) as err:
+        read_json(path)
+    assert str(err.value).startswith(f"{path}{where} not valid JSON") and what in str(err.value)
+    assert isinstance(err.value, json.JSONDecodeError) and isinstance(err.value, ValueError)  # callers' excepts
+    assert not is_done(path)  # a resumed run redoes it
+    import pickle
+
+    assert str(pickle.loads(pickle.dumps(err.value))) == str(err.value)  # crosses worker processes

@@ -776,27 +776,77 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
 # ----------------------------------------------------------------------------------------------------------
 
 
-def _published(cfg: FoodWebConfig, webs_dir: Path) -> pd.DataFrame | None:
+def _published(cfg: FoodWebConfig, webs_dir: Path | None, webs: list[str] | None = None) -> pd.DataFrame | None:
+    """The published per-web figures (``cfg.published``, else ``<webs_dir>/../web_index.csv``) indexed by web
+    folder name; ``None`` when there are none. With ``webs`` (the webs of the links protocol), a note on stderr
+    says when the file is missing or holds none of them: the summary tables then have no ``published_*`` rows and
+    no ``win_rate_vs_published`` (say so, rather than silently leave them out)."""
+    from gatbio.data.tables import note
+
+    if not cfg.published and webs_dir is None:
+        return None
     path = Path(cfg.published) if cfg.published else webs_dir.parent / "web_index.csv"
+    lost = "the summary tables have no published_* rows and no win_rate_vs_published"
     if not path.is_file():
+        if webs:
+            how = ("check the config's published" if cfg.published else
+                   "give the GATEWAy webs folder, whose parent holds web_index.csv, with --webs")
+            note(f"published reference figures not found: no file {path}; {lost} ({how})")
         return None
     idx = pd.read_csv(path)
     if "data_dir" not in idx.columns:
         raise ValueError(f"{path}: expected a 'data_dir' column naming the web folders")
-    return idx.set_index("data_dir")
+    idx = idx.set_index("data_dir")
+    if webs and not idx.index.isin(webs).any():
+        note(f"none of the {len(webs)} webs of the results is in {path}: {lost}")
+    return idx
+
+
+#: The keys of a per-web result file (:func:`run_web`) and of each of its rows that :func:`summarize_results` reads.
+RECORD_KEYS = ("web", "protocol", "num_nodes", "num_links", "connectance", "rows")
+ROW_KEYS = ("web", "protocol", "fold", "model", "seed", "roc_auc", "pr_auc")
+
+
+def read_web_result(path: str | Path) -> dict[str, Any]:
+    """One per-web result file of :func:`run_web`, checked: a file that is not valid JSON, or lacks a key the
+    summary reads, is one ``ValueError`` naming the file (and line, or the missing key) and how to redo it."""
+    import json
+
+    from gatbio.results import read_json
+
+    redo = "delete it and rerun gatbio foodweb benchmark on this folder to redo that web"
+    try:
+        rec = read_json(path)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{err} ({redo})") from None
+    what = "not a per-web result of gatbio foodweb benchmark"
+    if not isinstance(rec, dict):
+        raise ValueError(f"{path}: {what}: expected a JSON object with keys {', '.join(RECORD_KEYS)}, found a "
+                         f"{type(rec).__name__} ({redo})")
+    missing = [k for k in RECORD_KEYS if k not in rec]
+    if missing:
+        raise ValueError(f"{path}: {what}: no key{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))} ({redo})")
+    if not isinstance(rec["rows"], list):
+        raise ValueError(f"{path}: {what}: 'rows' is a {type(rec['rows']).__name__}, not a list ({redo})")
+    for k, row in enumerate(rec["rows"]):
+        lacks = [c for c in ROW_KEYS if c not in row] if isinstance(row, dict) else list(ROW_KEYS)
+        if lacks:
+            raise ValueError(f"{path}: {what}: row {k} of 'rows' has no key{'s' * (len(lacks) > 1)} "
+                             f"{', '.join(map(repr, lacks))} ({redo})")
+    return rec
 
 
 def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
                       ) -> dict[str, pd.DataFrame]:
     """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring)."""
-    from gatbio.results import read_json, write_csv
+    from gatbio.results import write_csv
 
     cfg = cfg or FoodWebConfig()
     out_dir = Path(out_dir)
     files = sorted((out_dir / "webs").glob("*.json"))
     if not files:
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
-    recs = [read_json(p) for p in files]
+    recs = [read_web_result(p) for p in files]
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
     if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
         raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "
@@ -804,7 +854,8 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
                          "structure-only model (structure_only, l3_ra, ...)")
     meta = pd.DataFrame([{k: rec[k] for k in ("web", "num_nodes", "num_links", "connectance")}
                          for rec in recs]).drop_duplicates("web").set_index("web")
-    pub = _published(cfg, Path(webs_dir)) if webs_dir is not None else None
+    link_webs = sorted({rec["web"] for rec in recs if rec["protocol"] == "links" and rec["rows"]})
+    pub = _published(cfg, Path(webs_dir) if webs_dir is not None else None, link_webs)
     tables: dict[str, pd.DataFrame] = {"per_fold": fold}
     # a web's figure: mean over folds (and seeds)
     per_web = (fold.groupby(["protocol", "web", "model"], sort=False)[["roc_auc", "pr_auc"]].mean().reset_index())
@@ -965,7 +1016,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import parallel_map
-    from gatbio.results import prepare_out_dir, read_json, write_json
+    from gatbio.results import prepare_out_dir, write_json
 
     check(cfg)
     spec = cfg.device
@@ -989,11 +1040,11 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
     tables = summarize_results(out_dir, webs_dir, cfg)
-    recs = [read_json(p) for p in sorted((out_dir / "webs").glob("*.json"))]
+    recs = [read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json"))]
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
-        "compute_seconds_all_runs": sum(r["seconds"] for r in recs),
-        "compute_seconds_by_protocol": {p: sum(r["seconds"] for r in recs if r["protocol"] == p)
+        "compute_seconds_all_runs": sum(r.get("seconds", 0.0) for r in recs),
+        "compute_seconds_by_protocol": {p: sum(r.get("seconds", 0.0) for r in recs if r["protocol"] == p)
                                         for p in cfg.protocols},
     })
     return tables
@@ -1031,6 +1082,9 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     if top < 1:
         raise ValueError(f"--top must be at least 1, got {top}")
     A = adjacency_of(data.edge_index, n)
+    if A.nnz and A.nnz == n * (n - 1):  # no candidate pair: say so before any training
+        raise ValueError(f"{getattr(data, 'name', 'the web')}: every pair of its {n} species is already a link "
+                         f"({A.nnz} links, both ways): there is no missing link to predict")
     if A.nnz < 5:
         raise ValueError(f"{getattr(data, 'name', 'the web')} has only {A.nnz} links (other than self-loops); "
                          "at least 5 are needed to cross-fit the models")

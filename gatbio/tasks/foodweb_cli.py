@@ -28,11 +28,16 @@ if TYPE_CHECKING:
 
 PREDICT_DESCRIPTION = """\
 Train the models of the GATEWAy benchmark on the whole web and list the K most likely missing links (pairs
-that are not links of FILE), best first, with species names, scores and trophic levels.
+of two different species that are not links of FILE), best first, with species names, scores and trophic levels.
 
 The model is 'full' when the web has traits (a GATEWAy folder's node table, a named GATEWAy web, or --traits),
-else 'structure_only': a logarithmic opinion pool of the GAT (its logits averaged over --seeds) and two
-classifiers stacked on pair features (gradient boosting and a logistic regression), trained on the web itself.
+else 'structure_only': a logarithmic opinion pool of the GAT and two classifiers stacked on pair features
+(gradient boosting and a logistic regression), trained on the web itself. 'full' trains one GAT per seed of
+--seeds and averages their logits; 'structure_only' trains one GAT, with the first seed of --seeds.
+
+Links: a link of weight 0 carries no flow and counts as absent (as in gatbio trophic), so it is dropped, and the
+pair can be predicted; other weights are not used. Cannibal (self) links are left out: a species eating itself
+is neither learnt from nor predicted. Both are noted on stderr.
 
 Columns:
   resource, consumer  the predicted link: the consumer eats the resource
@@ -97,7 +102,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--format", default="auto", choices=FORMATS,
                    help="file format, as in gatbio trophic; auto: from the name")
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
-                   help="what a line 'u v' means in the file (default: prey-predator, v eats u)")
+                   help="what a line 'u v' means in a table file (default: prey-predator, v eats u; a GATEWAy "
+                        "folder or a named web is already prey -> predator)")
     q.add_argument("--source", default=None, metavar="COLUMN", help="csv: prey column (default: resource, else the first)")
     q.add_argument("--target", default=None, metavar="COLUMN",
                    help="csv: predator column (default: consumer, else the second)")
@@ -142,6 +148,9 @@ def run_summarize(args: argparse.Namespace) -> int:
     from gatbio.tasks.foodweb import FoodWebConfig, summarize_results
 
     check_input_dir(args.out, "OUT", "the results folder of gatbio foodweb benchmark")
+    if args.webs is not None:
+        check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
+                                             "reference rows")
     cfg_path = Path(args.out) / "config.yaml"
     cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
     webs = args.webs or cfg.webs or None
@@ -170,23 +179,71 @@ def _read_traits(path: str, node_names: list[str], header: bool | None = None) -
     return read_species_traits(path, node_names, header=header)
 
 
+#: Options of ``predict`` that say how to read a table file, with their defaults: a GATEWAy folder or a named web
+#: is already prey -> predator with known columns, so these are refused there rather than silently ignored.
+TABLE_OPTIONS = {"direction": "prey-predator", "source": None, "target": None, "weight": None, "convention": None}
+
+
+def _refuse_table_options(args: argparse.Namespace, what: str) -> None:
+    given = [f"--{k} {getattr(args, k)}" for k, default in TABLE_OPTIONS.items()
+             if getattr(args, k, default) != default]
+    if given:
+        raise ValueError(f"{', '.join(given)}: {args.file} is {what}, already read as prey -> predator; --direction, "
+                         "--source, --target, --weight and --convention apply to table files only (edge list, CSV, "
+                         "adjacency matrix): leave them out")
+
+
+def _is_named_web(file: str) -> bool:
+    """``file`` names a web of a collection (``gateway/11``, ``cheddar/TL84``) rather than a path."""
+    from gatbio.data import DATASETS
+
+    return not Path(file).exists() and "/" in str(file) and str(file).split("/", 1)[0] in DATASETS
+
+
 def read_predict_web(args: argparse.Namespace):
-    """The web of ``foodweb predict``: a GATEWAy web folder as the benchmark reads it (self-loops removed, the
-    file's trait columns), with its species names when it lies in a GATEWAy collection; anything else as
-    ``gatbio trophic`` reads it (a named web such as ``gateway/11`` comes with names and traits)."""
+    """The web of ``foodweb predict``: a GATEWAy web folder as the benchmark reads it (file order, the file's trait
+    columns; its cannibal links are kept here, and left out by :func:`run_predict` with a note, as for any other
+    format), with its species names when it lies in a GATEWAy collection; anything else as ``gatbio trophic``
+    reads it (a named web such as ``gateway/11`` comes with names and traits).
+
+    Links of weight 0 (no flow: absent, as in ``gatbio trophic``) are dropped, with a note. The options that
+    say how to read a table (``--direction``, ``--source``, ``--target``, ``--weight``, ``--convention``) are
+    refused for a GATEWAy folder or a named web, which they would not change."""
     path = Path(args.file)
     if args.format in ("auto", "gateway") and path.is_dir() and any(path.glob("*_edge_list.txt")):
-        from gatbio.data.foodweb import gateway_folder_names
-        from gatbio.tasks.foodweb import read_web_folder
+        from gatbio.data.foodweb import gateway_folder_names, read_gateway_web
 
-        data = read_web_folder(path)
+        _refuse_table_options(args, "a GATEWAy web folder")
+        data = read_gateway_web(path, self_loops="keep", add_mass_missing=False)  # read_web_folder, loops kept
         names = gateway_folder_names(path)
         if names is not None and len(names) == data.num_nodes:
             data.node_names = names
-        return data
-    from gatbio.ecology.commands import read_foodweb
+    else:
+        from gatbio.ecology.commands import read_foodweb
 
-    return read_foodweb(args)
+        if _is_named_web(args.file):
+            _refuse_table_options(args, "a named web")
+        data = read_foodweb(args)
+    return _drop_zero_weight_links(data, args.file)
+
+
+def _drop_zero_weight_links(data, file: str):
+    """``data`` without its links of weight <= 0 (a note says how many): such a link carries no flow and counts as
+    absent, as in ``gatbio trophic``, so the models neither learn from it nor skip it as a candidate."""
+    import torch
+
+    from gatbio.data.tables import note
+
+    w = getattr(data, "edge_weight", None)
+    if w is None:
+        return data
+    keep = w.view(-1) > 0
+    dropped = int((~keep).sum())
+    if dropped:
+        note(f"{file}: {dropped} of {keep.numel()} links have weight 0 and are dropped: a link of weight 0 carries "
+             "no flow and counts as absent (as in gatbio trophic), so it may be predicted")
+        data = data.edge_subgraph(torch.nonzero(keep).view(-1))
+    return data
 
 
 def run_predict(args: argparse.Namespace) -> int:
@@ -218,25 +275,35 @@ def run_predict(args: argparse.Namespace) -> int:
     traits = trait_names = None
     if args.traits:
         traits, trait_names = _read_traits(args.traits, names, args.header)
-    if getattr(data, "edge_weight", None) is not None:
+        _note_species_without_traits(args.traits, traits, names)
+    if getattr(data, "edge_weight", None) is not None and data.num_edges:
         note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "
-             "exist")
+             "exist (weight > 0)")
+    loops = int((data.edge_index[0] == data.edge_index[1]).sum()) if data.num_edges else 0
+    if loops:
+        note(f"{args.file}: {loops} cannibal (self) link(s) left out: the models learn and predict links between "
+             "two different species only")
     x = traits if traits is not None else getattr(data, "x", None)
-    if x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0:
+    with_traits = not (x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0)
+    if not with_traits:
         note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
-             "alone (model structure_only)")
+             "alone (model structure_only)" + (f"; it trains one GAT, with the first seed ({seeds[0]}): the other "
+                                               "--seeds are not used" if len(seeds) > 1 else ""))
+    gat_seeds = seeds if with_traits else seeds[:1]
 
     progress = show_progress(args.quiet)
     announce_device(device, args.device)
     if progress:
-        print(f"# training the GAT ({len(seeds)} seed(s)) and the two stacks on {data.num_nodes} species, "
-              f"{data.num_edges} links", file=sys.stderr, flush=True)
+        print(f"# training {'the GAT' if len(gat_seeds) == 1 else f'{len(gat_seeds)} GATs'} (seed(s) "
+              f"{','.join(map(str, gat_seeds))}) and the two stacks on {data.num_nodes} species, "
+              f"{data.num_edges - loops} links", file=sys.stderr, flush=True)
     df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names,
                                progress=progress, device=device)
     import pandas as pd
 
     with pd.option_context("display.width", 200):
-        print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links; "
+        print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links"
+              f"{f' ({loops} cannibal, left out)' if loops else ''}; "
               f"model {df['model'].iloc[0]}; top {len(df)} missing links (resource -> consumer: consumer eats "
               "resource; score: pooled log-odds, see --help)")
         print(df.drop(columns="model").to_string(index=False))
@@ -253,6 +320,22 @@ def run_predict(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"# drew {args.plot}")
     return 0
+
+
+def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]) -> None:
+    """A note naming how many species of the web have no trait value in the table (no row, or empty cells only):
+    their traits are imputed, which a table covering few species makes most of what the model sees."""
+    import numpy as np
+
+    from gatbio.data.tables import note
+
+    if traits.ndim != 2 or traits.shape[1] == 0:
+        return
+    empty = np.flatnonzero(np.isnan(traits).all(axis=1))
+    if len(empty):
+        shown = ", ".join(names[k] for k in empty[:3]) + (", ..." if len(empty) > 3 else "")
+        note(f"--traits {path}: no trait values for {len(empty)} of {len(names)} species ({shown}): their traits "
+             "are imputed (each column's median, flagged by a <trait>_missing column)")
 
 
 def _parse_seeds(text: str) -> list[int]:

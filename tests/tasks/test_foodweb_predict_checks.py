@@ -1,0 +1,209 @@
+"""``gatbio foodweb predict`` and ``summarize``: what they read, refuse and say (zero-weight and cannibal links,
+options that do not apply, a complete web, seeds, sparse trait tables, bad results folders)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from gatbio.cli import main as gatbio_main
+from gatbio.tasks import foodweb as fw
+from gatbio.tasks import foodweb_cli
+
+PREDICT = fw.predict_missing_links  # the real one (some tests stub it in the CLI)
+CHAIN = ["a b", "b c", "c d", "d e", "e f", "a c", "b d", "c e"]  # 8 links of 6 species
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Replace the training by a stub that records the web ``predict`` would train on (fast)."""
+    seen: dict = {}
+
+    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
+        seen.update(data=data, seeds=seeds, traits=traits)
+        return pd.DataFrame({"rank": [1], "resource": ["a"], "consumer": ["f"], "score": [0.0],
+                             "resource_level": [1.0], "consumer_level": [2.0], "model": ["structure_only"]})
+
+    monkeypatch.setattr(fw, "predict_missing_links", stub)
+    return seen
+
+
+def _stderr(capsys, caplog) -> tuple[str, str]:
+    """stdout, and stderr with the notes (``gatbio.data.tables.note`` logs them; pytest captures the log)."""
+    out, err = capsys.readouterr()
+    text = caplog.text
+    caplog.clear()
+    return out, err + text
+
+
+def _pairs(data) -> set[tuple[str, str]]:
+    names = data.node_names
+    return {(names[a], names[b]) for a, b in data.edge_index.t().tolist()}
+
+
+def test_predict_drops_zero_weight_links_as_trophic_does(tmp_path, capsys, caplog, captured):
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x} 1\n" for x in CHAIN) + "a d 0\nb e 0\n")
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu"]) == 0
+    err = _stderr(capsys, caplog)[1]
+    assert "2 of 10 links have weight 0 and are dropped" in err
+    data = captured["data"]
+    assert data.num_edges == 8 and not {("a", "d"), ("b", "e")} & _pairs(data)  # absent: may be predicted
+    # the same links as gatbio trophic counts (its prey / predator columns skip weight-0 links)
+    from gatbio.ecology.commands import read_foodweb_file, trophic_table
+
+    t = trophic_table(read_foodweb_file(web)).set_index("species")
+    idx = {s: k for k, s in enumerate(data.node_names)}
+    for s in t.index:
+        assert t.loc[s, "prey"] == int((data.edge_index[1] == idx[s]).sum())
+        assert t.loc[s, "predators"] == int((data.edge_index[0] == idx[s]).sum())
+
+
+def _gateway_folder(tmp_path):
+    folder = tmp_path / "webs" / "W_7"
+    folder.mkdir(parents=True)
+    (folder / "7_edge_list.txt").write_text("0 1\n1 2\n2 3\n3 4\n0 2\n1 3\n2 2\n")
+    return folder
+
+
+@pytest.mark.parametrize("option", [["--direction", "predator-prey"], ["--source", "x"], ["--target", "y"],
+                                    ["--weight", "w"], ["--convention", "row_to_col"]])
+def test_table_options_are_refused_for_gateway_folders_and_named_webs(tmp_path, capsys, captured, option):
+    for file in (str(_gateway_folder(tmp_path)), "gateway/281"):
+        assert gatbio_main(["foodweb", "predict", file, "--seeds", "0", "--device", "cpu", *option]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+        assert f"{option[0]} {option[1]}" in err and "apply to table files only" in err
+    assert not captured  # refused before any training
+
+
+def test_direction_still_applies_to_table_files_and_gateway_folders_read_as_before(tmp_path, captured):
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN))
+    assert gatbio_main(["foodweb", "predict", str(web), "--device", "cpu", "--direction", "predator-prey"]) == 0
+    assert ("b", "a") in _pairs(captured["data"])
+    folder = _gateway_folder(tmp_path)
+    assert gatbio_main(["foodweb", "predict", str(folder), "--device", "cpu"]) == 0
+    assert captured["data"].num_edges == 7  # the cannibal link is kept, and left out by the models
+
+
+def test_a_complete_web_has_no_missing_link_to_predict(tmp_path, capsys):
+    web = tmp_path / "complete.txt"
+    web.write_text("a b\nb a\na c\nc a\nb c\nc b\n")
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert "no missing link to predict" in err and "Traceback" not in err
+
+
+def tiny() -> fw.FoodWebConfig:
+    return fw.FoodWebConfig(gat=fw.GATParams(epochs=3, hidden_channels=4, heads=1, rounds=1),
+                            stack=fw.lp.StackParams(max_iter=5))
+
+
+def _cycle_web(loops: bool = False) -> Data:
+    n = 8
+    src = list(range(n)) + [0, 2, 4] + ([3, 5] if loops else [])
+    dst = [(i + 1) % n for i in range(n)] + [4, 6, 1] + ([3, 5] if loops else [])
+    return Data(edge_index=torch.tensor([src, dst]), num_nodes=n, node_names=[f"sp{i}" for i in range(n)])
+
+
+def test_structure_only_trains_one_gat_with_the_first_seed_as_the_help_says(tmp_path, capsys, caplog, monkeypatch):
+    data = _cycle_web()
+    one = PREDICT(data, top=50, cfg=tiny(), seeds=[0])
+    three = PREDICT(data, top=50, cfg=tiny(), seeds=[0, 1, 2])
+    assert one["model"].iloc[0] == "structure_only"
+    pd.testing.assert_frame_equal(one, three)  # the other seeds are not used
+    assert "averaged over --seeds" not in foodweb_cli.PREDICT_DESCRIPTION
+    assert "'structure_only' trains one GAT, with the first seed" in " ".join(foodweb_cli.PREDICT_DESCRIPTION.split())
+    # the CLI says so when it is given several seeds, and its progress line counts the GATs it trains
+    import gatbio.cli
+
+    monkeypatch.setattr(gatbio.cli, "show_progress", lambda quiet: True)
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN))
+    monkeypatch.setattr(fw, "predict_missing_links", lambda data, top, **kw: one.head(1))
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0,1,2", "--device", "cpu"]) == 0
+    err = _stderr(capsys, caplog)[1]
+    assert "the other --seeds are not used" in err
+    assert "# training the GAT (seed(s) 0)" in err and "3 seed(s)" not in err
+
+
+def test_cannibal_links_are_noted_and_never_candidates(tmp_path, capsys, caplog, captured):
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN) + "c c\ne e\n")
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu"]) == 0
+    out, err = _stderr(capsys, caplog)
+    assert "2 cannibal (self) link(s) left out" in err
+    assert "10 links (2 cannibal, left out)" in out
+    assert "Cannibal (self) links are left out" in foodweb_cli.PREDICT_DESCRIPTION
+    df = PREDICT(_cycle_web(loops=True), top=1000, cfg=tiny(), seeds=[0])
+    assert len(df) == 8 * 7 - 11 and not (df["resource"] == df["consumer"]).any()
+
+
+def test_a_trait_table_covering_few_species_is_noted(tmp_path, capsys, caplog, captured):
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN))
+    traits = tmp_path / "traits.csv"
+    traits.write_text("species,mass\na,3\n")
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu",
+                        "--traits", str(traits)]) == 0
+    err = _stderr(capsys, caplog)[1]
+    assert "no trait values for 5 of 6 species (b, c, d, ...): their traits are imputed" in err
+    assert np.isnan(captured["traits"]).all(axis=1).sum() == 5
+
+
+# ---------------------------------------------------------------- summarize
+
+
+def _results(tmp_path, webs: list[str] = ("W_7",)):
+    out = tmp_path / "out"
+    (out / "webs").mkdir(parents=True)
+    for w in webs:
+        rows = [{"web": w, "protocol": "links", "fold": 0, "model": m, "seed": 0, "roc_auc": 0.8, "pr_auc": 0.5,
+                 "n_pos": 2, "n_neg": 9} for m in ("full", "l3_ra")]
+        rec = {"web": w, "protocol": "links", "num_nodes": 5, "num_links": 6, "connectance": 0.3, "seconds": 1.0,
+               "rows": rows}
+        (out / "webs" / f"{w}.links.json").write_text(json.dumps(rec))
+    return out
+
+
+def test_summarize_checks_webs_and_says_when_published_rows_are_missing(tmp_path, capsys, caplog):
+    out = _results(tmp_path)
+    assert gatbio_main(["foodweb", "summarize", str(out), "--webs", str(tmp_path / "nonexistent")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--webs" in err and "no such folder" in err
+    webs = tmp_path / "gw" / "webs"
+    webs.mkdir(parents=True)
+    assert gatbio_main(["foodweb", "summarize", str(out), "--webs", str(webs)]) == 0
+    out_, err = _stderr(capsys, caplog)
+    assert "published reference figures not found" in err and "web_index.csv" in err
+    assert "published_full" not in out_
+    (tmp_path / "gw" / "web_index.csv").write_text(
+        "data_dir,full_pr_auc,full_roc_auc,struc_pr_auc,struc_roc_auc\nW_7,0.4,0.7,0.3,0.6\n")
+    assert gatbio_main(["foodweb", "summarize", str(out), "--webs", str(webs)]) == 0
+    out_, err = _stderr(capsys, caplog)
+    assert "published_full" in out_ and "win_rate_vs_published" in out_ and "not found" not in err
+    (tmp_path / "gw" / "web_index.csv").write_text("data_dir,full_pr_auc,full_roc_auc\nOther_1,0.4,0.7\n")
+    assert gatbio_main(["foodweb", "summarize", str(out), "--webs", str(webs)]) == 0
+    assert "none of the 1 webs of the results is in" in _stderr(capsys, caplog)[1]
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("{}", "x.links.json: not a per-web result of gatbio foodweb benchmark: no keys 'web', 'protocol'"),
+    ('{"web": "x", "rows": [\n', "x.links.json:2: not valid JSON: Expecting value (column 1)"),
+    ("[1]", "x.links.json: not a per-web result of gatbio foodweb benchmark: expected a JSON object"),
+    ('{"web": "x", "protocol": "links", "num_nodes": 5, "num_links": 6, "connectance": 0.3, "rows": [{"web": "x"}]}',
+     "x.links.json: not a per-web result of gatbio foodweb benchmark: row 0 of 'rows' has no keys 'protocol'"),
+])
+def test_summarize_names_the_bad_result_file(tmp_path, capsys, text, expect):
+    out = _results(tmp_path)
+    (out / "webs" / "x.links.json").write_text(text)
+    assert gatbio_main(["foodweb", "summarize", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert expect in err and str(out / "webs") in err
