@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import os
 import socket
 import sys
@@ -240,6 +241,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="write the loss trajectory here")
     args = p.parse_args(argv)
+    # bad numbers and output paths: one line from the parser (exit 2) before any data is loaded or trained on
+    for opt, value in (("--nproc", args.nproc), ("--epochs", args.epochs), ("--batch-size", args.batch_size),
+                       ("--hidden", args.hidden), ("--heads", args.heads)):
+        if value < 1:
+            p.error(f"{opt} {value}: must be a positive integer")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        p.error(f"--lr {args.lr}: must be a positive number")
+    from gatbio._paths import OutputPathError, check_outputs
+
+    try:
+        check_outputs({"--json": args.json})
+    except OutputPathError as err:
+        p.error(str(err))
     from gatbio.device import DeviceError, announce_device, resolve_device
 
     spec = args.device

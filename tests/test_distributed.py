@@ -41,3 +41,43 @@ def test_graphs_without_targets_are_rejected():
     g = Data(x=torch.randn(3, 2), edge_index=torch.tensor([[0, 1], [1, 2]]))
     with pytest.raises(ValueError, match=r"graphs\[0\] has no y"):
         train_graphs(torch.nn.Linear(2, 1), [g], epochs=1, batch_size=1)
+
+
+def _no_work(*_args, **_kwargs):
+    raise AssertionError("the command loaded data although its arguments were bad")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--nproc", "0"], "--nproc 0: must be a positive integer"),
+    (["--nproc", "-1"], "--nproc -1: must be a positive integer"),
+    (["--epochs", "0"], "--epochs 0: must be a positive integer"),
+    (["--batch-size", "0"], "--batch-size 0: must be a positive integer"),
+    (["--hidden", "0"], "--hidden 0: must be a positive integer"),
+    (["--heads", "0"], "--heads 0: must be a positive integer"),
+    (["--lr", "-1"], "--lr -1.0: must be a positive number"),
+    (["--lr", "nan"], "--lr nan: must be a positive number"),
+])
+def test_cli_refuses_bad_numbers_in_one_line_before_any_work(monkeypatch, capsys, argv, message):
+    import gatbio.distributed as gd
+
+    monkeypatch.setattr(gd, "_load_graphs", _no_work)
+    with pytest.raises(SystemExit) as exc:
+        gd.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == f"python -m gatbio.distributed: error: {message}"
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["parent_is_a_file", "a_folder"])
+def test_cli_checks_the_json_path_before_training(tmp_path, monkeypatch, capsys, where):
+    import gatbio.distributed as gd
+
+    (tmp_path / "notes.txt").write_text("x")
+    target = tmp_path / "notes.txt" / "losses.json" if where == "parent_is_a_file" else tmp_path
+    monkeypatch.setattr(gd, "_load_graphs", _no_work)
+    with pytest.raises(SystemExit) as exc:
+        gd.main(["--epochs", "1", "--device", "cpu", "--json", str(target)])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"python -m gatbio.distributed: error: --json {target}: ")

@@ -230,6 +230,24 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
+#: Resolution of the saved figures (pixels per inch).
+DPI = 120
+
+
+def _save(fig, path: str | Path) -> None:
+    """Write ``fig`` atomically (:func:`gatbio.plot.save_figure`: a killed run leaves no truncated image) and
+    close it, also when writing fails."""
+    import matplotlib.pyplot as plt
+
+    from gatbio.plot import save_figure
+
+    try:
+        fig.set_dpi(DPI)  # save_figure renders at the figure's dpi
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
 def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", path: str | Path | None = None):
     """Degradation curves of one dataset: one panel per perturbation, one line (± std band) per model."""
     import matplotlib
@@ -254,8 +272,7 @@ def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", 
     fig.suptitle(dataset, fontsize=9)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        _save(fig, path)
     return fig
 
 
@@ -280,6 +297,5 @@ def plot_extinctions(curves: pd.DataFrame, path: str | Path | None = None):
     axes[0][-1].legend(fontsize=6)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        _save(fig, path)
     return fig
