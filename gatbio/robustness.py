@@ -11,7 +11,7 @@ perturbed copy:
 - :func:`noise_hub_features`: Gaussian noise on the features of the top ``fraction`` of nodes;
 - :func:`drop_hub_edges`: drop a share of the edges that touch the top ``fraction`` of nodes;
 - :func:`extinction_curve`, :func:`r50`: secondary extinctions and the robustness R50 of a food web under
-  the same removal orders (Dunne et al. 2002).
+  the same kinds of removal order (Dunne et al. 2002).
 
 Conventions:
 

@@ -150,7 +150,7 @@ class RobustnessConfig:
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
     sigma: float = 1.0            # feature noise, in per-feature standard deviations
     edge_drop_p: float = 0.5      # share of each hub's links dropped
-    betweenness_k: int = 256      # betweenness sample size on graphs above 1000 nodes
+    betweenness_k: int = 256      # betweenness sample size (sources); a graph of at most this many nodes is exact
     hub_fraction: float = 0.05    # "hubs" for the attention-mass diagnostic: the top 5 % by degree
     r50_random_orders: int = 20   # random removal orders per web for the R50 control
     jobs: int = 1
@@ -512,6 +512,9 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
 def r50_table(webs: list[str], orders: list[str], seeds: list[int], random_orders: int = 20,
               k: int | None = None) -> tuple[Any, Any]:
     """R50 of each web (all its links) under each removal order, with and without protected basal species.
+
+    The species are ranked on the whole web, as ecologists rank them; the model curves rank them on the graph the
+    model passes messages over (its training links), so at a given fraction the two may remove different species.
 
     Targeted orders are repeated over ``seeds`` (they differ only in how ties are broken); ``random`` uses
     ``random_orders`` seeded permutations. Returns ``(table, curves)``: R50 mean ± std per (web, order,
