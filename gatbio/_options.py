@@ -5,7 +5,25 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_header_option", "add_device_option", "add_resume_options", "resume_mode", "pop_resume_flag"]
+__all__ = ["IntermixedParser", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
+           "pop_resume_flag"]
+
+
+class IntermixedParser(argparse.ArgumentParser):
+    """A parser whose positionals may sit on both sides of its options (``parse_known_intermixed_args``):
+    ``gatbio protein interactions predict --pairs F hidden=64``, ``gatbio robustness --config F a=1 --out D b=2``.
+    A subparser takes it with ``parser.__class__ = IntermixedParser``."""
+
+    _inner = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inner:  # the intermixed parse calls back here: the plain parse
+            return super().parse_known_args(args, namespace)
+        self._inner = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inner = False
 
 
 def add_header_option(parser: argparse.ArgumentParser, what: str = "every table this command reads") -> None:

@@ -490,11 +490,9 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
                        expected_desc=" (" + " ".join(expected) + ")")
     df = table.df
     if [str(c) for c in df.columns[:7]] != expected:
-        with open_text(path) as fh:  # the header row as written (pandas numbers an empty header field)
-            first = next((ln.rstrip("\r\n") for ln in fh if ln.strip()), "")
-        raise MalformedFileError(path, table.header_line,
+        raise MalformedFileError(path, table.header_line,  # the header's fields as written (df numbers empty ones)
                                  f"expected the header {' '.join(expected)!r} (tab-separated), found "
-                                 f"{first.replace(chr(9), ' ')!r}")
+                                 f"{' '.join(table.header or [])!r}")
     for col in ("item_id_a", "item_id_b"):
         bad = df[col].isna().to_numpy() | (df[col].fillna("") == "").to_numpy()
         if bad.any():

@@ -190,15 +190,16 @@ def split_fields(text: str, sep: str) -> list[str]:
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
 
 
-def data_head(path: str | Path, comment: str | None = "#", lines: int = 100) -> list[str]:
+def data_head(path: str | Path, comment: str | None = "#", lines: int = 100, numbered: bool = False) -> list:
     """The first ``lines`` data lines of a (possibly compressed) text file: blank lines and lines starting with
-    ``comment`` are skipped; not UTF-8 text: :func:`read_text`'s error with ``file:line``."""
-    head: list[str] = []
+    ``comment`` are skipped; not UTF-8 text: :func:`read_text`'s error with ``file:line``. With ``numbered``,
+    ``(physical line number, line)`` pairs."""
+    head: list = []
     with open_text(check_file(path)) as fh:
         try:
-            for x in fh:
+            for no, x in enumerate(fh, start=1):
                 if x.strip() and not (comment and x.lstrip().startswith(comment)):
-                    head.append(x.rstrip("\r\n"))
+                    head.append((no, x.rstrip("\r\n")) if numbered else x.rstrip("\r\n"))
                     if len(head) >= lines:
                         break
         except UnicodeDecodeError:
@@ -301,10 +302,11 @@ _SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "sp
               "|": "a '|'"}
 
 
-def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, comment: str | None, expected_desc: str,
+def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: str,
            numeric_columns: Sequence[int], expected: int | None = None) -> pd.DataFrame:
-    """pandas' C parser on the data lines (text columns; a missing field is NaN, never a name such as ``NA``); a
-    row of the wrong length names its physical line."""
+    """pandas' C parser on the data lines, comment and blank lines already dropped (:func:`data_lines`; a ``#``
+    inside a line is text); text columns; a missing field is NaN, never a name such as ``NA``; a row of the wrong
+    length names its physical line."""
     ncol = len(split_fields(text.split("\n", 1)[0], sep))
     dtype = {c: str for c in range(ncol) if c not in numeric_columns}
     try:
@@ -373,7 +375,7 @@ def read_table(
             raise MalformedFileError(path, int(numbers[0]), "the file has no data rows (only a header)")
         cols = [c if isinstance(c, int) else head.index(c) for c in numeric_columns
                 if isinstance(c, int) or (with_header and c in head)]
-        return _parse(path, body, body_no, sep, comment, expected_desc, cols, expected), body_no
+        return _parse(path, body, body_no, sep, expected_desc, cols, expected), body_no
 
     df, body_no = parse(head is not None)
     if head is not None and header is None:  # detected: rule 2, names elsewhere keep the row as data
@@ -456,8 +458,7 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     if header is None:  # 'species,habitat': a first field that names the id column, not a node, is a header
         head = data_head(path, lines=1)
         first = split_fields(head[0], sep)[0] if head else ""
-        if first and first not in known and is_header_word(first) and first.lower() in (what, "id", "name", "node",
-                                                                                       "species", "protein", "gene"):
+        if first not in known and first.lower() in (what, "id", "name", "node", "species", "protein", "gene"):
             header = True
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df

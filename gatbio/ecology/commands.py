@@ -97,6 +97,7 @@ def read_foodweb_file(
     """
     from gatbio.data import io
     from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_pajek_foodweb
+    from gatbio.data.tables import data_head
 
     path = Path(file)
     if not path.exists():
@@ -137,7 +138,7 @@ def read_foodweb_file(
             io.report_changes(path, stats, True, "sum")
             data.name = path.stem
     elif fmt in ("csv", "edgelist"):
-        head = _head_lines(path)
+        head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
         sep = _table_separator(fmt, [x for _, x in head])
         split = str.split if sep == r"\s+" else (lambda x: x.split(sep))
         # columns by position (named columns of a header row mapped to theirs), so that header detection can
@@ -152,14 +153,14 @@ def read_foodweb_file(
             return fields.index(name) if name is not None else fallback
 
         lower = [f.lower() for f in fields]
-        by_name = source is None and target is None and (
-            ("prey" in lower and "predator" in lower) or ("resource" in fields and "consumer" in fields))
-        if by_name and direction == "predator-prey":  # the names say the direction; flipping would reverse it
-            raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
-                                                          f"({', '.join(fields[:4])}), so the direction is known: "
-                                                          "leave out --direction predator-prey")
-        if source is None and target is None and "prey" in lower and "predator" in lower:
-            source, target = fields[lower.index("prey")], fields[lower.index("predator")]  # named: any order
+        prey_predator = "prey" in lower and "predator" in lower
+        if source is None and target is None and (prey_predator or {"resource", "consumer"} <= set(fields)):
+            if direction == "predator-prey":  # the names say the direction; flipping would reverse it
+                raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
+                                                              f"({', '.join(fields[:4])}), so the direction is "
+                                                              "known: leave out --direction predator-prey")
+            if prey_predator:  # named: any order
+                source, target = fields[lower.index("prey")], fields[lower.index("predator")]
         src, dst = position(source, "resource", 0), position(target, "consumer", 1)
         if sep == r"\s+":
             _check_whitespace_names(path, head, header)
@@ -174,27 +175,12 @@ def read_foodweb_file(
         if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
-        sep = _table_separator("edgelist", [x for _, x in _head_lines(path)])
+        sep = _table_separator("edgelist", data_head(path, "#"))
         data = io.read_adjacency_matrix(path, convention=convention, sep=sep, weighted=weight is not None,
                                         header=header)
     else:
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     return _orient(data, direction)
-
-
-def _head_lines(path: Path, lines: int = 100) -> list[tuple[int, str]]:
-    """The first data lines of a table with their physical line numbers (blank and ``#`` lines skipped)."""
-    from gatbio.data.tables import data_head, open_text
-
-    data_head(path, "#", lines)  # a file that is not UTF-8 text: the readers' one error, with file:line
-    out: list[tuple[int, str]] = []
-    with open_text(path) as fh:
-        for no, x in enumerate(fh, start=1):
-            if x.strip() and not x.lstrip().startswith("#"):
-                out.append((no, x.rstrip("\r\n")))
-                if len(out) >= lines:
-                    break
-    return out
 
 
 def _table_separator(fmt: str, lines: list[str]) -> str:

@@ -165,13 +165,14 @@ def find_web_folders(webs_dir: str | Path) -> list[Path]:
     return found
 
 
-def read_web_folder(folder: str | Path) -> Data:
+def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
     """One web folder in the GATEWAy layout, as the benchmark reads it: :func:`gatbio.data.foodweb.read_gateway_web`
-    (file order kept, file:line validation) with self-loops removed and the trait columns exactly as in the file.
+    (file order kept, file:line validation) with self-loops removed (``self_loops="keep"``: kept, for a caller that
+    says how many it leaves out) and the trait columns exactly as in the file.
     """
     from gatbio.data.foodweb import read_gateway_web
 
-    return read_gateway_web(folder, self_loops="remove", add_mass_missing=False)
+    return read_gateway_web(folder, self_loops=self_loops, add_mass_missing=False)
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -211,10 +211,11 @@ def read_predict_web(args: argparse.Namespace):
     refused for a GATEWAy folder or a named web, which they would not change."""
     path = Path(args.file)
     if args.format in ("auto", "gateway") and path.is_dir() and any(path.glob("*_edge_list.txt")):
-        from gatbio.data.foodweb import gateway_folder_names, read_gateway_web
+        from gatbio.data.foodweb import gateway_folder_names
+        from gatbio.tasks.foodweb import read_web_folder
 
         _refuse_table_options(args, "a GATEWAy web folder")
-        data = read_gateway_web(path, self_loops="keep", add_mass_missing=False)  # read_web_folder, loops kept
+        data = read_web_folder(path, self_loops="keep")  # run_predict leaves the cannibal links out, with a note
         names = gateway_folder_names(path)
         if names is not None and len(names) == data.num_nodes:
             data.node_names = names

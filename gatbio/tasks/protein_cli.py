@@ -17,7 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
+from gatbio._options import (
+    IntermixedParser,
+    add_device_option,
+    add_header_option,
+    add_resume_options,
+    resume_mode,
+)
 
 #: --format → (reader name in gatbio.data.io, keyword arguments)
 FORMATS = {
@@ -343,24 +349,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     it.add_argument("--quiet", action="store_true",
                     help="no progress bar or messages (they go to stderr, and only when it is a terminal)")
     it.set_defaults(func=interactions_main)
-    it.__class__ = _IntermixedParser  # `predict --pairs F key=value`: positionals on both sides of the options
+    it.__class__ = IntermixedParser  # `predict --pairs F key=value`: positionals on both sides of the options
     return it
-
-
-class _IntermixedParser(argparse.ArgumentParser):
-    """A parser whose positionals may sit on both sides of its options (``parse_known_intermixed_args``):
-    ``gatbio protein interactions predict --pairs F hidden=64``."""
-
-    _inner = False
-
-    def parse_known_args(self, args=None, namespace=None):
-        if self._inner:  # the intermixed parse calls back here: the plain parse
-            return super().parse_known_args(args, namespace)
-        self._inner = True
-        try:
-            return self.parse_known_intermixed_args(args, namespace)
-        finally:
-            self._inner = False
 
 
 _PREDICT_ONLY = ("pairs", "actions", "sequences", "model", "epochs")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gatbio._options import add_device_option, add_resume_options, resume_mode
-from gatbio.tasks.protein_cli import _IntermixedParser
+from gatbio._options import IntermixedParser, add_device_option, add_resume_options, resume_mode
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -28,7 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_device_option(p, default=None)
     add_resume_options(p)
     p.set_defaults(func=main)
-    p.__class__ = _IntermixedParser  # `--config F a=1 --out D b=2`: overrides on both sides of the options
+    p.__class__ = IntermixedParser  # `--config F a=1 --out D b=2`: overrides on both sides of the options
     return p
 
 
