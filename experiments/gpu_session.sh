@@ -5,9 +5,14 @@
 #
 # Seen on 2026-11-26 (an H200; experiments/gpu_runs/2026-11-26-h200): start-up about 30 s; `bench` 218 s with
 # Triton's kernels already compiled on that machine (a cold first run did not finish in 150 s: compile the
-# kernels first, e.g. run `profile` before `bench` in the same call); `interactions` 162 s. Measured there:
-# bench, interactions. Not yet: turbo, profile, tests, bench-large, protein, foodweb, robustness, string, embed,
-# quick-cuda. A next session: STEP_LIMIT=240 for `profile tests`, then what time is left.
+# kernels first, e.g. run `profile` before `bench` in the same call); `interactions` 162 s. A second session
+# (experiments/gpu_runs/2026-11-26b-h200): `interactions` 158 s; `cuda-tests` 39 of 170 in 150 s (Triton compiles
+# each test's kernels: give it 400 s or more); `robustness` 4 of 45 units in 140 s (each process's first gatbio
+# model compiled and autotuned ~40 s; small graphs no longer autotune since). Measured: bench, interactions.
+# Not yet: turbo, profile, tests, cuda-tests, bench-large, protein, foodweb, robustness, string, embed,
+# quick-cuda. A next session, one call: `interactions robustness` (STEP_LIMIT=200: the small-graph change's
+# effect), then `cuda-tests` with what is left. Write to the device tool's $OUT itself (this script packs each
+# step's folder as it ends): a call killed at its limit still returns what $OUT holds, not what /tmp holds.
 #
 # Here, from the project's root, bundle what the GPU machine lacks (../shared/GPU.md):
 #   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k
@@ -25,6 +30,7 @@
 #   profile      #14  where the layer's time goes (torch.profiler per case: kernels, device share of the wall
 #                     time, the operator table; 120k and 10M edges), ~2 min: what to fuse or cache next
 #   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
+#   cuda-tests   #14 #16  only their `cuda`-marked ones (170 of them; the rest run on the CPU as anywhere)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
 #   protein      #16  the full protein protocol on CUDA (target <= 3 min)
 #   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min)
@@ -45,6 +51,7 @@ declare -A CMD=(
   [bench]="$PY experiments/bench_layer.py --device cuda --sizes ppi,1m,10m --impl triton,fused --turbo --json $OUT/bench_layer.json"
   [profile]="$PY experiments/bench_layer.py --device cuda --sizes ppi,10m --rows gat,gat_all,gatv2_all,dot_all,floor --no-bf16 --repeats 3 --profile $OUT/profile --json $OUT/bench_profile.json"
   [tests]="$PY -m pytest -q -n 8 -m 'not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py --junitxml=$OUT/tests.xml"
+  [cuda-tests]="$PY -m pytest -v -n 8 -m 'cuda and not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py -rfE --durations=10 --junitxml=$OUT/cuda_tests.xml"
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
   [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full"
   [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full"
@@ -54,7 +61,7 @@ declare -A CMD=(
   [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k jobs=${SHS27K_JOBS:-8} threads=2"
   [quick-cuda]="$PY -m pytest -q -m 'cuda and slow' tests/test_device_commands.py tests/test_embed.py --junitxml=$OUT/quick_cuda.xml"
 )
-ORDER=(turbo bench profile tests bench-large protein foodweb robustness string embed interactions quick-cuda)
+ORDER=(turbo bench profile tests cuda-tests bench-large protein foodweb robustness string embed interactions quick-cuda)
 
 if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
   for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done

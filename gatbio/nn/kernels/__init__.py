@@ -82,10 +82,15 @@ implementations and ``register_autograd``), so ``torch.compile`` traces through 
 eager mode the same forward and backward run through a plain ``torch.autograd.Function``: the operators'
 dispatch costs about 0.2 ms of host time per call, more than the kernels take on small graphs.
 
-**Tuning and limits**: on a GPU, ``@triton.autotune`` picks ``BLOCK_E`` (16–128 edges) and the warps, once per
+**Tuning and limits**: on a GPU, graphs of fewer than ``ops.SMALL_GRAPH_EDGES`` (2^17) edges, self-loops
+included, run each kernel in one configuration (``attention.SMALL_CONFIG``: 16 edges per block, 4 warps), with
+no autotuning: autotuning compiles and times ten configurations of every kernel variant once per process, which
+cost a model's first fit about 40 s on an H200 with Triton's cache empty, where the kernels of such graphs take
+microseconds. On larger graphs ``@triton.autotune`` picks ``BLOCK_E`` (8–128 edges) and the warps, once per
 head count and width, edge-feature width, switch set, tensor dtypes and graph mean degree (its bit length, so
-a new graph of similar degree does not retune); no kernel accumulates into its outputs, so the autotuner's
-repeated launches need no output reset. ``BLOCK_C`` is the head width rounded up to a power of two (at least
+a new graph of similar degree does not retune), and keeps its choice in Triton's disk cache (``cache_results``:
+a new process does not time the configurations again); set ``ops.SMALL_GRAPH_EDGES = 0`` to autotune every
+graph. No kernel accumulates into its outputs, so the autotuner's repeated launches need no output reset. ``BLOCK_C`` is the head width rounded up to a power of two (at least
 16), so a head's C values sit in registers (C up to a few hundred). One program owns a whole target row: a hub
 with millions of incoming edges is one long program (rows are not split across programs). Every offset is
 computed in int64 (index tensors are int32 below 2^31 edges and nodes, int64 above), and the kernels launch on

@@ -20,6 +20,7 @@ Pointer arguments a mode does not use receive a placeholder tensor and are never
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 
 import triton
@@ -51,6 +52,12 @@ _CONFIGS = [
     for block_e, warps in ((8, 4), (16, 1), (16, 2), (16, 4), (16, 8), (32, 2), (32, 4), (64, 4), (64, 8),
                            (128, 8))
 ]
+# The one configuration of a small graph (ops.SMALL_GRAPH_EDGES): no autotuning there. 16 edges × 4 warps hold 8
+# values per thread at C = 64 and 32 at C = 256; ptxas (sm_90) reports at most 12 bytes of register spills per
+# thread for it in any kernel variant at those widths (tests/nn/triton_aot.py, stage ``spills``, keeps it under
+# 16), against up to 220 for 32 edges × 4 warps at C = 256. A row of a typical biological graph (tens of edges)
+# is a few blocks. It is one of :data:`_CONFIGS`, each of which tests/nn/test_triton.py checks on a GPU.
+SMALL_CONFIG = triton.Config({"BLOCK_E": 16}, num_warps=4)
 # The most values of one (BLOCK_E, BLOCK_C) tile a thread may hold. ptxas (sm_90) spills registers beyond: at
 # C = 256 with all options on, the forward kernel's configurations of 128 values per thread spilled up to
 # 1.6 KB per thread, those of 16-32 values nothing in most variants (tests/nn/triton_aot.py, stage
@@ -95,8 +102,17 @@ def _tuned(*key: str):
     """
     def decorate(kernel):
         return kernel if INTERPRET else triton.autotune(configs=_CONFIGS, key=list(key),
-                                                        prune_configs_by={"early_config_prune": _prune})(kernel)
+                                                        prune_configs_by={"early_config_prune": _prune},
+                                                        **_CACHE_RESULTS)(kernel)
     return decorate
+
+
+# Tuning results kept in Triton's on-disk cache (beside the compiled kernels, keyed by the kernel's source, the
+# configurations, the tuning key and the GPU), so a new process does not benchmark every configuration again:
+# on an H200 each process's first use of a kernel variant spent 1.5-19 s tuning with the binaries already cached
+# (experiments/gpu_runs/2026-11-26-h200/bench_layer.json, ``*.warmup_s``). Triton before 3.2 lacks the option.
+_CACHE_RESULTS = ({"cache_results": True} if "cache_results" in inspect.signature(triton.autotune).parameters
+                  else {})
 
 
 @_device

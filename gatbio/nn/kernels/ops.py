@@ -30,11 +30,28 @@ def _blocks(C: int) -> dict:
     return dict(BLOCK_C=triton.next_power_of_2(C))
 
 
-def _launch(kernel, grid, *args, **meta) -> None:
+# Graphs of fewer edges than this (self-loops included) run each kernel in one fixed configuration
+# (attention.SMALL_CONFIG) instead of autotuning it. Why: autotuning compiles every configuration of every kernel
+# variant (about 0.3-0.5 s each, ten per variant; a model's two layers, training and evaluation make tens of
+# variants) and times each, once per process. On an H200 that was about 40 s of a model's first fit on SHS27k's
+# and node2vec-PPI's graphs (the latter 80k edges with self-loops), where later fits took 2.5-5.8 s (node2vec-PPI:
+# 47.7 s on the GPU against 4.8 s on 2 CPU cores; experiments/gpu_runs/2026-11-26b-h200), while there the kernels
+# take microseconds and a tuned configuration cannot win back seconds. Set it to 0 to autotune every graph (e.g.
+# a long training on one graph of some 100k edges): each kernel variant is then tuned once and the choice kept in
+# Triton's disk cache (attention._CACHE_RESULTS).
+SMALL_GRAPH_EDGES = 2**17
+
+
+def _launch(kernel, grid, *args, edges: int, **meta) -> None:
+    """Launch ``kernel`` (an autotuner on a GPU) over ``grid``; ``edges``: the graph's edge count, which picks
+    autotuning or :data:`SMALL_GRAPH_EDGES`'s one configuration."""
     if grid[0] == 0:
         return
-    if K.INTERPRET:  # fixed configuration; on a GPU, @triton.autotune picks BLOCK_E and num_warps
+    if K.INTERPRET:  # the interpreter's fixed configuration (no @triton.autotune there)
         meta["BLOCK_E"] = K.INTERPRET_BLOCK_E
+    elif edges < SMALL_GRAPH_EDGES:
+        kernel = kernel.fn  # the autotuner's own kernel, launched as is
+        meta.update(K.SMALL_CONFIG.all_kwargs())
     kernel[grid](*args, **meta)
 
 
@@ -97,7 +114,7 @@ def attention_impl(
                 H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
                 1.0 / math.sqrt(C),
                 **_flags(mode, a_dst, edge_pre, edge_attr, bias, lam, sym, dropout), NEED_ALPHA=need_alpha,
-                **_blocks(C))
+                **_blocks(C), edges=E)
     return out, lse, alpha
 
 
@@ -155,7 +172,7 @@ def attention_backward_impl(
                 _or(glam_rows, ph),
                 H, C, D, _deg_key(E, N_dst), float(negative_slope), float(dropout), 1.0 / (1.0 - dropout),
                 1.0 / math.sqrt(C),
-                **flags, HAS_GALPHA=galpha is not None, NEED_GBIAS=gbias is not None, **blocks)
+                **flags, HAS_GALPHA=galpha is not None, NEED_GBIAS=gbias is not None, **blocks, edges=E)
 
         gv = torch.zeros(N_src, H, C, dtype=f32, device=dev)
         ga_src = torch.zeros(N_src, H, dtype=f32, device=dev) if mode == 0 else None
@@ -164,7 +181,7 @@ def attention_backward_impl(
                 colptr, row, eid_t, v.contiguous(), _or(xr, ph), _or(att, ph), _or(edge_attr, ph),
                 _or(w_heads, ph), _or(q, ph), g, abar, gs, gv, _or(ga_src, ph), _or(gk, ph),
                 H, C, D, _deg_key(E, N_src), float(negative_slope), 1.0 / math.sqrt(C),
-                MODE=mode, HAS_EA=flags["HAS_EA"], **blocks)
+                MODE=mode, HAS_EA=flags["HAS_EA"], **blocks, edges=E)
 
         gea = gw = None
         if flags["HAS_EA"] and need_gedge and E > 0:
@@ -176,7 +193,8 @@ def attention_backward_impl(
             _launch(K.gatv2_bwd_edges, (n_chunks,),
                     edge_index[0].contiguous(), edge_index[1].contiguous(), v.contiguous(), xr.contiguous(),
                     att.contiguous(), edge_attr.contiguous(), w_heads, gs, gea, gw_chunks,
-                    E, chunk, H, C, D, float(negative_slope), BLOCK_D=triton.next_power_of_2(D), **blocks)
+                    E, chunk, H, C, D, float(negative_slope), BLOCK_D=triton.next_power_of_2(D), **blocks,
+                    edges=E)
             gw = gw_chunks.sum(0).transpose(1, 2).reshape(H * C, D)  # (H, D, C) → (H*C, D)
         elif flags["HAS_EA"] and need_gedge:
             gea = torch.zeros(0, D, dtype=f32, device=dev)
