@@ -51,6 +51,7 @@ __all__ = [
     "RANKINGS",
     "Perturbation",
     "rank_nodes",
+    "node_count",
     "remove_nodes",
     "noise_hub_features",
     "drop_hub_edges",
@@ -143,7 +144,9 @@ def _node_attr(data: Data, name: str, what: str) -> Tensor:
     return value
 
 
-def _count(fraction: float, n: int) -> int:
+def node_count(fraction: float, n: int) -> int:
+    """How many of ``n`` nodes a ``fraction`` perturbs: ``floor(fraction * n + 1/2)`` (halves round up, unlike
+    Python's ``round``: 5 % of 3,890 nodes is 195)."""
     return int(math.floor(fraction * n + 0.5))
 
 
@@ -213,7 +216,7 @@ def _top(data: Data, fraction: float, by: str, seed: int, k: int | None, order: 
         order = rank_nodes(data, by=by, seed=seed, k=k)
     elif order.dim() != 1 or order.numel() != n:
         raise ValueError(f"order must be a ranking of all {n} nodes (rank_nodes output), got shape {tuple(order.shape)}")
-    return order[: _count(fraction, n)]
+    return order[: node_count(fraction, n)]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robus
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from gatbio.robustness import (
     PERTURBATIONS,
     Perturbation,
     extinction_curve,
+    node_count,
     perturb,
     r50,
     rank_nodes,
@@ -471,11 +473,16 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
         return {"dataset": dataset, "seed": seed, "fitted": 0, "seconds": 0.0}
     t_start = time.perf_counter()
     problem = _make_problem(task, dataset, seed, cfg)
+    n = int(problem.data.num_nodes)
+    removal = [p for p in cfg.perturbations if PERTURBATIONS[p][0] is remove_nodes]
+    if removal and node_count(max(cfg.fractions), n) >= n:
+        raise ValueError(f"config fractions: {max(cfg.fractions)} of {dataset}'s {n} nodes rounds to all {n} "
+                         f"under perturbation {removal[0]!r}, leaving nothing to score; give fractions of at "
+                         f"most {math.floor((n - 1) / n * 1e4) / 1e4:g} for this graph")
     split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
     if not is_done(split_path):
         write_json(split_path, problem.split_dict())
     clean = problem.data
-    n = int(clean.num_nodes)
     # Perturbed graphs depend on (dataset, seed) only: built once, shared by every model (paired comparison).
     # Rankings once per kind (betweenness is the slow one), then every fraction is a prefix of them.
     rankings = {by: rank_nodes(clean, by, seed=seed, k=cfg.betweenness_k)
@@ -483,7 +490,8 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     perts = {(p, f): perturb(clean, p, f, seed=seed, order=rankings[PERTURBATIONS[p][1]],
                              **_perturb_kwargs(cfg, p))
              for p in cfg.perturbations for f in cfg.fractions}
-    hubs = rankings["degree"][: max(1, int(round(cfg.hub_fraction * n)))]
+    # The nodes that removing hub_fraction by degree removes (the same rounding, the same seeded tie order).
+    hubs = rankings["degree"][: max(1, node_count(cfg.hub_fraction, n))]
     for model_name in todo:
         torch.manual_seed(seed)
         t0 = time.perf_counter()

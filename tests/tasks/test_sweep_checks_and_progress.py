@@ -33,6 +33,49 @@ def test_removing_every_node_is_refused_before_any_output(tmp_path, capsys):
     assert rb.load(QUICK, ["fractions=[0.0,1.0]", "perturbations=[feature_noise,edge_drop]"]).fractions == [0.0, 1.0]
 
 
+def test_node_counts_round_halves_up():
+    """``node_count`` is the removal's rounding (floor(f n + 1/2)), not Python's round-half-to-even: 5 % of
+    node2vec-PPI's 3,890 proteins is 195 (round gave the attention diagnostic 194 hubs)."""
+    from gatbio.robustness import node_count
+
+    assert node_count(0.05, 3890) == 195 and round(0.05 * 3890) == 194
+    assert [node_count(f, n) for f, n in [(0.5, 1), (0.5, 3), (0.125, 4), (0.0, 10), (1.0, 7), (0.99, 29)]] == \
+        [1, 2, 1, 0, 7, 29]
+
+
+def test_a_fraction_that_rounds_to_every_node_of_a_graph_is_refused(tmp_path, capsys, data_root):
+    """0.99 passes the config check (< 1) but removes all 29 species of Benguela: refused, naming the web, the
+    count and the largest fraction that leaves a node, before that web's split, fits or results are written."""
+    out = tmp_path / "out"
+    args = ["robustness", "--config", QUICK, "fractions=[0.0,0.99]", "protein.enabled=false", "models=[gcn]",
+            "perturbations=[degree]", "foodweb.epochs=3", f"out_dir={out}"]
+    assert cli_main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("gatbio: device"), err  # the device line, then the one error
+    assert "0.99 of cheddar/Benguela's 29 nodes rounds to all 29" in err[1] and "at most 0.9655" in err[1], err
+    from gatbio.robustness import node_count
+    assert node_count(0.9655, 29) == 28
+    assert not (out / "runs").exists() and not (out / "splits").exists()
+
+
+def test_attention_hubs_are_the_nodes_that_hub_removal_removes(tmp_path, monkeypatch, data_root):
+    """The attention-mass diagnostic's hubs are the top ``hub_fraction`` by degree exactly as the degree removal
+    at that fraction takes them (same count, same seeded order of ties)."""
+    seen = []
+    real = rb._attention_stats
+    monkeypatch.setattr(rb, "_attention_stats", lambda att, hubs, n: seen.append(hubs) or real(att, hubs, n))
+    monkeypatch.setattr(rb, "perturb", lambda *a, **k: perturbed.append(perturb(*a, **k)) or perturbed[-1])
+    perturbed = []
+    f = 5 / 58  # 2.5 of Benguela's 29 species: round() gives 2, the removal 3
+    args = ["robustness", "--config", QUICK, "protein.enabled=false", "models=[gat_log]", "perturbations=[degree]",
+            f"fractions=[0.0,{f!r}]", f"hub_fraction={f!r}", "foodweb.epochs=3", "r50_random_orders=1", "seeds=[0]",
+            f"out_dir={tmp_path / 'out'}", "--quiet"]
+    assert cli_main(args) == 0
+    removal = next(p for p in perturbed if p.fraction == f)
+    assert removal.num_affected == 3
+    assert seen and all(torch.equal(h, removal.affected) for h in seen)
+
+
 def test_unknown_gateway_web_id_is_refused_before_any_output(tmp_path, capsys):
     out = tmp_path / "out"
     assert cli_main(["robustness", "--config", QUICK, "foodweb.webs=[gateway/999]", f"out_dir={out}"]) == 1
