@@ -40,8 +40,8 @@ def parses(main, argv: list[str]) -> argparse.Namespace:
 
 def test_every_step_is_listed_with_its_command():
     s = steps()
-    assert list(s) == ["turbo", "bench", "profile", "tests", "bench-large", "protein", "foodweb", "robustness", "string", "embed",
-                       "interactions", "quick-cuda"]
+    assert list(s) == ["turbo", "bench", "profile", "tests", "cuda-tests", "bench-large", "protein", "foodweb",
+                       "robustness", "string", "embed", "interactions", "quick-cuda"]
     assert all(cmd[0] == ("bash" if name == "turbo" else "python3") for name, cmd in s.items())
     assert all(any("OUTDIR/" in a for a in cmd) for cmd in s.values())  # everything lands in $OUT
 
