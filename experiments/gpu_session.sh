@@ -10,9 +10,11 @@
 # each test's kernels: give it 400 s or more); `robustness` 4 of 45 units in 140 s (each process's first gatbio
 # model compiled and autotuned ~40 s; small graphs no longer autotune since). Measured: bench, interactions.
 # Not yet: turbo, profile, tests, cuda-tests, bench-large, protein, foodweb, robustness, string, embed,
-# quick-cuda. A next session, one call: `interactions robustness` (STEP_LIMIT=200: the small-graph change's
-# effect), then `cuda-tests` with what is left. Write to the device tool's $OUT itself (this script packs each
-# step's folder as it ends): a call killed at its limit still returns what $OUT holds, not what /tmp holds.
+# quick-cuda. A next session, one call (timeout_s 590), each step with its own limit in seconds:
+#   export OUT; bash experiments/gpu_session.sh interactions:190 robustness:190 cuda-tests:170
+# (the first two measure the small-graph change: each worker's first gatbio fit against the later ones). Write to
+# the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
+# still returns what $OUT holds, not what /tmp holds.
 #
 # Here, from the project's root, bundle what the GPU machine lacks (../shared/GPU.md):
 #   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k
@@ -65,11 +67,16 @@ ORDER=(turbo bench profile tests cuda-tests bench-large protein foodweb robustne
 
 if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
   for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done
-  [ $# -eq 0 ] && { echo "usage: bash experiments/gpu_session.sh STEP [STEP ...]" >&2; exit 2; }
+  [ $# -eq 0 ] && { echo "usage: bash experiments/gpu_session.sh STEP[:SECONDS] [STEP[:SECONDS] ...]" >&2; exit 2; }
   exit 0
 fi
-for s in "$@"; do
+# STEP or STEP:SECONDS (that step's own time limit instead of STEP_LIMIT), checked before anything runs.
+for arg in "$@"; do
+  s=${arg%%:*}
   [ -n "${CMD[$s]+x}" ] || { echo "unknown step '$s': one of ${ORDER[*]}" >&2; exit 2; }
+  if [ "$arg" != "$s" ] && ! [[ ${arg#*:} =~ ^[1-9][0-9]*$ ]]; then
+    echo "step '$arg': give its time limit in whole seconds, e.g. $s:200" >&2; exit 2
+  fi
 done
 
 mkdir -p "$OUT"
@@ -84,13 +91,16 @@ export PYTHONPATH=${PYTHONPATH:-$PWD} MPLBACKEND=Agg PYTHONUNBUFFERED=1
 cat "$OUT/machine.txt"
 
 status=0
-for s in "$@"; do
-  echo "== $s: ${CMD[$s]}"
+for arg in "$@"; do
+  s=${arg%%:*}
+  limit=$LIMIT
+  [ "$arg" != "$s" ] && limit=${arg#*:}
+  echo "== $s (at most $limit s): ${CMD[$s]}"
   start=$(date +%s)
-  timeout "$LIMIT" bash -c "${CMD[$s]}" > "$OUT/$s.log" 2>&1
+  timeout "$limit" bash -c "${CMD[$s]}" > "$OUT/$s.log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
-  [ $rc -eq 124 ] && note="timed out after ${LIMIT} s" || note="rc $rc"
+  [ $rc -eq 124 ] && note="timed out after ${limit} s" || note="rc $rc"
   echo "$s: $note, ${secs} s: ${CMD[$s]}" | tee -a "$OUT/steps.txt"
   tail -n 15 "$OUT/$s.log"
   [ -n "$PACK" ] && bash experiments/pack_out.sh "$OUT" turbo  # turbo's wheel stays a file to carry

@@ -53,6 +53,30 @@ def test_an_unknown_step_is_refused_before_anything_runs(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_step_takes_its_own_time_limit(tmp_path):
+    """``STEP:SECONDS`` bounds that step alone (the others keep STEP_LIMIT); a bad limit is refused up front."""
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nsleep 3\n")
+    fake.chmod(0o755)
+    # a copy of the script beside its helper, away from this checkout's .gpu-bundle (whose setup needs the GPU
+    # machine's Python)
+    (tmp_path / "experiments").mkdir()
+    for name in ("gpu_session.sh", "pack_out.sh"):
+        (tmp_path / "experiments" / name).write_text((REPO / "experiments" / name).read_text())
+    script = tmp_path / "experiments" / "gpu_session.sh"
+    out = tmp_path / "out"
+    env = {"PATH": "/usr/bin:/bin", "PYTHON": str(fake), "STEP_LIMIT": "30"}
+    r = subprocess.run(["bash", str(script), "embed:1", "bench"], capture_output=True, text=True,
+                       env={**env, "OUT": str(out)})
+    lines = (out / "steps.txt").read_text().splitlines()
+    assert r.returncode == 1 and len(lines) == 2, r.stdout + r.stderr
+    assert lines[0].startswith("embed: timed out after 1 s") and lines[1].startswith("bench: rc 0"), lines
+    bad = subprocess.run(["bash", str(script), "bench:90s"], capture_output=True, text=True,
+                         env={**env, "OUT": str(tmp_path / "bad")})
+    assert bad.returncode == 2 and "bench:90s" in bad.stderr and "whole seconds" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_every_command_parses():
     for name, cmd in steps().items():
         args = cmd[1:]
