@@ -8,7 +8,9 @@ cases in turn, so machine load (other users of the CPUs) hits all of them alike 
 
 **GPU** (``--device cuda``; ``--one-process`` runs the same engine on CPU): every case in this one process,
 rows below "GPU rows". Forward + backward, ``--warmup`` untimed calls (the first builds the graph's layout and
-runs Triton's autotuning) then the median of ``--repeats`` (7) timed calls; peak memory is
+compiles Triton's kernels: on graphs of 2^17 edges or more it also autotunes them, or reads an earlier process's
+choice from Triton's disk cache; smaller graphs, the ``ppi`` size among them, run one fixed configuration) then the
+median of ``--repeats`` (7) timed calls; peak memory is
 ``torch.cuda.max_memory_allocated`` with the peak reset per case after its inputs exist (so it counts the
 case's inputs, the layer, its cached graph layout and everything forward + backward allocate). PyG runs at
 every size: a ``torch.cuda.OutOfMemoryError`` is recorded as ``"oom"``, its memory freed, and the run goes on.

@@ -6,12 +6,13 @@
 # Seen on 2026-11-26 (an H200; experiments/gpu_runs/2026-11-26-h200): start-up about 30 s; `bench` 218 s with
 # Triton's kernels already compiled on that machine (a cold first run did not finish in 150 s: compile the
 # kernels first, e.g. run `profile` before `bench` in the same call); `interactions` 162 s. A second session
-# (experiments/gpu_runs/2026-11-26b-h200): `interactions` 158 s; `cuda-tests` 39 of 170 in 150 s (Triton compiles
-# each test's kernels: give it 400 s or more); `robustness` 4 of 45 units in 140 s (each process's first gatbio
-# model compiled and autotuned ~40 s; small graphs no longer autotune since). Measured: bench, interactions.
+# (experiments/gpu_runs/2026-11-26b-h200): `interactions` 158 s; `cuda-tests` 39 of 170 in 150 s (Triton compiled
+# each test's kernels in every autotune configuration then; small graphs no longer autotune, so it should go
+# faster, unmeasured); `robustness` 4 of 45 protein fits in 140 s (each process's first gatbio model compiled and
+# autotuned ~40 s; that is the small-graph change's target). Measured: bench, interactions.
 # Not yet: turbo, profile, tests, cuda-tests, bench-large, protein, foodweb, robustness, string, embed,
 # quick-cuda. A next session, one call (timeout_s 590), each step with its own limit in seconds:
-#   export OUT; bash experiments/gpu_session.sh interactions:190 robustness:190 cuda-tests:170
+#   export OUT; bash experiments/gpu_session.sh interactions:170 robustness:150 cuda-tests:240
 # (the first two measure the small-graph change: each worker's first gatbio fit against the later ones). Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
@@ -32,7 +33,7 @@
 #   profile      #14  where the layer's time goes (torch.profiler per case: kernels, device share of the wall
 #                     time, the operator table; 120k and 10M edges), ~2 min: what to fuse or cache next
 #   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
-#   cuda-tests   #14 #16  only their `cuda`-marked ones (170 of them; the rest run on the CPU as anywhere)
+#   cuda-tests   #14 #16  only their `cuda`-marked ones (173 of them; the rest run on the CPU as anywhere)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
 #   protein      #16  the full protein protocol on CUDA (target <= 3 min)
 #   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min)

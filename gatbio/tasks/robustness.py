@@ -463,6 +463,12 @@ def _make_problem(task: str, dataset: str, seed: int, cfg: RobustnessConfig) -> 
     return _FoodwebProblem(dataset, seed, cfg.foodweb, device)
 
 
+def _largest_fraction_leaving_a_node(n: int) -> float:
+    """The largest fraction of 4 decimals whose node count (``node_count``: halves round up) is below ``n``: below
+    (n - 1/2) / n, e.g. 0.9827 of 29 nodes removes 28."""
+    return round(math.ceil((n - 0.5) / n * 1e4) / 1e4 - 1e-4, 4)
+
+
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
     torch.set_num_threads(max(1, cfg.threads))
@@ -478,7 +484,7 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     if removal and node_count(max(cfg.fractions), n) >= n:
         raise ValueError(f"config fractions: {max(cfg.fractions)} of {dataset}'s {n} nodes rounds to all {n} "
                          f"under perturbation {removal[0]!r}, leaving nothing to score; give fractions of at "
-                         f"most {math.floor((n - 1) / n * 1e4) / 1e4:g} for this graph")
+                         f"most {_largest_fraction_leaving_a_node(n):g} for this graph")
     split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
     if not is_done(split_path):
         write_json(split_path, problem.split_dict())

@@ -574,6 +574,12 @@ def test_the_small_graph_configuration_is_an_autotune_configuration_kept_at_ever
     assert small in [(c.kwargs, c.num_warps) for c in KA._CONFIGS]
     for block_c in (16, 64, 256, 512):
         assert small in [(c.kwargs, c.num_warps) for c in KA._prune(KA._CONFIGS, {}, BLOCK_C=block_c)]
+        assert KA.small_config(block_c) is KA.SMALL_CONFIG
+    # wider heads (its tile would hold 128+ values per thread): the kept configuration with the smallest tile
+    for block_c in (1024, 4096):
+        got = KA.small_config(block_c)
+        kept = KA._prune(KA._CONFIGS, {}, BLOCK_C=block_c)
+        assert got in kept and KA._per_thread(got, block_c) == min(KA._per_thread(c, block_c) for c in kept)
 
 
 @pytest.mark.cuda

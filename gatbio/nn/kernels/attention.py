@@ -65,15 +65,25 @@ SMALL_CONFIG = triton.Config({"BLOCK_E": 16}, num_warps=4)
 _MAX_TILE_PER_THREAD = 64
 
 
+def _per_thread(config, block_c: int) -> float:
+    """Values of one (BLOCK_E, BLOCK_C) tile per thread."""
+    return config.kwargs["BLOCK_E"] * block_c / (32 * config.num_warps)
+
+
 def _prune(configs, named_args, **kwargs):
     """The configurations whose tile fits :data:`_MAX_TILE_PER_THREAD` values per thread at this head width
     (all of them up to C = 64; at C = 256 those of 8-16 edges per block), else the one with the smallest."""
     block_c = {**named_args, **kwargs}["BLOCK_C"]
+    kept = [c for c in configs if _per_thread(c, block_c) <= _MAX_TILE_PER_THREAD]
+    return kept or [min(configs, key=lambda c: _per_thread(c, block_c))]
 
-    def per_thread(config):
-        return config.kwargs["BLOCK_E"] * block_c / (32 * config.num_warps)
 
-    return [c for c in configs if per_thread(c) <= _MAX_TILE_PER_THREAD] or [min(configs, key=per_thread)]
+def small_config(block_c: int):
+    """:data:`SMALL_CONFIG`, or at head widths where its tile would not fit the registers (BLOCK_C ≥ 1024) the
+    configuration :func:`_prune` keeps with the smallest tile."""
+    if _per_thread(SMALL_CONFIG, block_c) <= _MAX_TILE_PER_THREAD:
+        return SMALL_CONFIG
+    return min(_prune(_CONFIGS, {}, BLOCK_C=block_c), key=lambda c: _per_thread(c, block_c))
 
 
 # Device functions (called from the kernels). The interpreter re-patches all of triton.language on every
@@ -108,7 +118,9 @@ def _tuned(*key: str):
 
 
 # Tuning results kept in Triton's on-disk cache (beside the compiled kernels, keyed by the kernel's source, the
-# configurations, the tuning key and the GPU), so a new process does not benchmark every configuration again:
+# configurations, the tuning key, the GPU architecture and the compiler version: an H100 and an H200 share them),
+# so a new process does not benchmark every configuration again (the choice of the first process that tuned, even
+# one that shared the GPU with other jobs):
 # on an H200 each process's first use of a kernel variant spent 1.5-19 s tuning with the binaries already cached
 # (experiments/gpu_runs/2026-11-26-h200/bench_layer.json, ``*.warmup_s``). Triton before 3.2 lacks the option.
 _CACHE_RESULTS = ({"cache_results": True} if "cache_results" in inspect.signature(triton.autotune).parameters

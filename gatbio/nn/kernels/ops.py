@@ -35,7 +35,7 @@ def _blocks(C: int) -> dict:
 # variant (about 0.3-0.5 s each, ten per variant; a model's two layers, training and evaluation make tens of
 # variants) and times each, once per process. On an H200 that was about 40 s of a model's first fit on SHS27k's
 # and node2vec-PPI's graphs (the latter 80k edges with self-loops), where later fits took 2.5-5.8 s (node2vec-PPI:
-# 47.7 s on the GPU against 4.8 s on 2 CPU cores; experiments/gpu_runs/2026-11-26b-h200), while there the kernels
+# 47.7 s on the GPU against 4.6 s on 2 CPU cores, 100 epochs each; experiments/gpu_runs/2026-11-26b-h200), while there the kernels
 # take microseconds and a tuned configuration cannot win back seconds. Set it to 0 to autotune every graph (e.g.
 # a long training on one graph of some 100k edges): each kernel variant is then tuned once and the choice kept in
 # Triton's disk cache (attention._CACHE_RESULTS).
@@ -51,7 +51,7 @@ def _launch(kernel, grid, *args, edges: int, **meta) -> None:
         meta["BLOCK_E"] = K.INTERPRET_BLOCK_E
     elif edges < SMALL_GRAPH_EDGES:
         kernel = kernel.fn  # the autotuner's own kernel, launched as is
-        meta.update(K.SMALL_CONFIG.all_kwargs())
+        meta.update(K.small_config(meta["BLOCK_C"]).all_kwargs())
     kernel[grid](*args, **meta)
 
 
