@@ -59,6 +59,7 @@ SelfLoopPolicy = Literal["keep", "remove", "error"]
 __all__ = [
     "MalformedFileError",
     "read_edge_list",
+    "read_sif",
     "read_string_links",
     "read_string_actions",
     "read_protein_pairs",
@@ -313,6 +314,48 @@ def read_edge_list(
                          line_of_row=line_of_row, stats=stats)
     if report:
         report_changes(path, stats, directed, reduce if w is not None else None)
+    return data
+
+
+def read_sif(
+    path: str | Path,
+    *,
+    directed: bool = False,
+    duplicates: DuplicatePolicy = "keep",
+    self_loops: SelfLoopPolicy = "keep",
+    name: str | None = None,
+    report: bool = False,
+) -> Data:
+    """Read a Cytoscape SIF file: ``source type target [target ...]`` per line, one edge per target (the
+    interaction type is not kept); a line holding a name alone is a node without interactions. Fields are
+    tab-separated when the line has a tab (names may then hold spaces), else whitespace-separated; blank and
+    ``#`` lines are skipped. Written here because :func:`read_table` needs one column count for the whole file,
+    and SIF lines list any number of targets. ``directed``, ``duplicates``, ``self_loops``, ``name`` and
+    ``report``: as in :func:`read_edge_list`."""
+    path = check_file(path)
+    text, numbers = data_lines(read_text(path), "#")
+    src, dst, rows, alone = [], [], [], []
+    for line_no, line in zip(numbers.tolist(), text.split("\n") if text else [], strict=True):
+        fields = [f.strip() for f in line.split("\t")] if "\t" in line else line.split()
+        if not fields[0]:
+            raise MalformedFileError(path, line_no, "the source field is empty; each line starts with a name")
+        targets = [f for f in fields[2:] if f]
+        if len(fields) == 1:
+            alone.append(fields[0])
+        elif not targets:
+            raise MalformedFileError(path, line_no, f"expected 'source type target [target ...]', found "
+                                                    f"{len(fields)} fields")
+        src += [fields[0]] * len(targets)
+        dst += targets
+        rows += [line_no] * len(targets)
+    a, b, names = _names_to_codes(np.array(src, dtype=object), np.array(dst, dtype=object), None, path, path)
+    known = set(names)
+    names += [n for n in dict.fromkeys(alone) if n not in known]
+    stats: dict[str, int] = {}
+    data = edges_to_data(a, b, names, directed=directed, duplicates=duplicates, self_loops=self_loops,
+                         name=name or path.stem, path=path, line_of_row=rows.__getitem__, stats=stats)
+    if report:
+        report_changes(path, stats, directed, None)
     return data
 
 

@@ -33,7 +33,7 @@ FORMATS = {
     "string": ("read_string_links", {}),
     "string-web": ("read_string_web_export", {}),
     "biogrid": ("read_biogrid_tab3", {"physical_only": True}),  # protein interactions: no genetic ones
-    "sif": ("read_edge_list", {"directed": False, "source": 0, "target": 2, "weight": None}),
+    "sif": ("read_sif", {"directed": False}),
 }
 
 
@@ -131,8 +131,9 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     if reader == "read_edge_list":
         kwargs.update(header=header, duplicates="merge", self_loops="remove", weight=kwargs.get("weight", "auto"),
                       report=True)
-        if fmt != "sif":
-            _refuse_sif(edges)
+        _refuse_sif(edges)
+    elif reader == "read_sif":
+        kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
     if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
         from gatbio.data.tables import note

@@ -17,6 +17,7 @@ from gatbio.data.io import (
     read_gaf,
     read_label_table,
     read_pajek,
+    read_sif,
     read_string_actions,
     read_string_links,
     read_string_web_export,
@@ -55,6 +56,18 @@ def test_undirected_stores_both_directions_and_self_loop_once(tmp_path):
     p = write(tmp_path, "u.tsv", "A\tB\nB\tC\nC\tC\n")
     d = read_edge_list(p, sep="\t", directed=False)
     assert sorted(edges(d)) == sorted([("A", "B"), ("B", "A"), ("B", "C"), ("C", "B"), ("C", "C")])
+
+
+def test_sif_lines_list_several_targets_and_lone_nodes(tmp_path):
+    """Cytoscape SIF: every target of a line is an edge (a table reader kept only the first), a name alone is a
+    node without edges, tabs allow names with spaces; the interaction type is dropped."""
+    p = write(tmp_path, "n.sif", "A pp B C\n# note\nA pd D\nheat shock 70\tpp\tB\tE\nZ\n")
+    d = read_sif(p, directed=True)
+    assert edges(d) == [("A", "B"), ("A", "C"), ("A", "D"), ("heat shock 70", "B"), ("heat shock 70", "E")]
+    assert d.node_names == ["A", "B", "C", "D", "heat shock 70", "E", "Z"] and d.num_nodes == 7
+    assert read_sif(p, directed=False).edge_index.size(1) == 10
+    with pytest.raises(MalformedFileError, match=r"b\.sif:2: expected 'source type target \[target ...\]', found 2"):
+        read_sif(write(tmp_path, "b.sif", "A pp B\nA pp\n"))
 
 
 def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
