@@ -153,14 +153,15 @@ def read_foodweb_file(
             return fields.index(name) if name is not None else fallback
 
         lower = [f.lower() for f in fields]
-        prey_predator = "prey" in lower and "predator" in lower
-        if source is None and target is None and (prey_predator or {"resource", "consumer"} <= set(fields)):
+        named = next(((s, t) for s, t in (("prey", "predator"), ("resource", "consumer")) if {s, t} <= set(lower)),
+                     None)
+        if source is None and target is None and named:
             if direction == "predator-prey":  # the names say the direction; flipping would reverse it
                 raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
                                                               f"({', '.join(fields[:4])}), so the direction is "
                                                               "known: leave out --direction predator-prey")
-            if prey_predator:  # named: any order
-                source, target = fields[lower.index("prey")], fields[lower.index("predator")]
+            # named (any case): any order
+            source, target = fields[lower.index(named[0])], fields[lower.index(named[1])]
         src, dst = position(source, "resource", 0), position(target, "consumer", 1)
         if sep == r"\s+":
             _check_whitespace_names(path, head, header)

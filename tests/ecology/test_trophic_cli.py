@@ -133,9 +133,18 @@ def test_trophic_refuses_a_pajek_network_of_undirected_edges(tmp_path, capsys):
     assert "u.net:6: a network of undirected *Edges only: a food web needs *Arcs" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("header", ["predator,prey", "consumer,resource"])
+@pytest.mark.parametrize("header", ["predator,prey", "consumer,resource", "Consumer,Resource"])
 def test_trophic_named_columns_refuse_a_direction_flag(tmp_path, capsys, header):
     """The header already says which column eats which: --direction predator-prey would reverse the web."""
     (tmp_path / "w.csv").write_text(f"{header}\nfox,rabbit\nrabbit,grass\n")
     assert main(["trophic", str(tmp_path / "w.csv"), "--direction", "predator-prey"]) == 1
     assert "w.csv:1: the header names the prey and predator columns" in capsys.readouterr().err
+
+
+def test_capitalised_resource_consumer_columns_are_read_by_name(tmp_path, capsys):
+    """Column names in any case and order: 'Consumer,Resource' is read as resource → consumer, not by position."""
+    (tmp_path / "w.csv").write_text("Consumer,Resource\nfox,rabbit\nrabbit,grass\n")
+    assert main(["trophic", str(tmp_path / "w.csv"), "--sort"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("fox") < out.index("rabbit") < out.index("grass")  # highest level first: grass is basal
+    assert "grass            1.0     0          1" in out
