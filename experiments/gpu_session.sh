@@ -13,7 +13,8 @@
 # Not yet: turbo, profile, tests, cuda-tests, bench-large, protein, foodweb, robustness, string, embed,
 # quick-cuda. A next session, one call (timeout_s 590), each step with its own limit in seconds:
 #   export OUT; bash experiments/gpu_session.sh interactions:170 robustness:150 cuda-tests:240
-# (the first two measure the small-graph change: each worker's first gatbio fit against the later ones). Write to
+# (the first two measure the small-graph change: each worker's first gatbio fit against the later ones; the 297
+# CUDA tests may not all finish in 240 s: its -v log says which ran). Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
@@ -33,7 +34,8 @@
 #   profile      #14  where the layer's time goes (torch.profiler per case: kernels, device share of the wall
 #                     time, the operator table; 120k and 10M edges), ~2 min: what to fuse or cache next
 #   tests        #14 #16  the non-slow tests on the GPU (CUDA variants of the kernels, autocast, netmf)
-#   cuda-tests   #14 #16  only their `cuda`-marked ones (173 of them; the rest run on the CPU as anywhere)
+#   cuda-tests   #14 #16  only their `cuda`-marked ones (297 of them, the `device` fixture's CUDA cases included; the rest run on the CPU
+#                     as anywhere)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
 #   protein      #16  the full protein protocol on CUDA (target <= 3 min)
 #   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min)

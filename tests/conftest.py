@@ -29,9 +29,10 @@ def _data_root() -> Path | None:
     return p if p.is_dir() else None
 
 
-@pytest.fixture(params=["cpu", "cuda"])
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 def device(request) -> torch.device:
-    """Every available device: CPU always, CUDA where present (skipped otherwise)."""
+    """Every available device: CPU always, CUDA where present (skipped otherwise; marked ``cuda``, so that
+    ``-m cuda`` selects it)."""
     if request.param == "cuda" and not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     return torch.device(request.param)

@@ -83,7 +83,7 @@ def small_config(block_c: int):
     configuration :func:`_prune` keeps with the smallest tile."""
     if _per_thread(SMALL_CONFIG, block_c) <= _MAX_TILE_PER_THREAD:
         return SMALL_CONFIG
-    return min(_prune(_CONFIGS, {}, BLOCK_C=block_c), key=lambda c: _per_thread(c, block_c))
+    return min(_CONFIGS, key=lambda c: _per_thread(c, block_c))
 
 
 # Device functions (called from the kernels). The interpreter re-patches all of triton.language on every
