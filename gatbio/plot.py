@@ -65,20 +65,21 @@ def _new_figure(size: tuple[float, float]) -> Figure:
     return fig
 
 
-def save_figure(fig: Figure, path: str | Path) -> Path:
+def save_figure(fig: Figure, path: str | Path, dpi: float | None = None) -> Path:
     """Write ``fig`` to ``path`` as PNG or SVG (by the suffix), atomically; returns the path. The image has the
-    figure's size: ``figsize * dpi`` pixels (PNG) or ``figsize * 72`` points (SVG)."""
+    figure's size: ``figsize * dpi`` pixels (PNG; ``dpi`` default: the figure's) or ``figsize * 72`` points
+    (SVG)."""
     from gatbio.results import atomic_write_bytes
 
-    atomic_write_bytes(path, figure_bytes(fig, path))
+    atomic_write_bytes(path, figure_bytes(fig, path, dpi))
     return Path(path)
 
 
-def figure_bytes(fig: Figure, path: str | Path) -> bytes:
+def figure_bytes(fig: Figure, path: str | Path, dpi: float | None = None) -> bytes:
     """``fig`` encoded as the image ``path`` names by its suffix (PNG or SVG), for a caller that writes several
     outputs all-or-nothing (:func:`gatbio.results.atomic_write_many`)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format=image_format(path), dpi=fig.dpi)
+    fig.savefig(buf, format=image_format(path), dpi=fig.dpi if dpi is None else dpi)
     return buf.getvalue()
 
 

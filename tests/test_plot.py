@@ -108,3 +108,14 @@ def test_other_suffixes_are_a_clear_error(tmp_path, name):
     with pytest.raises(ValueError, match=r"give a file ending in \.png or \.svg"):
         plot.image_format(tmp_path / name)
     assert plot.image_format("A.SVG") == "svg"
+
+
+def test_save_figure_renders_at_a_given_dpi_and_leaves_the_figure_as_it_was(tmp_path):
+    """``dpi`` sets the PNG's pixels (figsize × dpi) without changing the figure (robustness and protein figures
+    are written at 120)."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(4, 2), dpi=100)
+    assert png_size(plot.save_figure(fig, tmp_path / "a.png", dpi=50)) == (200, 100)
+    assert fig.dpi == 100 and png_size(plot.save_figure(fig, tmp_path / "b.png")) == (400, 200)
+    plt.close(fig)

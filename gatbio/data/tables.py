@@ -458,7 +458,7 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     if header is None:  # 'species,habitat': a first field that names the id column, not a node, is a header
         head = data_head(path, lines=1)
         first = split_fields(head[0], sep)[0] if head else ""
-        if first not in known and first.lower() in (what, "id", "name", "node", "species", "protein", "gene"):
+        if first not in known and (first.lower() == what or is_header_word(first)):
             header = True
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df

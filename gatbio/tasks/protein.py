@@ -574,6 +574,8 @@ def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from gatbio.plot import save_figure
+
     fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.5), squeeze=False)
     for ax, m in zip(axes[0], metrics, strict=True):
         for v, g in summ.groupby("variant", sort=False):
@@ -586,11 +588,10 @@ def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)  # atomic
+    try:
+        save_figure(fig, path, dpi=120)  # atomic: a killed run leaves no truncated image
+    finally:
+        plt.close(fig)
 
 
 def run_quick(out_dir: str | Path = "results/demo/protein", device: str = "auto") -> str:

@@ -242,8 +242,7 @@ def _save(fig, path: str | Path) -> None:
     from gatbio.plot import save_figure
 
     try:
-        fig.set_dpi(DPI)  # save_figure renders at the figure's dpi
-        save_figure(fig, path)
+        save_figure(fig, path, dpi=DPI)
     finally:
         plt.close(fig)
 
