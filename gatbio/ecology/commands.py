@@ -107,6 +107,8 @@ def read_foodweb_file(
 
         base = str(file).split("/", 1)[0]
         if base in DATASETS and "/" in str(file):
+            refuse_table_options(file, "a named web", direction=direction, source=source, target=target,
+                                 weight=weight, convention=convention)
             return load(str(file))  # named webs are already prey -> predator
         collections = [n for n, i in DATASETS.items() if i.kind == "foodweb"]
         member = str(file).partition("/")[2]
@@ -115,6 +117,10 @@ def read_foodweb_file(
         hint = f"; did you mean {' or '.join(close)}?" if close else " (named webs: gateway/11, cheddar/TL84, ...)"
         raise FileNotFoundError(f"{path}: no such file or folder, nor a named web{hint}")
     fmt = _guess_format(path) if format == "auto" else format
+    if fmt in ("cheddar", "gateway"):
+        refuse_table_options(file, "a cheddar community folder" if fmt == "cheddar" else "a GATEWAy web folder",
+                             direction=direction, source=source, target=target, weight=weight,
+                             convention=convention)
     if fmt == "cheddar":
         data = read_cheddar(path)
     elif fmt == "gateway":
@@ -182,6 +188,22 @@ def read_foodweb_file(
     else:
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     return _orient(data, direction)
+
+
+def refuse_table_options(file, what: str, *, direction: str = "prey-predator", source: str | None = None,
+                         target: str | None = None, weight: str | None = None, convention: str | None = None) -> None:
+    """The options that say how to read a table (``--direction``, ``--source``, ``--target``, ``--weight``,
+    ``--convention``), refused for ``file`` when it is ``what`` (a named web, a GATEWAy or cheddar folder): those
+    are read as prey -> predator with known columns, and the options would be silently ignored or, for the
+    direction, reverse the web."""
+    given = [f"--{k} {v}" for k, v, default in (("direction", direction, "prey-predator"), ("source", source, None),
+                                                ("target", target, None), ("weight", weight, "auto"),
+                                                ("convention", convention, None))
+             if v is not None and v != default]
+    if given:
+        raise ValueError(f"{', '.join(given)}: {file} is {what}, already read as prey -> predator; --direction, "
+                         "--source, --target, --weight and --convention apply to table files only (edge list, CSV, "
+                         "adjacency matrix): leave them out")
 
 
 def _table_separator(fmt: str, lines: list[str]) -> str:

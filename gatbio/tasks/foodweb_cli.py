@@ -179,27 +179,6 @@ def _read_traits(path: str, node_names: list[str], header: bool | None = None) -
     return read_species_traits(path, node_names, header=header)
 
 
-#: Options of ``predict`` that say how to read a table file, with their defaults: a GATEWAy folder or a named web
-#: is already prey -> predator with known columns, so these are refused there rather than silently ignored.
-TABLE_OPTIONS = {"direction": "prey-predator", "source": None, "target": None, "weight": None, "convention": None}
-
-
-def _refuse_table_options(args: argparse.Namespace, what: str) -> None:
-    given = [f"--{k} {getattr(args, k)}" for k, default in TABLE_OPTIONS.items()
-             if getattr(args, k, default) != default]
-    if given:
-        raise ValueError(f"{', '.join(given)}: {args.file} is {what}, already read as prey -> predator; --direction, "
-                         "--source, --target, --weight and --convention apply to table files only (edge list, CSV, "
-                         "adjacency matrix): leave them out")
-
-
-def _is_named_web(file: str) -> bool:
-    """``file`` names a web of a collection (``gateway/11``, ``cheddar/TL84``) rather than a path."""
-    from gatbio.data import DATASETS
-
-    return not Path(file).exists() and "/" in str(file) and str(file).split("/", 1)[0] in DATASETS
-
-
 def read_predict_web(args: argparse.Namespace):
     """The web of ``foodweb predict``: a GATEWAy web folder as the benchmark reads it (file order, the file's trait
     columns; its cannibal links are kept here, and left out by :func:`run_predict` with a note, as for any other
@@ -212,9 +191,11 @@ def read_predict_web(args: argparse.Namespace):
     path = Path(args.file)
     if args.format in ("auto", "gateway") and path.is_dir() and any(path.glob("*_edge_list.txt")):
         from gatbio.data.foodweb import gateway_folder_names
+        from gatbio.ecology.commands import refuse_table_options
         from gatbio.tasks.foodweb import read_web_folder
 
-        _refuse_table_options(args, "a GATEWAy web folder")
+        refuse_table_options(args.file, "a GATEWAy web folder", direction=args.direction, source=args.source,
+                             target=args.target, weight=args.weight, convention=args.convention)
         data = read_web_folder(path, self_loops="keep")  # run_predict leaves the cannibal links out, with a note
         names = gateway_folder_names(path)
         if names is not None and len(names) == data.num_nodes:
@@ -222,9 +203,7 @@ def read_predict_web(args: argparse.Namespace):
     else:
         from gatbio.ecology.commands import read_foodweb
 
-        if _is_named_web(args.file):
-            _refuse_table_options(args, "a named web")
-        data = read_foodweb(args)
+        data = read_foodweb(args)  # refuses the table options for a named web or a cheddar folder
     return _drop_zero_weight_links(data, args.file)
 
 

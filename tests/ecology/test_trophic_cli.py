@@ -148,3 +148,14 @@ def test_capitalised_resource_consumer_columns_are_read_by_name(tmp_path, capsys
     out = capsys.readouterr().out
     assert out.index("fox") < out.index("rabbit") < out.index("grass")  # highest level first: grass is basal
     assert "grass            1.0     0          1" in out
+
+
+@pytest.mark.parametrize("option", [["--direction", "predator-prey"], ["--source", "x"], ["--weight", "w"]])
+def test_table_options_are_refused_for_named_webs_and_cheddar_folders(data_root, capsys, option):
+    """A named web or a cheddar community is read as prey -> predator with known columns: the table options would
+    be ignored (or reverse the web), so gatbio trophic refuses them as foodweb predict does."""
+    for web, what in (("gateway/11", "a named web"), (str(data_root / "foodwebs_cheddar" / "TL84"),
+                                                       "a cheddar community folder")):
+        assert main(["trophic", web, *option]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"{option[0]} {option[1]}: {web} is {what}" in err, err
