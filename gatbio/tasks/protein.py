@@ -546,8 +546,7 @@ def _metrics(cfg: ProteinConfig) -> list[str]:
 def summarize_runs(cfg: ProteinConfig) -> str:
     """``summary.csv`` (mean/std/n), ``summary.md`` (mean ± std) and the F1 figure from the run files."""
     out = Path(cfg.out_dir)
-    files = [out / "runs" / cfg.dataset / f"f{_frac_tag(f)}_s{s}" / f"{v}.json"
-             for f in cfg.fractions for s in cfg.seeds for v in cfg.variants]
+    files = [_paths(cfg, f, s)[1] / f"{v}.json" for f in cfg.fractions for s in cfg.seeds for v in cfg.variants]
     rows = [read_json(p) for p in files if is_done(p)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
