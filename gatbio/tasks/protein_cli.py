@@ -53,7 +53,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="known functions: one line per protein, 'protein label1 label2 ...' (node2vec format)")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
-                         "two columns; sif = Cytoscape 'a pp b' lines; string = STRING protein.links; string-web = "
+                         "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
                          "STRING web export; biogrid = BioGRID tab3 (physical interactions only)")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
