@@ -25,6 +25,7 @@ Undirected graphs are returned with both directions in ``edge_index`` (PyG conve
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 from collections.abc import Callable, Sequence
@@ -38,11 +39,14 @@ import torch
 from torch_geometric.data import Data
 
 from gatbio.data.tables import (
+    DECOMPRESSION_ERRORS,
     MalformedFileError,
     check_file,
+    check_quotes,
     compression_of,
     data_head,
     data_lines,
+    decompression_error,
     is_header_word,
     note,
     open_text,
@@ -50,6 +54,7 @@ from gatbio.data.tables import (
     read_table,
     read_text,
     sniff_separator,
+    split_fields,
     weight_problem,
 )
 
@@ -419,6 +424,8 @@ def read_string_links(
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
                          dtype={"protein1": "category", "protein2": "category", score_column: np.int32},
                          low_memory=False, compression=compression_of(path))
+    except DECOMPRESSION_ERRORS as err:  # a cut-short download: pandas would show gzip's traceback
+        raise decompression_error(path, err) from None
     except (ValueError, TypeError) as err:
         _string_links_problem(path, head, score_column)  # slow path, only on bad input: the offending line
         raise MalformedFileError(path, None, f"could not parse: {err}") from err
@@ -488,6 +495,8 @@ def read_text_head(path: Path) -> str:
     except UnicodeDecodeError:
         read_text(path)  # the readers' one line: file:line of the first byte that is not UTF-8
         raise
+    except DECOMPRESSION_ERRORS as err:
+        raise decompression_error(path, err) from None
 
 
 #: The seven interaction modes of STRING ``protein.actions`` files, in a fixed order.
@@ -715,6 +724,14 @@ def read_biogrid_tab3(
         if cross.any():
             note(f"{path}: {int(cross.sum())} rows join proteins of two organisms (e.g. host and virus); kept "
                  "(organism= keeps one organism's)")
+    missing = ((df[need[0]] == "-") | (df[need[1]] == "-")).to_numpy()
+    if missing.any():  # BioGRID writes '-' where an interactor has no such id: not one protein called '-'
+        if missing.all():
+            raise MalformedFileError(path, table.line(int(df.index[0])), f"no row has both {need[0]!r} and "
+                                     f"{need[1]!r} ('-' means none): choose another id column")
+        note(f"{path}: {int(missing.sum())} rows left out: an interactor has no {id_column} id ('-')"
+             + ("; id_column='symbol' keeps them" if id_column != "symbol" else ""))
+        df = df[~missing]
     if len(df) == 0:
         raise MalformedFileError(path, None, "no interactions left after the organism / system filters")
     a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path,
@@ -768,12 +785,13 @@ def read_label_table(
     if sep is None:  # a tab or comma anywhere: a table whose labels may hold spaces ("DNA repair")
         sep = sniff_separator(lines[:1000])
 
-    def fields(s: str) -> list[str]:
-        return [p.strip() for p in (s.split(sep) if sep else s.split()) if p.strip()]
+    def fields(s: str, no: int) -> list[str]:
+        check_quotes(path, no, s, sep)
+        return [p for p in split_fields(s, sep) if p]
 
     first_data = numbers[0] if numbers else None  # the first line that may be data (None: it is the header)
     if lines:
-        first = fields(lines[0])
+        first = fields(lines[0], numbers[0])
         if header is None and first and first[0] not in index and all(is_header_word(f) for f in first):
             header = True
             note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
@@ -782,9 +800,10 @@ def read_label_table(
             lines, numbers, first_data = lines[1:], numbers[1:], None
     joined = 0  # fields holding several labels joined by ';' or '|'
     for no, s in zip(numbers, lines, strict=True):
-        parts = fields(s)
+        parts = fields(s, no)
         if len(parts) < 2:
-            raise MalformedFileError(path, no, f"expected 'node label [label ...]', found {s.strip()!r}")
+            hint = " (a node without labels: leave it out of the table)" if len(parts) == 1 else ""
+            raise MalformedFileError(path, no, f"expected 'node label [label ...]', found {s.strip()!r}{hint}")
         node = parts[0]
         if node not in index:
             unknown.append((no, node))
@@ -826,13 +845,22 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
                    comment: str | None = "#") -> list[str]:
     """A list of node names, one per line (first field of each line; duplicates dropped, order kept).
 
-    ``header=None`` detects a header line (``protein``, ``gene_id``: header words, not a name in ``known``).
+    The fields are separated by a tab, or a comma, when a line holds one (then a name may hold spaces; CSV quoting
+    applies), else by whitespace: ``G0,kinase`` and ``G0 kinase`` both name ``G0``. ``header=None`` detects a
+    header line (its first field a header word such as ``protein`` or ``gene_id``, and not a name in ``known``).
     """
     path = check_file(path)
     text, line_numbers = data_lines(read_text(path), comment)
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
-    names = [ln.split()[0] for ln in lines]
-    if names and header is None and names[0] not in set(map(str, known)) and is_header_word(lines[0].strip()):
+    sep = sniff_separator(lines[:1000])
+    names = []
+    for no, ln in zip(numbers, lines, strict=True):
+        check_quotes(path, no, ln, sep)
+        first = split_fields(ln, sep)[0]
+        if not first:
+            raise MalformedFileError(path, no, f"the line's first field (the node name) is empty: {ln.strip()!r}")
+        names.append(first)
+    if names and header is None and names[0] not in set(map(str, known)) and is_header_word(names[0]):
         header = True
         note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as a name (detected; "
              "--no-header / header=False reads it as a name)")
@@ -880,7 +908,7 @@ def read_gaf(
         if n not in (15, 16, 17):
             raise MalformedFileError(path, i + 1, f"expected 17 tab-separated GAF 2.2 columns, found {n}")
     df = pd.read_csv(io.StringIO("\n".join(lines[i] for i in body_idx)), sep="\t", header=None, dtype=str,
-                     names=GAF_COLUMNS, engine="c", keep_default_na=False)
+                     names=GAF_COLUMNS, engine="c", keep_default_na=False, quoting=csv.QUOTE_NONE)
     bad = ~df["GO_ID"].str.match(r"^GO:\d{7}$").to_numpy()
     if bad.any():
         r = _first_bad_row(bad)
@@ -894,7 +922,15 @@ def read_gaf(
     if node_names is None:
         node_names = list(pd.unique(df[id_column]))
     index = {str(n): i for i, n in enumerate(node_names)}
-    df = df[df[id_column].isin(index.keys())]
+    matched = df[df[id_column].isin(index.keys())]
+    if len(df) and not len(matched):  # ids of another kind (UniProt accessions against gene symbols): say so
+        other = "DB_Object_ID" if id_column == "DB_Object_Symbol" else "DB_Object_Symbol"
+        hit = int(df[other].isin(index.keys()).sum())
+        raise MalformedFileError(path, None, f"no annotation's {id_column} is a protein of the graph (e.g. "
+                                 f"{str(node_names[0])!r} against {df[id_column].iloc[0]!r}): "
+                                 + (f"{hit} rows match by {other}: pass id_column={other!r}" if hit else
+                                    "the ids must match the graph's (same kind, case, version)"))
+    df = matched
     pairs = df[[id_column, "GO_ID"]].drop_duplicates()
     counts = pairs["GO_ID"].value_counts()
     terms = sorted(counts.index[counts >= min_count])

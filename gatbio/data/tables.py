@@ -16,8 +16,8 @@ Header rows (``header=None``: detected)
     1. it *looks like* a header: a column that holds numbers on every following row (of the first 100) holds
        a non-number on this row (``source target weight`` above ``a b 0.5``; ``resource consumer`` above
        numeric ids), or every field is made of known header words (:data:`HEADER_WORDS`: ``protein_a``,
-       ``Interactor B``, ``resource``, ``GO_ID`` …; case, ``_ - .`` separators, digits and single letters
-       ignored); and
+       ``Interactor B``, ``GeneA``, ``resource``, ``GO_ID`` …; case, ``_ - .`` separators, single letters and
+       digits that end a word ignored: ``orf19.101`` is an id, not a header); and
     2. none of its name fields is a name elsewhere: not a node on any other row of the same columns, nor one of
        the known names (the graph's proteins for a label table, the web's species for a trait table). A species
        called ``consumer`` that eats something on line 7 keeps line 1 as data.
@@ -42,6 +42,7 @@ import itertools
 import logging
 import lzma
 import re
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +55,7 @@ from gatbio._paths import check_input_file
 __all__ = ["MalformedFileError", "check_file", "compression_of", "open_text", "read_text", "read_table", "Table",
            "read_node_table",
            "looks_like_header", "is_header_word", "HEADER_WORDS", "parse_weights", "split_fields", "data_head",
-           "sniff_separator", "note"]
+           "sniff_separator", "note", "quotes", "check_quotes", "DECOMPRESSION_ERRORS", "decompression_error"]
 
 log = logging.getLogger("gatbio.data")
 
@@ -117,10 +118,21 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         line = err.object[:err.start].count(b"\n") + 1 if compression_of(path) is None else None
         raise MalformedFileError(path, line, f"not {encoding} text (byte {err.object[err.start:err.start + 1]!r}); "
                                              "is it a spreadsheet or a binary file? save it as text (TSV/CSV)") from None
-    except (EOFError, gzip.BadGzipFile, lzma.LZMAError, OSError) as err:
-        if isinstance(err, (FileNotFoundError, PermissionError, IsADirectoryError)):
-            raise
-        raise MalformedFileError(path, None, f"cannot decompress ({err}); is the file truncated?") from None
+    except DECOMPRESSION_ERRORS as err:
+        raise decompression_error(path, err) from None
+
+
+#: What a damaged or cut-short compressed file raises while it is read (``zlib.error`` is not an ``OSError``).
+DECOMPRESSION_ERRORS = (EOFError, gzip.BadGzipFile, lzma.LZMAError, zlib.error, OSError)
+
+
+def decompression_error(path: str | Path, err: BaseException) -> Exception:
+    """The one line for a file that cannot be decompressed (``err`` from :data:`DECOMPRESSION_ERRORS`); a missing,
+    unreadable or folder path keeps its own error."""
+    if isinstance(err, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        return err
+    return MalformedFileError(path, None, f"cannot decompress ({err}); is the file truncated or damaged? fetch it "
+                                          "again")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -131,7 +143,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
 HEADER_WORDS = frozenset("""
 node nodes vertex vertices source target src dst from to head tail id ids name names label labels
 protein proteins gene genes interactor interactors partner symbol official uniprot uniprotkb entrez ensembl
-string stringid accession locus orf item db object
+string stringid accession locus orf item db object preferred
 species taxon taxa organism resource resources consumer consumers prey predator predators host parasite
 lifestage lifestages
 weight weights score scores combined confidence flow flows strength value values biomass fraction diet
@@ -142,8 +154,14 @@ mass body size
 
 
 def is_header_word(field: str) -> bool:
-    """True when ``field`` is made of :data:`HEADER_WORDS` (case, separators, digits, single letters ignored)."""
-    tokens = [t for t in re.split(r"[^a-z]+", field.lower()) if len(t) > 1]
+    """True when ``field`` is made of :data:`HEADER_WORDS`: case, separators (anything but letters and digits) and
+    single letters are ignored, and so are digits that end a word (``protein1``, ``GeneA``, ``preferred_name_B``,
+    ``Interactor B``); a word with digits inside or made of digits is an id, not a header (``orf19.101``)."""
+    spaced = re.sub(r"([a-z])([A-Z])(?![A-Za-z])", r"\1 \2", field)  # a last capital letter: GeneA, ProteinB
+    words = [w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w]
+    if not words or any(not re.fullmatch(r"[a-z]+\d*", w) for w in words):
+        return False
+    tokens = [t for t in (w.rstrip("0123456789") for w in words) if len(t) > 1]
     return bool(tokens) and all(t in HEADER_WORDS for t in tokens)
 
 
@@ -183,10 +201,24 @@ def _header_note(path, line: int, text: str, used: bool, clash: str | None = Non
 # tables
 # --------------------------------------------------------------------------------------------------------
 
+#: Separators of the formats that quote (RFC 4180 CSV and its ``;`` variant): ``"a, b"`` is one field there.
+#: Tab- and whitespace-separated formats (TSV, BioGRID, GAF, STRING, edge lists) do not quote: a ``"`` in them
+#: is text (BioGRID's qualifications, a GAF's free text), never the start of a field that runs over line ends.
+QUOTING_SEPARATORS = (",", ";")
+
+
+def quotes(sep: str | None) -> bool:
+    """Whether a table with this separator reads ``"..."`` as one quoted field (:data:`QUOTING_SEPARATORS`)."""
+    return sep in QUOTING_SEPARATORS
+
+
 def split_fields(text: str, sep: str) -> list[str]:
-    """One line's fields, as pandas splits them (whitespace, or ``sep`` with CSV quoting)."""
+    """One line's fields, as :func:`read_table` splits them (whitespace, or ``sep``; CSV quoting where
+    :func:`quotes`)."""
     if sep in (r"\s+", " +", None):
         return text.split()
+    if not quotes(sep):
+        return [f.strip() for f in text.split(sep)]
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
 
 
@@ -205,6 +237,8 @@ def data_head(path: str | Path, comment: str | None = "#", lines: int = 100, num
         except UnicodeDecodeError:
             read_text(path)  # the readers' one error: file:line of the first byte that is not UTF-8
             raise
+        except DECOMPRESSION_ERRORS as err:
+            raise decompression_error(path, err) from None
     return head
 
 
@@ -311,7 +345,8 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: 
     dtype = {c: str for c in range(ncol) if c not in numeric_columns}
     try:
         df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep in (r"\s+", " +") else sep, header=None, dtype=dtype,
-                         keep_default_na=False, na_values=[""], engine="c", skip_blank_lines=False)
+                         keep_default_na=False, na_values=[""], engine="c", skip_blank_lines=False,
+                         quoting=csv.QUOTE_MINIMAL if quotes(sep) else csv.QUOTE_NONE)
     except pd.errors.ParserError as err:
         m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(err))
         if m:
@@ -324,12 +359,41 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: 
                                                       f"separator: {_SEP_WORDS.get(sep, repr(sep))})") from None
             raise MalformedFileError(path, line, f"expected {have} columns{expected_desc}, found {saw} (the first "
                                                  f"data row, line {first}, sets the number)") from None
+        if "EOF inside string" in str(err):  # a quote opened and never closed: pandas names no useful line
+            raise MalformedFileError(path, _unclosed_quote_line(text, numbers, sep),
+                                     _QUOTE_HINT.format(sep=_SEP_WORDS.get(sep, repr(sep)))) from None
         raise MalformedFileError(path, None, f"could not parse the table: {err}") from None
+    if quotes(sep) and len(df) != len(numbers):  # a quoted field ran over line ends: rows were merged
+        raise MalformedFileError(path, _unclosed_quote_line(text, numbers, sep),
+                                 _QUOTE_HINT.format(sep=_SEP_WORDS.get(sep, repr(sep))))
     if sep not in (r"\s+", " +"):
         for c in df.columns:
             if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
                 df[c] = df[c].str.strip()
     return df
+
+
+_QUOTE_HINT = ("a double quote opens a field that does not close on this line (fields separated by {sep} may be "
+               "quoted, \"like, this\"): close it on the same line, or remove it")
+
+
+def check_quotes(path: str | Path, line: int | None, text: str, sep: str | None) -> None:
+    """Refuse one line whose quotes do not close on it, where ``sep`` quotes (:func:`quotes`): read on, such a
+    field would swallow the separators (and, in a table, the lines) after it."""
+    if quotes(sep) and text.count('"') % 2:
+        raise MalformedFileError(path, line, _QUOTE_HINT.format(sep=_SEP_WORDS.get(sep, repr(sep))))
+
+
+def _unclosed_quote_line(text: str, numbers: np.ndarray, sep: str) -> int | None:
+    """The physical line of the first data line whose quotes do not close on it (``numbers[k]`` for line k)."""
+    for k, line in enumerate(text.split("\n")):
+        try:
+            rows = list(csv.reader([line], delimiter=sep, strict=True))
+        except csv.Error:
+            return int(numbers[k]) if k < len(numbers) else None
+        if rows and line.count('"') % 2:
+            return int(numbers[k]) if k < len(numbers) else None
+    return None
 
 
 def read_table(

@@ -131,7 +131,7 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     if reader == "read_edge_list":
         kwargs.update(header=header, duplicates="merge", self_loops="remove", weight=kwargs.get("weight", "auto"),
                       report=True)
-        _refuse_sif(edges)
+        _refuse_sif(edges, fmt)
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
@@ -261,21 +261,32 @@ def predict_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_sif(edges: str) -> None:
+def _refuse_sif(edges: str, fmt: str = "edgelist") -> None:
     """A Cytoscape SIF file (``a pp b``: an interaction type between the two proteins) read as ``a b [weight]``
-    would make the type a protein linked to every other: refused, pointing at ``--format sif``."""
+    would make the type a protein linked to every other. With the default ``--format edgelist`` such a file is
+    refused, pointing at ``--format sif``; a table chosen by name (``--format tsv`` / ``csv``: e.g. AP-MS ``prey
+    bait method`` rows, whose few baits look the same) is read as asked, with a note.
+
+    SIF-like: on the first 100 lines of three fields or more, column 2 holds at most 3 values, none of them a name in
+    column 1 or 3, and column 3 holds no number (a weight)."""
     from gatbio.data.io import MalformedFileError
-    from gatbio.data.tables import data_head, is_number
+    from gatbio.data.tables import data_head, is_number, note
 
     rows = [x.replace(",", " ").split() for x in data_head(edges)]
     rows = [r for r in rows if len(r) >= 3]
     if len(rows) < 3:
         return
     second = {r[1] for r in rows}
-
-    if len(second) <= 3 and not any(is_number(r[2]) for r in rows) and len({r[0] for r in rows} | {r[2] for r in rows}) > 3:
-        raise MalformedFileError(edges, None, f"looks like a Cytoscape SIF file ('protein type protein'; column 2 "
-                                              f"holds only {sorted(second)}): pass --format sif")
+    ends = {r[0] for r in rows} | {r[2] for r in rows}
+    if len(second) > 3 or second & ends or any(is_number(r[2]) for r in rows) or len(ends) <= 3:
+        return
+    if fmt != "edgelist":
+        note(f"{edges}: column 2 holds only {sorted(second)}, as a Cytoscape SIF file's interaction types would; "
+             f"read as --format {fmt} asks (columns 1 and 2 are the proteins; --format sif reads 'a type b')")
+        return
+    raise MalformedFileError(edges, None, f"looks like a Cytoscape SIF file ('protein type protein'; column 2 holds "
+                                          f"only {sorted(second)}): pass --format sif (or --format tsv / csv to read "
+                                          "its first two columns as the proteins)")
 
 
 def check_plot_protein(data, name: str) -> None:

@@ -191,6 +191,14 @@ def test_biogrid_tab3(tmp_path, caplog):
     assert "1 non-physical (e.g. genetic) interaction rows left out" in caplog.text
     assert "1 rows join proteins of two organisms" in caplog.text
     assert read_biogrid_tab3(p, id_column="entrez").num_nodes == 4
+    # BioGRID's '-' is "no such id", not one protein called '-' joining every row that lacks one
+    dash = write(tmp_path, "d.txt", BIOGRID_HEADER + "\n".join(
+        rows + ["5\t-\t4193\t9\t110358\tORF1\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
+                "6\t-\t7157\t8\t113010\tORF2\tTP53\tTwo-hybrid\tphysical\t9606\t9606"]) + "\n")
+    d = read_biogrid_tab3(dash, id_column="entrez")
+    assert "-" not in d.node_names and d.num_nodes == 4
+    assert "2 rows left out: an interactor has no entrez id ('-'); id_column='symbol' keeps them" in caplog.text
+    assert {"ORF1", "ORF2"} <= set(read_biogrid_tab3(dash).node_names)
     with pytest.raises(MalformedFileError, match=r"x\.txt:1: no column 'Official Symbol Interactor A'"):
         read_biogrid_tab3(write(tmp_path, "x.txt", "a\tb\n1\t2\n"))
 
@@ -251,6 +259,12 @@ def test_gaf_multilabel_with_min_count(tmp_path):
     assert terms2 == ["GO:0006915"] and y2[:, 0].tolist() == [1, 1, 1]
     y3, terms3, _ = read_gaf(p, ["TP53", "MDM2"], aspect="P")
     assert terms3 == ["GO:0006915"]
+    # accessions against symbols: no row matches, said (not an empty label matrix)
+    with pytest.raises(MalformedFileError, match=r"goa\.gaf: no annotation's DB_Object_Symbol is a protein of the "
+                                                 r"graph \(e\.g\. 'P04637' against 'TP53'\): 3 rows match by "
+                                                 r"DB_Object_ID: pass id_column='DB_Object_ID'"):
+        read_gaf(p, ["P04637", "Q00987"])
+    assert read_gaf(p, ["P04637", "Q00987"], id_column="DB_Object_ID")[0].sum() == 3
 
 
 def test_gaf_malformed(tmp_path):

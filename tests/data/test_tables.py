@@ -24,6 +24,7 @@ from gatbio.data.io import (
 )
 from gatbio.data.tables import data_head, is_header_word, looks_like_header, parse_weights, sniff_separator
 from gatbio.ecology.commands import read_foodweb_file
+from tests.data.test_io import GAF
 
 
 def write(tmp_path, name, text):
@@ -372,3 +373,75 @@ def test_too_few_columns_hints_at_the_separator_the_line_holds(tmp_path):
         read_edge_list(write(tmp_path, "s.csv", "src,dst\na;b\nb;c\n"), sep=",")
     with pytest.raises(MalformedFileError, match=r"found 1$"):  # nothing to suggest: no hint
         read_edge_list(write(tmp_path, "s.txt", "a\nb\n"))
+
+
+# ---------------------------------------------------------------- quotes
+
+
+def test_a_quote_in_a_tab_or_whitespace_table_is_text_not_a_field_over_lines(tmp_path):
+    """TSV, BioGRID, GAF and whitespace edge lists do not quote: a '"' there used to swallow lines (pandas' CSV
+    quoting), so the interactions between the two quotes vanished."""
+    p = write(tmp_path, "e.tsv", 'G1\tG2\t"yeast two-hybrid\nG3\tG4\tpull-down"\nG5\tG6\tcoIP\n')
+    data = read_edge_list(p, sep="\t", directed=False)
+    assert data.node_names == ["G1", "G2", "G3", "G4", "G5", "G6"]
+    data = read_edge_list(write(tmp_path, "w.txt", '"A B\nC D"\nE F\n'))
+    assert data.node_names == ['"A', "B", "C", 'D"', "E", "F"]
+    gaf = GAF.replace("\tp53\t", '\t"p53 partial\t', 1).replace("\tmdm2\t", '\tmdm2 only"\t', 1)
+    y, terms, nodes = read_gaf(write(tmp_path, "q.gaf", gaf), ["TP53", "MDM2", "CDKN1A"])
+    assert y.sum(1).tolist() == [2, 1, 1]  # CDKN1A's row, after both quotes, is read
+
+
+def test_a_csv_quote_that_does_not_close_on_its_line_is_refused_at_that_line(tmp_path):
+    p = write(tmp_path, "e.csv", 'a,b,1\nc,"d,2\ne,f",3\ng,h,4\n')
+    with pytest.raises(MalformedFileError, match=r'e\.csv:2: a double quote opens a field that does not close on '
+                                                 r'this line \(fields separated by a comma may be quoted'):
+        read_edge_list(p, sep=",", weight=2)
+    with pytest.raises(MalformedFileError, match=r"e\.csv:4: a double quote opens a field"):
+        read_edge_list(write(tmp_path, "e.csv", 'a,b,1\nc,d,2\ne,f,3\ng,"h,4\n'), sep=",", weight=2)
+    data = read_edge_list(write(tmp_path, "ok.csv", 'a,"b, c",1\nd,e,2\n'), sep=",", weight=2)
+    assert data.node_names == ["a", "b, c", "d", "e"]  # quoted, as CSV allows: one name with a comma
+
+
+def test_label_tables_and_node_lists_read_csv_fields_as_csv(tmp_path):
+    nodes = ["P1", "P2"]
+    y, labels = read_label_table(write(tmp_path, "l.csv", 'protein,labels\nP1,"DNA repair, double-strand"\n'
+                                                          'P2,"A B"\n'), nodes)
+    assert labels == ["A B", "DNA repair, double-strand"] and y.tolist() == [[0, 1], [1, 0]]
+    with pytest.raises(MalformedFileError, match=r"m\.csv:2: a double quote opens a field"):
+        read_label_table(write(tmp_path, "m.csv", 'P1,x\nP2,"y\n'), nodes)
+    with pytest.raises(MalformedFileError, match=r"b\.csv:2: expected 'node label \[label \.\.\.\]', found 'P2,' "
+                                                 r"\(a node without labels: leave it out of the table\)"):
+        read_label_table(write(tmp_path, "b.csv", "P1,x\nP2,\n"), nodes)
+    # a node list's first field, whatever the separator; its header detected from the first field
+    assert read_node_list(write(tmp_path, "n.csv", "protein,description\nG0,kinase\nG1,a, b\n")) == ["G0", "G1"]
+    assert read_node_list(write(tmp_path, "n.tsv", "protein\tlength\nG1\t300\nNEW 1\t20\n")) == ["G1", "NEW 1"]
+    assert read_node_list(write(tmp_path, "n.txt", "G0 kinase\nG1\n")) == ["G0", "G1"]
+    with pytest.raises(MalformedFileError, match=r"e\.csv:2: the line's first field \(the node name\) is empty"):
+        read_node_list(write(tmp_path, "e.csv", "G0,x\n,y\n"))
+
+
+def test_header_words_with_a_last_capital_or_digit_and_ids_with_inner_digits():
+    for field in ("GeneA", "ProteinB", "preferred_name_A", "Interactor B", "protein1", "UniProtKB", "stringId_A"):
+        assert is_header_word(field), field
+    for field in ("orf19.101", "YAL001C", "Daphnia", "A", "x1y", "9606.ENSP00000000233", "ncbiTaxonId"):
+        assert not is_header_word(field), field
+
+
+def test_a_damaged_or_cut_short_compressed_file_is_one_line_naming_it(tmp_path):
+    """A download cut short, or a damaged gzip (``zlib.error``, not an OSError), in every reader and the STRING
+    fast path: one MalformedFileError naming the file, not gzip's traceback."""
+    rows = "".join(f"P{i} P{i + 1} 0.5\n" for i in range(5000)).encode()
+    whole = gzip.compress(rows)
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    damaged = tmp_path / "damaged.txt.gz"
+    damaged.write_bytes(whole[:20] + bytes(b ^ 0x5A for b in whole[20:200]) + whole[200:])
+    for path in (cut, damaged):
+        with pytest.raises(MalformedFileError, match=rf"{path.name}: cannot decompress \(.*\); is the file truncated "
+                                                     "or damaged\\? fetch it again"):
+            read_edge_list(path)
+    links = gzip.compress(b"protein1 protein2 combined_score\n" + "".join(
+        f"9606.P{i} 9606.P{i + 1} 700\n" for i in range(5000)).encode())
+    (tmp_path / "links.txt.gz").write_bytes(links[:len(links) // 2])
+    with pytest.raises(MalformedFileError, match=r"links\.txt\.gz: cannot decompress"):
+        read_string_links(tmp_path / "links.txt.gz")

@@ -71,6 +71,24 @@ def test_sif_files_are_refused_as_edge_lists_and_read_with_format_sif(files, cap
     capsys.readouterr()
 
 
+def test_few_values_in_column_2_of_a_table_chosen_by_name_are_read_as_asked(files, capsys, caplog):
+    """AP-MS rows 'prey bait method' with two baits look like SIF lines: the default format refuses them and says
+    how to read them; --format tsv reads the first two columns as the proteins, with a note."""
+    edges = [line.split() for line in (files / "edges.txt").read_text().splitlines()]
+    rows = [f"{a}\t{'K0' if a < 'T' else 'T0'}\tAP-MS" for a, _ in edges if a not in ("K0", "T0")]
+    (files / "apms.tsv").write_text("\n".join(rows) + "\n")
+    base = ["protein", "predict", "--edges", str(files / "apms.tsv"), "--labels", str(files / "labels.txt"),
+            "--nodes", str(files / "nodes.txt"), "--epochs", "5"]
+    assert main(base + ["--out", str(files / "a.csv")]) == 1
+    assert "pass --format sif (or --format tsv / csv to read its first two columns as the proteins)" in \
+        capsys.readouterr().err
+    assert main(base + ["--out", str(files / "b.csv"), "--format", "tsv"]) == 0
+    err = caplog.text
+    assert "column 2 holds only ['K0', 'T0'], as a Cytoscape SIF file's interaction types would; read as " \
+           "--format tsv asks" in err
+    assert "AP-MS" not in set(pd.read_csv(files / "b.csv")["protein"])
+
+
 def test_plot_without_a_drawable_protein_is_refused_before_training(files, capsys):
     """Every unannotated protein isolated: no neighbourhood to draw, said before any training."""
     (files / "iso.txt").write_text("\n".join(f"{c}{i} x" for c in "KT" for i in range(12)) + "\n")
