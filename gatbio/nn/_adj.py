@@ -96,7 +96,7 @@ def read_adjacency(
                          "leave size out for a sparse adjacency")
     if edge_attr is None and edge_dim is not None and value is not None:
         width = 1 if value.dim() == 1 else value.size(-1)
-        if width != edge_dim:
+        if width != edge_dim and edge_dim != -1:
             raise ValueError(f"the sparse adjacency stores edge features of shape {tuple(value.shape)}, "
                              f"but this layer was built with edge_dim={edge_dim}; pass edge_attr, or values "
                              f"of width {edge_dim}")

@@ -70,8 +70,12 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     if entry is not None and entry[0]() is edge_index_in:
         return entry[1]
     plan = build()
-    # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor.
+    # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor. A buffer
+    # refilled in place (a new version each time) keeps only its current version's entries: older versions can
+    # never be asked for again.
     tensor_id = id(edge_index_in)
+    for old in [k for k in list(_PLANS) if k[0] == tensor_id and k[1] != edge_index_in._version]:
+        _PLANS.pop(old, None)
     ref = weakref.ref(edge_index_in, lambda _, i=tensor_id, forget=_forget_plans: forget(i))
     _PLANS[key] = (ref, plan)
     return plan
@@ -203,6 +207,10 @@ class GATConv(MessagePassing):
         **kwargs,
     ):
         kwargs.setdefault("aggr", "add")
+        flow = kwargs.get("flow", "source_to_target")
+        if flow != "source_to_target":  # scores, softmax, loops and degrees read edge_index[0] as the source
+            raise ValueError(f"flow={flow!r} is not supported: gatbio's attention reads edge_index as source -> "
+                             "target rows; pass edge_index.flip(0) instead")
         super().__init__(node_dim=0, **kwargs)
         _check_choice("attention", attention, ATTENTIONS)
         _check_choice("degree_norm", degree_norm, DEGREE_NORMS)
@@ -247,6 +255,7 @@ class GATConv(MessagePassing):
         H, C = heads, out_channels
         src_ch, dst_ch = (in_channels, in_channels) if isinstance(in_channels, int) else in_channels
         self._src_channels, self._dst_channels = src_ch, dst_ch
+        self._edge_channels = edge_dim
 
         # Projections, named as in PyG's GATConv / GATv2Conv so that state dicts carry over.
         self.lin = self.lin_src = self.lin_dst = None
@@ -331,11 +340,12 @@ class GATConv(MessagePassing):
         x: Tensor | tuple[Tensor, Tensor | None],
         edge_index: Adj,
         edge_attr: Tensor | None = None,
-        attn_bias: Tensor | None = None,
         size: tuple[int, int] | None = None,
         return_attention_weights: bool | None = None,
+        *,
+        attn_bias: Tensor | None = None,
     ):
-        r"""Runs the forward pass.
+        r"""Runs the forward pass (PyG's ``GATConv.forward`` positional order; ``attn_bias`` by keyword).
 
         Args:
             x: node features (N, F) or a pair ``(x_src, x_dst)`` for bipartite graphs.
@@ -360,6 +370,8 @@ class GATConv(MessagePassing):
         edge_index, edge_attr, size, sparse = read_adjacency(adj, size, edge_attr, self.edge_dim,
                                                              self.add_self_loops)
         self._check_inputs(x_src_in, x_dst_in, edge_index, edge_attr, attn_bias, size)
+        if self.edge_dim == -1 and edge_attr is not None and torch.nn.parameter.is_lazy(self.lin_edge.weight):
+            self.lin_edge(edge_attr.view(edge_attr.size(0), -1)[:1])  # edge_dim=-1: sized by the first call's features
         num_src = x_src_in.size(0) if size is None else size[0]
         num_dst = (x_dst_in.size(0) if x_dst_in is not None else num_src) if size is None else size[1]
         if self.degree_norm is not None and not isinstance(x, Tensor) and (
@@ -486,16 +498,36 @@ class GATConv(MessagePassing):
             return out, attention_like(sparse, edge_index, alpha, looped=self.add_self_loops)
         return out, (edge_index, alpha)
 
+    def _needs_reference(self) -> str | None:
+        """Why only PyG's message passing can run this call (the fused and Triton paths sum the weighted messages
+        of every edge): another ``aggr`` than ``"add"``, or an explainer's edge mask (``set_masks``); else None."""
+        if not (isinstance(self.aggr, str) and self.aggr == "add"):
+            return f"aggr={self.aggr!r}"
+        if getattr(self, "explain", False) or getattr(self, "_edge_mask", None) is not None:
+            return "an explainer's edge mask"
+        return None
+
+    def _refuse_fast_path(self) -> bool:
+        """True when the reference path must run; ``impl="fused"`` / ``"triton"`` then get one clear error
+        (``"auto"`` takes the reference path)."""
+        why = self._needs_reference()
+        if why is not None and self.impl in ("fused", "triton"):
+            raise RuntimeError(f"impl={self.impl!r} sums the weighted messages of every edge: {why} needs "
+                               "impl='reference' (impl='auto' takes it)")
+        return why is not None
+
     def _fused_plan(self, edge_index_in: Tensor, edge_index: Tensor, num_src: int, num_dst: int):
         """The :class:`~gatbio.nn.fused.AttentionPlan` of this graph, or ``None`` for the reference path.
 
         ``impl="auto"`` takes the fused path once the message tensor it avoids has at least
-        ``FUSED_MIN_ELEMENTS`` entries (below that, building the CSR layout costs more than it saves).
+        ``FUSED_MIN_ELEMENTS`` entries (below that, building the CSR layout costs more than it saves), unless
+        only the reference path can run the call (:meth:`_needs_reference`).
         Plans are shared by all layers given the same input ``edge_index`` tensor (unmodified), so
         full-batch training sorts the edges once per graph, not once per layer and step.
         """
         H, C, E = self.heads, self.out_channels, edge_index.size(1)
-        if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS):
+        if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS) \
+                or self._refuse_fast_path():
             return None
         return _cached_plan(edge_index_in, ("fused", self.add_self_loops, E, num_src, num_dst, H),
                             lambda: FU.AttentionPlan(edge_index, num_src, num_dst, H))
@@ -520,6 +552,8 @@ class GATConv(MessagePassing):
     # ------------------------------------------------------------------ Triton path
     def _use_triton(self, v: Tensor) -> bool:
         """Whether this call runs in the Triton kernels; a clear error when ``impl="triton"`` cannot."""
+        if self.impl in ("auto", "triton") and self._refuse_fast_path():
+            return False
         if self.impl == "auto":
             return v.is_cuda and v.dtype in TRITON_DTYPES and KN.available()
         if self.impl != "triton":
@@ -632,9 +666,13 @@ class GATConv(MessagePassing):
                 raise ValueError("edge_attr was given but this layer was built with edge_dim=None; "
                                  "pass edge_dim=<edge feature size> to the constructor")
             width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
-            if edge_attr.size(0) != E or width != self.edge_dim:
-                raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, {self.edge_dim}) "
-                                 f"(one row of edge_dim={self.edge_dim} features per edge of edge_index)")
+            if self._edge_channels == -1 and edge_attr.dim() <= 2:  # edge_dim=-1: lazy, as in_channels=-1
+                self._edge_channels = width
+            if edge_attr.dim() > 2 or edge_attr.size(0) != E or width != self._edge_channels:
+                lazy = " (edge_dim=-1: set by the first call's edge_attr)" if self.edge_dim == -1 else ""
+                raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, "
+                                 f"{self._edge_channels}) (one row of edge_dim={self._edge_channels} features per "
+                                 f"edge of edge_index){lazy}")
         if attn_bias is not None:
             H = self.heads
             ok = isinstance(attn_bias, Tensor) and (
@@ -689,6 +727,20 @@ class GATv2Conv(GATConv):
             raise ValueError(f"GATv2Conv is attention='gatv2'; for attention={kwargs['attention']!r} use GATConv")
         super().__init__(in_channels, out_channels, heads, concat, negative_slope, dropout, add_self_loops,
                          edge_dim, fill_value, bias, residual, share_weights=share_weights, **kwargs)
+
+    def forward(
+        self,
+        x: Tensor | tuple[Tensor, Tensor | None],
+        edge_index: Adj,
+        edge_attr: Tensor | None = None,
+        return_attention_weights: bool | None = None,
+        *,
+        attn_bias: Tensor | None = None,
+        size: tuple[int, int] | None = None,
+    ):
+        r"""Runs the forward pass, in PyG's ``GATv2Conv.forward`` positional order (no ``size`` there: it is a
+        keyword here, as ``attn_bias``); see :meth:`GATConv.forward`."""
+        return super().forward(x, edge_index, edge_attr, size, return_attention_weights, attn_bias=attn_bias)
 
 
 def _check_choice(name: str, value, allowed: tuple) -> None:

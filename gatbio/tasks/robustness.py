@@ -309,7 +309,7 @@ class _NoAttnBias(torch.nn.Module):
     def reset_parameters(self) -> None:
         self.conv.reset_parameters()
 
-    def forward(self, x, edge_index, edge_attr=None, attn_bias=None, size=None, return_attention_weights=None):
+    def forward(self, x, edge_index, edge_attr=None, size=None, return_attention_weights=None, *, attn_bias=None):
         if attn_bias is not None:
             raise ValueError(f"{self.conv.__class__.__name__} takes no attn_bias: build the model without an "
                              "attention bias (e.g. FoodWebGAT(trophic_bias=False)) to compare layer variants")

@@ -388,3 +388,113 @@ def test_degree_norm_refuses_a_bipartite_pair_and_bool_temperature():
     assert GATConv(5, 3, degree_norm="log")((x, x), ei).shape == (6, 3)  # one node set given twice: fine
     with pytest.raises(ValueError, match="temperature=True is not allowed"):
         GATConv(5, 3, temperature=True)
+
+
+# ---------------------------------------------------------------- PyG's contract on every path
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+@pytest.mark.parametrize("aggr", ["mean", "max"])
+def test_another_aggr_follows_pyg_on_every_impl(impl, aggr):
+    """The fused and Triton paths sum the weighted messages: another aggr (PyG's message passing honours it) runs
+    the reference path under impl='auto', and impl='fused' / 'triton' say why they cannot run it."""
+    x, ei, ea = small_graph()
+    ref = pyg_nn.GATConv(8, 4, heads=2, aggr=aggr)
+    conv = GATConv(8, 4, heads=2, aggr=aggr, impl="auto" if impl == "fused" else impl)
+    conv.load_state_dict(ref.state_dict(), strict=False)
+    torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-6, atol=1e-6)
+    # a graph large enough that impl='auto' would take the fused path
+    g = torch.Generator().manual_seed(1)
+    big = torch.randint(0, 2000, (2, 40000), generator=g)
+    xb = torch.randn(2000, 8, generator=g)
+    conv_big = GATConv(8, 4, heads=4, aggr=aggr)
+    ref_big = pyg_nn.GATConv(8, 4, heads=4, aggr=aggr)
+    ref_big.load_state_dict(conv_big.state_dict(), strict=False)
+    assert conv_big._fused_plan(big, big, 2000, 2000) is None
+    torch.testing.assert_close(conv_big(xb, big), ref_big(xb, big), rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match=rf"impl='fused' sums the weighted messages of every edge: "
+                                           rf"aggr='{aggr}' needs impl='reference' \(impl='auto' takes it\)"):
+        GATConv(8, 4, aggr=aggr, impl="fused")(x, ei)
+
+
+def test_an_explainers_edge_mask_reaches_every_impl():
+    """PyG's set_masks (GNNExplainer and the like) weighs each edge's message: only message passing applies it,
+    so with a mask set impl='auto' runs the reference path on any graph size."""
+    from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
+
+    g = torch.Generator().manual_seed(2)
+    ei = torch.randint(0, 2000, (2, 40000), generator=g)
+    x = torch.randn(2000, 8, generator=g)
+    conv = GATConv(8, 4, heads=4, add_self_loops=False)
+    ref = pyg_nn.GATConv(8, 4, heads=4, add_self_loops=False)
+    ref.load_state_dict(conv.state_dict(), strict=False)
+    mask = torch.rand(ei.size(1), generator=g)
+    for m in (conv, ref):
+        set_masks(m, mask, ei, apply_sigmoid=True)
+    torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-5, atol=1e-5)
+    clear_masks(conv)
+    clear_masks(ref)
+    torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-5, atol=1e-5)
+
+
+def test_positional_arguments_in_pygs_order():
+    """forward(x, edge_index, edge_attr, size, return_attention_weights) as PyG's GATConv, GATv2Conv's
+    forward(x, edge_index, edge_attr, return_attention_weights); attn_bias (and GATv2's size) by keyword."""
+    from gatbio.nn import GATv2Conv
+
+    g = torch.Generator().manual_seed(0)
+    x_src, x_dst = torch.randn(5, 4, generator=g), torch.randn(3, 4, generator=g)
+    ei = torch.tensor([[0, 1, 2, 3, 4], [0, 1, 2, 0, 1]])
+    ref = pyg_nn.GATConv((4, 4), 2, add_self_loops=False)
+    conv = GATConv((4, 4), 2, add_self_loops=False)
+    conv.load_state_dict(ref.state_dict(), strict=False)
+    torch.testing.assert_close(conv((x_src, x_dst), ei, None, (5, 3)), ref((x_src, x_dst), ei, None, (5, 3)))
+    out, (_, alpha) = conv((x_src, x_dst), ei, None, (5, 3), True)
+    torch.testing.assert_close(alpha, ref((x_src, x_dst), ei, None, (5, 3), True)[1][1])
+    x, ei7, _ = small_graph()
+    ref2 = pyg_nn.GATv2Conv(8, 3, heads=2)
+    conv2 = GATv2Conv(8, 3, heads=2)
+    conv2.load_state_dict(ref2.state_dict(), strict=False)
+    out, (ei_out, alpha) = conv2(x, ei7, None, True)
+    out_ref, (_, alpha_ref) = ref2(x, ei7, None, True)
+    torch.testing.assert_close(out, out_ref, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(alpha, alpha_ref, rtol=1e-6, atol=1e-6)
+    assert conv2(x, ei7, attn_bias=torch.zeros(ei7.size(1)), size=(7, 7)).shape == (7, 6)
+    with pytest.raises(TypeError):
+        GATConv(8, 4)(x, ei7, None, None, None, torch.zeros(12))  # attn_bias is not positional
+
+
+def test_flow_target_to_source_is_refused_with_the_fix():
+    with pytest.raises(ValueError, match=r"flow='target_to_source' is not supported: .*pass edge_index\.flip\(0\)"):
+        GATConv(8, 4, flow="target_to_source")
+
+
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+def test_lazy_edge_dim_as_in_pyg(impl):
+    x, ei, ea = small_graph()
+    conv = GATConv(8, 4, heads=2, edge_dim=-1, impl=impl)
+    ref = pyg_nn.GATConv(8, 4, heads=2, edge_dim=-1)
+    ref(x, ei, ea)  # sizes PyG's lazy projection
+    out = conv(x, ei, ea)
+    conv.load_state_dict(ref.state_dict(), strict=False)
+    torch.testing.assert_close(conv(x, ei, ea), ref(x, ei, ea), rtol=1e-6, atol=1e-6)
+    assert out.shape == (7, 8)
+    with pytest.raises(ValueError, match=r"edge_attr has shape \(12, 2\), expected \(12, 3\)"):
+        conv(x, ei, ea[:, :2])
+    with pytest.raises(ValueError, match=r"edge_attr has shape \(12, 3, 2\), expected \(12, 3\)"):
+        conv(x, ei, torch.randn(12, 3, 2))
+
+
+def test_a_buffer_refilled_in_place_keeps_one_cache_entry_per_kind():
+    """A sampler that refills one edge_index buffer in place (a new version each time) does not grow the cache:
+    older versions' layouts are dropped when the new one is built."""
+    from gatbio.nn import conv as C
+
+    g = torch.Generator().manual_seed(3)
+    buf = torch.randint(0, 2000, (2, 40000), generator=g)
+    x = torch.randn(2000, 8, generator=g)
+    layer = GATConv(8, 4, heads=4)
+    sizes = []
+    for _ in range(4):
+        buf.copy_(torch.randint(0, 2000, (2, 40000), generator=g))
+        layer(x, buf)
+        sizes.append(sum(1 for k in C._PLANS if k[0] == id(buf)))
+    assert sizes[0] >= 2 and len(set(sizes)) == 1
