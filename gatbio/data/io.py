@@ -621,9 +621,13 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
 
     path = check_file(path)
     if sep is None:
-        # protein ids hold no whitespace, so tabs and spaces (mixed, as hand-made files have them) both separate
-        sep = sniff_separator(data_head(path, comment)) or r"\s+"
-        sep = r"\s+" if sep == "\t" else sep
+        # A tab-separated table (the same number of tabs on every line of its head: a STRING actions excerpt, a
+        # spreadsheet's TSV) keeps its columns, empty fields included; where tabs and spaces are mixed, as
+        # hand-made files have them, both separate (protein ids hold no whitespace).
+        head = data_head(path, comment)
+        sep = sniff_separator(head) or r"\s+"
+        if sep == "\t" and len({line.count("\t") for line in head}) > 1:
+            sep = r"\s+"
     index = {str(n): i for i, n in enumerate(node_names)}
     table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
                        known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")
@@ -636,7 +640,8 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         r = _first_bad_row(bad)
         who = a[r] if ia[r] < 0 else b[r]
         if who == "":
-            raise MalformedFileError(path, table.line(r), "expected two protein ids on this line")
+            raise MalformedFileError(path, table.line(r), "expected two protein ids on this line" +
+                                     (" (its first two tab-separated fields; one is empty)" if sep == "\t" else ""))
         if any(ch in who for ch in " \t,;|"):
             raise MalformedFileError(path, table.line(r), f"{who!r} was read as one protein id: this line is not "
                                                           f"separated like the file's other lines (by {sep!r})")

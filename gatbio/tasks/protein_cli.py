@@ -356,7 +356,9 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                         "entry of --config; default: gat)")
     g.add_argument("--epochs", type=int, default=None, metavar="N",
                    help="most training epochs (early stopping on a tenth of the known pairs; default: the config's)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (validation carve and initialisation)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="random seed (validation carve and initialisation; default 0); the benchmark's are the "
+                        "config's seeds")
     add_header_option(g, "--pairs")
     it.add_argument("--quiet", action="store_true",
                     help="no progress bar or messages (they go to stderr, and only when it is a terminal)")
@@ -365,19 +367,23 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     return it
 
 
-_PREDICT_ONLY = ("pairs", "actions", "sequences", "model", "epochs")
+_PREDICT_ONLY = ("pairs", "actions", "sequences", "model", "epochs", "seed", "header")
 
 
 def interactions_main(args: argparse.Namespace) -> int:
     rest = list(args.args)
     if rest and rest[0] == "predict":
         return interactions_predict_main(args, rest[1:])
+    if "predict" in rest:
+        raise ValueError(f"{' '.join(rest)}: 'predict' comes first, before the key=value overrides: gatbio protein "
+                         "interactions predict --pairs FILE --out CSV [key=value ...]")
     if rest and "=" not in rest[0]:
         raise ValueError(f"{rest[0]!r}: expected 'predict' or a key=value config override")
-    given = [f"--{k}" for k in _PREDICT_ONLY if getattr(args, k) is not None]
+    given = [("--no-header" if k == "header" and args.header is False else f"--{k}") for k in _PREDICT_ONLY
+             if getattr(args, k) is not None]
     if given:
         raise ValueError(f"{', '.join(given)} belong to 'gatbio protein interactions predict'; the benchmark reads "
-                         "--config")
+                         "--config (its seeds: seeds=[0,1,...])")
     if not args.config:
         raise ValueError("the benchmark needs --config FILE (e.g. experiments/configs/shs27k_quick.yaml); to "
                          "predict your pairs use 'gatbio protein interactions predict --pairs FILE --out CSV'")
@@ -409,6 +415,8 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
                          "sequences); give both, or neither for SHS27k")
     if args.summary_only or args.restart or args.resume_anyway:
         raise ValueError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
+    if args.seed is None:
+        args.seed = 0
     if args.seed < 0:
         raise ValueError(f"--seed {args.seed}: give a seed >= 0")
     if args.epochs is not None and args.epochs < 1:

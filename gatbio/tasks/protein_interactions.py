@@ -121,7 +121,10 @@ class InteractionsConfig:
     #: a file of one's own per-protein vectors (id, then numbers; e.g. language-model embeddings) appended to the
     #: sequence features of every model but seq_cnn (gatbio.data.sequence.read_protein_features)
     protein_features: str | None = None
-    max_len: int = 0  #: truncate sequences to this many residues (0: whole; GNN-PPI: 2000)
+    #: truncate sequences to this many residues for the fixed features ``x`` of the plain models (seq_mlp, gcn, gin,
+    #: pyg_gat; 0: whole; GNN-PPI: 2000); the recipes' sequence block and k-mer similarities read whole sequences,
+    #: and seq_cnn has its own max_len option
+    max_len: int = 0
     # model settings shared by every model (a preset or custom_models entry overrides them)
     hidden: int = 128
     layers: int = 2
@@ -205,8 +208,21 @@ def check(cfg: InteractionsConfig) -> None:
         if not cfg.actions or not cfg.sequences:
             raise ValueError("dataset: files needs actions (a STRING protein.actions file) and sequences (FASTA or "
                              "id<TAB>sequence)")
+    elif cfg.dataset not in PAIR_DATASETS:
+        raise ValueError(f"config dataset={cfg.dataset!r}: not a dataset with a pair table; use "
+                         f"{', '.join(PAIR_DATASETS)} or dataset: files with a STRING protein.actions file")
     elif cfg.actions or cfg.sequences:
         raise ValueError(f"actions / sequences are read with dataset: files, not dataset: {cfg.dataset}")
+
+
+#: Named datasets (:func:`gatbio.data.load`) with a pair table (``pairs``, ``pair_modes``) and sequences.
+PAIR_DATASETS = ("shs27k",)
+
+
+def input_files(cfg: InteractionsConfig) -> dict[str, str | None]:
+    """The files the config names (config key: path), each checked before any work is recorded."""
+    return {"actions": cfg.actions, "sequences": cfg.sequences, "embedding": cfg.embedding,
+            "protein_features": cfg.protein_features}
 
 
 def _settings(cfg: InteractionsConfig) -> dict[str, Any]:
@@ -588,13 +604,47 @@ def _split(cfg: InteractionsConfig, data, kind: str, seed: int, save: bool) -> t
     from gatbio.data.pair_splits import pair_split
 
     split_path, run_dir = _paths(cfg, kind, seed)
+    digest = pairs_digest(data)
     if is_done(split_path):
-        return read_json(split_path), run_dir
+        sp = read_json(split_path)
+        # A split is indices into the pair table it was made from: another table (the input files changed since)
+        # would silently train and test on other pairs, or fail on an index. Older splits have no digest.
+        if sp.get("num_pairs") != len(data.pairs) or sp.get("pairs_sha256", digest) != digest:
+            now = f"{len(data.pairs)}" + (", other pairs" if sp.get("num_pairs") == len(data.pairs) else "")
+            raise ValueError(f"{split_path}: made from another pair table ({sp.get('num_pairs')} pairs; the data "
+                             f"read now has {now}): the input files changed since these results were made; "
+                             "--restart makes them again (or give another out_dir)")
+        return sp, run_dir
     sp = pair_split(data.pairs, data.num_nodes, kind, seed, cfg.test_fraction, cfg.val_fraction, cfg.val_split,
                     cfg.max_root_pairs, cfg.val_parts)
+    sp["pairs_sha256"] = digest
+    _note_sizes(sp, cfg, kind, seed)
     if save:
         write_json(split_path, sp)
     return sp, run_dir
+
+
+def pairs_digest(data) -> str:
+    """sha256 of the pair table as protein names, in order (what a saved split's indices point into)."""
+    import hashlib
+
+    names = [str(n) for n in data.node_names]
+    text = "\n".join(f"{names[a]}\t{names[b]}" for a, b in data.pairs.tolist())
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _note_sizes(sp: dict, cfg: InteractionsConfig, kind: str, seed: int) -> None:
+    """Say when GNN-PPI's whole-protein expansion made the test or validation part much larger than asked (small
+    networks: one hub protein's pairs can be most of it)."""
+    from gatbio.data.tables import note
+
+    n, n_train = sp["num_pairs"], len(sp["train"])
+    for part, got, want in (("test", len(sp["test"]), cfg.test_fraction * n),
+                            ("validation", len(sp["val"]), cfg.val_fraction * n_train)):
+        if got > 1.5 * want + 5:
+            note(f"{kind} split, seed {seed}: the {part} pairs are {got}, for {want:.0f} asked ({got / n:.0%} of the "
+                 f"pairs): the walk takes whole proteins, and on a network this small one protein's pairs weigh much "
+                 f"(fewer val_parts, or a random split, keep closer to the fraction)")
 
 
 def _proba_path(path: Path) -> Path:
@@ -721,10 +771,13 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     from gatbio.results import prepare_out_dir
 
     check(cfg)
-    if cfg.protein_features and not summary_only:
+    if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
+        from gatbio._paths import check_input_file
         from gatbio.data.tables import check_file
 
-        check_file(cfg.protein_features)  # a missing file is named before any work (the config may name one to make)
+        for key, path in input_files(cfg).items():
+            if path:
+                check_file(check_input_file(path, f"config {key}:"))
     if not summary_only:
         dev = resolve_device(cfg.device)
         announce_device(dev, cfg.device)

@@ -107,6 +107,19 @@ def test_protein_pairs_with_tabs_and_spaces_mixed(tmp_path):
         assert pairs.tolist() == [[1, 2], [0, 1]] and raw == [("P1", "P3"), ("P2", "P1")]
 
 
+def test_protein_pairs_tab_separated_table_keeps_its_columns(tmp_path):
+    """A TSV with the same number of tabs on every line is read by its tabs: an empty protein_b is named, not
+    replaced by the next column; a STRING actions excerpt (empty action fields) is read as pairs."""
+    names = ["P2", "P1", "P3"]
+    with pytest.raises(MalformedFileError, match=r"q\.tsv:3: expected two protein ids on this line \(its first two "
+                                                 r"tab-separated fields; one is empty\)"):
+        read_protein_pairs(write(tmp_path, "q.tsv", "protein_a\tprotein_b\tpartner\nP1\tP3\tP2\nP1\t\tP2\n"), names)
+    rows = "".join(f"{a}\t{b}\tbinding\t\tf\tf\t500\n" for a, b in (("P1", "P3"), ("P2", "P1")))
+    pairs, _ = read_protein_pairs(write(tmp_path, "a.txt", "item_id_a\titem_id_b\tmode\taction\tis_directional\t"
+                                                           "a_is_acting\tscore\n" + rows), names)
+    assert pairs.tolist() == [[1, 2], [0, 1]]
+
+
 def test_protein_pairs_line_with_another_separator_is_named(tmp_path):
     names = ["P2", "P1", "P3"]
     with pytest.raises(MalformedFileError, match=r"q\.csv:2: 'P2 P1' was read as one protein id: this line is not "

@@ -159,6 +159,44 @@ def test_config_errors_name_the_fix(files, capsys):
         pi.run(config(files, models="[r]", custom_models=changed, splits="[dfs]", seeds="[0]", graphs="[train]"))
 
 
+def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refused(files, capsys):
+    """A saved split is indices into the pair table it was made from: a rerun on other files is refused, naming
+    the split, not trained on other pairs (or an IndexError). A missing input is named before the folder records
+    the config, so the corrected command runs; a named dataset without a pair table is refused by check()."""
+    kw = {"models": "[profile_rule]", "splits": "[random]", "seeds": "[0]", "graphs": "[train]"}
+    pi.run(config(files, **kw))
+    split = files / "out/splits/random_s0.json"
+    assert len(json.loads(split.read_text())["pairs_sha256"]) == 64
+    lines = (files / "actions.txt").read_text().splitlines()
+    (files / "actions.txt").write_text("\n".join(lines[:60]) + "\n")  # fewer pairs
+    with pytest.raises(ValueError, match=r"random_s0\.json: made from another pair table \(120 pairs; the data read "
+                                         r"now has \d\d\): the input files changed since these results were made; "
+                                         r"--restart"):
+        pi.run(config(files, **kw))
+    # the same number of pairs, other pairs (another order): refused too
+    (files / "actions.txt").write_text("\n".join(lines[:1] + lines[1:][::-1]) + "\n")
+    with pytest.raises(ValueError, match=r"made from another pair table \(120 pairs; the data read now has 120, "
+                                         r"other pairs\)"):
+        pi.run(config(files, **kw))
+    (files / "actions.txt").write_text("\n".join(lines) + "\n")
+    pi.run(config(files, **kw))  # the same files again: resumes
+    missing = config(files, **kw, out_dir=str(files / "fresh"), actions=str(files / "actoins.txt"))
+    with pytest.raises(FileNotFoundError, match=r"config actions: .*actoins\.txt: no such file"):
+        pi.run(missing)
+    assert not (files / "fresh" / "fingerprint.json").exists()
+    pi.run(config(files, **kw, out_dir=str(files / "fresh")))
+    with pytest.raises(ValueError, match=r"config dataset='yeast-bu2003': not a dataset with a pair table; use "
+                                         r"shs27k or dataset: files"):
+        pi.load(None, ["dataset=yeast-bu2003"])
+    # benchmark-only command lines: predict's options are refused, not ignored; 'predict' must come first
+    cfgfile = str(REPO_CONFIGS / "shs27k_quick.yaml")
+    for extra, named in ((["--seed", "7"], "--seed"), (["--no-header"], "--no-header")):
+        assert main(["protein", "interactions", "--config", cfgfile, *extra]) == 1
+        assert f"{named} belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
+    assert main(["protein", "interactions", "threshold=0.4", "predict"]) == 1
+    assert "'predict' comes first, before the key=value overrides" in capsys.readouterr().err
+
+
 def test_profile_rule_baseline_and_choice_errors(files):
     pi.run(config(files, models="[profile_rule]", graphs="[train,all]", seeds="[0]"))
     row = json.loads((files / "out/runs/bfs/s0/train/profile_rule.json").read_text())
