@@ -464,6 +464,13 @@ def read_table(
                "or its sep)" if other else ""
         raise MalformedFileError(path, int(body_no[0]), f"expected {expected} columns{expected_desc}, found "
                                                         f"{df.shape[1]}{hint}")
+    if head is not None:
+        named = len(head) - next((k for k, h in enumerate(reversed(head)) if h), len(head))  # trailing blanks
+        if named > df.shape[1]:  # a column the header names would be dropped without a word
+            raise MalformedFileError(path, int(numbers[0]), f"the header names {named} columns "
+                                     f"({', '.join(map(repr, head[:named]))}), the rows have {df.shape[1]} (line "
+                                     f"{int(body_no[0])}): give each row a field per header name, or check the "
+                                     f"separator ({_SEP_WORDS.get(sep, repr(sep))})")
     return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None)
 
 
@@ -494,6 +501,8 @@ def weight_problem(raw, what: str = "weight") -> str:
         return f"{what} is missing (too few columns on this line)"
     text = str(raw).strip()
     if not is_number(text):
+        if re.fullmatch(r"[+-]?\d*,\d+", text):
+            return f"{what} must be a number, found {text!r}: a decimal comma? write {text.replace(',', '.')!r}"
         return f"{what} must be a number, found {text!r}"
     if not np.isfinite(float(text)):
         return f"{what} must be a finite number, found {text!r}"

@@ -128,8 +128,16 @@ def read_foodweb_file(
 
         data = read_gateway_web(path, node_names=gateway_folder_names(path))  # species names when in a collection
     elif fmt == "pajek":
+        _refuse_options(file, "a Pajek file (its *Arcs are the links)", source=source, target=target,
+                        convention=convention)
         pj = io.read_pajek(path)
         net = pj.network(None)
+        if len(pj.networks) > 1:
+            io.note(f"{path}: {len(pj.networks)} networks in this project ({', '.join(list(pj.networks)[:4])}); "
+                    f"the first, {next(iter(pj.networks))!r}, is read")
+        if not len(net["edges"]) and not len(net["arcs"]):
+            raise io.MalformedFileError(path, None, "no *Arcs section: a food web needs its links (prey -> "
+                                                    "predator) as *Arcs lines after the *Vertices")
         if len(net["edges"]) and not len(net["arcs"]):
             raise io.MalformedFileError(path, int(net["edge_lines"][0]), "a network of undirected *Edges only: a "
                                         "food web needs *Arcs (prey -> predator) to have trophic levels")
@@ -144,6 +152,7 @@ def read_foodweb_file(
             io.report_changes(path, stats, True, "sum")
             data.name = path.stem
     elif fmt in ("csv", "edgelist"):
+        _refuse_options(file, "an edge list (one link per row)", convention=convention)
         head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
         sep = _table_separator(fmt, [x for _, x in head])
         split = str.split if sep == r"\s+" else (lambda x: x.split(sep))
@@ -179,6 +188,8 @@ def read_foodweb_file(
         data = io.read_edge_list(path, sep=sep, header=header, source=src, target=dst, weight=weight,
                                  duplicates="merge", reduce="sum", report=True)
     elif fmt == "adjacency":
+        _refuse_options(file, "an adjacency matrix (rows and columns are species; --weight keeps its values)",
+                        source=source, target=target)
         if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
@@ -206,14 +217,33 @@ def refuse_table_options(file, what: str, *, direction: str = "prey-predator", s
                          "adjacency matrix): leave them out")
 
 
+def _refuse_options(file, what: str, **given) -> None:
+    """Options of another table format (``--source``/``--target`` name edge-list columns, ``--convention`` reads an
+    adjacency matrix) refused for ``file``, which is ``what``: they would be silently ignored."""
+    shown = [f"--{k} {v}" for k, v in given.items() if v is not None]
+    if shown:
+        they = len(shown) > 1
+        raise ValueError(f"{', '.join(shown)}: {file} is read as {what}, where {'they do' if they else 'it does'} "
+                         f"not apply: leave {'them' if they else 'it'} out, or give --format for another reading")
+
+
 def _table_separator(fmt: str, lines: list[str]) -> str:
     """``csv``: a comma, else a tab or a semicolon where the lines hold one; ``edgelist`` / ``adjacency``: a tab
     or a comma where a line holds one (then names may hold spaces), else any whitespace."""
     from gatbio.data.tables import sniff_separator
 
+    if _semicolon_table(lines):  # a European spreadsheet's CSV: ';' between fields, ',' the decimal mark
+        return ";"
     if fmt == "csv":
         return next((c for c in (",", "\t", ";") if any(c in x for x in lines)), ",")
     return sniff_separator(lines) or r"\s+"
+
+
+def _semicolon_table(lines: list[str]) -> bool:
+    """Every line holds the same number (1 or more) of ``;`` and none a tab: fields separated by semicolons, as
+    spreadsheets write CSV where the comma is the decimal mark (``grass;rabbit;0,5``)."""
+    return bool(lines) and not any("\t" in x for x in lines) and len({x.count(";") for x in lines}) == 1 \
+        and lines[0].count(";") >= 1
 
 
 def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: bool | None) -> None:
@@ -295,9 +325,12 @@ def run(args: argparse.Namespace) -> int:
     df = trophic_table(data, args.method, weighted=not args.unweighted)
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")
-    f0 = trophic_incoherence(data, "mackay", weighted=not args.unweighted)
+    try:
+        f0 = f"{trophic_incoherence(data, 'mackay', weighted=not args.unweighted):.4f}"
+    except ValueError:  # no link between two species with weight > 0: every species is basal, F0 has no value
+        f0 = "undefined (no feeding link between two species)"
     print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links, "
-          f"method={args.method}, incoherence F0={f0:.4f}")
+          f"method={args.method}, incoherence F0={f0}")
     print(df.to_string(index=False))
     if args.csv:
         write_csv(args.csv, df)

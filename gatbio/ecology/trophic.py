@@ -111,6 +111,9 @@ def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_l
     # see a prey that Levine's in-strength does not (an IndexError inside networkx.trophic_levels).
     keep = w > 0
     src, dst, w = src[keep], dst[keep], w[keep]
+    if edge_weight is None or not weighted:  # a binary web: a link listed twice is one link (weights would add)
+        pairs = np.unique(np.stack([src, dst]), axis=1) if len(src) else np.zeros((2, 0), dtype=np.int64)
+        src, dst, w = pairs[0], pairs[1], np.ones(pairs.shape[1])
     return src, dst, w, n, names
 
 
@@ -127,7 +130,7 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
     basal = np.flatnonzero(indeg == 0)
     if len(basal) == 0:
         raise ValueError("food web has no basal species (every node has a prey), so Levine trophic levels are "
-                         "not defined; use method='mackay'")
+                         "not defined; use method='mackay' (gatbio trophic --method mackay)")
     # which nodes can be reached from a basal species (a virtual root linked to every basal node)
     A = sp.csr_matrix((np.ones(len(src) + len(basal)),
                        (np.concatenate([src, np.full(len(basal), n)]), np.concatenate([dst, basal]))),
@@ -137,7 +140,7 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
     if len(unreachable):
         few = ", ".join(name(i) for i in unreachable[:5])
         raise ValueError(f"{len(unreachable)} node(s) cannot be reached from a basal species (e.g. {few}), so "
-                         "Levine trophic levels are not defined; use method='mackay'")
+                         "Levine trophic levels are not defined; use method='mackay' (gatbio trophic --method mackay)")
     G = nx.DiGraph()
     G.add_nodes_from(range(n))
     for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist(), strict=False):  # parallel edges: weights add up

@@ -565,7 +565,8 @@ def summarize(cfg: RobustnessConfig) -> str:
     from gatbio.tasks import robustness_summary as rs
 
     out_dir = Path(cfg.out_dir)
-    df = rs.load_runs(out_dir)
+    df = rs.load_runs(out_dir, select={"dataset": {d for _, d in _datasets(cfg)}, "model": set(cfg.models),
+                                       "seed": set(cfg.seeds), "perturbation": set(cfg.perturbations)})
     curves, auc = rs.curve_table(df), rs.auc_table(df)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
     head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)

@@ -45,14 +45,26 @@ __all__ = [
 CURVE_METRICS = ("score", "clean", "drop", "relative", "flip_rate", "js_attention")
 
 
-def load_runs(out_dir: str | Path) -> pd.DataFrame:
-    """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame."""
-    rows = []
+def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
+    """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame.
+
+    ``select`` (``{"dataset": {...}, "model": {...}, ...}``, keys among task, dataset, model, seed, perturbation)
+    keeps the runs whose values are in those sets: a folder resumed with fewer webs, models or seeds than it once
+    ran keeps their files, which the summary of the current config leaves out (said on stderr)."""
+    rows, left_out = [], 0
     for path in sorted(Path(out_dir).glob("runs/**/*.json")):
         run = read_json(path)
         meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
+        if select and any(meta[k] not in allowed for k, allowed in select.items()):
+            left_out += 1
+            continue
         for r in run["curve"]:
             rows.append({**meta, **r})
+    if left_out:
+        from gatbio.data.tables import note
+
+        note(f"{Path(out_dir) / 'runs'}: {left_out} run file(s) of webs, datasets, models, seeds or perturbations "
+             "that this config does not name are left out of the summary (they stay on disk)")
     if not rows:
         raise FileNotFoundError(f"no run results under {Path(out_dir) / 'runs'}: run the sweep first "
                                 "(gatbio robustness --config FILE)")

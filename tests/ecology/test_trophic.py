@@ -202,3 +202,21 @@ def test_all_zero_weights_and_numerically_zero_weights_give_clear_answers():
     with pytest.raises(ValueError, match="numerically zero next to the largest.*weighted=False"):
         trophic_levels(ei([(0, 1), (1, 2), (2, 3)]), "mackay",
                        edge_weight=torch.tensor([1.0, 1e-320, 1.0], dtype=torch.float64))
+
+
+def test_a_link_listed_twice_in_a_binary_web_counts_once():
+    """edge_index with a repeated link and no weights is a binary web: the repeat is the same link (networkx's
+    DiGraph keeps one), not a heavier one; with weights given, parallel links add (the readers' merge rule)."""
+    twice = ei([(0, 1), (0, 2), (1, 2), (0, 1)])
+    once = ei([(0, 1), (0, 2), (1, 2)])
+    for method in ("levine", "mackay"):
+        torch.testing.assert_close(trophic_levels(twice, num_nodes=3, method=method),
+                                   trophic_levels(once, num_nodes=3, method=method))
+    torch.testing.assert_close(trophic_levels(twice, num_nodes=3, method="levine"), nx_levels(once, 3))
+    assert trophic_incoherence(twice, "mackay", num_nodes=3) == pytest.approx(1 / 9)
+    assert trophic_incoherence(twice, "johnson", num_nodes=3) == pytest.approx(
+        nx.trophic_incoherence_parameter(nx.DiGraph([(0, 1), (0, 2), (1, 2)]), cannibalism=True))
+    w = torch.tensor([1.0, 1.0, 1.0, 1.0])
+    summed = trophic_levels(twice, num_nodes=3, method="levine", edge_weight=w)
+    torch.testing.assert_close(summed, trophic_levels(once, num_nodes=3, method="levine",
+                                                      edge_weight=torch.tensor([2.0, 1.0, 1.0])))

@@ -159,3 +159,54 @@ def test_table_options_are_refused_for_named_webs_and_cheddar_folders(data_root,
         assert main(["trophic", web, *option]) == 1
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and f"{option[0]} {option[1]}: {web} is {what}" in err, err
+
+
+def test_a_semicolon_spreadsheet_csv_is_read_by_its_semicolons(tmp_path, capsys):
+    """Where the comma is the decimal mark, spreadsheets write ';' between fields: the web is read by its
+    semicolons, and a decimal comma in a weight is named with its fix (not a web of species called '5')."""
+    euro = tmp_path / "euro.csv"
+    euro.write_text("prey;predator;weight\ngrass;rabbit;0,5\nrabbit;fox;1,5\n")
+    assert main(["trophic", str(euro)]) == 1
+    assert "euro.csv:2: weight must be a number, found '0,5': a decimal comma? write '0.5' (2 bad weights in " \
+           "total)" in capsys.readouterr().err
+    euro.write_text("prey;predator;weight\ngrass;rabbit;0.5\nrabbit;fox;1.5\n")
+    assert main(["trophic", str(euro), "--csv", str(tmp_path / "l.csv")]) == 0
+    assert pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"].to_dict() == \
+        {"grass": 1.0, "rabbit": 2.0, "fox": 3.0}
+    capsys.readouterr()
+
+
+def test_a_header_naming_more_columns_than_the_rows_have_is_refused(tmp_path, capsys):
+    web = tmp_path / "h.csv"
+    web.write_text("prey,predator,weight,notes\ngrass,rabbit,1\nrabbit,fox,3\n")
+    assert main(["trophic", str(web)]) == 1
+    assert "h.csv:1: the header names 4 columns ('prey', 'predator', 'weight', 'notes'), the rows have 3 (line 2)" \
+        in capsys.readouterr().err
+
+
+def test_a_web_without_a_feeding_link_prints_its_levels_and_f0_undefined(tmp_path, capsys):
+    for text in ("a b 0\n", "a a\n"):
+        (tmp_path / "w.txt").write_text(text)
+        assert main(["trophic", str(tmp_path / "w.txt")]) == 0
+        out = capsys.readouterr().out
+        assert "F0=undefined (no feeding link between two species)" in out and "1.0" in out
+    net = tmp_path / "v.net"
+    net.write_text('*Vertices 2\n1 "grass"\n2 "rabbit"\n')
+    assert main(["trophic", str(net)]) == 1
+    assert "v.net: no *Arcs section: a food web needs its links" in capsys.readouterr().err
+    two = tmp_path / "two.paj"
+    two.write_text('*Network first\n*Vertices 2\n1 "grass"\n2 "rabbit"\n*Arcs\n1 2\n'
+                   '*Network second\n*Vertices 2\n1 "x"\n2 "y"\n*Arcs\n2 1\n')
+    assert main(["trophic", str(two)]) == 0
+    assert "grass" in capsys.readouterr().out
+
+
+def test_options_of_another_table_format_are_refused(tmp_path, capsys):
+    web = tmp_path / "w.txt"
+    web.write_text("grass rabbit\nrabbit fox\n")
+    assert main(["trophic", str(web), "--convention", "col_to_row"]) == 1
+    assert "--convention col_to_row: " in capsys.readouterr().err
+    adj = tmp_path / "a.csv"
+    adj.write_text(",grass,rabbit\ngrass,0,1\nrabbit,0,0\n")
+    assert main(["trophic", str(adj), "--format", "adjacency", "--convention", "row_to_col", "--source", "a"]) == 1
+    assert "--source a: " in (err := capsys.readouterr().err) and "is read as an adjacency matrix" in err

@@ -85,7 +85,7 @@ def fake_runs(tmp_path: Path) -> Path:
         for seed, d in enumerate(per_seed):
             curve = [{"fraction": f, "score": 0.5 - d * k, "clean": 0.5, "drop": d * k, "relative": (0.5 - d * k) / 0.5,
                       "flip_rate": 0.0, "js_attention": 0.0} for f, k in ((0.0, 0), (0.05, 1), (0.1, 2))]
-            run = {"task": "protein", "dataset": "toy", "model": model, "seed": seed, "perturbation": "degree",
+            run = {"task": "protein", "dataset": "node2vec-ppi", "model": model, "seed": seed, "perturbation": "degree",
                    "metric": "micro_f1", "clean_attention": {"entropy_ratio": 0.9, "hub_mass": 0.2,
                                                              "hub_mass_uniform": 0.1}, "curve": curve}
             p = tmp_path / "runs" / model / f"seed{seed}" / "degree.json"
@@ -129,9 +129,26 @@ def test_summary_without_headline_perturbations(tmp_path):
     verdict = rs.headline_verdict(head)
     assert verdict.empty and list(verdict.columns) == rs.VERDICT_COLUMNS
     cfg = rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml",
-              [f"out_dir={root}", "perturbations=[random]", "foodweb.enabled=false"])
+              [f"out_dir={root}", "perturbations=[random]", "foodweb.enabled=false", "protein.dataset=node2vec-ppi",
+               "models=[pyg_gat,gat_log]", "seeds=[0,1,2]"])
     text = rb.summarize(cfg)
     assert "headline: none" in text and "area under the degradation curve" in text
+
+
+def test_the_summary_covers_the_configs_runs_only(tmp_path, caplog):
+    """A folder resumed with fewer datasets, models or seeds keeps the other run files; the summary of the
+    current config leaves them out (and says so), so its tables agree with each other and with config.yaml."""
+    root = fake_runs(tmp_path)
+    df = rs.load_runs(root, select={"model": {"gat_log"}, "seed": {0, 1}})
+    assert set(df["model"]) == {"gat_log"} and set(df["seed"]) == {0, 1}
+    assert "2 run file(s) of webs, datasets, models, seeds or perturbations that this config does not name are " \
+           "left out" not in caplog.text and "4 run file(s)" in caplog.text
+    cfg = rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml",
+                  [f"out_dir={root}", "perturbations=[degree]", "foodweb.enabled=false", "protein.dataset=node2vec-ppi",
+                   "models=[gat_log]", "seeds=[0,1,2]"])
+    text = rb.summarize(cfg)
+    assert "1 models x 1 perturbations" in text and "pyg_gat" not in pd.read_csv(root / "summary" / "auc.csv")[
+        "model"].tolist()
 
 
 def test_mean_ci():
