@@ -23,6 +23,8 @@ from gatbio.nn._adj import attention_like, read_adjacency
 ATTENTIONS = ("gat", "gatv2", "dot")
 DEGREE_NORMS = (None, "log", "sym")
 IMPLS = ("auto", "reference", "fused", "triton")
+# How the added self-loops' edge features are made from a node's incoming ones (torch_geometric.utils.add_self_loops).
+FILL_VALUES = ("mean", "add", "sum", "max", "min", "mul")
 # Input dtypes of the Triton kernels (they compute in float32; float64 stays on the other paths).
 TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
@@ -215,13 +217,31 @@ class GATConv(MessagePassing):
         _check_choice("attention", attention, ATTENTIONS)
         _check_choice("degree_norm", degree_norm, DEGREE_NORMS)
         _check_choice("impl", impl, IMPLS)
+        def count(value) -> bool:  # a positive int (bool is an int to Python, not a count)
+            return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
         for name, value in (("out_channels", out_channels), ("heads", heads)):
-            if not isinstance(value, int) or value < 1:
+            if not count(value):
                 raise ValueError(f"{name}={value!r} is not allowed: it must be a positive integer")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout={dropout!r} is not allowed: it must be in [0, 1)")
-        if not (isinstance(min_temperature, (int, float)) and min_temperature > 0):
-            raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be a positive number")
+        channels = in_channels if isinstance(in_channels, tuple) and len(in_channels) == 2 else (in_channels,)
+        if not all(count(c) or (c == -1 and not isinstance(c, bool)) for c in channels):
+            raise ValueError(f"in_channels={in_channels!r} is not allowed: a positive integer, -1 (sized by the first "
+                             "input), or a pair (source, target) of those for bipartite graphs")
+        if edge_dim is not None and not (count(edge_dim) or (edge_dim == -1 and not isinstance(edge_dim, bool))):
+            raise ValueError(f"edge_dim={edge_dim!r} is not allowed: None, a positive integer, or -1 (sized by the "
+                             "first edge_attr)")
+        if not (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0.0 <= dropout < 1.0):
+            raise ValueError(f"dropout={dropout!r} is not allowed: it must be a number in [0, 1)")
+        if not (isinstance(negative_slope, (int, float)) and math.isfinite(negative_slope)):
+            raise ValueError(f"negative_slope={negative_slope!r} is not allowed: it must be a finite number")
+        if not (isinstance(min_temperature, (int, float)) and not isinstance(min_temperature, bool)
+                and math.isfinite(min_temperature) and min_temperature > 0):
+            raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be a positive finite "
+                             "number")
+        if isinstance(fill_value, str) and fill_value not in FILL_VALUES or \
+                not isinstance(fill_value, (str, int, float, Tensor)) or isinstance(fill_value, bool):
+            raise ValueError(f"fill_value={fill_value!r} is not allowed: a number, a tensor of edge_dim values, or "
+                             f"one of {', '.join(map(repr, FILL_VALUES))} (the added self-loops' edge features)")
         if isinstance(temperature, str):
             if temperature != "learn":
                 raise ValueError(f"temperature={temperature!r} is not allowed: use a positive number or 'learn'")
@@ -365,6 +385,12 @@ class GATConv(MessagePassing):
                 its layout holding alpha; a ``SparseTensor`` holding alpha for a ``SparseTensor``.
         """
         H, C = self.heads, self.out_channels
+        if not isinstance(x, Tensor) and not (isinstance(x, (tuple, list)) and len(x) == 2):
+            raise ValueError(f"x must be a tensor (N, F) or a pair (x_src, x_dst); got "
+                             f"{type(x).__name__} of length {len(x)}" if isinstance(x, (tuple, list)) else
+                             f"x must be a tensor (N, F) or a pair (x_src, x_dst); got {type(x).__name__}")
+        if size is not None and not (isinstance(size, (tuple, list)) and len(size) == 2):
+            raise ValueError(f"size={size!r} is not allowed: a pair (N_src, N_dst)")
         x_src_in, x_dst_in = (x, x) if isinstance(x, Tensor) else x
         adj = edge_index  # as given: an edge list or a sparse adjacency (gatbio.nn._adj)
         edge_index, edge_attr, size, sparse = read_adjacency(adj, size, edge_attr, self.edge_dim,

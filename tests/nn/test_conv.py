@@ -242,10 +242,32 @@ def test_runs_on_device(attention, temperature, degree_norm, device):
     (dict(min_temperature=0), r"min_temperature=0 is not allowed"),
     (dict(heads=0), r"heads=0 is not allowed"),
     (dict(share_weights=True), r"share_weights=True is only allowed with attention='gatv2'"),
+    (dict(heads=True), r"heads=True is not allowed: it must be a positive integer"),
+    (dict(edge_dim=0), r"edge_dim=0 is not allowed: None, a positive integer, or -1"),
+    (dict(min_temperature=float("inf")), r"min_temperature=inf is not allowed: it must be a positive finite"),
+    (dict(dropout=None), r"dropout=None is not allowed: it must be a number in \[0, 1\)"),
+    (dict(fill_value="foo"), r"fill_value='foo' is not allowed: a number, a tensor of edge_dim values, or one of"),
+    (dict(negative_slope="x"), r"negative_slope='x' is not allowed"),
 ])
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         GATConv(8, 4, **kwargs)
+
+
+@pytest.mark.parametrize("in_channels", ["5", 0, True, (8, 0), (8, 4, 2)])
+def test_bad_in_channels_are_named(in_channels):
+    with pytest.raises(ValueError, match=r"in_channels=.* is not allowed: a positive integer, -1"):
+        GATConv(in_channels, 4)
+
+
+def test_bad_x_and_size_are_named():
+    x, ei, _ = small_graph()
+    conv = GATConv(8, 4)
+    with pytest.raises(ValueError, match=r"x must be a tensor \(N, F\) or a pair \(x_src, x_dst\); got tuple of "
+                                         r"length 3"):
+        conv((x, x, x), ei)
+    with pytest.raises(ValueError, match=r"size=\(6,\) is not allowed: a pair \(N_src, N_dst\)"):
+        conv(x, ei, size=(6,))
 
 
 def test_bad_call_arguments():
