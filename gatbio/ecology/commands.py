@@ -260,8 +260,10 @@ def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: boo
     fix = "species names with spaces need tabs or commas between the columns (or names without spaces, such as " \
           "Daphnia_pulex)"
     if has_header:
+        # one unnamed column of numbers after the named ones ('prey predator' above 'grass rabbit 2') is weights
+        unnamed_weights = all(len(r) == len(rows[0]) + 1 and is_number(r[-1]) for r in rows[1:])
         for (no, _), row in zip(head[1:], rows[1:], strict=True):
-            if len(row) > len(rows[0]):
+            if len(row) > len(rows[0]) and not unnamed_weights:
                 raise MalformedFileError(path, no, f"{len(row)} fields where the header (line {head[0][0]}) names "
                                                    f"{len(rows[0])}: {fix}")
         return

@@ -210,3 +210,17 @@ def test_options_of_another_table_format_are_refused(tmp_path, capsys):
     adj.write_text(",grass,rabbit\ngrass,0,1\nrabbit,0,0\n")
     assert main(["trophic", str(adj), "--format", "adjacency", "--convention", "row_to_col", "--source", "a"]) == 1
     assert "--source a: " in (err := capsys.readouterr().err) and "is read as an adjacency matrix" in err
+
+
+def test_a_whitespace_header_over_rows_with_an_unnamed_weight_column(tmp_path, capsys):
+    """'prey predator' above 'grass rabbit 2': the third column is weights (as with tabs), not species names with
+    spaces; a row with a name of two words is still refused."""
+    web = tmp_path / "w.txt"
+    web.write_text("prey predator\ngrass rabbit 2\nrabbit fox 1\ngrass fox 3\n")
+    assert main(["trophic", str(web), "--method", "levine", "--csv", str(tmp_path / "l.csv")]) == 0
+    levels = pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"]
+    assert levels["fox"] == pytest.approx(1 + (2 * 1 + 1 * 3) / 4)  # weighted: rabbit (level 2) weighs 1 of 4
+    capsys.readouterr()
+    web.write_text("prey predator\nDaphnia pulex fish\nalga Daphnia pulex\n")
+    assert main(["trophic", str(web)]) == 1
+    assert "w.txt:2: 3 fields where the header (line 1) names 2" in capsys.readouterr().err
