@@ -13,6 +13,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -54,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
             raise unknown_name("dataset", args.download, list(DATASETS))
         written = download(args.download, root=root)
         print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
+        bad = {p: s for p, s in verify(args.download, root=root).items() if s.startswith("MISMATCH")}
+        if bad:  # present files are skipped: a damaged one stays until it is deleted
+            folder = Path(root) if root is not None else data_root()
+            folder = folder / DATASETS[args.download].folder
+            print(f"{args.download}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
+                  f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
+            return 1
         return 0
     if args.members:
         info = DATASETS.get(args.members)

@@ -789,6 +789,8 @@ def read_label_table(
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
     if sep is None:  # a tab or comma anywhere: a table whose labels may hold spaces ("DNA repair")
         sep = sniff_separator(lines[:1000])
+        if sep == "," and all(re.search(r"\s", x.split(",", 1)[0].strip()) for x in lines[:1000] if "," in x):
+            sep = None  # 'P1 GO:1,GO:2': whitespace columns, commas joining the labels of a field
 
     def fields(s: str, no: int) -> list[str]:
         check_quotes(path, no, s, sep)
@@ -814,7 +816,8 @@ def read_label_table(
             unknown.append((no, node))
             continue
         for cell in parts[1:]:  # 'GO:1;GO:2' in one field (a common layout): one label each
-            labs = [x.strip() for x in re.split(r"[;|]", cell) if x.strip()] if sep not in (";", "|") else [cell]
+            joiners = r"[;|,]" if sep is None else r"[;|]"  # whitespace columns: a comma joins labels too
+            labs = [x.strip() for x in re.split(joiners, cell) if x.strip()] if sep not in (";", "|") else [cell]
             joined += len(labs) > 1
             rows.extend((index[node], lab, no) for lab in labs)
     if unknown:
@@ -828,7 +831,8 @@ def read_label_table(
     if not rows:
         raise MalformedFileError(path, None, "the file has no label rows")
     if joined:
-        note(f"{path}: {joined} field(s) hold several labels joined by ';' or '|', read as one label each")
+        note(f"{path}: {joined} field(s) hold several labels joined by ';' or '|'"
+             + (" (or ',': the columns are separated by whitespace)" if sep is None else "") + ", read as one label each")
     if label_names is None:
         labs = {lab for _, lab, _ in rows}
         if sort_labels:

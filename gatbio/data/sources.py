@@ -355,7 +355,7 @@ def download(
 
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
-    for f in todo:
+    for k, f in enumerate(todo):
         url = resolve(f.url)
         try:
             if f.member is not None:
@@ -373,11 +373,13 @@ def download(
             if isinstance(err, DatasetNotFoundError):
                 raise
             # Nothing of this file was written: the payload is only written (atomically) once whole and checked.
-            raise DatasetNotFoundError(missing_message(name, [f], base, _failure(url, err))) from err
+            # Every file not written yet is named (all members of an archive that failed, and those after it).
+            raise DatasetNotFoundError(missing_message(name, todo[k:], base, _failure(url, err))) from err
         if verify and f.sha256 is not None:
             got = hashlib.sha256(payload).hexdigest()
             if got != f.sha256:
-                raise ValueError(f"{f.url}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
+                via = f" (through the mirror, for {f.url})" if url != f.url else ""
+                raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
                                  "the file was not written")
         dest = base / info.folder / f.path
         _atomic_write(dest, payload)

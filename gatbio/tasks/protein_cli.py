@@ -223,6 +223,9 @@ def predict_main(args: argparse.Namespace) -> int:
     check_inputs(inputs)
     check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
     data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels, args.header)
+    if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
+        raise ValueError(f"{args.labels} annotates every protein of {args.edges}: nothing to predict (give the "
+                         "proteins to predict with --nodes FILE, or leave their lines out of the label table)")
     if args.plot_protein:
         check_plot_protein(data, args.plot_protein)
     elif args.plot:  # the figure draws an unannotated protein with interactions: is there one? (before training)

@@ -76,7 +76,9 @@ def test_download_rejects_a_wrong_sha256_and_writes_nothing(server, tmp_path, fa
     base, www = server
     info, _ = fake_dataset
     serve(www, info.files[0].url, b"tampered\n")
-    with pytest.raises(ValueError, match="sha256 mismatch for edges.txt.*the file was not written"):
+    with pytest.raises(ValueError, match=rf"^{base}/example\.org/repo/abc/edges\.txt \(through the mirror, for "
+                                         r"https://example\.org/repo/abc/edges\.txt\): sha256 mismatch for edges.txt"
+                                         r".*the file was not written"):
         download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"])
     assert not (tmp_path / "data" / "fake_folder").exists() or not any((tmp_path / "data" / "fake_folder").iterdir())
 
@@ -181,3 +183,27 @@ def test_download_catches_transport_errors_of_any_fetch(tmp_path, fake_dataset):
                                                    r"sent 5 of 15 bytes"):
         download("fake", root=tmp_path, fetch=cut_short, files=["edges.txt"])
     assert not (tmp_path / "fake_folder").exists()
+
+
+def test_a_failed_archive_names_every_file_not_written(tmp_path):
+    """The yeast archive unreachable: all four of its files are missing, and the message says so."""
+    dead = "http://127.0.0.1:9"
+    with pytest.raises(DatasetNotFoundError, match=r"dataset 'yeast-bu2003': 4 file\(s\) missing"):
+        download("yeast-bu2003", root=tmp_path, mirror=dead)
+
+
+def test_download_command_says_when_a_present_file_is_damaged(server, tmp_path, fake_dataset, capsys):
+    """Present files are skipped: a damaged one is named, with the fix, and the command fails."""
+    from gatbio.cli import main
+
+    base, www = server
+    info, payload = fake_dataset
+    serve(www, info.files[0].url, payload)
+    folder = tmp_path / "data" / "fake_folder"
+    folder.mkdir(parents=True)
+    (folder / "edges.txt").write_bytes(b"damaged\n")
+    (folder / "notes.txt").write_text("by hand\n")
+    assert main(["datasets", "--download", "fake", "--root", str(tmp_path / "data")]) == 1
+    err = capsys.readouterr().err
+    assert "fake: 1 present file(s) differ from the registry's sha256" in err and "delete them and run --download " \
+        "again" in err

@@ -445,3 +445,13 @@ def test_a_damaged_or_cut_short_compressed_file_is_one_line_naming_it(tmp_path):
     (tmp_path / "links.txt.gz").write_bytes(links[:len(links) // 2])
     with pytest.raises(MalformedFileError, match=r"links\.txt\.gz: cannot decompress"):
         read_string_links(tmp_path / "links.txt.gz")
+
+
+def test_a_whitespace_label_table_with_comma_joined_labels(tmp_path, caplog):
+    """'P1 GO:1,GO:2': whitespace columns (the comma is not the separator there: no first field is read as
+    'P1 GO:1'), the comma joining two labels, said on stderr."""
+    y, labels = read_label_table(write(tmp_path, "l.txt", "P1 GO:1,GO:2\nP2 GO:3\n"), ["P1", "P2"])
+    assert labels == ["GO:1", "GO:2", "GO:3"] and y.tolist() == [[1, 1, 0], [0, 0, 1]]
+    assert "joined by ';' or '|' (or ',': the columns are separated by whitespace)" in caplog.text
+    y, labels = read_label_table(write(tmp_path, "l.csv", "P1,GO:1\nP2,GO:3\n"), ["P1", "P2"])
+    assert labels == ["GO:1", "GO:3"]

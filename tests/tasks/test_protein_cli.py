@@ -137,3 +137,14 @@ def test_read_network_keeps_weights_with_their_edges(tmp_path, fmt):
     got = dict(zip(pairs, data.edge_weight.tolist(), strict=True))
     for (a, b), w in known.items():
         assert got[a, b] == pytest.approx(w) and got[b, a] == pytest.approx(w)
+
+
+def test_a_label_table_that_annotates_every_protein_is_refused_before_any_work(files, capsys):
+    names = sorted({n for line in (files / "edges.txt").read_text().split() for n in [line]})
+    (files / "all.txt").write_text("".join(f"{n} kinase\n" for n in names))
+    assert main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "all.txt"),
+                 "--out", str(files / "p.csv")]) == 1
+    captured = capsys.readouterr()
+    assert "all.txt annotates every protein of" in captured.err and "nothing to predict (give the proteins to " \
+        "predict with --nodes FILE" in captured.err
+    assert "embedding:" not in captured.out and "label homophily" not in captured.out
