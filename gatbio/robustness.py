@@ -351,6 +351,11 @@ def extinction_curve(data: Data, order: Tensor | None = None, by: str = "degree"
     s = int(data.num_nodes)
     if order is None:
         order = rank_nodes(data, by=by, seed=seed)
+    order = torch.as_tensor(order)
+    if order.dim() != 1 or order.dtype.is_floating_point or order.dtype == torch.bool or \
+            order.numel() != s or (s and not torch.equal(order.sort().values, torch.arange(s))):
+        raise ValueError(f"order must hold each of the {s} species indices 0..{s - 1} once (a ranking such as "
+                         f"rank_nodes gives); got {order.numel()} values")
     ei, _ = remove_self_loops(data.edge_index)
     src, dst = ei[0].tolist(), ei[1].tolist()
     resources: list[set[int]] = [set() for _ in range(s)]

@@ -178,3 +178,13 @@ def test_precomputed_order_is_used_and_checked():
     assert noise_hub_features(d, 0.2, order=order).affected.tolist() == [4]
     with pytest.raises(ValueError, match="ranking of all 5 nodes"):
         drop_hub_edges(d, 0.2, order=order[:3])
+
+
+def test_an_extinction_order_must_rank_every_species_once():
+    """A short, repeated or out-of-range order would give a wrong R50 (or an IndexError): named instead."""
+    data = Data(edge_index=torch.tensor([[0, 1], [1, 2]]), num_nodes=3)
+    for bad in ([0, 1], [0, 0, 1], [0, 1, 3], [[0, 1, 2]], [0.0, 1.0, 2.0]):
+        with pytest.raises(ValueError, match=r"order must hold each of the 3 species indices 0\.\.2 once"):
+            extinction_curve(data, order=torch.tensor(bad))
+    removed, lost = extinction_curve(data, order=torch.tensor([0, 2, 1]))
+    assert lost[1] == 1.0  # the chain's base removed: all three gone
