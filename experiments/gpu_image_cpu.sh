@@ -10,6 +10,7 @@
 # numpy<2.3: Triton 3.6's interpreter converts one-element arrays to Python ints, which numpy 2.3 refuses
 # ("only 0-dimensional arrays can be converted to Python scalars"); the GPU runs compiled kernels, not this.
 set -euo pipefail
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; fi
 cd "$(dirname "$0")/.."
 VENV=${1:-/tmp/gatbio-gpu-image}
 if [ ! -x "$VENV/bin/python" ]; then

@@ -68,7 +68,7 @@ declare -A CMD=(
 )
 ORDER=(turbo bench profile tests cuda-tests bench-large protein foodweb robustness string embed interactions quick-cuda)
 
-if [ "${1:-}" = "--list" ] || [ $# -eq 0 ]; then
+if [ "${1:-}" = "--list" ] || [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ] || [ $# -eq 0 ]; then
   for s in "${ORDER[@]}"; do printf '%-13s %s\n' "$s" "${CMD[$s]}"; done
   [ $# -eq 0 ] && { echo "usage: bash experiments/gpu_session.sh STEP[:SECONDS] [STEP[:SECONDS] ...]" >&2; exit 2; }
   exit 0

@@ -4,6 +4,7 @@
 # over it: on 2026-11-26 the SHS27k run's summary and runs/ stayed behind); one archive per folder comes back whole.
 #   bash experiments/pack_out.sh OUT [KEEP ...]        # unpack here: tar xzf OUT/NAME.tgz -C DEST
 set -euo pipefail
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; fi
 out=${1:?usage: pack_out.sh OUT [KEEP ...]}
 shift
 for d in "$out"/*/; do

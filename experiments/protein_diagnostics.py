@@ -17,4 +17,8 @@ if __name__ == "__main__":
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="results/protein_diagnostics")
     args = ap.parse_args()
+    try:  # every argument checked before any work (one line, not a traceback)
+        protein_diagnostics.check(args.datasets, args.seeds, args.jobs, args.out, args.fractions)
+    except (ValueError, OSError) as err:
+        ap.error(str(err))
     print(protein_diagnostics.run(args.datasets, args.seeds, args.jobs, args.out, args.fractions))

@@ -16,6 +16,6 @@ if __name__ == "__main__":
     ppi24 = "--ppi24" in argv
     args, resume = pop_resume_flag([a for a in argv if a != "--ppi24"], usage=__doc__)
     if ppi24:
-        print(protein_ppi.run(protein_ppi.load(args[0], args[1:])))
+        print(protein_ppi.run(protein_ppi.load(args[0], args[1:]), resume=resume))
     else:
         print(protein.run(protein.load(args[0], args[1:]), resume=resume))

@@ -211,6 +211,7 @@ def main(argv=None) -> None:
     ap.add_argument("--oracle", action="store_true",
                     help="the rules' ceiling with every other pair's modes known (reads test labels: not a model)")
     args = ap.parse_args(argv)
+    _split_files(args.results, tuple(args.splits))  # a wrong folder is named now, not after minutes of alignment
     if args.oracle:
         with pd.option_context("display.width", 160):
             print(oracle(args.results, tuple(args.splits)).to_string(index=False))

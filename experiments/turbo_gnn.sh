@@ -21,6 +21,10 @@ cd "$(dirname "$0")/.."
 BUNDLE=${BUNDLE:-.gpu-bundle}
 
 case "${1:-}" in
+-h|--help)
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+  ;;
 bundle)
   src=${2:?usage: bash experiments/turbo_gnn.sh bundle PATH_TO_TURBO_GNN_GIT}
   [ -d "$BUNDLE" ] || { echo "no $BUNDLE: run ../shared/tools/gpu-bundle first" >&2; exit 1; }

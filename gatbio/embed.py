@@ -490,11 +490,16 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
     return torch.cat(cols, dim=1).float()
 
 
+#: Relative spread below which :func:`node_inputs` (``standardize``) treats a column as zero: round-off.
+NUMERICAL_ZERO = 1e-5
+
+
 def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), dim: int = 128,
                 seed: int = 0, standardize: bool = False, device=None) -> torch.Tensor:
     """Concatenate the named embeddings/encodings (see :data:`EMBEDDINGS`).
 
-    With ``standardize`` each column gets zero mean and unit variance (constant columns stay zero). The
+    With ``standardize`` each column gets zero mean and unit variance (constant columns, and columns whose spread
+    is round-off, below :data:`NUMERICAL_ZERO` times the largest column's, are zero). The
     published protocol feeds the raw embeddings to the logistic regression (ProNE rows are ℓ2-normalised),
     and that scale regularises better there, so the default keeps them raw. ``device``: where NetMF's dense
     linear algebra runs (see :func:`netmf`); the others are sparse SciPy work on the CPU. The output is on the CPU.
@@ -524,6 +529,10 @@ def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), d
             raise ValueError(f"unknown input kind {kind!r}; choose from {', '.join(EMBEDDINGS)}")
         if standardize:
             std = x.std(dim=0, keepdim=True) if x.shape[0] > 1 else torch.zeros_like(x)  # one node: no spread
-            x = (x - x.mean(dim=0, keepdim=True)) / torch.where(std > 0, std, torch.ones_like(std))
+            # A column that is round-off (a zero singular value of a small or tree-like graph: norms of 1e-8 beside
+            # columns of norm 1) is a zero column, not one to scale up to unit variance like the real ones.
+            real = std > NUMERICAL_ZERO * std.max().clamp_min(torch.finfo(x.dtype).tiny)
+            x = torch.where(real, (x - x.mean(dim=0, keepdim=True)) / torch.where(real, std, torch.ones_like(std)),
+                            torch.zeros_like(x))
         parts.append(x)
     return torch.cat(parts, dim=1)

@@ -270,3 +270,22 @@ def test_tiny_graph_bad_sizes_messages():
         embed.structural_encodings(PATH3, 3, kinds=["lappe"], lap_k=0)
     with pytest.raises(ValueError, match=r"kinds must be a list of names, e.g. kinds=\['prone'\]"):
         embed.node_inputs(PATH3, 3, kinds="prone")
+
+
+def test_standardize_keeps_round_off_columns_zero_on_a_tree():
+    """A 100-node tree-like graph asked for 98 dimensions: NetMF's and ProNE's columns of zero singular values
+    are round-off (norms near 1e-8); standardised they stay zero instead of becoming unit-variance noise."""
+    import networkx as nx
+    from torch_geometric.utils import to_undirected
+
+    from gatbio.embed import node_inputs
+
+    g = nx.barabasi_albert_graph(100, 1, seed=0)
+    ei = to_undirected(torch.tensor(list(g.edges())).t())
+    for kind in ("netmf", "prone"):
+        raw = node_inputs(ei, 100, (kind,), dim=98)
+        x = node_inputs(ei, 100, (kind,), dim=98, standardize=True)
+        norms = raw.norm(dim=0)
+        noise = norms < 1e-5 * norms.max()
+        assert noise.any(), kind  # the graph does leave such columns
+        assert (x[:, noise] == 0).all() and torch.allclose(x[:, ~noise].std(0), torch.ones(int((~noise).sum())))

@@ -145,3 +145,11 @@ def test_pack_out_turns_each_result_folder_into_one_archive_and_keeps_the_named_
     with tarfile.open(out / "shs27k.tgz") as tar:
         assert tar.extractfile("shs27k/runs/bfs/gat.json").read() == b'{"micro_f1": 0.5}'
     assert (out / "turbo" / "turbo_gnn.whl").read_text() == "wheel"
+
+
+@pytest.mark.parametrize("script", ["gpu_session.sh", "turbo_gnn.sh", "gpu_image_cpu.sh", "pack_out.sh"])
+def test_every_shell_script_answers_help_without_doing_anything(script, tmp_path):
+    r = subprocess.run(["bash", str(REPO / "experiments" / script), "--help"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=30)
+    assert r.returncode == 0 and r.stdout.strip(), r.stderr
+    assert not any(tmp_path.iterdir())  # nothing made, packed or installed

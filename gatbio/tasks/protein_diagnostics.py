@@ -72,7 +72,7 @@ def _setup(dataset: str):
 
 def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
     """All diagnostics of one (dataset, fraction, seed) split; written to ``out/runs``."""
-    path = out / "runs" / f"{dataset}_f{fraction:.2f}_s{seed}.json"
+    path = out / "runs" / f"{dataset}_f{pr._frac_tag(fraction)}_s{seed}.json"
     if is_done(path):
         return read_json(path)
     from gatbio.train import predict
@@ -140,6 +140,25 @@ def summary(results: list[dict]) -> str:
         table = format_mean_std(summarize(df, ["model"], metrics), ["model"], metrics)
         parts.append(f"### {ds}, {frac:.0%} labelled (mean ± std over seeds)\n\n{markdown_table(table)}")
     return "\n\n".join(parts)
+
+
+def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> None:
+    """The arguments of :func:`run`, checked before any work: known datasets with labels, seeds, at least one job,
+    labelled fractions in (0, 1) and a writable ``out``."""
+    from gatbio._paths import check_output_dir
+    from gatbio.data import DATASETS
+    from gatbio.data.sources import unknown_name
+
+    for ds in datasets:
+        if ds not in DATASETS:
+            raise unknown_name("dataset", ds, [n for n, i in DATASETS.items() if i.kind == "ppi"])
+    if not seeds or any(s < 0 for s in seeds):
+        raise ValueError(f"--seeds {list(seeds)}: give one or more seeds >= 0")
+    if jobs < 1:
+        raise ValueError(f"--jobs {jobs}: give at least 1")
+    if not fractions or any(not 0 < f < 1 for f in fractions):
+        raise ValueError(f"--fractions {list(fractions)}: each labelled fraction must be in (0, 1)")
+    check_output_dir(out, "--out")
 
 
 def run(datasets=("yeast-bu2003", "node2vec-ppi"), seeds=tuple(range(10)), jobs: int = 2,

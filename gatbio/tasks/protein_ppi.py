@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from gatbio.config import load_config, save_config
+from gatbio.config import load_config
 from gatbio.results import write_json
 
 __all__ = ["PPIBenchConfig", "GATPaperPPI", "load", "run"]
@@ -109,26 +109,37 @@ def _micro_f1(model: nn.Module, graphs) -> float:
     return float(f1_score(np.concatenate(ys), np.concatenate(ps), average="micro", zero_division=0))
 
 
-def run(cfg: PPIBenchConfig) -> dict:
-    """Train on the train graphs, select on the validation graphs, report test Micro-F1 per seed."""
+#: Config keys that never change a finished seed's result (each seed has its own file), and what run() writes.
+RESUME_FREE_KEYS = ("name", "out_dir", "seeds", "root", "device")
+OUTPUTS = ("runs", "summary.json")
+
+
+def run(cfg: PPIBenchConfig, resume: str = "check") -> dict:
+    """Train on the train graphs, select on the validation graphs, report test Micro-F1 per seed.
+
+    One ``runs/seed<N>/results.json`` per seed; a rerun into the same ``out_dir`` skips the finished seeds when
+    the result settings are the same, and refuses other settings naming them (``resume``: ``"restart"`` deletes
+    this task's outputs first, ``"anyway"`` reuses them; :func:`gatbio.results.prepare_out_dir`)."""
     from torch_geometric.loader import DataLoader
 
-    from gatbio._paths import check_output_dir
     from gatbio.config import check_settings
     from gatbio.data import load as load_dataset
     from gatbio.device import announce_device, resolve_device
+    from gatbio.results import is_done, prepare_out_dir, read_json
 
     check_settings(cfg, SETTING_RULES)
     dev = resolve_device(cfg.device)
     announce_device(dev, cfg.device)
     cfg = dataclasses.replace(cfg, device=str(dev))  # stored resolved in config.yaml
-    check_output_dir(cfg.out_dir)
-    graphs = load_dataset("ppi", root=cfg.root)
+    graphs = load_dataset("ppi", root=cfg.root)  # a missing benchmark is said before the folder records anything
+    out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume)
     parts = {s: [g for g in graphs if g.split == s] for s in ("train", "val", "test")}
-    out = Path(cfg.out_dir)
-    save_config(cfg, out / "config.yaml")
     results = []
     for seed in cfg.seeds or [0]:
+        path = out / "runs" / f"seed{seed}" / "results.json"
+        if is_done(path):
+            results.append(read_json(path))
+            continue
         torch.manual_seed(seed)
         g0 = parts["train"][0]
         model = GATPaperPPI(g0.num_features, g0.y.size(1), cfg.hidden, cfg.heads, cfg.out_heads).to(dev)
@@ -154,7 +165,7 @@ def run(cfg: PPIBenchConfig) -> dict:
         model.load_state_dict(best_state)
         row = {"dataset": "ppi", "seed": seed, "val_micro_f1": best, "test_micro_f1": _micro_f1(model, parts["test"]),
                "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973}
-        write_json(out / f"seed{seed}" / "results.json", row)
+        write_json(path, row)
         results.append(row)
     summary = {"runs": results, "test_micro_f1_mean": float(np.mean([r["test_micro_f1"] for r in results]))}
     write_json(out / "summary.json", summary)

@@ -183,7 +183,17 @@ def test_ppi24_paper_architecture_on_a_tiny_pyg_layout(tmp_path, monkeypatch):
     assert (model.conv1.heads, model.conv1.out_channels, model.conv3.heads, model.conv3.concat) == (4, 256, 6, False)
     cfg = protein_ppi.load(None, [f"root={tmp_path}", f"out_dir={tmp_path / 'out'}", "epochs=2", "hidden=8"])
     out = protein_ppi.run(cfg)
-    assert 0 <= out["test_micro_f1_mean"] <= 1 and (tmp_path / "out" / "seed0" / "results.json").is_file()
+    done = tmp_path / "out" / "runs" / "seed0" / "results.json"
+    assert 0 <= out["test_micro_f1_mean"] <= 1 and done.is_file()
+    # resumes: a finished seed is read back, not trained again; other result settings are refused, named
+    stamp = done.stat().st_mtime_ns
+    assert protein_ppi.run(cfg) == out and done.stat().st_mtime_ns == stamp
+    with pytest.raises(ValueError, match=r"different configuration \(epochs: 2 -> 3\)"):
+        protein_ppi.run(protein_ppi.load(None, [f"root={tmp_path}", f"out_dir={tmp_path / 'out'}", "epochs=3",
+                                                "hidden=8"]))
+    again = protein_ppi.run(protein_ppi.load(None, [f"root={tmp_path}", f"out_dir={tmp_path / 'out'}", "epochs=3",
+                                                    "hidden=8"]), resume="restart")
+    assert done.stat().st_mtime_ns != stamp and 0 <= again["test_micro_f1_mean"] <= 1
 
 
 def test_real_node2vec_ppi_logistic_regression_matches_published_range(data_root, tmp_path):
