@@ -527,12 +527,16 @@ def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), d
             x = structural_encodings(edge_index, num_nodes, kinds=(kind,), seed=seed)
         else:
             raise ValueError(f"unknown input kind {kind!r}; choose from {', '.join(EMBEDDINGS)}")
-        if standardize:
-            std = x.std(dim=0, keepdim=True) if x.shape[0] > 1 else torch.zeros_like(x)  # one node: no spread
-            # A column that is round-off (a zero singular value of a small or tree-like graph: norms of 1e-8 beside
-            # columns of norm 1) is a zero column, not one to scale up to unit variance like the real ones.
-            real = std > NUMERICAL_ZERO * std.max().clamp_min(torch.finfo(x.dtype).tiny)
-            x = torch.where(real, (x - x.mean(dim=0, keepdim=True)) / torch.where(real, std, torch.ones_like(std)),
-                            torch.zeros_like(x))
-        parts.append(x)
+        parts.append(standardize_columns(x) if standardize else x)
     return torch.cat(parts, dim=1)
+
+
+def standardize_columns(x: torch.Tensor) -> torch.Tensor:
+    """Zero mean and unit variance per column of one embedding (N, d): constant columns, and columns whose spread
+    is round-off (below :data:`NUMERICAL_ZERO` times the largest column's: a zero singular value of a small or
+    tree-like graph, norms of 1e-8 beside columns of norm 1), are zero columns, not noise scaled up to unit
+    variance like the real ones."""
+    std = x.std(dim=0, keepdim=True) if x.shape[0] > 1 else torch.zeros_like(x)  # one node: no spread
+    real = std > NUMERICAL_ZERO * std.max().clamp_min(torch.finfo(x.dtype).tiny) if x.numel() else std > 0
+    return torch.where(real, (x - x.mean(dim=0, keepdim=True)) / torch.where(real, std, torch.ones_like(std)),
+                       torch.zeros_like(x))

@@ -389,6 +389,20 @@ def _paths(cfg: ProteinConfig, frac: float, seed: int) -> tuple[Path, Path]:
     return out / "splits" / f"{cfg.dataset}_{tag}.json", out / "runs" / cfg.dataset / tag
 
 
+def check_fractions(cfg: ProteinConfig, data) -> None:
+    """Each labelled fraction leaves proteins to fit on (after the validation part) and to test on: said before
+    any embedding is computed, naming the key, not a numpy error (or an empty training set) later."""
+    labelled = int(labelled_mask(data).sum())
+    for frac in cfg.fractions:
+        n_train = int(round(frac * labelled))
+        n_val = max(1, int(round(cfg.val_fraction * n_train)))
+        if n_train - n_val < 1 or labelled - n_train < 1:
+            raise ValueError(f"config fractions: {frac} of the {labelled} labelled proteins of {cfg.dataset} is "
+                             f"{n_train} to train on ({n_val} of them validation) and {labelled - n_train} to test: "
+                             f"give a fraction that leaves both (between about {2 / labelled:.2g} and "
+                             f"{1 - 1 / labelled:.4g})")
+
+
 def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
     """Labelled proteins → train (fraction ``frac``) / test; the validation part is carved from train."""
     from gatbio.data.splits import node_split
@@ -491,8 +505,10 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
 
 
 def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
-    """Embeddings once per graph: raw ones for the logistic regressions, standardised ones for the networks."""
-    from gatbio.embed import node_inputs
+    """Embeddings once per graph: raw ones for the logistic regressions, standardised ones for the networks (each
+    embedding computed once: the networks' input standardises the same raw matrix, per kind, as
+    :func:`node_features` would)."""
+    from gatbio.embed import node_inputs, standardize_columns
 
     members = set(cfg.variants) | {m for v in cfg.variants for m in ENSEMBLES.get(v, ())}
     out: dict[str, torch.Tensor | None] = {}
@@ -500,7 +516,13 @@ def compute_inputs(cfg: ProteinConfig, data) -> dict[str, torch.Tensor | None]:
         if f"lr_{kind}" in members or f"knn_{kind}" in members:
             out[kind] = node_inputs(data.edge_index, data.num_nodes, kinds=[kind], dim=cfg.embed_dim,
                                     seed=cfg.embed_seed)
-    out["nn"] = node_features(data, cfg.inputs, cfg.embed_dim, cfg.embed_seed)
+    kinds = [k for k in cfg.inputs if k != "id"]
+    if not kinds:
+        out["nn"] = None
+    else:
+        out["nn"] = torch.cat([standardize_columns(out[k]) if k in out else
+                               node_inputs(data.edge_index, data.num_nodes, kinds=[k], dim=cfg.embed_dim,
+                                           seed=cfg.embed_seed, standardize=True) for k in kinds], dim=1)
     return out
 
 
@@ -526,12 +548,15 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                           summary_only=summary_only)
-    if not summary_only:
+    todo = [(f, s) for f in cfg.fractions for s in cfg.seeds
+            if not all(is_done(_paths(cfg, f, s)[1] / f"{v}.json") for v in cfg.variants)]
+    if not summary_only and todo:  # a finished sweep resumed: no embedding is computed again
         data = load_data(cfg.dataset)
+        check_fractions(cfg, data)
         t0 = time.perf_counter()
         inputs = compute_inputs(cfg, data)
         write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
-        units = [(cfg, f, s, inputs) for f in cfg.fractions for s in cfg.seeds]
+        units = [(cfg, f, s, inputs) for f, s in todo]
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
                      progress=progress)
     return summarize_runs(cfg)

@@ -109,7 +109,7 @@ def test_fit_learns_communities_and_early_stops():
     assert acc > 0.9 and res.best_val > 0.9 and res.epochs_run <= 60
 
 
-def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path):
+def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch):
     overrides = [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4", "heads=2",
                  "inputs=[prone]", "embed_dim=8", "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"]
     cfg = P.load(None, overrides)
@@ -128,7 +128,9 @@ def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path):
     assert summ.query("variant == 'label_prop'")["micro_f1_mean"].min() > 0.7
     stamp = runs[0].stat().st_mtime_ns
     time.sleep(0.01)
-    P.run(cfg)  # resume: nothing is redone
+    with monkeypatch.context() as m:  # resume: nothing is redone, not even the embeddings
+        m.setattr(P, "compute_inputs", lambda *a: (_ for _ in ()).throw(AssertionError("embeddings recomputed")))
+        P.run(cfg)
     assert runs[0].stat().st_mtime_ns == stamp
     # another config that changes results is refused before any work, naming the key; the stored config stays
     from gatbio.results import ResumeConflictError
@@ -205,3 +207,12 @@ def test_real_node2vec_ppi_logistic_regression_matches_published_range(data_root
            for v in cfg.variants}
     assert 0.17 < res["lr_prone"]["macro_f1"] < 0.25 and res["lr_prone"]["n_test"] == 1945
     assert res["neighbor_vote"]["macro_f1"] < res["lr_prone"]["macro_f1"]
+
+
+def test_a_fraction_leaving_nothing_to_train_or_test_is_refused_before_embeddings(tiny, tmp_path, monkeypatch):
+    monkeypatch.setattr(P, "compute_inputs", lambda *a: (_ for _ in ()).throw(AssertionError("embeddings computed")))
+    for frac in (0.0001, 0.9999):
+        cfg = P.load(None, [f"out_dir={tmp_path}", f"fractions=[{frac}]", "seeds=[0]", "variants=[neighbor_vote]"])
+        with pytest.raises(ValueError, match=rf"config fractions: {frac} of the \d+ labelled proteins of node2vec-ppi "
+                                             r"is \d+ to train on \(\d+ of them validation\) and \d+ to test"):
+            P.run(cfg)
