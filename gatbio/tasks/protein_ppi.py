@@ -52,10 +52,11 @@ class GATPaperPPI(nn.Module):
 
     .. math::
         h_1 = \mathrm{ELU}(\mathrm{GAT}^{4\times256}(x) + W_1x),\quad
-        h_2 = \mathrm{ELU}(\mathrm{GAT}^{4\times256}(h_1) + h_1),\quad
+        h_2 = \mathrm{ELU}(\mathrm{GAT}^{4\times256}(h_1) + W_2h_1),\quad
         z = \tfrac{1}{6}\textstyle\sum_{k=1}^{6}\mathrm{GAT}_k^{121}(h_2) + W_3h_2
 
-    (the residual projections :math:`W` are the layer's own ``residual=True``).
+    (the residual projections :math:`W` are the layers' own ``residual=True``: a learnt projection on every layer,
+    as in PyG's ``examples/ppi.py``; the paper's code adds :math:`h_1` itself in layer 2).
 
     Shapes:
         - input: x (N, F), edge_index (2, E)
