@@ -52,10 +52,25 @@ def cache_graphs(enabled: bool) -> bool:
     return old
 
 
-def _forget_plans(tensor_id: int, plans: dict = _PLANS) -> None:
-    # ``plans`` bound at definition: at interpreter exit the module's globals may already be cleared (None)
-    # when the last graphs are freed and their weak references call back here.
-    for key in [k for k in list(plans) if k[0] == tensor_id]:
+_FREED: list[int] = []  # ids of graphs freed since the last cache lookup (their entries are dropped then)
+
+
+def _forget_plans(tensor_id: int, freed: list = _FREED) -> None:
+    # A weak reference's callback: Python ignores an exception raised in one, so a Ctrl-C that lands here would be
+    # lost (seen: a benchmark ran on to its end). The callback only records the id, a single append, and the
+    # entries go at the next lookup (_purge_freed). ``freed`` bound at definition: at interpreter exit the
+    # module's globals may already be cleared (None) when the last graphs are freed and call back here.
+    freed.append(tensor_id)
+
+
+def _purge_freed(plans: dict = _PLANS, freed: list = _FREED) -> None:
+    """Drop the entries of the graphs freed since the last call (:func:`_forget_plans`)."""
+    if not freed:
+        return
+    gone = set()
+    while freed:
+        gone.add(freed.pop())
+    for key in [k for k in list(plans) if k[0] in gone and (plans[k][0]() is None)]:
         plans.pop(key, None)
 
 
@@ -67,6 +82,7 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
         return build()
     if not _CACHE["enabled"] or edge_index_in.is_inference():  # inference tensors have no version counter
         return build()
+    _purge_freed()
     key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device, *key)
     entry = _PLANS.get(key)
     if entry is not None and entry[0]() is edge_index_in:

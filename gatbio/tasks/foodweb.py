@@ -614,13 +614,14 @@ def pool(gat_logits: np.ndarray | None, stacks: dict[str, np.ndarray], weights: 
 
 
 def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig, mode: str, seeds: list[int],
-                info: dict[str, float] | None = None, gat_seeds: list[int] | None = None, progress=None
-                ) -> dict[str, list[np.ndarray]]:
+                info: dict[str, float] | None = None, gat_seeds: list[int] | None = None, progress=None,
+                structure_seeds: list[int] | None = None) -> dict[str, list[np.ndarray]]:
     """Every requested model's (N, N) scores on one observed network: ``{model: [scores per seed]}``.
 
     ``gat`` is trained with ``gat_seeds`` (default ``seeds``; the benchmark passes :func:`ensemble_seed_list`),
-    ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with the first seed; ``full`` pools the mean logits
-    of every ``gat`` seed with both stacks (:func:`pool`).
+    ``no_trophic_bias`` with ``seeds``, ``gat_structure`` with ``structure_seeds`` (default: the first seed, as
+    the benchmark; :func:`predict_missing_links` passes all); ``full`` pools the mean logits of every ``gat`` seed
+    with both stacks, ``structure_only`` those of every ``gat_structure`` seed (:func:`pool`).
 
     The GATs train and score on ``cfg.device``; every returned score is a NumPy array.
 
@@ -641,7 +642,7 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     dev = resolve_device(cfg.device)
     gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
     gat_runs = (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
-                ("gat_structure", None, True, seeds[:1]))
+                ("gat_structure", None, True, list(seeds[:1] if structure_seeds is None else structure_seeds)))
     learners = tuple(k for k, name in STACK_MODELS if name in need)
     if progress is not None:
         progress.reset(total=bool(learners) + ("boosted_stack_structure" in need)
@@ -692,8 +693,17 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
     if "full_without_gat" in want:  # full's pool without its GAT: what the GAT adds
         out["full_without_gat"] = [pool(None, stacks, w)]
     if "structure_only" in want:
-        out["structure_only"] = [pool(out["gat_structure"][0], stacks_structure, cfg.pool_weights)]
+        out["structure_only"] = [pool(np.mean(out["gat_structure"], axis=0), stacks_structure, cfg.pool_weights)]
     return {k: v for k, v in out.items() if k in want}
+
+
+def _win_rate(per_web: pd.DataFrame) -> float:
+    """The share of webs whose PR-AUC beats the published ``full`` model's, over the webs that have a published
+    figure (a user's own web has none: not a loss); NaN when none has."""
+    has = per_web["published_full_pr_auc"].notna()
+    if not has.any():
+        return float("nan")
+    return float((per_web["pr_auc"][has] > per_web["published_full_pr_auc"][has]).mean())
 
 
 def _advance(progress, done: str) -> None:
@@ -728,7 +738,16 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         data = Data(edge_index=data.edge_index[:, keep][:, perm], num_nodes=data.num_nodes,
                     node_names=data.node_names, name=folder)
     else:
-        data = read_web_folder(folder)
+        data = read_web_folder(folder, self_loops="keep")
+        loops = data.edge_index[0] == data.edge_index[1]
+        if bool(loops.any()):  # cannibalism is not predicted: said, since the folds then count the other lines
+            from gatbio.data.tables import note
+
+            note(f"{folder}: {int(loops.sum())} cannibalism link(s) (a species eating itself) left out: not "
+                 "predicted; the folds (test_lines) count the other links in file order")
+            data.edge_index = data.edge_index[:, ~loops]
+            if getattr(data, "edge_weight", None) is not None and data.edge_weight.numel() == loops.numel():
+                data.edge_weight = data.edge_weight[~loops]
     if not cfg.use_traits:
         data.x = None
     if data.num_edges < cfg.n_folds:
@@ -837,9 +856,12 @@ def read_web_result(path: str | Path) -> dict[str, Any]:
     return rec
 
 
-def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
-                      ) -> dict[str, pd.DataFrame]:
-    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring)."""
+def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None,
+                      webs: set[str] | None = None, protocols: list[str] | None = None) -> dict[str, pd.DataFrame]:
+    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring).
+
+    ``webs`` / ``protocols``: only those results (a benchmark call's own ``only`` / ``named`` / ``protocols``);
+    the other files of the folder are left out, said on stderr (``gatbio foodweb summarize OUT`` reads them all)."""
     from gatbio.results import write_csv
 
     cfg = cfg or FoodWebConfig()
@@ -848,6 +870,15 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
     if not files:
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_web_result(p) for p in files]
+    kept = [r for r in recs if (webs is None or r["web"] in webs) and (protocols is None or r["protocol"] in protocols)]
+    if len(kept) < len(recs):
+        from gatbio.data.tables import note
+
+        note(f"{out_dir}/webs: {len(recs) - len(kept)} result file(s) of webs or protocols this call does not run "
+             f"are left out of its tables (gatbio foodweb summarize {out_dir} reads them all)")
+    recs = kept
+    if not recs:
+        raise FileNotFoundError(f"{out_dir}/webs: no per-web results of this call's webs and protocols")
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
     if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
         raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "
@@ -872,7 +903,7 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
                           "mean_roc_auc": g["roc_auc"].mean(), "median_pr_auc": g["pr_auc"].median(),
                           "mean_pr_auc": g["pr_auc"].mean()})
         if with_published and "published_full_pr_auc" in df.columns:
-            s["win_rate_vs_published"] = g.apply(lambda d: float((d["pr_auc"] > d["published_full_pr_auc"]).mean()),
+            s["win_rate_vs_published"] = g.apply(_win_rate,
                                                  include_groups=False)
         s = s.reset_index()
         s = s.iloc[np.argsort([order.get(m, 99) for m in s["model"]], kind="stable")]
@@ -1035,13 +1066,20 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     announce_device(dev, spec)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
-    sources = [str(p) for p in folders] + list(cfg.named)
+    # a named GATEWAy web is its folder: file order, traits and published figures as in the protocol
+    from gatbio.data.foodweb import check_gateway_name, gateway_web_folder
+
+    sources = [str(p) for p in folders] + [
+        str(_default_webs_dir() / gateway_web_folder(n.split("/", 1)[1])) if check_gateway_name(n, "named") else n
+        for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     t0 = time.time()
     parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
-    tables = summarize_results(out_dir, webs_dir, cfg)
-    recs = [read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json"))]
+    names = {Path(src).name if Path(src).is_dir() else src.replace("/", "__") for src in sources}
+    tables = summarize_results(out_dir, webs_dir, cfg, webs=names, protocols=cfg.protocols)
+    recs = [r for r in (read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json")))
+            if r["web"] in names and r["protocol"] in cfg.protocols]
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
         "compute_seconds_all_runs": sum(r.get("seconds", 0.0) for r in recs),
@@ -1068,8 +1106,8 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     """The ``top`` most likely missing links of a web (pairs that are not links), best first.
 
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
-    otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds ``full`` averages
-    (the CLI passes 5, as in the benchmark). Columns: ``rank, resource, consumer, score, resource_level,
+    otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds either model averages
+    (the CLI passes 5, as the benchmark's ``full``; the benchmark's ``structure_only`` trains one). Columns: ``rank, resource, consumer, score, resource_level,
     consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
     probability; levels: MacKay trophic levels of the web). ``progress``: a progress bar on stderr, one step per
     fitted stack or GAT seed. ``device``: where the GATs train (default ``cfg.device``; :mod:`gatbio.device`).
@@ -1097,7 +1135,8 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     from tqdm.auto import tqdm
 
     with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar:
-        s = fold_scores(A, tr, cfg, "links", list(seeds or cfg.seeds), progress=bar)[model][0]
+        use = list(seeds or cfg.seeds)  # every seed for either model: one GAT's ranking depends on its start
+        s = fold_scores(A, tr, cfg, "links", use, progress=bar, structure_seeds=use)[model][0]
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
     i, j = np.nonzero(cand)

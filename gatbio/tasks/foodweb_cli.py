@@ -33,7 +33,8 @@ of two different species that are not links of FILE), best first, with species n
 The model is 'full' when the web has traits (a GATEWAy folder's node table, a named GATEWAy web, or --traits),
 else 'structure_only': a logarithmic opinion pool of the GAT and two classifiers stacked on pair features
 (gradient boosting and a logistic regression), trained on the web itself. 'full' trains one GAT per seed of
---seeds and averages their logits; 'structure_only' trains one GAT, with the first seed of --seeds.
+--seeds and averages their logits, and so does 'structure_only' (the benchmark's trains one: here the average
+keeps one GAT's start from reordering the list).
 
 Links: a link of weight 0 carries no flow and counts as absent (as in gatbio trophic), so it is dropped, and the
 pair can be predicted; other weights are not used. Cannibal (self) links are left out: a species eating itself
@@ -267,9 +268,8 @@ def run_predict(args: argparse.Namespace) -> int:
     with_traits = not (x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0)
     if not with_traits:
         note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
-             "alone (model structure_only)" + (f"; it trains one GAT, with the first seed ({seeds[0]}): the other "
-                                               "--seeds are not used" if len(seeds) > 1 else ""))
-    gat_seeds = seeds if with_traits else seeds[:1]
+             "alone (model structure_only)")
+    gat_seeds = seeds
 
     progress = show_progress(args.quiet)
     announce_device(device, args.device)

@@ -340,3 +340,43 @@ def test_summary_of_webs_where_every_model_was_left_out_is_one_clear_error(tmp_p
     (tmp_path / "webs" / "w_links.json").write_text(json.dumps(rec))
     with pytest.raises(ValueError, match="hold no model scores: every model of the config was left out"):
         fw.summarize_results(tmp_path)
+
+
+def test_a_call_with_fewer_webs_summarises_its_own_and_self_loops_are_said(tmp_path, caplog):
+    """A folder resumed with `only` or other protocols: this call's tables cover its webs and protocols (the
+    others are said and kept on disk); a cannibal line in a web folder is left out with a note."""
+    write_web(tmp_path / "webs" / "A_1", n=14, seed=1)
+    ei = write_web(tmp_path / "webs" / "B_2", n=16, seed=2)
+    edges = tmp_path / "webs" / "B_2" / "2_edge_list.txt"
+    edges.write_text("5 5\n" + edges.read_text())
+    cfg = tiny_cfg(tmp_path, protocols=["links"], models=["l3_ra"])
+    caplog.set_level("WARNING", logger="gatbio.data")
+    tables = fw.benchmark(cfg, progress=False)
+    assert (tables["summary"]["n_webs"] == 2).all()
+    assert "1 cannibalism link(s) (a species eating itself) left out" in caplog.text
+    b2 = json.loads((tmp_path / "out" / "webs" / "B_2.links.json").read_text())
+    assert b2["num_links"] == ei.shape[1]
+    tables = fw.benchmark(dataclasses.replace(cfg, only=["A_1"]), progress=False)
+    assert (tables["summary"]["n_webs"] == 1).all() and set(tables["per_web"]["web"]) == {"A_1"}
+    assert "1 result file(s) of webs or protocols this call does not run are left out" in caplog.text
+    assert json.loads((tmp_path / "out" / "timing.json").read_text())["compute_seconds_all_runs"] == \
+        pytest.approx(json.loads((tmp_path / "out" / "webs" / "A_1.links.json").read_text())["seconds"])
+
+
+def test_win_rate_counts_only_webs_with_a_published_figure():
+    per_web = __import__("pandas").DataFrame({
+        "protocol": "links", "web": ["a", "b", "c"], "model": "full", "roc_auc": 0.9, "pr_auc": [0.5, 0.5, 0.5],
+        "published_full_pr_auc": [0.4, np.nan, 0.6]})
+    assert fw._win_rate(per_web) == pytest.approx(0.5)
+    assert np.isnan(fw._win_rate(per_web.assign(published_full_pr_auc=np.nan)))
+
+
+def test_a_named_gateway_web_runs_as_its_folder(data_root, tmp_path):
+    """named: [gateway/<id>] is the GATEWAy web as the protocol reads it: file order, traits, published figures."""
+    base = dict(out=str(tmp_path / "n"), protocols=["links"], models=["l3_ra"], seeds=[0])
+    fw.benchmark(tiny_cfg(tmp_path, **base, webs="", named=["gateway/250"]), progress=False)
+    fw.benchmark(tiny_cfg(tmp_path, **{**base, "out": str(tmp_path / "f")}, webs="", only=["PP2I4_250"]),
+                 progress=False)
+    named = json.loads((tmp_path / "n" / "webs" / "PP2I4_250.links.json").read_text())
+    folder = json.loads((tmp_path / "f" / "webs" / "PP2I4_250.links.json").read_text())
+    assert named["rows"] == folder["rows"] and named["splits"] == folder["splits"] and named["traits"]
