@@ -83,7 +83,7 @@ def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
     ("1 2 0.5\n2 3 abc\n", {"weight": 2}, r"e\.txt:2: weight must be a number, found 'abc'"),
     ("1 2 0.5\n2 3\n", {"weight": 2}, r"e\.txt:2: weight is missing \(too few columns on this line\)"),
     ("a b\nb a\na b\n", {"duplicates": "error"},
-     r"e\.txt:3: duplicate edge 'a' - 'b' \(1 duplicate rows\); pass duplicates='merge' or 'keep'"),
+     r"e\.txt:3: duplicate edge 'a' - 'b' \(1 duplicate rows\): remove the repeated line"),
     ("a b\nb a\n", {"duplicates": "error", "directed": False},
      r"e\.txt:2: duplicate interaction \(in either direction\) 'b' - 'a'"),
     ("a a\na b\nc d\na b\n", {"self_loops": "remove", "duplicates": "error"},
