@@ -117,7 +117,8 @@ class FoodWebConfig:
     use_traits: bool = True  # False: structure only, even where a web has traits
     protocols: list[str] = field(default_factory=lambda: ["links", "species"])
     models: list[str] = field(default_factory=lambda: list(OUR_MODELS + BASELINES))
-    # new-species protocol: structure-only models cannot see a species without links, so they are left out
+    # new-species protocol: our structure-only models cannot see a species without links, so they are left out;
+    # the structural baselines (l3_ra, jaccard, preferential_attachment) stay as the chance reference (0.5 there)
     species_models: list[str] = field(default_factory=lambda: [
         "full", "gat", "no_trophic_bias", "full_without_gat", "boosted_stack", "linear_stack", "l3_ra", "jaccard",
         "preferential_attachment", "niche"])
