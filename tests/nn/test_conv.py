@@ -413,6 +413,17 @@ def test_degree_norm_refuses_a_bipartite_pair_and_bool_temperature():
 
 
 # ---------------------------------------------------------------- PyG's contract on every path
+def big_graph_pair(seed, **kw):
+    """2,000 nodes, 40,000 random edges (impl='auto' takes the fused path at 4 heads x 4 channels) and a gatbio
+    layer with PyG's layer holding the same weights."""
+    g = torch.Generator().manual_seed(seed)
+    ei = torch.randint(0, 2000, (2, 40000), generator=g)
+    x = torch.randn(2000, 8, generator=g)
+    conv, ref = GATConv(8, 4, heads=4, **kw), pyg_nn.GATConv(8, 4, heads=4, **kw)
+    ref.load_state_dict(conv.state_dict(), strict=False)
+    return x, ei, conv, ref
+
+
 @pytest.mark.parametrize("impl", ["reference", "fused"])
 @pytest.mark.parametrize("aggr", ["mean", "max"])
 def test_another_aggr_follows_pyg_on_every_impl(impl, aggr):
@@ -423,13 +434,7 @@ def test_another_aggr_follows_pyg_on_every_impl(impl, aggr):
     conv = GATConv(8, 4, heads=2, aggr=aggr, impl="auto" if impl == "fused" else impl)
     conv.load_state_dict(ref.state_dict(), strict=False)
     torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-6, atol=1e-6)
-    # a graph large enough that impl='auto' would take the fused path
-    g = torch.Generator().manual_seed(1)
-    big = torch.randint(0, 2000, (2, 40000), generator=g)
-    xb = torch.randn(2000, 8, generator=g)
-    conv_big = GATConv(8, 4, heads=4, aggr=aggr)
-    ref_big = pyg_nn.GATConv(8, 4, heads=4, aggr=aggr)
-    ref_big.load_state_dict(conv_big.state_dict(), strict=False)
+    xb, big, conv_big, ref_big = big_graph_pair(1, aggr=aggr)  # impl='auto' would take the fused path there
     assert conv_big._fused_plan(big, big, 2000, 2000) is None
     torch.testing.assert_close(conv_big(xb, big), ref_big(xb, big), rtol=1e-5, atol=1e-5)
     with pytest.raises(RuntimeError, match=rf"impl='fused' sums the weighted messages of every edge: "
@@ -442,13 +447,8 @@ def test_an_explainers_edge_mask_reaches_every_impl():
     so with a mask set impl='auto' runs the reference path on any graph size."""
     from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
-    g = torch.Generator().manual_seed(2)
-    ei = torch.randint(0, 2000, (2, 40000), generator=g)
-    x = torch.randn(2000, 8, generator=g)
-    conv = GATConv(8, 4, heads=4, add_self_loops=False)
-    ref = pyg_nn.GATConv(8, 4, heads=4, add_self_loops=False)
-    ref.load_state_dict(conv.state_dict(), strict=False)
-    mask = torch.rand(ei.size(1), generator=g)
+    x, ei, conv, ref = big_graph_pair(2, add_self_loops=False)
+    mask = torch.rand(ei.size(1), generator=torch.Generator().manual_seed(3))
     for m in (conv, ref):
         set_masks(m, mask, ei, apply_sigmoid=True)
     torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-5, atol=1e-5)
