@@ -188,3 +188,22 @@ def test_an_extinction_order_must_rank_every_species_once():
             extinction_curve(data, order=torch.tensor(bad))
     removed, lost = extinction_curve(data, order=torch.tensor([0, 2, 1]))
     assert lost[1] == 1.0  # the chain's base removed: all three gone
+
+
+def test_node_count_rounds_halves_up_despite_binary_fractions():
+    from gatbio.robustness import node_count
+
+    assert node_count(0.35, 90) == 32  # 0.35 * 90 is 31.499999999999996 in floating point
+    assert node_count(0.05, 3890) == 195 and node_count(0.05, 29) == 1 and node_count(0.02, 25) == 1
+
+
+def test_a_ranking_attribute_must_hold_one_score_per_node_and_noise_a_finite_sigma():
+    data = star_plus_tail()
+    data.score = torch.arange(10, dtype=torch.float).view(5, 2)
+    with pytest.raises(ValueError, match=r"by='score': a ranking needs one score per node, but the node attribute "
+                                         r"has shape \(5, 2\)"):
+        rank_nodes(data, by="score")
+    data.score = torch.tensor([[0.0], [4.0], [1.0], [3.0], [2.0]])
+    assert rank_nodes(data, by="score").tolist() == [1, 3, 4, 2, 0]
+    with pytest.raises(ValueError, match=r"sigma=nan must be a finite number >= 0"):
+        noise_hub_features(data, 0.2, sigma=float("nan"))

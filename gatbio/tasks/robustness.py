@@ -3,7 +3,7 @@ r"""The hub-robustness sweep: how much do a trained model's predictions depend o
 For each dataset, model and seed, the model is **trained once on the clean graph** and then evaluated,
 without retraining, on perturbed copies of the graph (:mod:`gatbio.robustness`): the top 0–20 % nodes by
 degree, betweenness or PageRank removed, the same number of random nodes removed (the control), Gaussian
-noise on the hubs' input features, or half of the hubs' links dropped. Not retraining is deliberate: the
+noise on the hubs' input features, or each of the hubs' links dropped with probability 1/2. Not retraining is deliberate: the
 question is how much *deployed* predictions lean on hubs (a hub missing from the next release of a PPI
 database, a species lost from a web), and a retrained model would mix that with the training noise.
 
@@ -151,7 +151,7 @@ class RobustnessConfig:
     fractions: list[float] = field(default_factory=lambda: [0.0, 0.01, 0.02, 0.05, 0.1, 0.2])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
     sigma: float = 1.0            # feature noise, in per-feature standard deviations
-    edge_drop_p: float = 0.5      # share of each hub's links dropped
+    edge_drop_p: float = 0.5      # probability that each hub link is dropped (about that share)
     betweenness_k: int = 256      # betweenness sample size (sources); a graph of at most this many nodes is exact
     hub_fraction: float = 0.05    # "hubs" for the attention-mass diagnostic: the top 5 % by degree
     r50_random_orders: int = 20   # random removal orders per web for the R50 control
@@ -558,6 +558,13 @@ def r50_table(webs: list[str], orders: list[str], seeds: list[int], random_order
     return table, pd.DataFrame(curve_rows)
 
 
+def run_selection(cfg: RobustnessConfig) -> dict[str, set]:
+    """The runs ``cfg`` names (datasets, models, seeds, perturbations), as :func:`robustness_summary.load_runs`'s
+    ``select``: a folder resumed with fewer of them keeps the other files, which its summaries leave out."""
+    return {"dataset": {d for _, d in _datasets(cfg)}, "model": set(cfg.models), "seed": set(cfg.seeds),
+            "perturbation": set(cfg.perturbations)}
+
+
 def summarize(cfg: RobustnessConfig) -> str:
     """Write the summary tables and figures of the sweep in ``cfg.out_dir``; return a printable summary."""
     import pandas as pd
@@ -565,8 +572,7 @@ def summarize(cfg: RobustnessConfig) -> str:
     from gatbio.tasks import robustness_summary as rs
 
     out_dir = Path(cfg.out_dir)
-    df = rs.load_runs(out_dir, select={"dataset": {d for _, d in _datasets(cfg)}, "model": set(cfg.models),
-                                       "seed": set(cfg.seeds), "perturbation": set(cfg.perturbations)})
+    df = rs.load_runs(out_dir, select=run_selection(cfg))
     curves, auc = rs.curve_table(df), rs.auc_table(df)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
     head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)

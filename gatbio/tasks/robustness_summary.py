@@ -75,12 +75,15 @@ def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.D
     return df
 
 
-def attention_table(out_dir: str | Path) -> pd.DataFrame:
+def attention_table(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
     """Clean-graph attention diagnostics per (dataset, model): entropy ratio and hub attention mass
-    (with its uniform-attention reference), mean and std over seeds. Models without attention give NaN."""
+    (with its uniform-attention reference), mean and std over seeds. Models without attention give NaN.
+    ``select``: only those runs (as :func:`load_runs`)."""
     rows = {}
     for path in sorted(Path(out_dir).glob("runs/**/*.json")):
         run = read_json(path)
+        if select and any(run[k] not in allowed for k, allowed in select.items()):
+            continue
         key = (run["task"], run["dataset"], run["model"], run["seed"])
         rows[key] = {"task": key[0], "dataset": key[1], "model": key[2], "seed": key[3],
                      **{k: (np.nan if v is None else v) for k, v in run["clean_attention"].items()}}
@@ -163,7 +166,8 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
     unperturbed items whose prediction changed). ``ratio`` is mean / mean of ``reference`` (vanilla GAT; NaN
     when that is not positive); the target of the robustness study is a degree-normalised or
     temperature-controlled variant with ``ratio <= 0.5``. ``ratio_ci_*`` is a paired percentile bootstrap
-    over seeds (2,000 resamples, seed 0) on the seeds both models share.
+    over seeds (2,000 resamples, a generator seeded 0 afresh for each model's pair: a pair's interval does not
+    depend on which other models, webs or datasets the sweep holds) on the seeds both models share.
 
     Returns one row per (dataset, perturbation, model): ``value``, ``clean``, ``mean``, ``ci_low``,
     ``ci_high``, ``n``, ``ratio``, ``ratio_ci_low``, ``ratio_ci_high``.
@@ -172,7 +176,6 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
         df = _pool_webs(df)
     at = df[np.isclose(df["fraction"], fraction) & df["perturbation"].isin(list(perturbations))]
     rows = []
-    rng = np.random.default_rng(0)
     for (task, dataset, pert), grp in at.groupby(["task", "dataset", "perturbation"], sort=False):
         ref = grp[grp["model"] == reference].set_index("seed")[value]
         ref_mean = float(ref.mean()) if len(ref) else float("nan")
@@ -186,7 +189,7 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
             both = mine.index.intersection(ref.index)
             if len(both) >= 2 and ref_mean > 0:
                 a, b = mine.loc[both].to_numpy(float), ref.loc[both].to_numpy(float)
-                idx = rng.integers(0, len(both), size=(2000, len(both)))
+                idx = np.random.default_rng(0).integers(0, len(both), size=(2000, len(both)))
                 with np.errstate(divide="ignore", invalid="ignore"):
                     boots = a[idx].mean(1) / b[idx].mean(1)
                 boots = boots[np.isfinite(boots)]

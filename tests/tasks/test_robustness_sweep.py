@@ -229,3 +229,19 @@ def test_notebook_runs_on_the_quick_results(quick_run):
 
     out, _ = quick_run
     run_notebook(REPO / "notebooks" / "hub_robustness.ipynb", env={"GATBIO_ROBUSTNESS_DIR": str(out)})
+
+
+def test_a_pairs_bootstrap_interval_does_not_depend_on_the_other_models():
+    """Each (model, pyg_gat) pair resamples with a generator seeded 0 afresh: adding an unrelated model (or web)
+    to the sweep leaves gat_log's interval, and so the verdict, as it was."""
+    rng = np.random.default_rng(5)
+    rows = [{"task": "protein", "dataset": "d", "perturbation": "degree", "metric": "micro_f1", "model": m,
+             "seed": s, "fraction": 0.05, "drop": float(rng.uniform(0.02, 0.2)), "clean": 0.5}
+            for m in ("pyg_gat", "gat_log", "gcn") for s in range(8)]
+    df = pd.DataFrame(rows)
+    pair = df[df["model"] != "gcn"]
+    alone = rs.headline_table(pair, fraction=0.05, perturbations=["degree"]).set_index("model").loc["gat_log"]
+    both = rs.headline_table(pd.concat([df[df["model"] == "gcn"], pair]), fraction=0.05,
+                             perturbations=["degree"]).set_index("model")
+    assert both.loc["gat_log", ["ratio_ci_low", "ratio_ci_high"]].tolist() == \
+        alone[["ratio_ci_low", "ratio_ci_high"]].tolist()
