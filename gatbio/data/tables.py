@@ -69,9 +69,12 @@ class MalformedFileError(ValueError):
     """A file does not have the expected format; the message names ``file:line`` and what was expected."""
 
     def __init__(self, path: str | Path, line: int | None, message: str):
-        self.path, self.line = str(path), line
+        self.path, self.line, self.message = str(path), line, message
         where = f"{path}:{line}" if line is not None else f"{path}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):  # raised in a worker process (jobs > 1), it must unpickle in the parent as itself
+        return type(self), (self.path, self.line, self.message)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -52,25 +52,19 @@ def cache_graphs(enabled: bool) -> bool:
     return old
 
 
-_FREED: list[int] = []  # ids of graphs freed since the last cache lookup (their entries are dropped then)
-
-
-def _forget_plans(tensor_id: int, freed: list = _FREED) -> None:
-    # A weak reference's callback: Python ignores an exception raised in one, so a Ctrl-C that lands here would be
-    # lost (seen: a benchmark ran on to its end). The callback only records the id, a single append, and the
-    # entries go at the next lookup (_purge_freed). ``freed`` bound at definition: at interpreter exit the
-    # module's globals may already be cleared (None) when the last graphs are freed and call back here.
-    freed.append(tensor_id)
+# The weak references of freed graphs, appended by the references' callback: ``list.append`` itself, a C function,
+# so no Python code runs in the callback. Python ignores an exception raised in a weak-reference callback, so a
+# Ctrl-C landing in Python code there was lost (seen: a benchmark ran on to its end). Their entries go at the next
+# lookup (_purge_freed).
+_FREED: list = []
 
 
 def _purge_freed(plans: dict = _PLANS, freed: list = _FREED) -> None:
-    """Drop the entries of the graphs freed since the last call (:func:`_forget_plans`)."""
+    """Drop the entries of the graphs freed since the last call (their weak references are dead)."""
     if not freed:
         return
-    gone = set()
-    while freed:
-        gone.add(freed.pop())
-    for key in [k for k in list(plans) if k[0] in gone and (plans[k][0]() is None)]:
+    freed.clear()
+    for key in [k for k, v in list(plans.items()) if v[0]() is None]:
         plans.pop(key, None)
 
 
@@ -88,13 +82,13 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     if entry is not None and entry[0]() is edge_index_in:
         return entry[1]
     plan = build()
-    # Forget the plan with its graph: the weak reference's callback drops every entry of the tensor. A buffer
-    # refilled in place (a new version each time) keeps only its current version's entries: older versions can
-    # never be asked for again.
+    # Forget the plan with its graph: the weak reference's callback notes it (_FREED), the next lookup drops its
+    # entries. A buffer refilled in place (a new version each time) keeps only its current version's entries:
+    # older versions can never be asked for again.
     tensor_id = id(edge_index_in)
     for old in [k for k in list(_PLANS) if k[0] == tensor_id and k[1] != edge_index_in._version]:
         _PLANS.pop(old, None)
-    ref = weakref.ref(edge_index_in, lambda _, i=tensor_id, forget=_forget_plans: forget(i))
+    ref = weakref.ref(edge_index_in, _FREED.append)
     _PLANS[key] = (ref, plan)
     return plan
 

@@ -455,3 +455,23 @@ def test_a_whitespace_label_table_with_comma_joined_labels(tmp_path, caplog):
     assert "joined by ';' or '|' (or ',': the columns are separated by whitespace)" in caplog.text
     y, labels = read_label_table(write(tmp_path, "l.csv", "P1,GO:1\nP2,GO:3\n"), ["P1", "P2"])
     assert labels == ["GO:1", "GO:3"]
+
+
+def test_a_file_error_raised_in_a_worker_process_reaches_the_parent_as_itself():
+    """jobs > 1: a MalformedFileError raised in a worker is pickled back; it used to fail to unpickle (a
+    BrokenProcessPool traceback instead of the one line)."""
+    import pickle
+
+    from gatbio.parallel import parallel_map
+
+    err = pickle.loads(pickle.dumps(MalformedFileError("web/1_edge_list.txt", 3, "expected 2 columns")))
+    assert isinstance(err, MalformedFileError) and (err.path, err.line) == ("web/1_edge_list.txt", 3)
+    assert str(err) == "web/1_edge_list.txt:3: expected 2 columns"
+    with pytest.raises(MalformedFileError, match=r"^bad\.txt:2: no such thing$"):
+        parallel_map(_raise_file_error, [(1,), (2,)], jobs=2, progress=False)
+
+
+def _raise_file_error(k):
+    if k == 2:
+        raise MalformedFileError("bad.txt", 2, "no such thing")
+    return k
