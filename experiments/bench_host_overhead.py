@@ -78,6 +78,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200, help="timed steps per process")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
+    from gatbio._paths import check_outputs
+
+    for name in ("rounds", "steps"):
+        if getattr(a, name) < 1:
+            ap.error(f"--{name} {getattr(a, name)}: give at least 1")
+    try:
+        check_outputs({"--json": a.json})  # before the runs, not after them
+    except (ValueError, OSError) as err:
+        ap.error(str(err))
     rows = [r for r in a.rows.split(",") if r]
     bad = [r for r in rows if r not in ROWS]
     if bad:

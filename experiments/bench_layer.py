@@ -815,8 +815,20 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     on_gpu = args.device.startswith("cuda")
+    if args.device != "cpu" and not on_gpu:
+        p.error(f"--device {args.device}: cpu or cuda (cuda:N)")
     if on_gpu and not torch.cuda.is_available():
         p.error("--device cuda was given but no CUDA device is available")
+    for name in ("repeats", "rounds", "scaling_repeats", "warmup"):
+        value = getattr(args, name)
+        if value is not None and value < (0 if name == "warmup" else 1):
+            p.error(f"--{name.replace('_', '-')} {value}: give at least {0 if name == 'warmup' else 1}")
+    from gatbio._paths import check_outputs
+
+    try:
+        check_outputs({"--json": args.json})  # before the cases, not after them
+    except (ValueError, OSError) as err:
+        p.error(str(err))
     one_process = on_gpu or args.one_process
     names = [n for n in (args.sizes or (GPU_SIZES if one_process else CPU_SIZES)).split(",") if n]
     unknown = [n for n in names if n not in ALL_SIZES]

@@ -1,0 +1,32 @@
+"""experiments/bench_embed.py and bench_batch_seeds.py: arguments checked before any work (one line, exit 2),
+and the side-by-side figures they print."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import experiment_script
+
+
+@pytest.mark.parametrize("script,argv,message", [
+    ("bench_embed", ["--only", "bogus"], "--only ['bogus']: no such method"),
+    ("bench_embed", ["--device", "mps"], "device 'mps'"),
+    ("bench_embed", ["--json", "."], "--json .: is a folder"),
+    ("bench_batch_seeds", ["--webs", "nope"], "--webs ['nope']: no such web folder"),
+    ("bench_batch_seeds", ["--repeats", "0"], "--repeats 0: give at least 1"),
+    ("bench_batch_seeds", ["--json", "."], "--json .: is a folder"),
+])
+def test_bad_arguments_stop_before_any_work(script, argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        experiment_script(script).main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_block_product_is_timed_in_numpy_and_torch_side_by_side(tmp_path, capsys):
+    bench = experiment_script("bench_embed")
+    out = tmp_path / "block.json"
+    assert bench.block_product(str(out), n=300, h=16, cols=8, repeats=2) == 0
+    row = json.loads(out.read_text())["block_product"]
+    assert row["torch_over_numpy"] == pytest.approx(row["torch_s"] / row["numpy_s"], rel=0.02, abs=0.01)
+    assert "torch / numpy" in capsys.readouterr().out
