@@ -255,7 +255,7 @@ def _remove(path: Path) -> None:
 
 
 def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], outputs: Sequence[str],
-                    resume: str = "check", summary_only: bool = False) -> Path:
+                    resume: str = "check", summary_only: bool = False, key: str = "out_dir") -> Path:
     """Check a results folder before a run and record this run's config (see the module docstring).
 
     Args:
@@ -266,6 +266,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
             exactly these, and only in a folder that holds an earlier gatbio run.
         resume: ``"check"`` (refuse a differing config), ``"restart"`` or ``"anyway"``.
         summary_only: only tables are remade: nothing is written, a differing config is only reported.
+        key: how messages name the folder (the config key, or the option that set it: ``"--out"``).
 
     Raises:
         ResumeConflictError: with ``resume="check"``, when the result settings differ (the keys are named).
@@ -275,7 +276,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
 
     if resume not in RESUME_MODES:
         raise ValueError(f"resume={resume!r}: expected one of {', '.join(RESUME_MODES)}")
-    out = check_output_dir(out_dir, "out_dir")
+    out = check_output_dir(out_dir, key)
     now = result_settings(cfg, free_keys)
     stored = _stored_settings(out, type(cfg), free_keys)
     diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []

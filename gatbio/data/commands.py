@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     from gatbio.data.sources import unknown_name, verify
 
     root = args.root
+    if root is not None and not args.download and not Path(root).is_dir():  # --download may create it
+        what = "is a file, not a folder" if Path(root).exists() else "no such folder"
+        raise FileNotFoundError(f"--root {root}: {what} (the data root: a folder holding one folder per dataset)")
     if args.verify:
         names = list(DATASETS) if args.verify == "all" else [args.verify]
         bad = 0

@@ -1063,7 +1063,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
         if unknown:
             raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
         folders = [p for p in folders if p.name in set(cfg.only)]
-    out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume)
+    out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
+                              key="--out (config out)")
     announce_device(dev, spec)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)

@@ -59,3 +59,12 @@ def test_unknown_names_are_one_line_with_close_matches(capsys, option, name, clo
     assert main(["datasets", option, name]) == 1
     err = capsys.readouterr().err
     assert f"'{name}'; did you mean {close}?" in err and err.count("\n") == 1
+
+
+def test_a_root_that_is_not_a_folder_is_refused(tmp_path, capsys):
+    from gatbio.cli import main
+
+    (tmp_path / "f.txt").write_text("x\n")
+    for root, what in ((tmp_path / "f.txt", "is a file, not a folder"), (tmp_path / "none", "no such folder")):
+        assert main(["datasets", "--root", str(root)]) == 1
+        assert f"--root {root}: {what}" in capsys.readouterr().err
