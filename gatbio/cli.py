@@ -123,6 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_name(args: argparse.Namespace) -> str:
+    """The command as typed, for error lines: ``gatbio protein predict``, ``gatbio protein interactions predict``,
+    ``gatbio foodweb benchmark`` (not only its first word)."""
+    words = ["gatbio", args.command]
+    action = getattr(args, f"{args.command}_command", None)
+    if action:
+        words.append(action)
+        rest = getattr(args, "args", None)
+        if action == "interactions" and rest and rest[0] == "predict":
+            words.append("predict")
+    return " ".join(words)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -135,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             ValueError) as err:
         # Errors raised at the boundary (readers, configs, CLI arguments, output paths) carry a message meant for
         # the user. Other exceptions (KeyError, TypeError, ...) are bugs and keep their traceback.
-        print(f"gatbio {args.command}: error: {err}", file=sys.stderr)
+        print(f"{command_name(args)}: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

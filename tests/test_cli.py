@@ -274,3 +274,15 @@ def test_protein_plot_mistakes_are_found_before_training(files, capsys, extra, m
                "--nodes", str(f / "nodes.txt"), "--out", str(f / "pred.csv"), *extra])
     assert rc == 1 and message in capsys.readouterr().err
     assert not (f / "pred.csv").exists()
+
+
+def test_error_lines_name_the_command_as_typed(tmp_path, capsys):
+    from gatbio.cli import main
+
+    missing = str(tmp_path / "none.txt")
+    assert main(["protein", "predict", "--edges", missing, "--labels", missing, "--out", str(tmp_path / "p.csv")]) == 1
+    assert capsys.readouterr().err.startswith("gatbio protein predict: error: ")
+    assert main(["protein", "interactions", "predict", "--pairs", missing, "--out", str(tmp_path / "p.csv")]) == 1
+    assert capsys.readouterr().err.startswith("gatbio protein interactions predict: error: ")
+    assert main(["trophic", missing]) == 1
+    assert capsys.readouterr().err.startswith("gatbio trophic: error: ")

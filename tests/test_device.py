@@ -89,7 +89,7 @@ def test_the_command_prints_the_device_error_as_one_line(no_cuda, capsys, tmp_pa
     rc = main(["protein", "predict", "--edges", str(tmp_path / "e.txt"), "--labels", str(tmp_path / "l.txt"),
                "--out", str(tmp_path / "p.csv"), "--device", "cuda"])
     err = capsys.readouterr().err
-    assert rc == 1 and err.startswith("gatbio protein: error: device 'cuda': CUDA is not available")
+    assert rc == 1 and err.startswith("gatbio protein predict: error: device 'cuda': CUDA is not available")
     assert "Traceback" not in err and not (tmp_path / "p.csv").exists()
 
 
