@@ -40,6 +40,11 @@ class UserError(Exception):
     """An error caused by the user's input; printed as one clear line, no traceback."""
 
 
+class UsageError(UserError):
+    """A command line that cannot be run as given (a missing or misplaced option): one line, exit status 2, as
+    argparse's own usage errors."""
+
+
 _ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")  # :func:`~a.b.c` / :ref:`text <target>`
 
 
@@ -144,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except UsageError as err:
+        print(f"{command_name(args)}: error: {err}", file=sys.stderr)
+        return 2
     except (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError,
             ValueError) as err:
         # Errors raised at the boundary (readers, configs, CLI arguments, output paths) carry a message meant for

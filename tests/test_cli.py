@@ -286,3 +286,16 @@ def test_error_lines_name_the_command_as_typed(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("gatbio protein interactions predict: error: ")
     assert main(["trophic", missing]) == 1
     assert capsys.readouterr().err.startswith("gatbio trophic: error: ")
+
+
+def test_a_missing_or_misplaced_option_is_a_usage_error_exit_2(capsys):
+    """As argparse's own usage errors (``protein run`` without --config exits 2), the checks a command makes
+    itself on its command line exit 2 too."""
+    from gatbio.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["protein", "run"])
+    assert exit_.value.code == 2 and "the following arguments are required: --config" in capsys.readouterr().err
+    for argv, said in ((["protein", "interactions"], "the benchmark needs --config FILE"),
+                       (["protein", "interactions", "predict"], "predict needs --pairs FILE")):
+        assert main(argv) == 2 and said in capsys.readouterr().err

@@ -374,21 +374,23 @@ _PREDICT_ONLY = ("pairs", "actions", "sequences", "model", "epochs", "seed", "he
 
 
 def interactions_main(args: argparse.Namespace) -> int:
+    from gatbio.cli import UsageError
+
     rest = list(args.args)
     if rest and rest[0] == "predict":
         return interactions_predict_main(args, rest[1:])
     if "predict" in rest:
-        raise ValueError(f"{' '.join(rest)}: 'predict' comes first, before the key=value overrides: gatbio protein "
+        raise UsageError(f"{' '.join(rest)}: 'predict' comes first, before the key=value overrides: gatbio protein "
                          "interactions predict --pairs FILE --out CSV [key=value ...]")
     if rest and "=" not in rest[0]:
-        raise ValueError(f"{rest[0]!r}: expected 'predict' or a key=value config override")
+        raise UsageError(f"{rest[0]!r}: expected 'predict' or a key=value config override")
     given = [("--no-header" if k == "header" and args.header is False else f"--{k}") for k in _PREDICT_ONLY
              if getattr(args, k) is not None]
     if given:
-        raise ValueError(f"{', '.join(given)} belong to 'gatbio protein interactions predict'; the benchmark reads "
+        raise UsageError(f"{', '.join(given)} belong to 'gatbio protein interactions predict'; the benchmark reads "
                          "--config (its seeds: seeds=[0,1,...])")
     if not args.config:
-        raise ValueError("the benchmark needs --config FILE (e.g. experiments/configs/shs27k_quick.yaml); to "
+        raise UsageError("the benchmark needs --config FILE (e.g. experiments/configs/shs27k_quick.yaml); to "
                          "predict your pairs use 'gatbio protein interactions predict --pairs FILE --out CSV'")
     import dataclasses
 
@@ -409,15 +411,15 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     import dataclasses
 
     from gatbio._paths import check_inputs, check_outputs
-    from gatbio.cli import show_progress
+    from gatbio.cli import UsageError, show_progress
 
     if not args.pairs or not args.out:
-        raise ValueError("predict needs --pairs FILE (two protein ids per line) and --out CSV")
+        raise UsageError("predict needs --pairs FILE (two protein ids per line) and --out CSV")
     if bool(args.actions) != bool(args.sequences):
         raise ValueError("--actions and --sequences go together (the interactions to train on and the proteins' "
                          "sequences); give both, or neither for SHS27k")
     if args.summary_only or args.restart or args.resume_anyway:
-        raise ValueError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
+        raise UsageError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
     if args.seed is None:
         args.seed = 0
     if args.seed < 0:

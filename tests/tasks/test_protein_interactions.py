@@ -191,9 +191,9 @@ def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refuse
     # benchmark-only command lines: predict's options are refused, not ignored; 'predict' must come first
     cfgfile = str(REPO_CONFIGS / "shs27k_quick.yaml")
     for extra, named in ((["--seed", "7"], "--seed"), (["--no-header"], "--no-header")):
-        assert main(["protein", "interactions", "--config", cfgfile, *extra]) == 1
+        assert main(["protein", "interactions", "--config", cfgfile, *extra]) == 2  # a usage error
         assert f"{named} belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
-    assert main(["protein", "interactions", "threshold=0.4", "predict"]) == 1
+    assert main(["protein", "interactions", "threshold=0.4", "predict"]) == 2
     assert "'predict' comes first, before the key=value overrides" in capsys.readouterr().err
 
 
@@ -315,9 +315,9 @@ def test_predict_user_pairs_and_errors(files, capsys):
     assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--pairs",
                  str(files / "q.txt"), "--out", str(files / "p3.csv")]) == 1
     assert "--actions and --sequences go together" in capsys.readouterr().err
-    assert main(["protein", "interactions"]) == 1
+    assert main(["protein", "interactions"]) == 2  # usage errors exit 2, as argparse's own
     assert "the benchmark needs --config FILE" in capsys.readouterr().err
-    assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 1
+    assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 2
     assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
 
 
