@@ -1068,27 +1068,46 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     announce_device(dev, spec)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
-    # a named GATEWAy web is its folder: file order, traits and published figures as in the protocol
-    from gatbio.data.foodweb import check_gateway_name, gateway_web_folder
-
-    sources = [str(p) for p in folders] + [
-        str(_default_webs_dir() / gateway_web_folder(n.split("/", 1)[1])) if check_gateway_name(n, "named") else n
-        for n in cfg.named]
+    sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     t0 = time.time()
     parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
+    # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
+    # protocols than the folder holds says so: the tables are not only this call's).
     names = {Path(src).name if Path(src).is_dir() else src.replace("/", "__") for src in sources}
-    tables = summarize_results(out_dir, webs_dir, cfg, webs=names, protocols=cfg.protocols)
-    recs = [r for r in (read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json")))
-            if r["web"] in names and r["protocol"] in cfg.protocols]
+    recs = [read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json"))]
+    others = sum(1 for r in recs if r["web"] not in names or r["protocol"] not in cfg.protocols)
+    if others:
+        from gatbio.data.tables import note
+
+        note(f"{out_dir}: the tables cover every result of the folder, {others} of them from webs or protocols this "
+             f"call did not run ({len(items)} web x protocol run(s) here)")
+    tables = summarize_results(out_dir, webs_dir, cfg)
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
         "compute_seconds_all_runs": sum(r.get("seconds", 0.0) for r in recs),
         "compute_seconds_by_protocol": {p: sum(r.get("seconds", 0.0) for r in recs if r["protocol"] == p)
-                                        for p in cfg.protocols},
+                                        for p in dict.fromkeys(r["protocol"] for r in recs)},
     })
     return tables
+
+
+def _named_source(name: str) -> str:
+    """What :func:`run_web` reads for a ``named`` web: a GATEWAy web (``gateway/<id>`` or ``gateway/<folder>``) is
+    its folder under the data root when present (file order, traits and published figures, as the protocol reads
+    it); any other name, or a GATEWAy web whose files are absent (then :func:`gatbio.data.load` names the missing
+    files and how to download them), is loaded by name."""
+    from gatbio.data.foodweb import gateway_web_folder
+    from gatbio.data.sources import UnknownDatasetError
+
+    if not name.startswith("gateway/"):
+        return name
+    try:
+        folder = _default_webs_dir() / gateway_web_folder(name.split("/", 1)[1])
+    except UnknownDatasetError:
+        return name
+    return str(folder) if folder.is_dir() else name
 
 
 def _default_webs_dir() -> Path:

@@ -99,7 +99,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(default: the traits of a GATEWAy folder or named web, else none)")
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
-                        "ensemble; without traits the structure-only GAT uses the first)")
+                        "ensemble; with or without traits: one GAT per seed)")
     q.add_argument("--format", default="auto", choices=FORMATS,
                    help="file format, as in gatbio trophic; auto: from the name")
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],

@@ -342,9 +342,10 @@ def test_summary_of_webs_where_every_model_was_left_out_is_one_clear_error(tmp_p
         fw.summarize_results(tmp_path)
 
 
-def test_a_call_with_fewer_webs_summarises_its_own_and_self_loops_are_said(tmp_path, caplog):
-    """A folder resumed with `only` or other protocols: this call's tables cover its webs and protocols (the
-    others are said and kept on disk); a cannibal line in a web folder is left out with a note."""
+def test_a_call_with_fewer_webs_says_its_tables_cover_the_folder_and_self_loops_are_said(tmp_path, caplog):
+    """A folder resumed with `only` or other protocols: the tables cover every result of the folder (so that they
+    agree with each other), and the call says how many are not its own; a cannibal line in a web folder is left
+    out with a note."""
     write_web(tmp_path / "webs" / "A_1", n=14, seed=1)
     ei = write_web(tmp_path / "webs" / "B_2", n=16, seed=2)
     edges = tmp_path / "webs" / "B_2" / "2_edge_list.txt"
@@ -357,10 +358,12 @@ def test_a_call_with_fewer_webs_summarises_its_own_and_self_loops_are_said(tmp_p
     b2 = json.loads((tmp_path / "out" / "webs" / "B_2.links.json").read_text())
     assert b2["num_links"] == ei.shape[1]
     tables = fw.benchmark(dataclasses.replace(cfg, only=["A_1"]), progress=False)
-    assert (tables["summary"]["n_webs"] == 1).all() and set(tables["per_web"]["web"]) == {"A_1"}
-    assert "1 result file(s) of webs or protocols this call does not run are left out" in caplog.text
-    assert json.loads((tmp_path / "out" / "timing.json").read_text())["compute_seconds_all_runs"] == \
-        pytest.approx(json.loads((tmp_path / "out" / "webs" / "A_1.links.json").read_text())["seconds"])
+    assert (tables["summary"]["n_webs"] == 2).all() and set(tables["per_web"]["web"]) == {"A_1", "B_2"}
+    assert "the tables cover every result of the folder, 1 of them from webs or protocols this call did not run " \
+           "(1 web x protocol run(s) here)" in caplog.text
+    timing = json.loads((tmp_path / "out" / "timing.json").read_text())
+    assert timing["runs"] == 1 and timing["compute_seconds_by_protocol"]["links"] == pytest.approx(
+        timing["compute_seconds_all_runs"])
 
 
 def test_win_rate_counts_only_webs_with_a_published_figure():
@@ -375,8 +378,17 @@ def test_a_named_gateway_web_runs_as_its_folder(data_root, tmp_path):
     """named: [gateway/<id>] is the GATEWAy web as the protocol reads it: file order, traits, published figures."""
     base = dict(out=str(tmp_path / "n"), protocols=["links"], models=["l3_ra"], seeds=[0])
     fw.benchmark(tiny_cfg(tmp_path, **base, webs="", named=["gateway/250"]), progress=False)
+    assert fw._named_source("gateway/PP2I4_250") == fw._named_source("gateway/250")  # either name: the folder
+    assert fw._named_source("cheddar/TL84") == "cheddar/TL84"
     fw.benchmark(tiny_cfg(tmp_path, **{**base, "out": str(tmp_path / "f")}, webs="", only=["PP2I4_250"]),
                  progress=False)
     named = json.loads((tmp_path / "n" / "webs" / "PP2I4_250.links.json").read_text())
     folder = json.loads((tmp_path / "f" / "webs" / "PP2I4_250.links.json").read_text())
     assert named["rows"] == folder["rows"] and named["splits"] == folder["splits"] and named["traits"]
+
+
+def test_a_named_gateway_web_without_its_files_is_loaded_by_name(tmp_path, monkeypatch):
+    """Without the gateway_dev files the name goes to gatbio.data.load, which names the missing files and how to
+    download them (not 'unknown dataset <a path>')."""
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    assert fw._named_source("gateway/11") == "gateway/11"
