@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
@@ -49,23 +50,27 @@ def cache_graphs(enabled: bool) -> bool:
     old, _CACHE["enabled"] = _CACHE["enabled"], bool(enabled)
     if not enabled:
         _PLANS.clear()
+        _KEYS.clear()
     return old
 
 
-# The weak references of freed graphs, appended by the references' callback: ``list.append`` itself, a C function,
-# so no Python code runs in the callback. Python ignores an exception raised in a weak-reference callback, so a
-# Ctrl-C landing in Python code there was lost (seen: a benchmark ran on to its end). Their entries go at the next
-# lookup (_purge_freed).
-_FREED: list = []
+# The keys of each live input graph's entries, by id(edge_index): what its weak reference's callback drops when the
+# graph is freed, and what a new version of the same tensor replaces (no scan of the whole cache on either).
+_KEYS: dict[int, set] = {}
 
 
-def _purge_freed(plans: dict = _PLANS, freed: list = _FREED) -> None:
-    """Drop the entries of the graphs freed since the last call (their weak references are dead)."""
-    if not freed:
-        return
-    freed.clear()
-    for key in [k for k, v in list(plans.items()) if v[0]() is None]:
-        plans.pop(key, None)
+def _forget_plans(tensor_id: int, _ref=None, plans: dict = _PLANS, keys: dict = _KEYS) -> None:
+    """A freed graph's entries, dropped at once (their memory too). Called as a weak reference's callback, where
+    Python ignores any exception: a Ctrl-C landing here would be lost (seen: a benchmark ran on to its end), so it
+    is handed back to the main thread. ``plans`` / ``keys`` bound at definition: at interpreter exit the module's
+    globals may already be cleared (None) when the last graphs are freed and call back here."""
+    try:
+        for key in keys.pop(tensor_id, ()):
+            plans.pop(key, None)
+    except KeyboardInterrupt:
+        import _thread
+
+        _thread.interrupt_main()
 
 
 def _cached_plan(edge_index_in: Tensor, key: tuple, build):
@@ -76,20 +81,21 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
         return build()
     if not _CACHE["enabled"] or edge_index_in.is_inference():  # inference tensors have no version counter
         return build()
-    _purge_freed()
-    key = (id(edge_index_in), edge_index_in._version, tuple(edge_index_in.shape), edge_index_in.device, *key)
+    tensor_id, version = id(edge_index_in), edge_index_in._version
+    key = (tensor_id, version, tuple(edge_index_in.shape), edge_index_in.device, *key)
     entry = _PLANS.get(key)
     if entry is not None and entry[0]() is edge_index_in:
         return entry[1]
     plan = build()
-    # Forget the plan with its graph: the weak reference's callback notes it (_FREED), the next lookup drops its
-    # entries. A buffer refilled in place (a new version each time) keeps only its current version's entries:
-    # older versions can never be asked for again.
-    tensor_id = id(edge_index_in)
-    for old in [k for k in list(_PLANS) if k[0] == tensor_id and k[1] != edge_index_in._version]:
+    # Forget the plan with its graph (the weak reference's callback). A buffer refilled in place (a new version
+    # each time) keeps only its current version's entries: older versions can never be asked for again.
+    mine = _KEYS.setdefault(tensor_id, set())
+    for old in [k for k in mine if k[1] != version]:
+        mine.discard(old)
         _PLANS.pop(old, None)
-    ref = weakref.ref(edge_index_in, _FREED.append)
+    ref = weakref.ref(edge_index_in, functools.partial(_forget_plans, tensor_id))
     _PLANS[key] = (ref, plan)
+    mine.add(key)
     return plan
 
 
