@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import weakref
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 from torch.nn import Parameter
+from torch_geometric.nn.aggr import SumAggregation
 from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import glorot, zeros
@@ -246,16 +248,19 @@ class GATConv(MessagePassing):
         if edge_dim is not None and not (count(edge_dim) or (edge_dim == -1 and not isinstance(edge_dim, bool))):
             raise ValueError(f"edge_dim={edge_dim!r} is not allowed: None, a positive integer, or -1 (sized by the "
                              "first edge_attr)")
-        if not (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0.0 <= dropout < 1.0):
+        def real(value) -> bool:  # a Python or NumPy number (np.float32 is no float), not a bool
+            return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+        if not (real(dropout) and 0.0 <= dropout < 1.0):
             raise ValueError(f"dropout={dropout!r} is not allowed: it must be a number in [0, 1)")
-        if not (isinstance(negative_slope, (int, float)) and math.isfinite(negative_slope)):
+        if not (real(negative_slope) and math.isfinite(negative_slope)):
             raise ValueError(f"negative_slope={negative_slope!r} is not allowed: it must be a finite number")
-        if not (isinstance(min_temperature, (int, float)) and not isinstance(min_temperature, bool)
-                and math.isfinite(min_temperature) and min_temperature > 0):
+        if not (real(min_temperature) and math.isfinite(min_temperature) and min_temperature > 0):
             raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be a positive finite "
                              "number")
-        if isinstance(fill_value, str) and fill_value not in FILL_VALUES or \
-                not isinstance(fill_value, (str, int, float, Tensor)) or isinstance(fill_value, bool):
+        if fill_value is not None and (isinstance(fill_value, str) and fill_value not in FILL_VALUES or
+                                       not isinstance(fill_value, (str, numbers.Real, Tensor)) or
+                                       isinstance(fill_value, bool)):
             raise ValueError(f"fill_value={fill_value!r} is not allowed: a number, a tensor of edge_dim values, or "
                              f"one of {', '.join(map(repr, FILL_VALUES))} (the added self-loops' edge features)")
         if isinstance(temperature, str):
@@ -543,7 +548,7 @@ class GATConv(MessagePassing):
     def _needs_reference(self) -> str | None:
         """Why only PyG's message passing can run this call (the fused and Triton paths sum the weighted messages
         of every edge): another ``aggr`` than ``"add"``, or an explainer's edge mask (``set_masks``); else None."""
-        if not (isinstance(self.aggr, str) and self.aggr == "add"):
+        if not isinstance(getattr(self, "aggr_module", None), SumAggregation):  # "add", "sum", SumAggregation()
             return f"aggr={self.aggr!r}"
         if getattr(self, "explain", False) or getattr(self, "_edge_mask", None) is not None:
             return "an explainer's edge mask"
@@ -708,13 +713,13 @@ class GATConv(MessagePassing):
                 raise ValueError("edge_attr was given but this layer was built with edge_dim=None; "
                                  "pass edge_dim=<edge feature size> to the constructor")
             width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
-            if self._edge_channels == -1 and edge_attr.dim() <= 2:  # edge_dim=-1: lazy, as in_channels=-1
-                self._edge_channels = width
+            if self._edge_channels == -1 and edge_attr.dim() <= 2 and edge_attr.size(0) == E:
+                self._edge_channels = width  # edge_dim=-1: lazy, as in_channels=-1 (from a well-formed first call)
             if edge_attr.dim() > 2 or edge_attr.size(0) != E or width != self._edge_channels:
                 lazy = " (edge_dim=-1: set by the first call's edge_attr)" if self.edge_dim == -1 else ""
-                raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, "
-                                 f"{self._edge_channels}) (one row of edge_dim={self._edge_channels} features per "
-                                 f"edge of edge_index){lazy}")
+                width = "F" if self._edge_channels == -1 else self._edge_channels
+                raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, {width}) (one row of "
+                                 f"edge_dim={width} features per edge of edge_index){lazy}")
         if attn_bias is not None:
             H = self.heads
             ok = isinstance(attn_bias, Tensor) and (

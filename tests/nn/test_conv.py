@@ -547,3 +547,20 @@ def test_a_freed_graphs_entries_go_at_once_and_an_interrupt_in_the_callback_is_h
 
     C._forget_plans(123, None, Interrupting(), {123: {("k",)}})  # the callback, interrupted inside
     assert handed == [True]
+
+
+def test_sum_aggregations_keep_the_fast_paths_and_pyg_values_are_accepted():
+    """aggr='add', 'sum' and SumAggregation() are the fused paths' sum; fill_value=None and NumPy numbers are
+    accepted as PyG accepts them; a malformed first call does not fix a lazy edge_dim."""
+    import numpy as np
+    from torch_geometric.nn.aggr import SumAggregation
+
+    x, ei, ea = small_graph()
+    for aggr in ("add", "sum", SumAggregation()):
+        conv = GATConv(8, 4, heads=2, aggr=aggr, impl="fused")
+        assert conv._needs_reference() is None and conv(x, ei).shape == (7, 8)
+    GATConv(8, 4, fill_value=None, dropout=np.float32(0.1), negative_slope=np.float64(0.2))
+    lazy = GATConv(8, 4, edge_dim=-1)
+    with pytest.raises(ValueError, match=r"edge_attr has shape \(5, 2\), expected \(12, F\)"):
+        lazy(x, ei, torch.randn(5, 2))
+    assert lazy(x, ei, ea).shape == (7, 4)  # the width comes from the first well-formed call
