@@ -259,9 +259,14 @@ def noise_hub_features(data: Data, fraction: float, sigma: float = 1.0, by: str 
     for each hub :math:`i`, where :math:`\mathbf{s}` is the per-feature standard deviation of ``attr`` over
     all nodes (so ``sigma`` is in units of the feature's own spread). The graph is unchanged.
     """
-    if not (isinstance(sigma, (int, float)) and math.isfinite(sigma) and sigma >= 0):
+    try:
+        ok = math.isfinite(float(sigma)) and float(sigma) >= 0  # a Python, NumPy or 0-d torch number
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
         raise ValueError(f"sigma={sigma!r} must be a finite number >= 0 (the noise scale, in feature standard "
                          "deviations)")
+    sigma = float(sigma)
     x = _node_attr(data, attr, "the features to perturb (attr=...)")
     if not x.is_floating_point():
         raise ValueError(f"node attribute {attr!r} has dtype {x.dtype}: Gaussian noise needs float features")

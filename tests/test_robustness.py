@@ -207,3 +207,6 @@ def test_a_ranking_attribute_must_hold_one_score_per_node_and_noise_a_finite_sig
     assert rank_nodes(data, by="score").tolist() == [1, 3, 4, 2, 0]
     with pytest.raises(ValueError, match=r"sigma=nan must be a finite number >= 0"):
         noise_hub_features(data, 0.2, sigma=float("nan"))
+    data.x = torch.randn(5, 3)
+    for sigma in (np.float32(1.0), torch.tensor(1.0), 1):  # numbers of any kind, as before
+        assert noise_hub_features(data, 0.2, sigma=sigma).data.x.shape == (5, 3)

@@ -855,18 +855,21 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
                    comment: str | None = "#") -> list[str]:
     """A list of node names, one per line (first field of each line; duplicates dropped, order kept).
 
-    The fields are separated by a tab, or a comma, when a line holds one (then a name may hold spaces; CSV quoting
-    applies), else by whitespace: ``G0,kinase`` and ``G0 kinase`` both name ``G0``. ``header=None`` detects a
+    The fields are separated by a tab when a line holds one, or a comma when every line has as many CSV fields
+    (then a name may hold spaces; CSV quoting applies), else by whitespace: ``G0,kinase`` and ``G0 kinase`` both name ``G0``,
+    and ``1,3-bisphosphoglycerate`` in a list without commas elsewhere is one name. ``header=None`` detects a
     header line (its first field a header word such as ``protein`` or ``gene_id``, and not a name in ``known``).
     """
     path = check_file(path)
     text, line_numbers = data_lines(read_text(path), comment)
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
     sep = sniff_separator(lines[:1000])
+    if sep == "," and len({len(split_fields(x, ",")) for x in lines[:1000]}) > 1:
+        sep = None  # commas in some names only ('P1 kinase, putative', '1,3-bisphosphoglycerate'), not columns
     names = []
     for no, ln in zip(numbers, lines, strict=True):
         check_quotes(path, no, ln, sep)
-        first = split_fields(ln, sep)[0]
+        first = split_fields(ln, sep)[0] if ln.strip() else ""
         if not first:
             raise MalformedFileError(path, no, f"the line's first field (the node name) is empty: {ln.strip()!r}")
         names.append(first)
@@ -936,8 +939,9 @@ def read_gaf(
     if len(df) and not len(matched):  # ids of another kind (UniProt accessions against gene symbols): say so
         other = "DB_Object_ID" if id_column == "DB_Object_Symbol" else "DB_Object_Symbol"
         hit = int(df[other].isin(index.keys()).sum())
-        raise MalformedFileError(path, None, f"no annotation's {id_column} is a protein of the graph (e.g. "
-                                 f"{str(node_names[0])!r} against {df[id_column].iloc[0]!r}): "
+        example = f"e.g. {str(node_names[0])!r} against {df[id_column].iloc[0]!r}" if len(node_names) else \
+            "the graph has no proteins"
+        raise MalformedFileError(path, None, f"no annotation's {id_column} is a protein of the graph ({example}): "
                                  + (f"{hit} rows match by {other}: pass id_column={other!r}" if hit else
                                     "the ids must match the graph's (same kind, case, version)"))
     df = matched

@@ -17,7 +17,7 @@ Header rows (``header=None``: detected)
        a non-number on this row (``source target weight`` above ``a b 0.5``; ``resource consumer`` above
        numeric ids), or every field is made of known header words (:data:`HEADER_WORDS`: ``protein_a``,
        ``Interactor B``, ``GeneA``, ``resource``, ``GO_ID`` …; case, ``_ - .`` separators, single letters and
-       digits that end a word ignored: ``orf19.101`` is an id, not a header); and
+       numbers ignored: ``protein_1``, ``protein1``; ``orf19.101`` is an id, not a header); and
     2. none of its name fields is a name elsewhere: not a node on any other row of the same columns, nor one of
        the known names (the graph's proteins for a label table, the web's species for a trait table). A species
        called ``consumer`` that eats something on line 7 keeps line 1 as data.
@@ -160,9 +160,11 @@ def is_header_word(field: str) -> bool:
     """True when ``field`` is made of :data:`HEADER_WORDS`: case, separators (anything but letters and digits) and
     single letters are ignored, and so are digits that end a word (``protein1``, ``GeneA``, ``preferred_name_B``,
     ``Interactor B``); a word with digits inside or made of digits is an id, not a header (``orf19.101``)."""
+    if re.search(r"\.\d", field):  # orf19.101, 9606.1234: an id with a version or a species prefix
+        return False
     spaced = re.sub(r"([a-z])([A-Z])(?![A-Za-z])", r"\1 \2", field)  # a last capital letter: GeneA, ProteinB
     words = [w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w]
-    if not words or any(not re.fullmatch(r"[a-z]+\d*", w) for w in words):
+    if not words or any(not re.fullmatch(r"[a-z]+\d*|\d+", w) for w in words):  # protein_1, Gene 2: numbered
         return False
     tokens = [t for t in (w.rstrip("0123456789") for w in words) if len(t) > 1]
     return bool(tokens) and all(t in HEADER_WORDS for t in tokens)
@@ -204,10 +206,12 @@ def _header_note(path, line: int, text: str, used: bool, clash: str | None = Non
 # tables
 # --------------------------------------------------------------------------------------------------------
 
-#: Separators of the formats that quote (RFC 4180 CSV and its ``;`` variant): ``"a, b"`` is one field there.
-#: Tab- and whitespace-separated formats (TSV, BioGRID, GAF, STRING, edge lists) do not quote: a ``"`` in them
-#: is text (BioGRID's qualifications, a GAF's free text), never the start of a field that runs over line ends.
-QUOTING_SEPARATORS = (",", ";")
+#: Separators whose tables quote (RFC 4180 CSV, its ``;`` variant, whitespace edge lists with ``"Daphnia pulex"``):
+#: ``"a, b"`` is one field there, and a quote left open at the end of its line is refused at that line. Tab- and
+#: ``|``-separated formats (TSV, BioGRID, GAF, STRING) do not quote: a ``"`` in them is text (BioGRID's
+#: qualifications, a GAF's free text), never the start of a field that runs over line ends; only a field quoted
+#: whole (``"grass"``, as R's ``write.table`` writes TSV) loses its two quotes.
+QUOTING_SEPARATORS = (",", ";", r"\s+", " +")
 
 
 def quotes(sep: str | None) -> bool:
@@ -215,13 +219,18 @@ def quotes(sep: str | None) -> bool:
     return sep in QUOTING_SEPARATORS
 
 
+def _unquote(field: str) -> str:
+    """A field quoted whole (``"grass"``) without its two quotes; any other field as it is."""
+    return field[1:-1] if len(field) >= 2 and field[0] == field[-1] == '"' else field
+
+
 def split_fields(text: str, sep: str) -> list[str]:
     """One line's fields, as :func:`read_table` splits them (whitespace, or ``sep``; CSV quoting where
-    :func:`quotes`)."""
+    :func:`quotes`, a field quoted whole unquoted elsewhere)."""
     if sep in (r"\s+", " +", None):
         return text.split()
     if not quotes(sep):
-        return [f.strip() for f in text.split(sep)]
+        return [_unquote(f.strip()) for f in text.split(sep)]
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]
 
 
@@ -344,6 +353,10 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: 
     """pandas' C parser on the data lines, comment and blank lines already dropped (:func:`data_lines`; a ``#``
     inside a line is text); text columns; a missing field is NaN, never a name such as ``NA``; a row of the wrong
     length names its physical line."""
+    if quotes(sep) and '"' in text:  # only a file with quotes pays for the line-by-line look
+        bad = _unclosed_quote_line(text, numbers, sep)
+        if bad is not None:  # read on, the field would swallow the separators and lines after it
+            raise MalformedFileError(path, bad, _QUOTE_HINT.format(sep=_SEP_WORDS.get(sep, repr(sep))))
     ncol = len(split_fields(text.split("\n", 1)[0], sep))
     dtype = {c: str for c in range(ncol) if c not in numeric_columns}
     try:
@@ -373,6 +386,8 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: 
         for c in df.columns:
             if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
                 df[c] = df[c].str.strip()
+                if not quotes(sep):  # "grass" (a field quoted whole, R's TSV): grass
+                    df[c] = df[c].str.replace(r'^"(.*)"$', r"\1", regex=True)
     return df
 
 
@@ -389,9 +404,10 @@ def check_quotes(path: str | Path, line: int | None, text: str, sep: str | None)
 
 def _unclosed_quote_line(text: str, numbers: np.ndarray, sep: str) -> int | None:
     """The physical line of the first data line whose quotes do not close on it (``numbers[k]`` for line k)."""
+    delimiter = sep if len(sep) == 1 else " "  # whitespace: the quotes' parity says it
     for k, line in enumerate(text.split("\n")):
         try:
-            rows = list(csv.reader([line], delimiter=sep, strict=True))
+            rows = list(csv.reader([line], delimiter=delimiter, strict=True))
         except csv.Error:
             return int(numbers[k]) if k < len(numbers) else None
         if rows and line.count('"') % 2:

@@ -240,10 +240,14 @@ def _table_separator(fmt: str, lines: list[str]) -> str:
 
 
 def _semicolon_table(lines: list[str]) -> bool:
-    """Every line holds the same number (1 or more) of ``;`` and none a tab: fields separated by semicolons, as
-    spreadsheets write CSV where the comma is the decimal mark (``grass;rabbit;0,5``)."""
+    """Every line holds the same number (1 or more) of ``;``, none a tab, and every comma is a decimal mark
+    (between two digits): fields separated by semicolons, as spreadsheets write CSV where the comma is the decimal
+    mark (``grass;rabbit;0,5``). A comma between names (``grass,rabbit,Smith 2001; Jones 2003``) keeps the
+    comma the separator."""
+    import re
+
     return bool(lines) and not any("\t" in x for x in lines) and len({x.count(";") for x in lines}) == 1 \
-        and lines[0].count(";") >= 1
+        and lines[0].count(";") >= 1 and all(x.count(",") == len(re.findall(r"\d,\d", x)) for x in lines)
 
 
 def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: bool | None) -> None:

@@ -265,6 +265,8 @@ def test_gaf_multilabel_with_min_count(tmp_path):
                                                  r"DB_Object_ID: pass id_column='DB_Object_ID'"):
         read_gaf(p, ["P04637", "Q00987"])
     assert read_gaf(p, ["P04637", "Q00987"], id_column="DB_Object_ID")[0].sum() == 3
+    with pytest.raises(MalformedFileError, match=r"\(the graph has no proteins\)"):
+        read_gaf(p, [])
 
 
 def test_gaf_malformed(tmp_path):

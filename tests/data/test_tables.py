@@ -384,8 +384,14 @@ def test_a_quote_in_a_tab_or_whitespace_table_is_text_not_a_field_over_lines(tmp
     p = write(tmp_path, "e.tsv", 'G1\tG2\t"yeast two-hybrid\nG3\tG4\tpull-down"\nG5\tG6\tcoIP\n')
     data = read_edge_list(p, sep="\t", directed=False)
     assert data.node_names == ["G1", "G2", "G3", "G4", "G5", "G6"]
-    data = read_edge_list(write(tmp_path, "w.txt", '"A B\nC D"\nE F\n'))
-    assert data.node_names == ['"A', "B", "C", 'D"', "E", "F"]
+    # R's write.table(sep="\t") quotes every name: a field quoted whole loses its quotes
+    data = read_edge_list(write(tmp_path, "r.tsv", '"grass"\t"rabbit"\t1\n"rabbit"\t"fox"\t2\n'), sep="\t")
+    assert data.node_names == ["grass", "rabbit", "fox"]
+    # whitespace edge lists quote names with spaces; a quote that runs over the line end is refused at its line
+    data = read_edge_list(write(tmp_path, "q.txt", 'algae "Daphnia pulex"\n"Daphnia pulex" fish\n'))
+    assert data.node_names == ["algae", "Daphnia pulex", "fish"]
+    with pytest.raises(MalformedFileError, match=r"w\.txt:1: a double quote opens a field that does not close"):
+        read_edge_list(write(tmp_path, "w.txt", '"A B\nC D"\nE F\n'))
     gaf = GAF.replace("\tp53\t", '\t"p53 partial\t', 1).replace("\tmdm2\t", '\tmdm2 only"\t', 1)
     y, terms, nodes = read_gaf(write(tmp_path, "q.gaf", gaf), ["TP53", "MDM2", "CDKN1A"])
     assert y.sum(1).tolist() == [2, 1, 1]  # CDKN1A's row, after both quotes, is read
@@ -413,15 +419,20 @@ def test_label_tables_and_node_lists_read_csv_fields_as_csv(tmp_path):
                                                  r"\(a node without labels: leave it out of the table\)"):
         read_label_table(write(tmp_path, "b.csv", "P1,x\nP2,\n"), nodes)
     # a node list's first field, whatever the separator; its header detected from the first field
-    assert read_node_list(write(tmp_path, "n.csv", "protein,description\nG0,kinase\nG1,a, b\n")) == ["G0", "G1"]
+    assert read_node_list(write(tmp_path, "n.csv", 'protein,description\nG0,kinase\nG1,"a, b"\n')) == ["G0", "G1"]
     assert read_node_list(write(tmp_path, "n.tsv", "protein\tlength\nG1\t300\nNEW 1\t20\n")) == ["G1", "NEW 1"]
     assert read_node_list(write(tmp_path, "n.txt", "G0 kinase\nG1\n")) == ["G0", "G1"]
+    # commas in some names only are not columns
+    assert read_node_list(write(tmp_path, "m.txt", "P1 kinase, putative\nP2 transporter\n")) == ["P1", "P2"]
+    assert read_node_list(write(tmp_path, "c.txt", "1,3-bisphosphoglycerate\nglucose\n")) == [
+        "1,3-bisphosphoglycerate", "glucose"]
     with pytest.raises(MalformedFileError, match=r"e\.csv:2: the line's first field \(the node name\) is empty"):
         read_node_list(write(tmp_path, "e.csv", "G0,x\n,y\n"))
 
 
 def test_header_words_with_a_last_capital_or_digit_and_ids_with_inner_digits():
-    for field in ("GeneA", "ProteinB", "preferred_name_A", "Interactor B", "protein1", "UniProtKB", "stringId_A"):
+    for field in ("GeneA", "ProteinB", "preferred_name_A", "Interactor B", "protein1", "UniProtKB", "stringId_A",
+                  "protein_1", "gene_1", "Gene 2", "Interactor_1", "biomass.flow"):
         assert is_header_word(field), field
     for field in ("orf19.101", "YAL001C", "Daphnia", "A", "x1y", "9606.ENSP00000000233", "ncbiTaxonId"):
         assert not is_header_word(field), field

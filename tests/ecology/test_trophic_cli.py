@@ -173,6 +173,11 @@ def test_a_semicolon_spreadsheet_csv_is_read_by_its_semicolons(tmp_path, capsys)
     assert main(["trophic", str(euro), "--csv", str(tmp_path / "l.csv")]) == 0
     assert pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"].to_dict() == \
         {"grass": 1.0, "rabbit": 2.0, "fox": 3.0}
+    # a comma CSV whose last column holds '; ' in every row (references) keeps the comma
+    refs = tmp_path / "refs.csv"
+    refs.write_text("grass,rabbit,Smith 2001; Jones 2003\nrabbit,fox,Smith 2001; Jones 2003\n")
+    assert main(["trophic", str(refs), "--csv", str(tmp_path / "r.csv")]) == 0
+    assert sorted(pd.read_csv(tmp_path / "r.csv")["species"]) == ["fox", "grass", "rabbit"]
     capsys.readouterr()
 
 
