@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from gatbio.data.sources import unknown_name, verify
 
     root = args.root
-    if root is not None and not args.download and not Path(root).is_dir():  # --download may create it
+    if root is not None and not (args.download or args.members) and not Path(root).is_dir():  # --download makes it
         what = "is a file, not a folder" if Path(root).exists() else "no such folder"
         raise FileNotFoundError(f"--root {root}: {what} (the data root: a folder holding one folder per dataset)")
     if args.verify:
