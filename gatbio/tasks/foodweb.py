@@ -168,12 +168,23 @@ def find_web_folders(webs_dir: str | Path) -> list[Path]:
 
 def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
     """One web folder in the GATEWAy layout, as the benchmark reads it: :func:`gatbio.data.foodweb.read_gateway_web`
-    (file order kept, file:line validation) with self-loops removed (``self_loops="keep"``: kept, for a caller that
-    says how many it leaves out) and the trait columns exactly as in the file.
+    (file order kept, file:line validation) with self-loops removed, and said on stderr (cannibalism is not
+    predicted, and the folds' ``test_lines`` then count the other links in file order; ``self_loops="keep"``: kept,
+    for a caller that says how many it leaves out) and the trait columns exactly as in the file.
     """
     from gatbio.data.foodweb import read_gateway_web
 
-    return read_gateway_web(folder, self_loops=self_loops, add_mass_missing=False)
+    data = read_gateway_web(folder, self_loops="keep", add_mass_missing=False)
+    loops = data.edge_index[0] == data.edge_index[1]
+    if self_loops == "remove" and bool(loops.any()):
+        from gatbio.data.tables import note
+
+        note(f"{folder}: {int(loops.sum())} cannibalism link(s) (a species eating itself) left out: not predicted; "
+             "the folds (test_lines) count the other links in file order")
+        data.edge_index = data.edge_index[:, ~loops]
+        if getattr(data, "edge_weight", None) is not None and data.edge_weight.numel() == loops.numel():
+            data.edge_weight = data.edge_weight[~loops]
+    return data
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -739,16 +750,7 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         data = Data(edge_index=data.edge_index[:, keep][:, perm], num_nodes=data.num_nodes,
                     node_names=data.node_names, name=folder)
     else:
-        data = read_web_folder(folder, self_loops="keep")
-        loops = data.edge_index[0] == data.edge_index[1]
-        if bool(loops.any()):  # cannibalism is not predicted: said, since the folds then count the other lines
-            from gatbio.data.tables import note
-
-            note(f"{folder}: {int(loops.sum())} cannibalism link(s) (a species eating itself) left out: not "
-                 "predicted; the folds (test_lines) count the other links in file order")
-            data.edge_index = data.edge_index[:, ~loops]
-            if getattr(data, "edge_weight", None) is not None and data.edge_weight.numel() == loops.numel():
-                data.edge_weight = data.edge_weight[~loops]
+        data = read_web_folder(folder)
     if not cfg.use_traits:
         data.x = None
     if data.num_edges < cfg.n_folds:
@@ -857,12 +859,9 @@ def read_web_result(path: str | Path) -> dict[str, Any]:
     return rec
 
 
-def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None,
-                      webs: set[str] | None = None, protocols: list[str] | None = None) -> dict[str, pd.DataFrame]:
-    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring).
-
-    ``webs`` / ``protocols``: only those results (a benchmark call's own ``only`` / ``named`` / ``protocols``);
-    the other files of the folder are left out, said on stderr (``gatbio foodweb summarize OUT`` reads them all)."""
+def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
+                      ) -> dict[str, pd.DataFrame]:
+    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring)."""
     from gatbio.results import write_csv
 
     cfg = cfg or FoodWebConfig()
@@ -871,15 +870,6 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
     if not files:
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_web_result(p) for p in files]
-    kept = [r for r in recs if (webs is None or r["web"] in webs) and (protocols is None or r["protocol"] in protocols)]
-    if len(kept) < len(recs):
-        from gatbio.data.tables import note
-
-        note(f"{out_dir}/webs: {len(recs) - len(kept)} result file(s) of webs or protocols this call does not run "
-             f"are left out of its tables (gatbio foodweb summarize {out_dir} reads them all)")
-    recs = kept
-    if not recs:
-        raise FileNotFoundError(f"{out_dir}/webs: no per-web results of this call's webs and protocols")
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
     if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
         raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "
