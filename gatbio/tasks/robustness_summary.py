@@ -45,26 +45,29 @@ __all__ = [
 CURVE_METRICS = ("score", "clean", "drop", "relative", "flip_rate", "js_attention")
 
 
-def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
-    """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame.
-
-    ``select`` (``{"dataset": {...}, "model": {...}, ...}``, keys among task, dataset, model, seed, perturbation)
-    keeps the runs whose values are in those sets: a folder resumed with fewer webs, models or seeds than it once
-    ran keeps their files, which the summary of the current config leaves out (said on stderr)."""
-    rows, left_out = [], 0
-    for path in sorted(Path(out_dir).glob("runs/**/*.json")):
-        run = read_json(path)
-        meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
-        if select and any(meta[k] not in allowed for k, allowed in select.items()):
-            left_out += 1
-            continue
-        for r in run["curve"]:
-            rows.append({**meta, **r})
-    if left_out:
+def _runs(out_dir: str | Path, select: dict[str, set] | None) -> list[dict]:
+    """The run files under ``out_dir/runs``, read, in path order; with ``select`` (``{"dataset": {...}, "model":
+    {...}, ...}``, keys among task, dataset, model, seed, perturbation) only the runs whose values are in those
+    sets: a folder resumed with fewer webs, models or seeds than it once ran keeps their files, which the tables of
+    the current config leave out (said on stderr)."""
+    runs = [read_json(p) for p in sorted(Path(out_dir).glob("runs/**/*.json"))]
+    kept = [r for r in runs if not select or all(r[k] in allowed for k, allowed in select.items())]
+    if len(kept) < len(runs):
         from gatbio.data.tables import note
 
-        note(f"{Path(out_dir) / 'runs'}: {left_out} run file(s) of webs, datasets, models, seeds or perturbations "
-             "that this config does not name are left out of the summary (they stay on disk)")
+        note(f"{Path(out_dir) / 'runs'}: {len(runs) - len(kept)} run file(s) of webs, datasets, models, seeds or "
+             "perturbations that this config does not name are left out of the summary (they stay on disk)")
+    return kept
+
+
+def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
+    """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame (``select``: only
+    those runs, :func:`_runs`)."""
+    rows = []
+    for run in _runs(out_dir, select):
+        meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
+        for r in run["curve"]:
+            rows.append({**meta, **r})
     if not rows:
         raise FileNotFoundError(f"no run results under {Path(out_dir) / 'runs'}: run the sweep first "
                                 "(gatbio robustness --config FILE)")
@@ -78,12 +81,9 @@ def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.D
 def attention_table(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
     """Clean-graph attention diagnostics per (dataset, model): entropy ratio and hub attention mass
     (with its uniform-attention reference), mean and std over seeds. Models without attention give NaN.
-    ``select``: only those runs (as :func:`load_runs`)."""
+    ``select``: only those runs (:func:`_runs`)."""
     rows = {}
-    for path in sorted(Path(out_dir).glob("runs/**/*.json")):
-        run = read_json(path)
-        if select and any(run[k] not in allowed for k, allowed in select.items()):
-            continue
+    for run in _runs(out_dir, select):
         key = (run["task"], run["dataset"], run["model"], run["seed"])
         rows[key] = {"task": key[0], "dataset": key[1], "model": key[2], "seed": key[3],
                      **{k: (np.nan if v is None else v) for k, v in run["clean_attention"].items()}}
