@@ -299,3 +299,22 @@ def test_a_missing_or_misplaced_option_is_a_usage_error_exit_2(capsys):
     for argv, said in ((["protein", "interactions"], "the benchmark needs --config FILE"),
                        (["protein", "interactions", "predict"], "predict needs --pairs FILE")):
         assert main(argv) == 2 and said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["protein", "run", "--config", "x.yaml", "--bogus"], "gatbio protein run"),
+    (["foodweb", "benchmark", "--bogus"], "gatbio foodweb benchmark"),
+    (["trophic", "web.txt", "--bogus"], "gatbio trophic"),
+    (["--bogus"], "gatbio"),
+])
+def test_an_unknown_option_shows_the_usage_of_the_command_as_typed(capsys, argv, usage):
+    """argparse reports an option unknown to a subcommand with the top-level usage; the command's own says what
+    it takes."""
+    from gatbio.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert f"{usage}: error: unrecognized arguments: --bogus" in err
+    assert err.startswith(f"usage: {usage} ")
