@@ -334,20 +334,27 @@ def collect(paths: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def summarize(
-    df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int = 4
+    df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int | None = 4
 ) -> pd.DataFrame:
     """Mean, std and count of ``metrics`` over seeds, grouped by ``by``.
 
     Returns a DataFrame with ``by`` columns, then ``<metric>_mean``, ``<metric>_std`` for each metric and
-    ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; 0 for a single run).
+    ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; 0 for a single run). The statistics
+    are rounded to ``digits`` (``None``: not rounded; a display table made with :func:`format_mean_std` from a
+    rounded summary would round twice: 0.86749 -> 0.8675 -> 0.868).
     """
     g = df.groupby(list(by), sort=False)
     out = g.size().rename("n").reset_index()
     for m in metrics:
         stats = g[m].agg(["mean", "std"]).reset_index(drop=True)
-        out[f"{m}_mean"] = stats["mean"].round(digits).to_numpy()
-        out[f"{m}_std"] = stats["std"].fillna(0.0).round(digits).to_numpy()
-    return out
+        out[f"{m}_mean"] = stats["mean"].to_numpy()
+        out[f"{m}_std"] = stats["std"].fillna(0.0).to_numpy()
+    return out if digits is None else round_stats(out, digits)
+
+
+def round_stats(summary: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """A :func:`summarize` table with its ``*_mean`` and ``*_std`` columns rounded to ``digits`` (for a CSV file)."""
+    return summary.round({c: digits for c in summary.columns if str(c).endswith(("_mean", "_std"))})
 
 
 def format_mean_std(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int = 3) -> pd.DataFrame:

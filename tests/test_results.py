@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from gatbio.results import format_mean_std, markdown_table, summarize
+from gatbio.results import format_mean_std, markdown_table, round_stats, summarize
 
 
 def test_markdown_table_of_a_mean_std_summary():
@@ -12,6 +12,15 @@ def test_markdown_table_of_a_mean_std_summary():
                                      "|---|---|---|\n"
                                      "| a | 2 | 0.300 ± 0.141 |\n"
                                      "| b | 1 | 0.500 ± 0.000 |")
+
+
+def test_a_display_table_rounds_once():
+    """0.8674 and 0.86758 have the mean 0.86749: 0.867 at 3 digits; through the 4-digit CSV value 0.8675 it would
+    print 0.868."""
+    df = pd.DataFrame({"variant": ["a", "a"], "f1": [0.8674, 0.86758]})
+    full = summarize(df, ["variant"], ["f1"], digits=None)
+    assert format_mean_std(full, ["variant"], ["f1"])["f1"][0].startswith("0.867 ± ")
+    assert round_stats(full)["f1_mean"][0] == summarize(df, ["variant"], ["f1"])["f1_mean"][0] == 0.8675
 
 
 # ---------------------------------------------------------------- permissions and all-or-nothing writes

@@ -57,6 +57,7 @@ from gatbio.results import (
     is_done,
     markdown_table,
     read_json,
+    round_stats,
     summarize,
     write_csv,
     write_json,
@@ -579,8 +580,8 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     metrics = [m for m in _metrics(cfg) if m in df.columns]
     order = {v: i for i, v in enumerate(VARIANTS)}
     df = df.sort_values(["fraction", "variant"], key=lambda c: c.map(order) if c.name == "variant" else c)
-    summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"])
-    write_csv(out / "summary.csv", summ)
+    summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"], digits=None)  # rounded once, for display
+    write_csv(out / "summary.csv", round_stats(summ))
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
     text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
     from gatbio.results import atomic_write_text

@@ -137,7 +137,7 @@ def summary(results: list[dict]) -> str:
         df = pd.DataFrame([{"model": name, **vals} for r in results if (r["dataset"], r["fraction"]) == (ds, frac)
                            for name, vals in r["rows"].items()])
         metrics = [c for c in ("accuracy", "micro_f1", "macro_f1") if c in df.columns]
-        table = format_mean_std(summarize(df, ["model"], metrics), ["model"], metrics)
+        table = format_mean_std(summarize(df, ["model"], metrics, digits=None), ["model"], metrics)
         parts.append(f"### {ds}, {frac:.0%} labelled (mean ± std over seeds)\n\n{markdown_table(table)}")
     return "\n\n".join(parts)
 

@@ -78,6 +78,7 @@ from gatbio.results import (
     is_done,
     markdown_table,
     read_json,
+    round_stats,
     summarize,
     write_csv,
     write_json,
@@ -809,8 +810,8 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     order = {v: i for i, v in enumerate(list(cfg.splits) + list(cfg.graphs) + list(cfg.models))}
     df = df.sort_values(["split", "graph", "model"], key=lambda c: c.map(order))
     by = ["split", "graph", "model"]
-    summ = summarize(df, by, list(METRICS) + ["seconds"])
-    write_csv(out / "summary.csv", summ)
+    summ = summarize(df, by, list(METRICS) + ["seconds"], digits=None)  # rounded once, for display
+    write_csv(out / "summary.csv", round_stats(summ))
     table = format_mean_std(summ, by, list(METRICS) + ["seconds"])
     for m in METRICS:  # a subset without test pairs in every run (BS of BFS/DFS splits)
         table.loc[summ[f"{m}_mean"].isna().to_numpy(), m] = "–"

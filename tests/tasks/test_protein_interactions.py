@@ -446,3 +446,16 @@ def test_own_protein_features_reach_every_model(files):
         pi.run(config(files, protein_features=str(files / "nope.tsv"), out_dir=str(files / "out3")))
     assert not (files / "out3").exists()
     pi._INPUT_CACHE.clear()
+
+
+def test_summary_md_rounds_the_means_once(files):
+    """summary.md prints each mean rounded once from the runs (0.86749 -> 0.867), summary.csv keeps 4 digits."""
+    cfg = config(files, splits="[random]", graphs="[train]", models="[seq_mlp]")
+    for seed, f1 in zip((0, 1), (0.8674, 0.86758), strict=True):
+        path = files / "out" / "runs" / "random" / f"s{seed}" / "train" / "seq_mlp.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"split": "random", "seed": seed, "graph": "train", "model": "seq_mlp",
+                                    "seconds": 1.0, **{m: f1 for m in pi.METRICS}}))
+    text = pi.summarize_runs(cfg)
+    assert "| train | seq_mlp | 2 | 0.867 ± 0.000 |" in text
+    assert pd.read_csv(files / "out" / "summary.csv")["micro_f1_mean"][0] == 0.8675
