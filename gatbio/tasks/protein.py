@@ -581,7 +581,7 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     order = {v: i for i, v in enumerate(VARIANTS)}
     df = df.sort_values(["fraction", "variant"], key=lambda c: c.map(order) if c.name == "variant" else c)
     summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"], digits=None)  # rounded once, for display
-    write_csv(out / "summary.csv", round_stats(summ))
+    write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
     text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
     from gatbio.results import atomic_write_text

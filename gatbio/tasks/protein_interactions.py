@@ -811,7 +811,7 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     df = df.sort_values(["split", "graph", "model"], key=lambda c: c.map(order))
     by = ["split", "graph", "model"]
     summ = summarize(df, by, list(METRICS) + ["seconds"], digits=None)  # rounded once, for display
-    write_csv(out / "summary.csv", round_stats(summ))
+    write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, by, list(METRICS) + ["seconds"])
     for m in METRICS:  # a subset without test pairs in every run (BS of BFS/DFS splits)
         table.loc[summ[f"{m}_mean"].isna().to_numpy(), m] = "–"
