@@ -7,6 +7,7 @@ in this process (with a progress bar); with ``jobs>1`` it uses joblib's process 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -53,5 +54,12 @@ def parallel_map(
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator")(calls)
             return list(tqdm(gen, total=len(items), desc=desc, disable=not progress))
-    gen = Parallel(n_jobs=jobs, return_as="generator")(calls)
-    return list(tqdm(gen, total=len(items), desc=desc, disable=not progress))
+    with warnings.catch_warnings():
+        # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
+        # sequence similarities do) and warns "A worker stopped while some jobs were given to the executor": the
+        # pending jobs go to the new worker and none is lost, so a user would read it as trouble where there is
+        # none. A worker that dies still raises (TerminatedWorkerError).
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                                category=UserWarning)
+        gen = Parallel(n_jobs=jobs, return_as="generator")(calls)
+        return list(tqdm(gen, total=len(items), desc=desc, disable=not progress))
