@@ -56,6 +56,7 @@ from torch_geometric.data import Data
 
 from gatbio import linkpred as lp
 from gatbio.metrics import pr_auc, roc_auc
+from gatbio.parallel import unit_threads
 
 __all__ = [
     "GATParams", "FoodWebConfig", "QUICK_WEBS", "OUR_MODELS", "BASELINES",
@@ -132,7 +133,7 @@ class FoodWebConfig:
     ensemble_max_species: int | None = None
     split_seed: int = 0  # species folds and the cross-fitting splits
     jobs: int = 1
-    threads: int = 1  # torch threads per worker
+    threads: int = 1  # torch and BLAS threads per worker (gatbio.parallel.unit_threads: results depend on it)
     niche_steps: int = 100
     # weights of `full`'s log-odds pool (`pool`): [GAT (mean of its seeds), boosted stack, linear stack]; links
     # protocol (and `structure_only`), and new-species protocol, where the stack on traits is the strongest member
@@ -730,6 +731,11 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
 
     A (web, protocol) whose result file exists is skipped (resume). Returns the result path.
     """
+    with unit_threads(cfg.threads):
+        return _run_web(folder, out_dir, cfg, protocol)
+
+
+def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
     from gatbio.device import resolve_device
     from gatbio.results import is_done, write_json
 
@@ -739,7 +745,6 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
     path = out_dir / "webs" / f"{web}.{protocol}.json"
     if is_done(path):
         return str(path)
-    torch.set_num_threads(cfg.threads)
     t0 = time.time()
     if is_named:
         from gatbio.data import load

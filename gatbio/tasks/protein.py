@@ -52,6 +52,7 @@ import torch
 
 from gatbio.config import load_config
 from gatbio.metrics import f1_threshold, f1_top_k
+from gatbio.parallel import unit_threads
 from gatbio.results import (
     format_mean_std,
     is_done,
@@ -134,7 +135,7 @@ class ProteinConfig:
     # output
     out_dir: str = "results/protein"
     jobs: int = 1  #: parallel (fraction, seed) units
-    threads: int = 1  #: torch threads per worker
+    threads: int = 1  #: torch and BLAS threads per worker and for the embeddings (results depend on it: gatbio.parallel.unit_threads)
     attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels or gat, first unit)
     #: where the neural models train: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
     #: (gatbio.device); embeddings and the scikit-learn baselines run on the CPU. Stored resolved (e.g. cuda:0).
@@ -428,9 +429,13 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
 
     The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
     probability that is scored or written, is on the CPU."""
+    with unit_threads(cfg.threads):
+        return _run_unit(cfg, frac, seed, inputs)
+
+
+def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
     from gatbio.device import resolve_device
 
-    torch.set_num_threads(cfg.threads)
     dev = resolve_device(cfg.device)
     data = load_data(cfg.dataset)
     multilabel = is_multilabel(data)
@@ -555,7 +560,8 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         data = load_data(cfg.dataset)
         check_fractions(cfg, data)
         t0 = time.perf_counter()
-        inputs = compute_inputs(cfg, data)
+        with unit_threads(cfg.threads):  # the embeddings' SVDs sum differently on more threads
+            inputs = compute_inputs(cfg, data)
         write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
         units = [(cfg, f, s, inputs) for f, s in todo]
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",

@@ -71,6 +71,7 @@ import pandas as pd
 import torch
 
 from gatbio.config import load_config
+from gatbio.parallel import unit_threads
 from gatbio.results import (
     atomic_write_bytes,
     atomic_write_text,
@@ -146,7 +147,7 @@ class InteractionsConfig:
     # output
     out_dir: str = "results/shs27k"
     jobs: int = 1  #: parallel (split, seed) units
-    threads: int = 1  #: torch threads per worker
+    threads: int = 1  #: torch and BLAS threads per worker (results depend on it: gatbio.parallel.unit_threads)
     device: str = "auto"  #: auto, cpu, cuda, cuda:N, mps (gatbio.device)
 
 
@@ -681,11 +682,15 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = 
     scored a ``<model>.proba.npz`` of its validation and test probabilities; returns the rows written.
     ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options). A ``mean`` reuses
     its networks' runs through their probability files (a run stored without one is made again)."""
+    with unit_threads(cfg.threads):
+        return _run_unit(cfg, kind, seed, data, resume)
+
+
+def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
 
-    torch.set_num_threads(cfg.threads)
     dev = resolve_device(cfg.device)
     sp, run_dir = _split(cfg, data, kind, seed, save=True)
     train, test = sp["train"], sp["test"]

@@ -42,7 +42,7 @@ from torch_geometric.data import Data
 
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
-from gatbio.parallel import parallel_map
+from gatbio.parallel import parallel_map, unit_threads
 from gatbio.results import atomic_write_text, is_done, write_csv, write_json
 from gatbio.robustness import (
     PERTURBATIONS,
@@ -156,7 +156,7 @@ class RobustnessConfig:
     hub_fraction: float = 0.05    # "hubs" for the attention-mass diagnostic: the top 5 % by degree
     r50_random_orders: int = 20   # random removal orders per web for the R50 control
     jobs: int = 1
-    threads: int = 1              # torch threads per job
+    threads: int = 1              # torch and BLAS threads per job (gatbio.parallel.unit_threads: results depend on it)
     # where models train and run: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
     # (gatbio.device); graphs are perturbed and scored on the CPU. Stored resolved.
     device: str = "auto"
@@ -471,7 +471,11 @@ def _largest_fraction_leaving_a_node(n: int) -> float:
 
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
-    torch.set_num_threads(max(1, cfg.threads))
+    with unit_threads(max(1, cfg.threads)):
+        return _job_body(cfg, task, dataset, seed)
+
+
+def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     out_dir = Path(cfg.out_dir)
     todo = [m for m in cfg.models
             if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p)) for p in cfg.perturbations)]
