@@ -901,7 +901,8 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
     """Retrain ``model_name`` on one saved split of ``cfg.out_dir`` (``splits/<kind>_s<seed>.json``, made when
     absent) and return its predictions for every **test** pair: ``protein_a``, ``protein_b``, ``subset`` (BS / ES /
     NS), ``known_modes``, ``predicted`` (';'-separated, best first), ``correct`` (predicted set == known set) and
-    ``score_<mode>``. What a worked example shows; the numbers equal the run's when run on the same device.
+    ``score_<mode>``. What a worked example shows; the numbers equal the run's when run on the same device (on the
+    config's ``threads``, as the run).
     ``profile_rule`` is made too; a ``choice`` model (``gat``) is replaced by the model it chose for this
     (split, seed, graph) in the results, or by its first candidate when there is no result (a ``mean`` trains
     each of its networks)."""
@@ -915,8 +916,9 @@ def predict_split(cfg: InteractionsConfig, kind: str, seed: int, model_name: str
         done = run_dir / graph / f"{model_name}.json"
         model_name = read_json(done)["chosen"] if is_done(done) else opts["among"][0]
     test = torch.as_tensor(sp["test"])
-    r = fit_and_score(cfg, data, model_name, sp["fit"], sp["val"], sp["train"], data.pairs[test], graph, seed,
-                      device=cfg.device if device is None else device)
+    with unit_threads(cfg.threads):  # the run's threads: the same sums, so the same model as the run's
+        r = fit_and_score(cfg, data, model_name, sp["fit"], sp["val"], sp["train"], data.pairs[test], graph, seed,
+                          device=cfg.device if device is None else device)
     threshold = r["threshold"]
     sub = pair_subsets(data.pairs, sp["train"], sp["test"], data.num_nodes)
     names, modes = [str(n) for n in data.node_names], list(data.mode_names)

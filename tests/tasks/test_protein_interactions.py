@@ -459,3 +459,33 @@ def test_summary_md_rounds_the_means_once(files):
     text = pi.summarize_runs(cfg)
     assert "| train | seq_mlp | 2 | 0.867 ± 0.000 |" in text
     assert pd.read_csv(files / "out" / "summary.csv")["micro_f1_mean"][0] == 0.86749
+
+
+def test_predict_split_retrains_the_runs_model(files):
+    """The worked example (``predict_split``) retrains a run's model on its saved split: the same scores as the
+    run's stored probabilities (the run's threads, torch's and BLAS's alike, so the same sums)."""
+    cfg = config(files, splits="[bfs]", seeds="[0]", graphs="[train]", models="[gat_region]")
+    pi.run(cfg)
+    pred = pi.predict_split(cfg, "bfs", 0, "gat_region")
+    with np.load(files / "out/runs/bfs/s0/train/gat_region.proba.npz") as z:
+        stored = z["test_proba"]
+    scores = pred[[f"score_{m}" for m in MODES]].to_numpy()
+    np.testing.assert_allclose(scores, stored, atol=6e-5)  # scores are written to 4 digits
+
+
+def test_predict_split_fits_on_the_runs_threads(files, monkeypatch):
+    """Tiny data sums alike on any thread count (above), SHS27k's do not: the retraining runs on the config's
+    ``threads`` for torch and BLAS, as the run's units (``gatbio.parallel.unit_threads``)."""
+    from threadpoolctl import threadpool_info
+
+    cfg = config(files, splits="[bfs]", seeds="[0]", graphs="[train]", models="[gat_region]")
+    seen = []
+
+    def record(*a, **k):
+        seen.append((torch.get_num_threads(), {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pi, "fit_and_score", record)
+    with pytest.raises(KeyboardInterrupt):
+        pi.predict_split(cfg, "bfs", 0, "gat_region")
+    assert seen == [(1, {1})]
