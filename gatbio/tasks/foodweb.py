@@ -735,13 +735,18 @@ def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoco
         return _run_web(folder, out_dir, cfg, protocol)
 
 
+def _web_name(source: str | Path) -> str:
+    """The name a web's result files carry: a folder's name, or a named web with '/' as '__' (``cheddar__TL84``)."""
+    return Path(source).name if Path(source).is_dir() else str(source).replace("/", "__")
+
+
 def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
     from gatbio.device import resolve_device
     from gatbio.results import is_done, write_json
 
     out_dir = Path(out_dir)
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
-    web = folder.replace("/", "__") if is_named else Path(folder).name
+    web = _web_name(folder)
     path = out_dir / "webs" / f"{web}.{protocol}.json"
     if is_done(path):
         return str(path)
@@ -1070,7 +1075,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     wall = time.time() - t0
     # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
     # protocols than the folder holds says so: the tables are not only this call's).
-    names = {Path(src).name if Path(src).is_dir() else src.replace("/", "__") for src in sources}
+    names = {_web_name(src) for src in sources}
     recs = [read_web_result(p) for p in sorted((out_dir / "webs").glob("*.json"))]
     others = sum(1 for r in recs if r["web"] not in names or r["protocol"] not in cfg.protocols)
     if others:

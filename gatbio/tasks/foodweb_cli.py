@@ -269,13 +269,12 @@ def run_predict(args: argparse.Namespace) -> int:
     if not with_traits:
         note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
              "alone (model structure_only)")
-    gat_seeds = seeds
 
     progress = show_progress(args.quiet)
     announce_device(device, args.device)
     if progress:
-        print(f"# training {'the GAT' if len(gat_seeds) == 1 else f'{len(gat_seeds)} GATs'} (seed(s) "
-              f"{','.join(map(str, gat_seeds))}) and the two stacks on {data.num_nodes} species, "
+        print(f"# training {'the GAT' if len(seeds) == 1 else f'{len(seeds)} GATs'} (seed(s) "
+              f"{','.join(map(str, seeds))}) and the two stacks on {data.num_nodes} species, "
               f"{data.num_edges - loops} links", file=sys.stderr, flush=True)
     df = predict_missing_links(data, args.top, seeds=seeds, traits=traits, trait_names=trait_names,
                                progress=progress, device=device)
