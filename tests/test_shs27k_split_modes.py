@@ -1,6 +1,7 @@
 """experiments/shs27k_split_modes.py (mode mixes of saved splits, their TV distance, its rank correlation with the
 scores), experiments/shs27k_paired.py (paired differences between models), experiments/shs27k_tables.py (the result
-tables) and the interolog grid of experiments/shs27k_impute_sweep.py."""
+tables), the interolog grid of experiments/shs27k_impute_sweep.py and the validation thresholds of
+experiments/shs27k_thresholds.py."""
 
 from __future__ import annotations
 
@@ -233,3 +234,28 @@ def test_compare_sets_a_summary_beside_another_runs_printed_tables(tmp_path):
     log.write_text("nothing\n")
     with pytest.raises(SystemExit, match="no summary table"):
         tables.compare(tmp_path, log)
+
+
+def test_thresholds_are_chosen_on_validation_only(data_root, tmp_path, monkeypatch):
+    """experiments/shs27k_thresholds.py: probabilities that need a threshold of 0.3 on validation pairs get it
+    (global and per mode), the test pairs are scored with it, and 0.5 stays the ``fixed`` column."""
+    from gatbio.data import load
+
+    th = experiment_script("shs27k_thresholds")
+    monkeypatch.setenv("GATBIO_DATA", str(data_root))
+    y = load("shs27k", features=()).pair_modes.numpy()
+    val, test = np.arange(0, 200), np.arange(200, 400)
+
+    def proba(idx):  # positives at 0.4, negatives at 0.1
+        return np.where(y[idx] > 0, 0.4, 0.1).astype(np.float32)
+
+    run = tmp_path / "runs" / "bfs" / "s3" / "train"
+    run.mkdir(parents=True)
+    np.savez(run / "m.proba.npz", val_pairs=val, val_proba=proba(val), test_pairs=test, test_proba=proba(test))
+    assert np.all(th.per_mode_thresholds(y[val], proba(val)) < 0.4)
+    row = th.compare(tmp_path, ["m"]).iloc[0]
+    assert (row["split"], row["seed"]) == ("bfs", 3)
+    assert row["fixed"] == 0.0 and row["global"] == 1.0 and row["per_mode"] == 1.0  # 0.4 < 0.5: nothing predicted
+    assert "+1.000" in th.summary(th.compare(tmp_path, ["m"])).iloc[0]["global - fixed"]
+    with pytest.raises(SystemExit, match="no other.proba.npz"):
+        th.compare(tmp_path, ["other"])

@@ -13,6 +13,12 @@ Label profile (:func:`label_profiles`), per protein :math:`v` with message pairs
 
 (zeros for a protein without message pairs: a new protein of a BFS/DFS test region).
 
+Role profile (:func:`role_profiles`, optional): STRING gives many actions a direction (``a_is_acting``: a
+transcription factor acts on its target's expression, a kinase on its substrate). Per protein and mode, the
+fraction of its message pairs in which it acts, and the fraction in which it is acted on: a known target of
+transcription factors paired with a new protein has "expression" only if the new protein is a factor, which the
+undirected profile cannot tell. The label itself stays undirected.
+
 Homology imputation (:func:`impute_profiles`, optional): a protein without message pairs takes the
 similarity-weighted mean profile of its ``k`` most similar proteins *with* message pairs,
 
@@ -84,7 +90,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["SUPERVISION", "label_profiles", "impute_profiles", "profile_prior", "supervision_split",
+__all__ = ["SUPERVISION", "label_profiles", "role_profiles", "impute_profiles", "profile_prior", "supervision_split",
            "PairGraphBuilder", "profile_rule", "choose_threshold", "sequence_block", "homologues", "interolog_scores",
            "interolog_prior", "rule_scores", "interolog_edges", "InterologEdges"]
 
@@ -106,6 +112,27 @@ def label_profiles(pairs: Tensor, modes: Tensor, msg_idx, num_nodes: int,
     prof = torch.zeros(num_nodes, y.size(1), dtype=dtype).index_add_(0, ends, torch.cat([y, y]))
     prof = prof / deg.clamp(min=1)[:, None]
     return torch.cat([prof, torch.log1p(deg)[:, None], (deg > 0).float()[:, None]], dim=1)
+
+
+def role_profiles(pairs: Tensor, direction: Tensor, msg_idx, num_nodes: int,
+                  dtype: torch.dtype = torch.float32) -> Tensor:
+    """``(N, 2 M + 2)``: per protein and mode, the fraction of its message pairs ``msg_idx`` in which it *acts*
+    (``M`` columns) and in which it is *acted on* (``M`` columns) in that mode, then ``log(1 + degree)`` and the
+    seen flag as in :func:`label_profiles` (module docstring, "Role profile"). ``direction``: ``(P, M)`` bit flags of
+    :func:`gatbio.data.io.read_string_actions` (``pair_direction``; 2: first protein acts, 4: second acts)."""
+    from gatbio.data.io import DIRECTION_BACKWARD, DIRECTION_FORWARD
+
+    p = torch.as_tensor(pairs)[_idx(msg_idx)]  # (K, 2)
+    f = torch.as_tensor(direction)[_idx(msg_idx)].to(torch.int64)  # (K, M)
+    fwd = ((f & DIRECTION_FORWARD) > 0).to(dtype)  # (K, M): the first protein acts on the second
+    bwd = ((f & DIRECTION_BACKWARD) > 0).to(dtype)  # (K, M): the second acts on the first
+    ends = torch.cat([p[:, 0], p[:, 1]])  # (2K,)
+    acts = torch.cat([fwd, bwd])  # (2K, M): the end acts
+    acted = torch.cat([bwd, fwd])  # (2K, M): the end is acted on
+    deg = torch.zeros(num_nodes, dtype=dtype).index_add_(0, ends, torch.ones(len(ends), dtype=dtype))  # (N,)
+    roles = torch.zeros(num_nodes, 2 * f.size(1), dtype=dtype).index_add_(0, ends, torch.cat([acts, acted], 1))
+    roles = roles / deg.clamp(min=1)[:, None]
+    return torch.cat([roles, torch.log1p(deg)[:, None], (deg > 0).to(dtype)[:, None]], dim=1)
 
 
 def impute_profiles(block: Tensor, similarity: Tensor, neighbors: int) -> Tensor:
@@ -315,6 +342,9 @@ class PairGraphBuilder:
         mode_record: append ``M`` last edge columns with the message pair's modes (zero on other edges), whatever
             the feature blocks: the record the interolog transfer reads (:meth:`labelled_edges`), not a feature
             (:class:`gatbio.nn.pair_models.GATPairModel` strips it before its attention layers).
+        direction: ``(P, M)`` direction flags (``pair_direction``): append the role block (:func:`role_profiles`,
+            ``2 M`` columns, imputed like the profiles) between the sequence block and the profile block; ``None``:
+            no role block.
     """
 
     pairs: Tensor
@@ -331,6 +361,7 @@ class PairGraphBuilder:
     edge_modes: bool = True
     edge_score: bool = True
     mode_record: bool = False
+    direction: Tensor | None = None
 
     @property
     def num_nodes(self) -> int:
@@ -342,7 +373,8 @@ class PairGraphBuilder:
 
     @property
     def num_features(self) -> int:
-        return self.seq_channels + (self.modes.size(1) + 2 if self.profile else 0)
+        return (self.seq_channels + 2 * self.modes.size(1) * (self.direction is not None)
+                + (self.modes.size(1) + 2 if self.profile else 0))
 
     @property
     def edge_dim(self) -> int | None:
@@ -366,6 +398,11 @@ class PairGraphBuilder:
         n, m = self.num_nodes, self.modes.size(1)
         msg = _idx(msg_idx)
         x = self.x_seq if self.x_seq is not None else torch.ones(n, 1)
+        if self.direction is not None:  # role block between the sequence and the profile blocks
+            roles = role_profiles(self.pairs, self.direction, msg, n)  # (N, 2M + 2)
+            if self.impute_neighbors and self.impute_similarity is not None:
+                roles = impute_profiles(roles, self.impute_similarity, self.impute_neighbors)
+            x = torch.cat([x, roles[:, :2 * m]], dim=1)
         if self.profile:
             block = label_profiles(self.pairs, self.modes, msg, n)  # (N, M + 2)
             if self.impute_neighbors and self.impute_similarity is not None:

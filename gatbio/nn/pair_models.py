@@ -89,6 +89,9 @@ GAT_PAIRS_DEFAULTS: dict[str, Any] = {
     # (TF-IDF `impute_kmer`-mer cosine) or "align" (normalised Smith-Waterman score; needs parasail). 10, kmer and
     # 4 were chosen on validation micro-F1 (experiments/README, "Homology imputation")
     "impute": 10, "impute_similarity": "kmer", "impute_kmer": 4,
+    # the role block: per mode, how often a protein acts / is acted on in its message pairs (STRING's directions;
+    # gatbio.data.pair_features.role_profiles), imputed like the profiles
+    "roles": False,
     # profile_skip's score becomes the interolog transfer from the message pairs whose proteins are among the two
     # proteins' `interolog` most similar (same similarity as impute), shrunk towards the profile rule by
     # `interolog_shrink` (gatbio.data.pair_features.interolog_scores; 0: off). 5 and 0.03 chosen on validation
@@ -122,7 +125,8 @@ PROFILE_RULE_DEFAULTS: dict[str, Any] = {"kind": "profile_rule", "impute": 0, "i
 #: (:func:`gatbio.tasks.protein_interactions` reuses it without ``--resume-anyway``). Listed one by one rather than
 #: "a missing option counts as its default" (the rule for config settings, :mod:`gatbio.results`): a recipe's
 #: defaults may change the model (``interolog: 5`` did), so only options known to reproduce old runs qualify.
-ADDED_OPTIONS: dict[str, Any] = {"interolog_attention": None, "interolog_heads": 4, "interolog_similarity": None}
+ADDED_OPTIONS: dict[str, Any] = {"interolog_attention": None, "interolog_heads": 4, "interolog_similarity": None,
+                                 "roles": False}
 #: Model kinds that are not one network to build: made by :mod:`gatbio.tasks.protein_interactions`.
 NOT_NETWORKS = ("choice", "mean", "profile_rule")
 #: ``interolog_attention`` values: off, or the attention of the learnt interolog correction (GATConv's ``attention``).
@@ -507,7 +511,8 @@ class GATPairModel(nn.Module):
     (:meth:`_init_transfer`) and learns how to weigh the evidence that the rule weighs by fixed similarities (off by
     default: not ahead on validation, experiments/README).
 
-    The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training.
+    The first ``seq_channels`` input columns (the sequence block) get dropout ``seq_dropout`` in training; the
+    next ``role_channels`` are the builder's role block (``roles``), if any, and the profile block comes last.
     ``conv="gatbio"``: :class:`gatbio.nn.GATConv` with ``degree_norm``, ``temperature``, ``attention`` and a
     linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
     ``pos_weight`` on every mode (> 1 favours recall; it moves the operating point of the 0.5 threshold).
@@ -522,9 +527,9 @@ class GATPairModel(nn.Module):
                  attn_dropout: float = 0.1, seq_dropout: float = 0.0, jk: bool = True, residual: bool = True,
                  edge_dim: int | None = None, pos_weight: float = 1.0, profile_skip: bool = False,
                  interolog: bool = False, interolog_shrink: float = 0.03, interolog_attention: str | None = None,
-                 interolog_heads: int = 4, **conv_kwargs: Any):
+                 interolog_heads: int = 4, role_channels: int = 0, **conv_kwargs: Any):
         super().__init__()
-        if profile_skip and in_channels - seq_channels != num_modes + 2:
+        if profile_skip and in_channels - seq_channels - role_channels != num_modes + 2:
             raise ValueError("profile_skip needs the label profile block (profile: true) after the sequence block")
         if interolog and not profile_skip:
             raise ValueError("interolog transfer replaces profile_skip's score: it needs profile_skip")
@@ -621,7 +626,7 @@ class GATPairModel(nn.Module):
         if self.profile_skip:  # each protein's profile prior, for the decoder's skip logit
             from gatbio.data.pair_features import profile_prior
 
-            prior = profile_prior(x[:, self.seq_channels:])  # (N, M)
+            prior = profile_prior(x[:, -(self.num_modes + 2):])  # (N, M): the profile block is last
         return PairEncoding(z, prior, known)
 
     def decode(self, h: PairEncoding, pairs: Tensor) -> Tensor:
@@ -672,15 +677,18 @@ class GATPairModel(nn.Module):
 @register_pair_model("gat_pairs")
 def _build_gat_pairs(opts: dict[str, Any], in_channels: int, num_modes: int) -> GATPairModel:
     """:class:`GATPairModel` from the ``gat_pairs`` options (:data:`GAT_PAIRS_DEFAULTS`); ``in_channels`` is the
-    builder's feature size (sequence block first, then the profile block of ``num_modes + 2`` columns)."""
+    builder's feature size (sequence block first, then the role block of ``2 num_modes`` columns with ``roles``,
+    then the profile block of ``num_modes + 2`` columns)."""
     _reject_unknown(opts, GAT_PAIRS_DEFAULTS, "gat_pairs")
     if opts["interolog"] and not opts["interactions"]:
         raise ValueError("interolog transfer reads the message pairs from the graph's interaction edges: it needs "
                          "interactions: true (or interolog: 0)")
     conv_kwargs = _gatbio_conv_options(opts)
     graph = opts["interactions"] or opts["knn"]
-    seq = in_channels - (num_modes + 2 if opts["profile"] else 0)
-    return GATPairModel(in_channels, num_modes, seq_channels=seq, hidden=opts["hidden"], layers=opts["layers"],
+    roles = 2 * num_modes if opts["roles"] else 0
+    seq = in_channels - roles - (num_modes + 2 if opts["profile"] else 0)
+    return GATPairModel(in_channels, num_modes, seq_channels=seq, role_channels=roles, hidden=opts["hidden"],
+                        layers=opts["layers"],
                         heads=opts["heads"], conv=opts["conv"], dropout=opts["dropout"],
                         attn_dropout=opts["attn_dropout"], seq_dropout=opts["seq_dropout"], jk=opts["jk"],
                         residual=opts["residual"], edge_dim=pair_edge_dim(opts, num_modes) if graph else None,

@@ -368,7 +368,17 @@ def graph_builder(data, opts: dict[str, Any], embedding: str | None = None):
                             impute_neighbors=int(opts["impute"]),
                             profile=bool(opts["profile"]), interactions=bool(opts["interactions"]),
                             edge_type=bool(opts["edge_type"]), edge_modes=bool(opts["edge_modes"]),
-                            edge_score=bool(opts["edge_score"]), mode_record=bool(opts["interolog"]))
+                            edge_score=bool(opts["edge_score"]), mode_record=bool(opts["interolog"]),
+                            direction=_directions(data) if opts["roles"] else None)
+
+
+def _directions(data) -> torch.Tensor:
+    """``data.pair_direction`` for the ``roles`` block, or a clear error for pairs read without directions."""
+    direction = getattr(data, "pair_direction", None)
+    if direction is None:
+        raise ValueError("roles: true reads the direction of each interaction (a STRING protein.actions file's "
+                         "is_directional / a_is_acting columns); these pairs have none: set roles: false")
+    return direction
 
 
 def _similarity(data, opts: dict[str, Any], use: str = "impute") -> torch.Tensor | None:

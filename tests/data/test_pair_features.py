@@ -18,6 +18,7 @@ from gatbio.data.pair_features import (
     label_profiles,
     profile_prior,
     profile_rule,
+    role_profiles,
     supervision_split,
 )
 
@@ -117,6 +118,36 @@ def test_profile_rule_imputes_by_homology_and_the_builder_too():
     b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), impute_similarity=SIM, impute_neighbors=1)
     x, _, _ = b.build([0, 1])
     assert torch.allclose(x[3, 3:5], torch.tensor([1.0, 0.0])) and x[3, 6] == 0  # imputed profile, seen flag 0
+
+
+# directions of PAIRS' modes (bit flags of read_string_actions): pair 0 mode 0 undirected; pair 1 mode 1: 1 acts on 2;
+# pair 2 mode 0: 3 acts on 2 (backward), mode 1: both ways; pair 3 mode 1: 3 acts on 4
+DIRECTION = torch.tensor([[1, 0], [0, 2], [4, 6], [0, 2]], dtype=torch.uint8)
+
+
+def test_role_profiles_count_who_acts_in_each_mode():
+    roles = role_profiles(PAIRS, DIRECTION, [0, 1, 2, 3], 5)  # columns: acts (mode 0, 1), acted on (0, 1), deg, seen
+    assert roles.shape == (5, 6)
+    assert torch.allclose(roles[:, :4], torch.tensor([[0, 0, 0, 0],  # 0: its one pair is undirected
+                                                      [0, 0.5, 0, 0],  # 1: acts on 2 in one of its 2 pairs
+                                                      [0, 0.5, 0.5, 1],  # 2: acted on by 1 and (mode 0) by 3
+                                                      [0.5, 1, 0, 0.5],  # 3: acts on 2 (both modes) and 4
+                                                      [0, 0, 0, 1.0]]))  # 4: acted on by 3
+    assert torch.equal(roles[:, 4:], label_profiles(PAIRS, MODES, [0, 1, 2, 3], 5)[:, 2:])  # degree, seen
+    hidden = role_profiles(PAIRS, DIRECTION, [0, 1], 5)  # pairs 2 and 3 supervised: their directions must not show
+    assert torch.allclose(hidden[2, :4], torch.tensor([0, 0, 0, 1.0])) and torch.equal(hidden[3], torch.zeros(6))
+
+
+def test_builder_role_block_sits_between_sequence_and_profile_and_is_imputed():
+    b = PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), impute_similarity=SIM, impute_neighbors=1,
+                         direction=DIRECTION)
+    assert b.num_features == 3 + 4 + 4
+    x, _, _ = b.build([0, 1])
+    assert x.shape == (5, 11)
+    assert torch.equal(x[:, 7:], PairGraphBuilder(PAIRS, MODES, SCORE, torch.zeros(5, 3), impute_similarity=SIM,
+                                                  impute_neighbors=1).build([0, 1])[0][:, 3:])  # profile block last
+    assert torch.allclose(x[1, 3:7], torch.tensor([0, 0.5, 0, 0]))  # 1 acts on 2 in mode 1, one of its two pairs
+    assert torch.allclose(x[4, 3:7], x[1, 3:7])  # 4 is unseen: it takes its most similar seen protein's roles (1)
 
 
 def test_homologues_are_the_protein_then_its_most_similar():

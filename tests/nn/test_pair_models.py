@@ -173,6 +173,14 @@ def test_profile_skip_adds_the_profile_rules_logit():
     with pytest.raises(ValueError, match="profile_skip needs the label profile block"):
         build_pair_model(model_options("s", custom={"s": {"base": "gat_region", "profile_skip": True,
                                                           "profile": False}}), 32, 7)
+    # with the role block (roles: true) between the sequence and the profile blocks the logit is the same rule
+    x_roles = torch.cat([x[:, :4], torch.rand(6, 14), x[:, 4:]], dim=1)  # (6, 4 + 14 + 9)
+    m_roles = build_pair_model({**opts, "roles": True}, x_roles.size(1), 7).eval()
+    assert m_roles.seq_channels == 4 and m_roles.lin_in.in_features == 27
+    torch.nn.init.zeros_(m_roles.dec[-1].weight)
+    torch.nn.init.zeros_(m_roles.dec[-1].bias)
+    assert torch.allclose(torch.sigmoid(m_roles(x_roles, ei, query)),
+                          torch.as_tensor(expect, dtype=torch.float32).clamp(0.02, 0.98), atol=1e-6)
 
 
 def test_interolog_skip_adds_the_interolog_rules_logit():

@@ -420,6 +420,31 @@ def test_the_learnt_interolog_weighting_runs_end_to_end(files):
     assert rows["att"]["val_micro_f1"] != rows["plain"]["val_micro_f1"] or rows["att"]["micro_f1"] != rows["plain"]["micro_f1"]
 
 
+def test_role_block_reads_the_directions_and_runs_end_to_end(files):
+    """roles: true adds each protein's acting / acted-on fractions per mode (from the actions file's direction
+    columns) to the recipe's inputs; a network without directions is refused with the fix."""
+    lines = (files / "actions.txt").read_text().splitlines()
+    a, b = lines[1].split("\t")[:2]
+    lines.append(f"{a}\t{b}\texpression\texpression\tt\tt\t700")  # a acts on b's expression
+    (files / "actions.txt").write_text("\n".join(lines) + "\n")
+    cfg = config(files, models="[roles]", custom_models="{roles: {base: gat_region, hidden: 16, heads: 2, roles: true}}",
+                 splits="[dfs]", seeds="[0]", graphs="[train]")
+    data = pi.load_data(cfg)
+    opts = model_options("r", custom={"r": {"base": "gat_region", "roles": True}})
+    builder = pi.graph_builder(data, opts)
+    x, _, _ = builder.build(np.arange(len(data.pairs)))
+    ia, ib, e = data.node_names.index(a), data.node_names.index(b), MODES.index("expression")
+    seq = builder.seq_channels
+    assert x.shape[1] == seq + 14 + 9 and x[ia, seq + e] > 0 and x[ib, seq + 7 + e] > 0  # a acts, b is acted on
+    assert x[:, seq:seq + 14].sum() == x[ia, seq + e] + x[ib, seq + 7 + e]  # the only directed action
+    pi.run(cfg)
+    row = json.loads((files / "out/runs/dfs/s0/train/roles.json").read_text())
+    assert row["options"]["roles"] is True and 0 < row["micro_f1"] <= 1
+    del data.pair_direction
+    with pytest.raises(ValueError, match="roles: true reads the direction.*set roles: false"):
+        pi.graph_builder(data, opts)
+
+
 def test_own_protein_features_reach_every_model(files):
     """protein_features: one's own per-protein vectors (e.g. embeddings) are appended to the plain models' inputs
     and to the gat_pairs recipe's sequence block; a protein without a row is refused before any training."""
