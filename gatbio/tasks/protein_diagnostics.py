@@ -71,13 +71,22 @@ def _setup(dataset: str):
 
 
 def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
-    """All diagnostics of one (dataset, fraction, seed) split; written to ``out/runs``."""
+    """All diagnostics of one (dataset, fraction, seed) split, on one thread (torch and BLAS, as the protocol's
+    ``threads: 1``; :func:`gatbio.parallel.unit_threads`); written to ``out/runs``."""
+    from gatbio.parallel import unit_threads
+
     path = out / "runs" / f"{dataset}_f{pr._frac_tag(fraction)}_s{seed}.json"
     if is_done(path):
         return read_json(path)
+    with unit_threads(1):
+        result = _unit(dataset, fraction, seed)
+    write_json(path, result)
+    return result
+
+
+def _unit(dataset: str, fraction: float, seed: int) -> dict:
     from gatbio.train import predict
 
-    torch.set_num_threads(1)
     cfg, data, inputs = _setup(dataset)
     ml = pr.is_multilabel(data)
     sp = pr.make_split(data, fraction, seed, cfg.val_fraction)
@@ -115,9 +124,7 @@ def unit(dataset: str, fraction: float, seed: int, out: Path) -> dict:
         gamma = pr.choose_prior_power(y[val_np], v, prior_fit, ml)
         rows[f"{name}, γ on validation"] = {**score(y[test], (t / prior_train**gamma)[test], ml), "gamma": gamma}
         rows[f"{name}, γ = 0"] = score(y[test], t[test], ml)
-    result = {"dataset": dataset, "seed": seed, "fraction": fraction, "rows": rows}
-    write_json(path, result)
-    return result
+    return {"dataset": dataset, "seed": seed, "fraction": fraction, "rows": rows}
 
 
 def homophily_table(datasets: list[str]) -> pd.DataFrame:

@@ -17,6 +17,29 @@ def test_summary_means_and_stds_over_seeds():
     assert "| b, γ = 0 | 2 | 0.500 ± 0.000 | 0.500 ± 0.141 |" in text
 
 
+def test_a_unit_runs_on_one_thread_and_restores_the_callers(tmp_path, monkeypatch):
+    """As the protocol's units (threads: 1): torch and BLAS on one thread, whatever the process had (with --jobs 1
+    the unit runs in the main process, whose BLAS would use every core), and the caller's threads back after."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def record(*a):
+        seen.append((torch.get_num_threads(), {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}))
+        return {"dataset": "toy", "seed": 0, "fraction": 0.5, "rows": {}}
+
+    monkeypatch.setattr(diag, "_unit", record)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        diag.unit("toy", 0.5, 0, tmp_path)
+        assert seen == [(1, {1})] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert (tmp_path / "runs" / "toy_f0.50_s0.json").exists()
+
+
 @pytest.mark.slow
 def test_yeast_unit_has_every_row_and_resumes(data_root, tmp_path, monkeypatch):
     res = diag.unit("yeast-bu2003", 0.5, 0, tmp_path)
