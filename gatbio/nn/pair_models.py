@@ -372,10 +372,14 @@ def _gatbio_conv_options(opts: dict[str, Any]) -> dict[str, Any]:
 
 def check_options(name: str, opts: dict[str, Any]) -> None:
     """Checks of resolved options that need no model built (a config's check, before any work): the options of a
-    ``profile_rule`` (which has no builder to reject unknown ones), the homology imputation's and the interolog
-    transfer's values."""
+    ``profile_rule`` (which has no builder to reject unknown ones), a recipe's switches (true / false), the
+    homology imputation's and the interolog transfer's values."""
     if opts.get("kind") == "profile_rule":
         _reject_unknown(opts, PROFILE_RULE_DEFAULTS, "profile_rule")
+    for key, default in RECIPE_DEFAULTS.get(opts.get("kind"), {}).items():
+        # a switch read with bool(): a string such as "false" (quoted in YAML) would switch it on
+        if isinstance(default, bool) and key in opts and not isinstance(opts[key], bool):
+            raise ValueError(f"model {name!r}: {key}={opts[key]!r} must be true or false (unquoted)")
     if opts.get("kind") == "mean":
         _reject_unknown(opts, {"kind": "mean", "among": [], "inits": 1}, "mean")
         inits = opts.get("inits", 1)

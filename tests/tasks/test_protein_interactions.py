@@ -385,6 +385,8 @@ def test_every_shipped_config_loads(path):
                                                                 r"align \(null: impute_similarity's\)"),
     ({"base": "gat_region", "interolog_attention": "dot"}, r"interolog_attention='dot': choose one of None, gat, "
                                                            r"gatv2"),
+    ({"base": "gat_region", "roles": "false"}, r"roles='false' must be true or false \(unquoted\)"),
+    ({"base": "seq_cnn", "norm": 1}, r"norm=1 must be true or false"),
 ])
 def test_bad_imputation_options_are_refused_before_any_work(entry, match):
     with pytest.raises(ValueError, match=match):
