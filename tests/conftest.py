@@ -100,3 +100,23 @@ def run_notebook(path: str | Path, timeout: int = 600, env: dict[str, str] | Non
     finally:
         os.environ.clear()
         os.environ.update(old)
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A loopback HTTP server serving ``tmp_path / "www"``; yields ``(base_url, folder)`` (download code is tested
+    against it: no test reaches the internet)."""
+    import functools
+    import http.server
+    import threading
+
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", www
+    httpd.shutdown()
+    httpd.server_close()

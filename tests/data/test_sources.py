@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import http.client
 import http.server
@@ -16,21 +15,6 @@ import pytest
 
 from gatbio.data import sources
 from gatbio.data.sources import DATASETS, DatasetInfo, DatasetNotFoundError, FileSource, data_root, download
-
-
-@pytest.fixture
-def server(tmp_path):
-    """A loopback HTTP server serving ``tmp_path / "www"``; yields ``(base_url, folder)``."""
-    www = tmp_path / "www"
-    www.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
-    handler.log_message = lambda *a, **k: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", www
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def serve(www: Path, url: str, payload: bytes) -> None:

