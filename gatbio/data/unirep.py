@@ -204,13 +204,14 @@ class UniRep(nn.Module):
     def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
         n, t_max = tokens.shape
         x = self.embedding[tokens]  # (B, T, 10)
-        xm, xz = x @ self.wmx, x @ self.wx + self.b  # (B, T, H), (B, T, 4H): the input terms of every step at once
         h = x.new_zeros(n, self.hidden)
         c, total = torch.zeros_like(h), torch.zeros_like(h)
         live = (torch.arange(t_max, device=tokens.device)[None, :] < lengths[:, None]).to(x.dtype)  # (B, T)
         for t in range(t_max):  # a recurrence: one step after the other
-            m = xm[:, t] * (h @ self.wmh)
-            i, f, o, u = (xz[:, t] + m @ self.wh).chunk(4, dim=1)
+            # the input terms step by step: for all steps at once they would take B x T x 5H floats (10 GB for
+            # 128 proteins of 2,000 residues), and they cost little beside the two H-wide products
+            m = (x[:, t] @ self.wmx) * (h @ self.wmh)
+            i, f, o, u = (x[:, t] @ self.wx + self.b + m @ self.wh).chunk(4, dim=1)
             c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(u)
             h = torch.sigmoid(o) * torch.tanh(c)
             total += h * live[:, t:t + 1]  # positions past a sequence's end do not count

