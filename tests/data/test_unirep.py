@@ -63,6 +63,35 @@ def test_mlstm_equals_the_equations_and_ignores_batching(tiny):
     assert not np.allclose(one_by_one[0], one_by_one[3])  # MKTAYIAKQR is not its first five residues
 
 
+def test_an_interrupted_run_resumes_from_its_checkpoint(tiny, tmp_path, monkeypatch):
+    """Finished batches are saved; a rerun computes only the rest (and a repeated sequence once), with the same
+    result; a checkpoint of other weights is not used."""
+    full = unirep_embeddings(SEQS, tiny, batch_size=1, progress=False)
+    rows, forward = [], UniRep.forward
+
+    def counted(self, tokens, lengths):
+        if len(rows) == 2:
+            raise KeyboardInterrupt
+        rows.append(len(tokens))
+        return forward(self, tokens, lengths)
+
+    monkeypatch.setattr(UniRep, "forward", counted)
+    ck = tmp_path / "emb.partial.npz"
+    seqs = SEQS + [SEQS[0]]  # a repeated sequence is run once
+    with pytest.raises(KeyboardInterrupt):
+        unirep_embeddings(seqs, tiny, batch_size=1, progress=False, checkpoint=ck, save_every=0)
+    assert rows == [1, 1] and ck.is_file()
+    rows.clear()
+    again = unirep_embeddings(seqs, tiny, batch_size=1, progress=False, checkpoint=ck, save_every=0)
+    assert rows == [1, 1]  # the two sequences left of four distinct ones
+    np.testing.assert_allclose(again, np.vstack([full, full[:1]]), atol=1e-7)
+    rows.clear()
+    other = tmp_path / "other.npz"
+    np.savez(other, **{k: v * 1.01 for k, v in np.load(tiny).items()})
+    unirep_embeddings(SEQS[:1], other, progress=False, checkpoint=ck)  # other weights: computed, not read
+    assert rows == [1]
+
+
 def test_max_len_reads_the_first_residues(tiny):
     cut = unirep_embeddings(["MKTAYIAKQR"], tiny, max_len=5, progress=False)
     np.testing.assert_allclose(cut, unirep_embeddings(["MKTAY"], tiny, max_len=None, progress=False), atol=1e-7)
@@ -143,6 +172,10 @@ def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
     assert x.shape == (2, H) and len(cols) == H
     np.testing.assert_allclose(x[1], numpy_h_avg(SEQS[0], tiny), atol=1e-5)  # 6 significant digits
     assert "4 proteins x 6 UniRep features" in capsys.readouterr().err
+    assert not (tmp_path / "emb.tsv.partial.npz").exists()  # the checkpoint goes once the file is written
+    unirep_embeddings(SEQS[:2], tiny, progress=False, checkpoint=tmp_path / "emb.tsv.partial.npz")  # interrupted run
+    assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out)]) == 0
+    assert "resuming from" in capsys.readouterr().err and read_protein_features(out, ["P0"])[0].shape == (1, H)
     assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
                  "--max-len", "-1"]) == 1
     assert "--max-len -1" in capsys.readouterr().err
