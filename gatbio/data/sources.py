@@ -39,7 +39,7 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "unknown_name", "download",
-           "fetch_url", "dataset_path", "sha256_file", "verify"]
+           "fetch_url", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -317,6 +317,14 @@ def missing_files(name: str, *, root: str | Path | None = None) -> list[FileSour
     return [f for f in info.files if not (base / info.folder / f.path).is_file()]
 
 
+def mirrored(url: str, mirror: str | None = None) -> str:
+    """``url`` as fetched through ``mirror`` (or ``$GATBIO_MIRROR``; none: ``url`` itself): the mirror's base URL
+    replaces the scheme, so ``https://raw.githubusercontent.com/a/b/c`` becomes
+    ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server)."""
+    mirror = mirror or os.environ.get("GATBIO_MIRROR")
+    return mirror.rstrip("/") + "/" + url.split("://", 1)[1] if mirror else url
+
+
 def download(
     name: str,
     *,
@@ -348,15 +356,11 @@ def download(
     no_url = [f for f in todo if f.url is None]
     if no_url:
         raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL"))
-    mirror = mirror or os.environ.get("GATBIO_MIRROR")
-
-    def resolve(url: str) -> str:
-        return mirror.rstrip("/") + "/" + url.split("://", 1)[1] if mirror else url
 
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
     for k, f in enumerate(todo):
-        url = resolve(f.url)
+        url = mirrored(f.url, mirror)
         try:
             if f.member is not None:
                 if f.url not in archives:

