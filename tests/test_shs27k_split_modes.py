@@ -256,6 +256,23 @@ def test_thresholds_are_chosen_on_validation_only(data_root, tmp_path, monkeypat
     row = th.compare(tmp_path, ["m"]).iloc[0]
     assert (row["split"], row["seed"]) == ("bfs", 3)
     assert row["fixed"] == 0.0 and row["global"] == 1.0 and row["per_mode"] == 1.0  # 0.4 < 0.5: nothing predicted
+    assert 0.0 < row["sets"] <= 1.0 and row["lambda"] in th.LAMBDAS  # a combination is always predicted
     assert "+1.000" in th.summary(th.compare(tmp_path, ["m"])).iloc[0]["global - fixed"]
     with pytest.raises(SystemExit, match="no other.proba.npz"):
         th.compare(tmp_path, ["other"])
+
+
+def test_threshold_free_decoding_picks_a_seen_mode_combination():
+    """experiments/shs27k_thresholds.py ``sets``: the likeliest combination among those seen, with the prior's weight."""
+    th = experiment_script("shs27k_thresholds")
+    y_fit = np.array([[1, 1, 0]] * 1 + [[0, 0, 1]] * 99)
+    sets, log_prior = th.label_sets(y_fit)
+    assert sets.tolist() == [[0, 0, 1], [1, 1, 0]]
+    assert np.allclose(np.exp(log_prior), [0.99, 0.01])
+    p = np.array([[0.9, 0.2, 0.55],   # 0.5 would predict [1, 0, 1], a combination no pair has
+                  [0.1, 0.3, 0.6]])
+    # log-likelihoods row 0: [1,1,0] -2.51 against [0,0,1] -3.12; row 1: [0,0,1] -0.97 against [1,1,0] -4.42
+    assert th.decode_sets(p, sets, log_prior).tolist() == [[1, 1, 0], [0, 0, 1]]
+    # the prior (log 0.99 against log 0.01, a difference of 4.6) outweighs row 0's likelihood ratio (0.61)
+    assert th.decode_sets(p, sets, log_prior, lam=1.0).tolist() == [[0, 0, 1], [0, 0, 1]]
+    assert th.decode_sets(p, sets, log_prior, lam=0.1).tolist() == [[1, 1, 0], [0, 0, 1]]
