@@ -15,7 +15,8 @@ What the layer returns as attention weights follows PyG's ``GATConv`` for each i
   alpha at each entry, alpha (E', H) in the order of those entries;
 - ``SparseTensor`` → ``adj'`` alone, holding alpha (E', H) as its values.
 
-With self-loops added, PyG builds ``adj'`` by coalescing (sorting the entries by row, or by column for CSC)
+With self-loops added, an uncoalesced COO input's repeated entries are merged into one edge first (as PyG does;
+without self-loops each stored entry is an edge, as in PyG), and PyG builds ``adj'`` by coalescing (sorting the entries by row, or by column for CSC)
 the stored entries without their self-loops followed by one loop per node; without, ``adj'`` has the input's
 own entries.
 
@@ -40,7 +41,6 @@ from torch_geometric.utils import (
     to_torch_csc_tensor,
     to_torch_csr_tensor,
 )
-from torch_geometric.utils.sparse import set_sparse_value
 
 _BUILD = {torch.sparse_coo: to_torch_coo_tensor, torch.sparse_csr: to_torch_csr_tensor,
           torch.sparse_csc: to_torch_csc_tensor}
@@ -61,8 +61,12 @@ def read_adjacency(
     edge_attr: Tensor | None,
     edge_dim: int | None,
     add_self_loops: bool,
+    per_entry: bool = False,
 ) -> tuple[Tensor, Tensor | None, tuple[int, int] | None, SparseAdjacency | None]:
     """``(edge_index, edge_attr, size, sparse)`` of any adjacency form; ``sparse`` is None for an edge list.
+
+    ``per_entry``: the caller has values per stored entry (``attn_bias``); a COO input whose repeated entries
+    ``add_self_loops`` merges is then refused.
 
     An edge list (anything but a sparse adjacency) is returned as given, for the layer's own checks.
     """
@@ -83,6 +87,17 @@ def read_adjacency(
                              f"(N_dst, N_src, D); got shape {tuple(adj.shape)} with {adj.sparse_dim()} sparse "
                              "dimensions")
         if adj.layout == torch.sparse_coo:
+            if add_self_loops and not adj.is_coalesced():
+                # PyG merges repeated entries of an uncoalesced COO input when it adds self-loops (and keeps
+                # them without): so does the layer. Per-entry edge_attr / attn_bias then have no entry to go to.
+                merged = adj.coalesce()
+                if merged._nnz() != adj._nnz():
+                    if edge_attr is not None or per_entry:
+                        raise ValueError(
+                            f"the COO adjacency stores {adj._nnz() - merged._nnz()} repeated entries, which "
+                            "add_self_loops=True merges (as PyG): per-entry edge_attr / attn_bias cannot follow; "
+                            "coalesce it first (adj.coalesce(), features summed) or pass edge_index")
+                    adj = merged
             # to_edge_index would mark the caller's tensor coalesced in place; read the stored order as it is.
             (row, col), value = adj._indices(), adj._values()
         else:
@@ -119,7 +134,13 @@ def attention_like(sparse: SparseAdjacency, edge_index: Tensor, alpha: Tensor, l
             # As set_sparse_value, reading indices without the coalesced flag to_edge_index would have set.
             out = torch.sparse_coo_tensor(adj._indices(), alpha, size + alpha.shape[1:], device=alpha.device)
             return out.coalesce(), alpha
-        return set_sparse_value(adj, alpha), alpha
+        # Built from the compressed indices, not with set_sparse_value: that keeps the trailing feature dimension of
+        # a hybrid input (N_dst, N_src, D), where the weights need (N_dst, N_src, H).
+        if adj.layout == torch.sparse_csr:
+            out = torch.sparse_csr_tensor(adj.crow_indices(), adj.col_indices(), alpha, size + alpha.shape[1:])
+        else:
+            out = torch.sparse_csc_tensor(adj.ccol_indices(), adj.row_indices(), alpha, size + alpha.shape[1:])
+        return out, alpha
     by_row = isinstance(adj, SparseTensor) or adj.layout != torch.sparse_csc
     index, alpha = coalesce(edge_index.flip(0), alpha, max(size), sort_by_row=by_row)  # (2, E'), (E', H)
     if isinstance(adj, SparseTensor):

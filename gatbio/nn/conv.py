@@ -263,11 +263,14 @@ class GATConv(MessagePassing):
                                        isinstance(fill_value, bool)):
             raise ValueError(f"fill_value={fill_value!r} is not allowed: a number, a tensor of edge_dim values, or "
                              f"one of {', '.join(map(repr, FILL_VALUES))} (the added self-loops' edge features)")
+        if isinstance(fill_value, Tensor) and edge_dim is not None and edge_dim != -1 \
+                and fill_value.numel() not in (1, edge_dim):
+            raise ValueError(f"fill_value has shape {tuple(fill_value.shape)}: a tensor fill_value gives the added "
+                             f"self-loops' edge features, one value or edge_dim={edge_dim} values")
         if isinstance(temperature, str):
             if temperature != "learn":
                 raise ValueError(f"temperature={temperature!r} is not allowed: use a positive number or 'learn'")
-        elif not (isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
-                  and math.isfinite(temperature) and temperature > 0):
+        elif not (real(temperature) and math.isfinite(temperature) and temperature > 0):
             raise ValueError(f"temperature={temperature!r} is not allowed: it must be a positive number or 'learn'")
         if share_weights and attention != "gatv2":
             raise ValueError(f"share_weights=True is only allowed with attention='gatv2', not {attention!r}")
@@ -395,14 +398,15 @@ class GATConv(MessagePassing):
                 tensor (COO, CSR, CSC) or a ``torch_sparse.SparseTensor`` (:mod:`gatbio.nn._adj`).
             edge_attr: optional (E, edge_dim) edge features; for a sparse adjacency one row per stored
                 entry, in the order of :func:`torch_geometric.utils.to_edge_index` (else, as in PyG, its
-                stored edge features, if any).
+                stored edge features, if any). A layer built without ``edge_dim`` refuses them (PyG's
+                ``GATConv`` ignores them silently).
             attn_bias: optional (E,) or (E, H) additive bias of the attention logits of the edges of
                 ``edge_index``, or of the stored entries of a sparse adjacency in the order of
                 :func:`~torch_geometric.utils.to_edge_index` (added self-loops get 0).
             size: optional ``(N_src, N_dst)``; a sparse adjacency carries its own.
             return_attention_weights: if true, also return the attention weights as PyG does for this
                 form of ``edge_index``: ``(edge_index', alpha)`` with the self-loops the layer added and
-                alpha of shape (E', H); ``(adj_t', alpha)`` for a ``torch.sparse`` adjacency, ``adj_t'`` in
+                alpha of shape (E', H) in the output's dtype (computed in float32 for a half-precision model); ``(adj_t', alpha)`` for a ``torch.sparse`` adjacency, ``adj_t'`` in
                 its layout holding alpha; a ``SparseTensor`` holding alpha for a ``SparseTensor``.
         """
         H, C = self.heads, self.out_channels
@@ -415,7 +419,7 @@ class GATConv(MessagePassing):
         x_src_in, x_dst_in = (x, x) if isinstance(x, Tensor) else x
         adj = edge_index  # as given: an edge list or a sparse adjacency (gatbio.nn._adj)
         edge_index, edge_attr, size, sparse = read_adjacency(adj, size, edge_attr, self.edge_dim,
-                                                             self.add_self_loops)
+                                                             self.add_self_loops, per_entry=attn_bias is not None)
         self._check_inputs(x_src_in, x_dst_in, edge_index, edge_attr, attn_bias, size)
         if self.edge_dim == -1 and edge_attr is not None and torch.nn.parameter.is_lazy(self.lin_edge.weight):
             self.lin_edge(edge_attr.view(edge_attr.size(0), -1)[:1])  # edge_dim=-1: sized by the first call's features
@@ -541,6 +545,7 @@ class GATConv(MessagePassing):
         """``out``, with the attention weights when asked, in PyG's form for the input (:mod:`gatbio.nn._adj`)."""
         if not return_attention_weights:  # as PyG >= 2.8: False means no weights
             return out
+        alpha = alpha.to(out.dtype)  # computed in float32 (or float64); returned in the output's dtype, as PyG
         if sparse is not None:
             return out, attention_like(sparse, edge_index, alpha, looped=self.add_self_loops)
         return out, (edge_index, alpha)
@@ -710,8 +715,9 @@ class GATConv(MessagePassing):
                          lambda: _check_index_range(edge_index, num_src, num_dst))
         if edge_attr is not None:
             if self.lin_edge is None:
-                raise ValueError("edge_attr was given but this layer was built with edge_dim=None; "
-                                 "pass edge_dim=<edge feature size> to the constructor")
+                raise ValueError("edge_attr was given but this layer was built with edge_dim=None (PyG's GATConv "
+                                 "would ignore them silently); pass edge_dim=<edge feature size> to the "
+                                 "constructor, or leave edge_attr out")
             width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
             if self._edge_channels == -1 and edge_attr.dim() <= 2 and edge_attr.size(0) == E:
                 self._edge_channels = width  # edge_dim=-1: lazy, as in_channels=-1 (from a well-formed first call)
@@ -729,6 +735,9 @@ class GATConv(MessagePassing):
                 shape = tuple(attn_bias.shape) if isinstance(attn_bias, Tensor) else type(attn_bias).__name__
                 raise ValueError(f"attn_bias has shape {shape}, expected ({E},) or ({E}, {H}): one value "
                                  f"(or one per head) for each of the E={E} edges of edge_index")
+            if not attn_bias.is_floating_point():
+                raise ValueError(f"attn_bias has dtype {attn_bias.dtype}: it is added to the attention logits, give "
+                                 "floating-point values (e.g. attn_bias.float())")
 
     def __prepare_scriptable__(self):
         # torch.jit.script calls this on every submodule first: one clear line instead of a TorchScript trace.

@@ -158,7 +158,8 @@ def attention_weights(
     2. additive bias: :math:`+\, b_{ij}^h`
     3. temperature: :math:`/\, \tau_h`
     4. softmax over the incoming edges of each target (PyG's :func:`~torch_geometric.utils.softmax`,
-       which subtracts the per-target maximum, so logits of any magnitude are safe)
+       which subtracts the per-target maximum, so finite logits of any magnitude are safe; a temperature so
+       small, or a bias so large, that :math:`z` itself overflows to infinity gives NaN)
     5. degree factor (``degree_norm="sym"``): :math:`\cdot \sqrt{d_i / d_j}`
 
     Args:
@@ -183,7 +184,7 @@ def attention_weights(
         log_d = deg.clamp(min=1).log().index_select(0, src)  # (E,)
         z = z - degree_lambda.view(1, -1) * log_d.unsqueeze(-1)  # (E, H)
     if attn_bias is not None:
-        z = z + attn_bias
+        z = z + attn_bias.to(z.dtype)  # a float64 bias does not widen a float32 model's weights
     if temperature is not None:
         if isinstance(temperature, Tensor):
             z = z / temperature.view(1, -1)

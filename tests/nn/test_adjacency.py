@@ -319,3 +319,45 @@ def test_sparse_tensor_path(attention, add_loops, monkeypatch):
     else:
         r, c, v = with_values.coo()
         torch.testing.assert_close(conv_e(x, with_values), conv_e(x, torch.stack([c, r]), v), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("form", ["csr", "csc"])
+def test_hybrid_input_without_loops_returns_weights_per_head(form):
+    """A CSR/CSC adjacency storing edge features (N_dst, N_src, D) gives attention weights of shape
+    (N_dst, N_src, H), not the input's trailing D (set_sparse_value would keep it, and to_dense then fails)."""
+    torch.manual_seed(0)
+    x, ea = torch.randn(6, 8), torch.randn(EI.size(1), 3)
+    conv = GATConv(8, 4, heads=2, edge_dim=3, add_self_loops=False)
+    out, (att, alpha) = conv(x, adj_t(EI, form, (6, 6), ea), return_attention_weights=True)
+    out_e, (ei_e, alpha_e) = conv(x, EI, ea, return_attention_weights=True)
+    assert att.shape == (6, 6, 2) and att.layout == expected_layout(form)
+    torch.testing.assert_close(out, out_e)
+    torch.testing.assert_close(att.to_dense(), dense(ei_e, alpha_e, 6, 6))
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2"])
+def test_repeated_coo_entries_are_merged_with_self_loops_as_pyg(attention):
+    """An uncoalesced COO adj_t storing the edge 0 → 1 twice: with self-loops PyG merges the repeats into one edge
+    (0.743 / 0.257 here, not two edges of 0.426 and a loop of 0.147); per-entry attn_bias is then refused."""
+    torch.manual_seed(0)
+    x = torch.randn(6, 5)
+    ei = torch.tensor([[0, 1, 0], [1, 2, 1]])
+
+    def fresh():  # PyG marks the tensor it reads coalesced in place: a new one for each call
+        return torch.sparse_coo_tensor(ei.flip(0), torch.ones(3), (6, 6))
+
+    ref = PYG[attention](5, 4, heads=2)
+    ours = GATConv(5, 4, heads=2, attention=attention)
+    ours.load_state_dict(ref.state_dict())
+    out, (att, alpha) = ours(x, fresh(), return_attention_weights=True)
+    out_p, (att_p, alpha_p) = ref(x, fresh(), return_attention_weights=True)
+    torch.testing.assert_close(out, out_p, atol=1e-6, rtol=0)
+    torch.testing.assert_close(att.to_dense(), att_p.to_dense(), atol=1e-6, rtol=0)
+    assert att._nnz() == 2 + 6  # 0 → 1 once, 1 → 2, one loop per node
+    torch.testing.assert_close(att.to_dense()[1].sum(0), torch.ones(2))
+    with pytest.raises(ValueError, match=r"stores 1 repeated entries.*coalesce it first"):
+        ours(x, fresh(), attn_bias=torch.zeros(3))
+    # without self-loops every stored entry is an edge, the repeat included (bias per stored entry)
+    plain = GATConv(5, 4, heads=2, attention=attention, add_self_loops=False)
+    _, (_, alpha_plain) = plain(x, fresh(), attn_bias=torch.zeros(3), return_attention_weights=True)
+    assert alpha_plain.shape == (3, 2)

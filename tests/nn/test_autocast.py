@@ -141,15 +141,19 @@ def test_autocast_matches_float32(device, dtype, attention, impl, options):
 @pytest.mark.parametrize("impl", ["reference", "fused", "triton"])
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_model_cast_to_bfloat16_returns_bfloat16(attention, impl):
-    """Without autocast, a model and input cast to bf16 give a bf16 output (statistics still in float32)."""
+    """Without autocast, a model and input cast to bf16 give a bf16 output and bf16 attention weights (statistics
+    still computed in float32)."""
     _skip_unless_runs("cpu", impl)
     x, edge_index, edge_attr, _ = graph("cpu")
     torch.manual_seed(0)
     conv = GATConv(16, 8, heads=2, attention=attention, edge_dim=3, degree_norm="log", impl=impl)
     ref = conv(x, edge_index, edge_attr)
-    out = conv.to(torch.bfloat16)(x.bfloat16(), edge_index, edge_attr.bfloat16())
-    assert out.dtype == torch.bfloat16
+    _, (_, alpha_ref) = conv(x, edge_index, edge_attr, return_attention_weights=True)
+    out, (_, alpha) = conv.to(torch.bfloat16)(x.bfloat16(), edge_index, edge_attr.bfloat16(),
+                                              return_attention_weights=True)
+    assert out.dtype == torch.bfloat16 and alpha.dtype == torch.bfloat16  # the weights too, as PyG's GATConv
     _close(out, ref, 3e-2, "output")
+    _close(alpha, alpha_ref, 3e-2, "attention")
 
 
 @pytest.mark.parametrize("device,dtype", LOW)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 import torch_geometric.nn as pyg_nn
@@ -410,6 +411,26 @@ def test_degree_norm_refuses_a_bipartite_pair_and_bool_temperature():
     assert GATConv(5, 3, degree_norm="log")((x, x), ei).shape == (6, 3)  # one node set given twice: fine
     with pytest.raises(ValueError, match="temperature=True is not allowed"):
         GATConv(5, 3, temperature=True)
+
+
+def test_numpy_temperature_fill_value_length_and_bias_dtype():
+    """A NumPy number is a temperature like any other; a tensor fill_value needs 1 or edge_dim values; attn_bias
+    must be floating point, and a float64 bias does not turn a float32 layer's weights into float64."""
+    x, ei = torch.randn(6, 5), torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    assert GATConv(5, 3, temperature=np.float32(0.5)).tau() == 0.5
+    with pytest.raises(ValueError, match=r"fill_value has shape \(3,\).*one value or edge_dim=2 values"):
+        GATConv(5, 3, edge_dim=2, fill_value=torch.ones(3))
+    ea = torch.randn(4, 2)
+    for fill in (torch.ones(2), torch.tensor(0.5), torch.ones(1)):
+        assert GATConv(5, 3, edge_dim=2, fill_value=fill)(x, ei, ea).shape == (6, 3)
+    conv = GATConv(5, 3)
+    with pytest.raises(ValueError, match="attn_bias has dtype torch.int64.*floating-point"):
+        conv(x, ei, attn_bias=torch.ones(4, dtype=torch.long))
+    with pytest.raises(ValueError, match="attn_bias has dtype torch.bool"):
+        conv(x, ei, attn_bias=torch.ones(4, dtype=torch.bool))
+    out, (_, alpha) = conv(x, ei, attn_bias=torch.ones(4, dtype=torch.float64), return_attention_weights=True)
+    assert out.dtype == alpha.dtype == torch.float32
+    torch.testing.assert_close(out, conv(x, ei, attn_bias=torch.ones(4)))
 
 
 # ---------------------------------------------------------------- PyG's contract on every path
