@@ -72,17 +72,23 @@ CT_CLASSES = ("AGV", "ILFP", "YMTS", "HNQW", "RK", "DE", "C")
 FEATURES = ("vec5_mean", "vec5_max", "vec5_std", "aac", "dpc", "ct", "log_length")
 
 _LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending with a stop '*'
+_LINE = re.compile(r"^[A-Za-z]*\*?$")  # a FASTA line of one: wrapping may leave the final '*' on a line of its own
 _NUCLEOTIDES = re.compile(r"^[ACGTUN]+$")
 _SEQUENCE_HEADERS = {"sequence", "seq", "sequences", "aa_sequence", "protein_sequence", "aaseq"}
 
 
 def _bad_character(seq: str) -> str:
     """Why ``seq`` (which fails ``_LETTER``) is not a protein sequence, for an error message."""
-    stop = seq.find("*")
-    if 0 <= stop < len(seq.rstrip("*")):
+    core = seq.rstrip("*")
+    if not core:
+        return "an empty sequence (only a stop '*')"
+    stop = core.find("*")
+    if stop >= 0:
         return f"a stop '*' inside the sequence (at residue {stop + 1}; only a final '*' is allowed)"
-    bad = next(c for c in seq if not ("A" <= c <= "Z" or "a" <= c <= "z" or c == "*"))
-    return f"invalid character {bad!r} at residue {seq.index(bad) + 1} (expected one-letter amino-acid codes A-Z)"
+    bad = next((c for c in core if not ("A" <= c <= "Z" or "a" <= c <= "z")), None)
+    if bad is not None:
+        return f"invalid character {bad!r} at residue {core.index(bad) + 1} (expected one-letter amino-acid codes A-Z)"
+    return f"{len(seq) - len(core)} stops '*' at the end (one final '*' is allowed)"
 
 _AA_CODE = np.full(256, -1, dtype=np.int64)
 _AA_CODE[np.frombuffer(AMINO_ACIDS.encode(), dtype=np.uint8)] = np.arange(20)
@@ -138,7 +144,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
             elif line and not line.startswith(";"):
                 if name is None:
                     raise MalformedFileError(path, no, "sequence line before the first '>' header")
-                if not _LETTER.match(line):
+                if not _LINE.match(line):  # the joined sequence is checked again (a '*' inside, '*' only)
                     raise MalformedFileError(path, no, f"protein {name!r}: {_bad_character(line)}")
                 parts.append(line)
         if name is not None:

@@ -30,6 +30,8 @@ def test_reads_fasta_and_tsv_alike(tmp_path):
     fasta = read_sequences(write(tmp_path, "s.fa", ">P1 some protein\nMKV\nlla*\n\n>P2\nAAC\n"))
     tsv = read_sequences(write(tmp_path, "s.tsv", "# comment\nP1\tMKVLLA\nP2\tAAC\n"))
     assert fasta == tsv == {"P1": "MKVLLA", "P2": "AAC"}
+    # wrapping may leave the final stop on a line of its own
+    assert read_sequences(write(tmp_path, "w.fa", ">P1\nMKV\nLLA\n*\n>P2\nAAC\n")) == {"P1": "MKVLLA", "P2": "AAC"}
 
 
 def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path):
@@ -50,6 +52,10 @@ def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path):
     ("s.fa", ">\nMKV\n", r"s\.fa:1: FASTA header '>' without a protein id"),
     ("s.fa", ">P1\nMGLTVSA*LFSR\n", r"s\.fa:2: protein 'P1': a stop '\*' inside the sequence \(at residue 8"),
     ("s.fa", ">P1\nMGLT*\nLFSR\n", r"s\.fa:1: protein 'P1': a stop '\*' inside the sequence \(at residue 5"),
+    ("s.fa", ">P1\nMKV\n>P2\n*\n", r"s\.fa:3: protein 'P2': an empty sequence \(only a stop '\*'\)"),
+    ("s.fa", ">P1\nMKV**\n", r"s\.fa:2: protein 'P1': 2 stops '\*' at the end \(one final '\*' is allowed\)"),
+    ("s.fa", ">P1\nMKV*\n*\n", r"s\.fa:1: protein 'P1': 2 stops '\*' at the end"),
+    ("s.tsv", "P1\t*\n", r"s\.tsv:1: protein 'P1': an empty sequence \(only a stop"),
     ("s.tsv", "P1\tMGLTVSA\u00c9LFSR\n", r"s\.tsv:1: protein 'P1': invalid character '\u00c9' at residue 8"),
     ("s.fa", ">N1\nACGTTGCAACGTTGCAACGTTGCA\n>N2\nACGUUGCAACGTTGCAACGTTGCANNA\n", r"look like nucleotide sequences"),
 ])
