@@ -14,7 +14,9 @@ config without the keys the task lists as free, those that only say where, how f
 on a later run compares them. A difference is refused with the differing keys named, unless the user asks to
 start over (``resume="restart"``, ``--restart``: the task's own outputs, and only those, are deleted first) or to
 reuse the old runs anyway (``resume="anyway"``, ``--resume-anyway``: recorded in ``fingerprint.json``).
-``summary_only`` writes neither file.
+``summary_only`` writes neither file. The input files a config names can join the settings by their contents'
+sha256 (``inputs``); a folder holding a recorded config but none of the task's outputs (a run that stopped before
+any result) is not protected.
 """
 
 from __future__ import annotations
@@ -240,11 +242,24 @@ def _differences(stored: Mapping[str, Any], now: Mapping[str, Any], defaults: Ma
     for k in now:
         old = stored.get(k, defaults.get(k))
         if old != now[k] and not (k not in stored and k not in defaults):
-            out.append(f"{k}: {old!r} -> {now[k]!r}")
+            if k.endswith(".sha256") and old is not None:  # an input file (prepare_out_dir's inputs)
+                out.append(f"{k[:-len('.sha256')]}: the file's contents changed (sha256 {old[:12]}... -> "
+                           f"{now[k][:12]}...)")
+            else:
+                out.append(f"{k}: {old!r} -> {now[k]!r}")
     out += [f"{k}: {stored[k]!r} -> (no such setting)" for k in stored if k not in now and k != "config.yaml"]
     if "config.yaml" in stored:
         out.append("config.yaml: unreadable")
     return out
+
+
+def _holds_results(out: Path, outputs: Sequence[str]) -> bool:
+    """True when any of the task's outputs in ``out`` is a file or a folder holding a file."""
+    for name in outputs:
+        target = out / name
+        if target.is_file() or (target.is_dir() and any(p.is_file() for p in target.rglob("*"))):
+            return True
+    return False
 
 
 def _remove(path: Path) -> None:
@@ -255,7 +270,8 @@ def _remove(path: Path) -> None:
 
 
 def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], outputs: Sequence[str],
-                    resume: str = "check", summary_only: bool = False, key: str = "out_dir") -> Path:
+                    resume: str = "check", summary_only: bool = False, key: str = "out_dir",
+                    inputs: Mapping[str, str | Path | None] | None = None) -> Path:
     """Check a results folder before a run and record this run's config (see the module docstring).
 
     Args:
@@ -267,6 +283,9 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         resume: ``"check"`` (refuse a differing config), ``"restart"`` or ``"anyway"``.
         summary_only: only tables are remade: nothing is written, a differing config is only reported.
         key: how messages name the folder (the config key, or the option that set it: ``"--out"``).
+        inputs: the input files the config names (``{config key: path}``, ``None`` for unset): their contents'
+            sha256 join the result settings as ``<key>.sha256``, so that a file changed in place (same path) is
+            a difference too. Folders recorded before this existed lack those keys and are not refused for it.
 
     Raises:
         ResumeConflictError: with ``resume="check"``, when the result settings differ (the keys are named).
@@ -278,7 +297,15 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         raise ValueError(f"resume={resume!r}: expected one of {', '.join(RESUME_MODES)}")
     out = check_output_dir(out_dir, key)
     now = result_settings(cfg, free_keys)
+    if inputs:
+        from gatbio.data.sources import sha256_file
+
+        for name, path in sorted(inputs.items()):
+            if path:
+                now[f"{name}.sha256"] = sha256_file(path)
     stored = _stored_settings(out, type(cfg), free_keys)
+    if stored is not None and not _holds_results(out, outputs):
+        stored = None  # a config recorded by a run that failed before any result: nothing to protect
     diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
     shown = "; ".join(diff[:6]) + (f"; and {len(diff) - 6} more" if len(diff) > 6 else "")
     if summary_only:

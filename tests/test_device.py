@@ -140,14 +140,16 @@ def test_the_resume_fingerprint_ignores_the_device(tmp_path):
 
     assert "device" in ALWAYS_FREE_KEYS
     assert result_settings(Cfg(device="cuda:0"), ()) == result_settings(Cfg(device="cpu"), ()) == {"epochs": 5}
-    prepare_out_dir(tmp_path, Cfg(device="cuda:0"), free_keys=(), outputs=())
+    prepare_out_dir(tmp_path, Cfg(device="cuda:0"), free_keys=(), outputs=("runs",))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "seed0.json").write_text("{}")  # a finished run
     assert "device: cuda:0" in (tmp_path / "config.yaml").read_text()
     fp = read_json(tmp_path / "fingerprint.json")
     assert "device" not in fp["settings"] and "device" in fp["free_keys"]
-    prepare_out_dir(tmp_path, Cfg(device="cpu"), free_keys=(), outputs=())  # not refused
+    prepare_out_dir(tmp_path, Cfg(device="cpu"), free_keys=(), outputs=("runs",))  # not refused
     assert "device: cpu" in (tmp_path / "config.yaml").read_text()
     with pytest.raises(ResumeConflictError, match=r"epochs: 5 -> 6"):
-        prepare_out_dir(tmp_path, Cfg(epochs=6, device="cpu"), free_keys=(), outputs=())
+        prepare_out_dir(tmp_path, Cfg(epochs=6, device="cpu"), free_keys=(), outputs=("runs",))
 
 
 def test_every_task_config_has_a_device_defaulting_to_auto():

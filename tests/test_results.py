@@ -167,9 +167,10 @@ def test_resume_anyway_is_recorded(tmp_path):
 def test_summary_only_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     prepare(out)
-    stamp = {p.name: p.read_text() for p in out.iterdir()}
+    fake_run(out)
+    stamp = {p.name: p.read_text() for p in out.rglob("*") if p.is_file()}
     prepare(out, summary_only=True, lr=0.5)
-    assert {p.name: p.read_text() for p in out.iterdir()} == stamp
+    assert {p.name: p.read_text() for p in out.rglob("*") if p.is_file()} == stamp
     assert "holds runs of another configuration (lr: 0.01 -> 0.5)" in capsys.readouterr().err
 
 
@@ -180,8 +181,51 @@ def test_folders_from_before_fingerprints_compare_their_config_yaml(tmp_path):
     prepare(out)
     (out / FINGERPRINT_FILE).unlink()
     (out / "config.yaml").write_text("lr: 0.02\n")
+    fake_run(out)
     with pytest.raises(ResumeConflictError, match=r"lr: 0\.02 -> 0\.01"):
         prepare(out)
+
+
+def test_a_recorded_config_without_results_is_not_protected(tmp_path):
+    """A run that failed before writing any result (e.g. on a bad input file) left config.yaml and the
+    fingerprint: the corrected rerun, with other settings, starts there without --restart."""
+    out = tmp_path / "out"
+    prepare(out)
+    (out / "runs").mkdir()  # an empty results folder is no result either
+    prepare(out, lr=0.1)
+    assert json.loads((out / FINGERPRINT_FILE).read_text())["settings"]["lr"] == 0.1
+    (out / "runs" / "seed0.json").write_text("{}")
+    with pytest.raises(ResumeConflictError, match=r"lr: 0\.1 -> 0\.2"):
+        prepare(out, lr=0.2)
+
+
+def test_input_files_changed_in_place_are_a_difference(tmp_path):
+    """The contents of the input files a config names join its result settings (sha256): the same path with
+    other contents is refused; folders recorded before the hashes existed are not refused for lacking them."""
+    out, data = tmp_path / "out", tmp_path / "features.tsv"
+    data.write_text("P1\t0.5\n")
+
+    def run(**kw):
+        cfg = Cfg(out_dir=str(out))
+        return prepare_out_dir(out, cfg, free_keys=FREE, outputs=OUTPUTS, inputs={"features": data, "unset": None},
+                               **kw)
+
+    run()
+    fake_run(out)
+    settings = json.loads((out / FINGERPRINT_FILE).read_text())["settings"]
+    assert set(settings) == {"lr", "sub.epochs", "features.sha256"}
+    run()  # same contents: resumes
+    data.write_text("P1\t0.7\n")
+    with pytest.raises(ResumeConflictError, match=r"features: the file's contents changed \(sha256 [0-9a-f]{12}\.\.\. "
+                                                  r"-> [0-9a-f]{12}\.\.\.\)"):
+        run()
+    run(resume="restart")
+    assert not (out / "runs").exists()
+    fake_run(out)
+    record = json.loads((out / FINGERPRINT_FILE).read_text())  # an older folder: no hashes recorded
+    record["settings"].pop("features.sha256")
+    (out / FINGERPRINT_FILE).write_text(json.dumps(record))
+    run()
 
 
 def test_bad_out_dir_and_mode(tmp_path):

@@ -799,7 +799,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                    summary_only=summary_only)
+                    summary_only=summary_only, inputs=input_files(cfg))
     if not summary_only:
         data = load_data(cfg)
         units = [(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds]

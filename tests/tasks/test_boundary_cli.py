@@ -203,6 +203,8 @@ def test_resumed_sweeps_refuse_another_config_on_every_task(tmp_path, gatbio):
         out = tmp_path / command[-1]
         setattr(cfg, key, str(out))
         prepare_out_dir(out, cfg, free_keys=module.RESUME_FREE_KEYS, outputs=module.OUTPUTS)
+        (out / module.OUTPUTS[0]).mkdir(exist_ok=True)  # a finished run (a config without results is not protected)
+        (out / module.OUTPUTS[0] / "result.txt").write_text("a result")
         stored = (out / "config.yaml").read_text()
         rc, _, err = gatbio(command + ["--config", str(cfg_file), f"{key}={out}", change])
         assert rc == 1 and diff in err and "--restart" in err, (command, err)

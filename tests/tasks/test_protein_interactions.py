@@ -15,6 +15,7 @@ import torch
 from gatbio.cli import main
 from gatbio.data.pair_features import homologues
 from gatbio.nn.pair_models import model_options
+from gatbio.results import ResumeConflictError
 from gatbio.tasks import protein_interactions as pi
 
 REPO_CONFIGS = Path(__file__).resolve().parents[2] / "experiments" / "configs"
@@ -169,17 +170,22 @@ def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refuse
     assert len(json.loads(split.read_text())["pairs_sha256"]) == 64
     lines = (files / "actions.txt").read_text().splitlines()
     (files / "actions.txt").write_text("\n".join(lines[:60]) + "\n")  # fewer pairs
+    with pytest.raises(ResumeConflictError, match=r"actions: the file's contents changed \(sha256 "):
+        pi.run(config(files, **kw))  # the file's hash is a result setting
+    # reused anyway, the saved split still refuses pairs it was not made from
     with pytest.raises(ValueError, match=r"random_s0\.json: made from another pair table \(120 pairs; the data read "
                                          r"now has \d\d\): the input files changed since these results were made; "
                                          r"--restart"):
-        pi.run(config(files, **kw))
+        pi.run(config(files, **kw), resume="anyway")
     # the same number of pairs, other pairs (another order): refused too
     (files / "actions.txt").write_text("\n".join(lines[:1] + lines[1:][::-1]) + "\n")
     with pytest.raises(ValueError, match=r"made from another pair table \(120 pairs; the data read now has 120, "
                                          r"other pairs\)"):
-        pi.run(config(files, **kw))
+        pi.run(config(files, **kw), resume="anyway")
     (files / "actions.txt").write_text("\n".join(lines) + "\n")
-    pi.run(config(files, **kw))  # the same files again: resumes
+    # the same files again: the splits match (the folder last recorded the reversed file, reused anyway)
+    pi.run(config(files, **kw), resume="anyway")
+    pi.run(config(files, **kw))  # and now resumes plainly
     missing = config(files, **kw, out_dir=str(files / "fresh"), actions=str(files / "actoins.txt"))
     with pytest.raises(FileNotFoundError, match=r"config actions: .*actoins\.txt: no such file"):
         pi.run(missing)
