@@ -113,16 +113,50 @@ def open_text(path: str | Path, encoding: str = "utf-8"):
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    """The whole (decompressed) text of a file, with decoding and decompression errors as one clear line."""
+    """The whole (decompressed) text of a file, with decoding and decompression errors as one clear line.
+
+    UTF-16 or UTF-32 text (a byte-order mark first: Excel's and Notepad's "Unicode" text) read as UTF-8 or as a
+    one-byte encoding (Latin-1) is refused with a line that says to save it as UTF-8, rather than decoded into
+    noise or reported as a binary file."""
     try:
         with open_text(path, encoding) as fh:
-            return fh.read()
+            text = fh.read()
     except UnicodeDecodeError as err:
+        if (wide := _wide_unicode(path)) is not None:
+            raise _wide_unicode_error(path, wide) from None
         line = err.object[:err.start].count(b"\n") + 1 if compression_of(path) is None else None
         raise MalformedFileError(path, line, f"not {encoding} text (byte {err.object[err.start:err.start + 1]!r}); "
                                              "is it a spreadsheet or a binary file? save it as text (TSV/CSV)") from None
     except DECOMPRESSION_ERRORS as err:
         raise decompression_error(path, err) from None
+    if text[:2] in ("\xff\xfe", "\xfe\xff", "\x00\x00") and (wide := _wide_unicode(path)) is not None \
+            and not encoding.lower().startswith(("utf-16", "utf16", "utf-32", "utf32")):  # a BOM read as Latin-1
+        raise _wide_unicode_error(path, wide)
+    return text
+
+
+#: Byte-order marks of the Unicode encodings that are not UTF-8 (UTF-32 first: its little-endian mark starts
+#: with UTF-16's).
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+              (b"\xfe\xff", "UTF-16"))
+
+
+def _wide_unicode(path: str | Path) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when the (decompressed) file starts with that encoding's byte-order mark."""
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression_of(path), open)
+    try:
+        with opener(path, "rb") as fh:
+            head = fh.read(4)
+    except DECOMPRESSION_ERRORS:
+        return None
+    return next((name for bom, name in _WIDE_BOMS if head.startswith(bom)), None)
+
+
+def _wide_unicode_error(path: str | Path, name: str) -> MalformedFileError:
+    what = " (Excel's and Notepad's \"Unicode\" text)" if name == "UTF-16" else ""
+    return MalformedFileError(path, None, f"is {name} text{what}, not UTF-8: save it as UTF-8 (Excel: CSV UTF-8; "
+                                          f"Notepad: Save as, Encoding UTF-8) or convert it (iconv -f {name} -t UTF-8 "
+                                          "FILE > NEW)")
 
 
 #: What a damaged or cut-short compressed file raises while it is read (``zlib.error`` is not an ``OSError``).

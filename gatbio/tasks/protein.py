@@ -67,7 +67,7 @@ from gatbio.results import (
 __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
     "node_features", "knn_vote", "choose_prior_power", "make_model", "last_layer_attention",
-    "attention_neighbourhood", "predict_unannotated", "QUICK_CONFIG", "PREDICT_SETTINGS",
+    "attention_neighbourhood", "predict_unannotated", "check_functions_differ", "QUICK_CONFIG", "PREDICT_SETTINGS",
 ]
 
 BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone", "knn_prone")
@@ -682,6 +682,21 @@ def attention_neighbourhood(model, data, x, known: torch.Tensor, nodes: torch.Te
     }
 
 
+def check_functions_differ(data, labels: str = "the label table") -> None:
+    """A ``ValueError`` naming ``labels`` when every annotated protein of ``data`` (multi-hot ``y`` (N, L)) has the
+    same functions, e.g. a table of one function: there is nothing to tell apart, so nothing to learn or predict."""
+    known = data.y[labelled_mask(data)].bool()
+    if len(known) < 2 or bool((known != known[0]).any()):
+        return
+    names = [str(data.label_names[j]) for j in known[0].nonzero().view(-1).tolist()]
+    if len(names) == 1:
+        which, need = f"the one function {names[0]!r}", "at least two functions"
+    else:
+        which, need = f"the same functions ({'; '.join(names)})", "proteins that differ in their functions"
+    raise ValueError(f"{labels}: all {len(known)} annotated proteins have {which}, so there is nothing to tell "
+                     f"apart and nothing to predict; give a label table with {need}")
+
+
 def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, explain_top: int = 5,
                         seed: int = 0, progress: bool = False, device: str | torch.device | None = None
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -710,6 +725,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
                          "labelled proteins to train")
     if known_mask.all():
         raise ValueError("every protein in the graph is annotated: nothing to predict")
+    check_functions_differ(data)
     rng = np.random.default_rng(seed)
     perm = torch.from_numpy(rng.permutation(known.cpu().numpy()))
     n_val = max(1, len(perm) // 10)

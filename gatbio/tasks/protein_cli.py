@@ -143,6 +143,13 @@ def embed_main(args: argparse.Namespace) -> int:
     check_outputs({"--out": args.out}, {"--sequences": args.sequences, "--weights": args.weights})
     device = resolve_device(args.device)
     seqs = read_sequences(args.sequences)
+    long = [n for n, s in seqs.items() if args.max_len and len(s) > args.max_len]
+    if long:  # UniRep reads the first --max-len residues (GNN-PPI's cut); said, not done silently
+        from gatbio.data.tables import note
+
+        shown = ", ".join(long[:3]) + (f" and {len(long) - 3} more" if len(long) > 3 else "")
+        note(f"{args.sequences}: {len(long)} of {len(seqs)} proteins cut to their first {args.max_len:,} residues "
+             f"(--max-len; longer: {shown}); give --max-len N to change the cut, --max-len 0 to read every residue")
     partial = Path(f"{args.out}.partial.npz")  # finished proteins, so that an interrupted run resumes
     if partial.is_file():
         print(f"resuming from {partial}", file=sys.stderr)
@@ -245,6 +252,9 @@ def homophily_line(data) -> str:
     except ValueError:
         return ("label homophily: no interaction joins two annotated proteins; predictions rest on the graph's "
                 "structure alone")
+    if h["expected"] > 1 - 1e-9:  # every linked annotated protein has the same functions: a lift means nothing
+        return ("label homophily: every interaction between annotated proteins joins proteins with the same "
+                "functions, so the interactions cannot tell functions apart; expect weak predictions")
     line = (f"label homophily: an annotated neighbour shares a function {h['homophily']:.1%} of the time, "
             f"chance {h['expected']:.1%} ({h['lift']:.1f}x)")
     if h["lift"] < 1.5:
@@ -257,7 +267,13 @@ def predict_main(args: argparse.Namespace) -> int:
     from gatbio.cli import show_progress
     from gatbio.config import check_settings
     from gatbio.results import atomic_write_many
-    from gatbio.tasks.protein import PREDICT_SETTINGS, SETTING_RULES, ProteinConfig, predict_unannotated
+    from gatbio.tasks.protein import (
+        PREDICT_SETTINGS,
+        SETTING_RULES,
+        ProteinConfig,
+        check_functions_differ,
+        predict_unannotated,
+    )
 
     # Everything that can be wrong with the arguments is found before any reading or training.
     if args.top < 1:
@@ -282,6 +298,7 @@ def predict_main(args: argparse.Namespace) -> int:
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
         raise ValueError(f"{args.labels} annotates every protein of {args.edges}: nothing to predict (give the "
                          "proteins to predict with --nodes FILE, or leave their lines out of the label table)")
+    check_functions_differ(data, args.labels)  # one function: nothing to predict (said before any homophily line)
     if args.plot_protein:
         check_plot_protein(data, args.plot_protein)
     elif args.plot:  # the figure draws an unannotated protein with interactions: is there one? (before training)

