@@ -70,6 +70,7 @@ def as_adjacency(A) -> sp.csr_matrix:
     A.data[:] = 1.0
     A.setdiag(0)
     A.eliminate_zeros()
+    A.sort_indices()  # one layout for one graph, whatever the order of the links it was built from
     return A
 
 

@@ -1132,11 +1132,27 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
     probability; levels: MacKay trophic levels of the web). ``progress``: a progress bar on stderr, one step per
     fitted stack or GAT seed. ``device``: where the GATs train (default ``cfg.device``; :mod:`gatbio.device`).
+
+    The ranking does not depend on the order of the file's rows: the species are numbered by name first (the
+    GAT's inputs include each species' adjacency row, and the folds follow the link order, so a file's order
+    would otherwise choose which random draws each species gets).
     """
     cfg = cfg or FoodWebConfig()
     if device is not None:
         cfg = dataclasses.replace(cfg, device=str(device))
     n = data.num_nodes
+    node_names = list(getattr(data, "node_names", None) or [str(k) for k in range(n)])
+    x = traits if traits is not None else getattr(data, "x", None)
+    names = trait_names if trait_names is not None else getattr(data, "trait_names", None)
+    if getattr(data, "node_names", None) and len(node_names) == n and len(set(node_names)) == n:
+        perm = np.argsort(np.asarray(node_names, dtype=object), kind="stable")  # new index -> old index
+        rank = np.empty(n, dtype=np.int64)
+        rank[perm] = np.arange(n)  # old index -> new index
+        node_names = [node_names[k] for k in perm]
+        edge_index = torch.from_numpy(rank)[data.edge_index.cpu()]
+        data = Data(edge_index=edge_index, num_nodes=n, **({"name": data.name} if "name" in data else {}))
+        if x is not None:
+            x = x[perm] if isinstance(x, np.ndarray) else x[torch.from_numpy(perm)]
     if data.num_edges == 0:
         raise ValueError(f"{getattr(data, 'name', 'the web')} has no links: nothing to learn from")
     if top < 1:
@@ -1148,8 +1164,6 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     if A.nnz < 5:
         raise ValueError(f"{getattr(data, 'name', 'the web')} has only {A.nnz} links (other than self-loops); "
                          "at least 5 are needed to cross-fit the models")
-    x = traits if traits is not None else getattr(data, "x", None)
-    names = trait_names if trait_names is not None else getattr(data, "trait_names", None)
     tr, _ = prepare_traits(x, names)
     model = "full" if tr is not None else "structure_only"
     cfg = dataclasses.replace(cfg, models=[model])
@@ -1163,7 +1177,6 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     i, j = np.nonzero(cand)
     order = np.argsort(-s[i, j], kind="stable")[:top]
     lv = observed_levels(A)
-    node_names = list(getattr(data, "node_names", None) or [str(k) for k in range(n)])
     return pd.DataFrame({
         "rank": np.arange(1, len(order) + 1),
         "resource": [node_names[k] for k in i[order]], "consumer": [node_names[k] for k in j[order]],

@@ -6,6 +6,7 @@ import dataclasses
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from torch_geometric.data import Data
@@ -215,6 +216,28 @@ def test_predict_on_a_web_without_basal_species():
     links = set(zip(src, dst, strict=True))
     assert not any((int(a[2:]), int(b[2:])) in links for a, b in zip(df["resource"], df["consumer"], strict=True))
     assert df["score"].is_monotonic_decreasing
+
+
+def test_predict_does_not_depend_on_the_order_of_the_rows():
+    """The same web with its links in another order and its species numbered otherwise (another file order)
+    gives the same ranking and scores; traits follow their species."""
+    n = 9
+    src = [0, 0, 1, 1, 2, 3, 4, 5, 2, 6]
+    dst = [3, 4, 3, 5, 5, 6, 6, 7, 8, 8]
+    names = [f"sp{i}" for i in range(n)]
+    traits = np.linspace(0.0, 1.0, n).reshape(-1, 1)
+    cfg = fw.FoodWebConfig(gat=fw.GATParams(epochs=3, hidden_channels=4, heads=1, rounds=1),
+                           stack=fw.lp.StackParams(max_iter=5))
+    data = Data(edge_index=torch.tensor([src, dst]), num_nodes=n, node_names=names)
+    ref = fw.predict_missing_links(data, top=6, cfg=cfg, seeds=[0], traits=traits, trait_names=["mass"])
+    relabel = np.random.default_rng(0).permutation(n)  # old index -> new index
+    rows = np.random.default_rng(1).permutation(len(src))
+    ei = torch.from_numpy(relabel)[torch.tensor([src, dst])][:, torch.from_numpy(rows)]
+    shuffled = Data(edge_index=ei, num_nodes=n, node_names=[names[k] for k in np.argsort(relabel)])
+    out = fw.predict_missing_links(shuffled, top=6, cfg=cfg, seeds=[0], traits=traits[np.argsort(relabel)],
+                                   trait_names=["mass"])
+    pd.testing.assert_frame_equal(out, ref)
+    assert ref["model"].iloc[0] == "full"
 
 
 def test_predict_rejects_a_web_without_links():
