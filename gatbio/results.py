@@ -89,6 +89,13 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def table_text(df: pd.DataFrame, path: str | Path) -> str:
+    """``df`` as the text of a table file named ``path``: tab-separated for ``.tsv`` / ``.tab``, comma-separated
+    otherwise (``.csv`` and any other name)."""
+    tabbed = Path(path).suffix.lower() in (".tsv", ".tab")
+    return df.to_csv(index=False, sep="\t" if tabbed else ",")
+
+
 def atomic_write_many(items: Mapping[str | Path, str | bytes]) -> None:
     """Write several files so that either all appear or none does: every temp file is written first, and
     renamed into place only when all of them were written (a command that fails leaves none of its outputs)."""

@@ -260,3 +260,11 @@ def test_read_json_names_the_file_and_line_of_invalid_json(tmp_path, data, where
     import pickle
 
     assert str(pickle.loads(pickle.dumps(err.value))) == str(err.value)  # crosses worker processes
+
+
+def test_table_text_is_tab_separated_for_tsv_names():
+    from gatbio.results import table_text
+
+    df = pd.DataFrame({"a": ["x y", "z"], "b": [1, 2]})
+    assert table_text(df, "out.tsv") == table_text(df, "OUT.TAB") == "a\tb\nx y\t1\nz\t2\n"
+    assert table_text(df, "out.csv") == table_text(df, "out.txt") == "a,b\nx y,1\nz,2\n"

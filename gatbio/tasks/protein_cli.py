@@ -63,7 +63,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
     pr.add_argument("--out", required=True, metavar="CSV",
                     help="predictions, one row per unannotated protein: protein, isolated, predicted (its --top "
-                         "functions, best first, ';'-separated), scores (the model's probability of each)")
+                         "functions, best first, ';'-separated), scores (the model's probability of each); "
+                         "comma-separated, or tab-separated when the name ends in .tsv")
     pr.add_argument("--explain", metavar="CSV",
                     help="also write the 5 most attended neighbours of each unannotated protein (last GAT layer, "
                          "heads averaged) with their known functions")
@@ -266,7 +267,7 @@ def predict_main(args: argparse.Namespace) -> int:
     from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
     from gatbio.config import check_settings
-    from gatbio.results import atomic_write_many
+    from gatbio.results import atomic_write_many, table_text
     from gatbio.tasks.protein import (
         PREDICT_SETTINGS,
         SETTING_RULES,
@@ -319,9 +320,9 @@ def predict_main(args: argparse.Namespace) -> int:
     pred, explain = predict_unannotated(data, cfg, top=args.top, seed=args.seed, explain_top=10 if args.plot else 5,
                                         progress=show_progress(args.quiet), device=device)
     table = explain.groupby("protein", sort=False).head(5).reset_index(drop=True)
-    outputs = {args.out: pred.to_csv(index=False)}
+    outputs = {args.out: table_text(pred, args.out)}  # tab-separated for .tsv, else CSV
     if args.explain:
-        outputs[args.explain] = table.to_csv(index=False)
+        outputs[args.explain] = table_text(table, args.explain)
     if args.plot:
         from gatbio.plot import best_predicted_protein, figure_bytes, protein_prediction_figure
 
@@ -401,7 +402,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
         epilog="predict's CSV, one row per pair of --pairs, in its order:\n"
                "  protein_a, protein_b   the ids as written\n"
                "  known                  True when the pair is in the interaction file (then its modes are among\n"
-               "                         the inputs, and its scores mostly repeat them)\n"
+               "                         the inputs: the networks' scores mostly repeat them; the rules mix\n"
+               "                         them with the two proteins' other pairs)\n"
                "  known_modes            the pair's modes in that file (';'-separated; empty when not known)\n"
                "  predicted              the modes scored above the threshold (0.5 for the networks; the rules\n"
                "                         choose theirs on held-out pairs; the printed line gives it), best first\n"
@@ -415,7 +417,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                     help="YAML config (experiments/configs/shs27k*.yaml); required for the benchmark, optional "
                          "for predict (its model and training settings)")
     it.add_argument("--out", metavar="PATH", default=None,
-                    help="benchmark: results folder (default: the config's out_dir); predict: the predictions CSV")
+                    help="benchmark: results folder (default: the config's out_dir); predict: the predictions CSV "
+                         "(tab-separated when the name ends in .tsv)")
     it.add_argument("--summary-only", action="store_true", help="benchmark: only remake the summary tables")
     add_device_option(it, default=None)
     add_resume_options(it)
@@ -532,9 +535,9 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     announce_device(device, asked)
     pred = predict_interactions(data, query, cfg, model, seed=args.seed, device=device,
                                 progress=show_progress(args.quiet))
-    from gatbio.results import atomic_write_text
+    from gatbio.results import atomic_write_text, table_text
 
-    atomic_write_text(args.out, pred.to_csv(index=False))
+    atomic_write_text(args.out, table_text(pred, args.out))  # tab-separated for .tsv, else CSV
     n_known = int(pred["known"].sum())
     chosen = pred.attrs.get("model", model)
     name = model if chosen == model else f"{model}: {chosen}, the best on validation"

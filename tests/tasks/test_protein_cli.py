@@ -22,7 +22,7 @@ def files(tmp_path):
 def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, capsys):
     rc = main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "labels.txt"),
                "--nodes", str(files / "nodes.txt"), "--out", str(files / "pred.csv"),
-               "--explain", str(files / "why.csv"), "--epochs", "40", "--top", "2"])
+               "--explain", str(files / "why.tsv"), "--epochs", "40", "--top", "2"])
     out = capsys.readouterr().out
     assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in out
     assert "label homophily: an annotated neighbour shares a function" in out and "weak predictions" not in out
@@ -33,7 +33,8 @@ def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, cap
     top = pred.set_index("protein")["predicted"].str.split(";").str[0]
     assert (top[[f"K{i}" for i in range(1, 12, 2)]] == "kinase").all()
     assert (top[[f"T{i}" for i in range(1, 12, 2)]] == "transport").all()
-    why = pd.read_csv(files / "why.csv")
+    assert "\t" in (files / "why.tsv").read_text().splitlines()[0]  # .tsv: tab-separated
+    why = pd.read_csv(files / "why.tsv", sep="\t")
     assert set(why.columns) >= {"protein", "neighbour", "attention", "neighbour_known_labels"}
     assert "LONE" not in set(why["protein"]) and (why["protein"] != why["neighbour"]).all()
     assert why.groupby("protein").size().max() <= 5 and why["attention"].between(0, 1).all()
