@@ -162,6 +162,10 @@ def read_sequences(path: str | Path) -> dict[str, str]:
             if len(fields) > 2:
                 raise MalformedFileError(path, no, f"expected 2 columns (id sequence), found {len(fields)}")
             if not out and fields[1].lower() in _SEQUENCE_HEADERS:
+                from gatbio.data.tables import note
+
+                note(f"{path}: line {no} {line[:60]!r} read as a header, not as a protein (its second field is "
+                     f"{fields[1]!r})")
                 continue  # a header row such as 'id<TAB>sequence'
             add(fields[0], fields[1], no)
     if not out:
@@ -184,18 +188,14 @@ def read_protein_features(path: str | Path, names: Sequence[str]) -> tuple[np.nd
     """
     from gatbio.data.tables import read_node_table
 
-    x, cols, _ = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature")
+    x, cols, _ = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature",
+                                 missing="error")  # a hole is named with its line
     if not cols:
         raise MalformedFileError(path, None, "no feature columns: expected 'id<TAB>number<TAB>number ...' per protein")
     absent = [n for n, row in zip(names, x, strict=True) if np.isnan(row).all()]
     if absent:
         raise MalformedFileError(path, None, f"{len(absent)} of the network's {len(names)} proteins have no row, "
                                              f"e.g. {absent[:3]} (ids must match the interaction file's)")
-    holes = np.argwhere(np.isnan(x))
-    if len(holes):
-        r, c = holes[0]
-        raise MalformedFileError(path, None, f"protein {names[r]!r} has no value for {cols[c]!r} "
-                                             f"({len(holes)} empty value(s); fill them in)")
     return x.astype(np.float32), cols
 
 

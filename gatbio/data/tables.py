@@ -564,7 +564,7 @@ def weight_problem(raw, what: str = "weight") -> str:
 
 def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
                     header: bool | None = None, unknown: str = "error", value_word: str = "value",
-                    value_hint: str = "") -> tuple[np.ndarray, list[str], int]:
+                    value_hint: str = "", missing: str = "nan") -> tuple[np.ndarray, list[str], int]:
     """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
 
     One row per node: its name (the ``what`` column when the header has one, else the first column), then numbers.
@@ -574,18 +574,22 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     gets NaN; a row naming no node of ``names`` (the ``where``'s) is an error (``unknown="error"``) or skipped and counted
     (``"ignore"``: a proteome-wide file for a smaller network). Duplicate rows, rows longer than the header and values that are not
     finite numbers are errors naming the file and line (``value_hint`` is appended to the last). Empty fields and
-    ``NA`` / ``nan`` are NaN.
+    ``NA`` / ``nan`` are NaN (``missing="nan"``), or an error naming the line (``missing="error"``: an embedding has
+    no missing values). A header this function detects is said in a note, as :func:`read_table`'s.
     """
     if unknown not in ("error", "ignore"):
         raise ValueError(f"unknown={unknown!r}: 'error' or 'ignore'")
+    if missing not in ("nan", "error"):
+        raise ValueError(f"missing={missing!r}: 'nan' or 'error'")
     path = check_file(path)
     sep = _node_table_separator(path)
     known = set(names)
     if header is None:  # 'species,habitat': a first field that names the id column, not a node, is a header
-        head = data_head(path, lines=1)
-        first = split_fields(head[0], sep)[0] if head else ""
+        head = data_head(path, lines=1, numbered=True)
+        first = split_fields(head[0][1], sep)[0] if head else ""
         if first not in known and (first.lower() == what or is_header_word(first)):
             header = True
+            _header_note(path, head[0][0], head[0][1], used=True)
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df
     id_col = what if table.header is not None and what in df.columns else df.columns[0]
@@ -619,6 +623,13 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
                                                           f"found {df[c].iloc[r]!r}"
                                                           + (f" {value_hint}" if value_hint else ""))
         values[:, k] = v
+    holes = np.isnan(values) & ~stranger[:, None]
+    if missing == "error" and holes.any():
+        r, k = (int(i) for i in np.argwhere(holes)[0])
+        given = int(df.iloc[r].notna().sum())
+        raise MalformedFileError(path, table.line(r), f"{what} {ids.iloc[r]!r} has no {value_word} {col_names[k]!r} "
+                                                      f"(an empty, NA or nan field, or a short row: {given} of "
+                                                      f"{len(cols) + 1} fields; {int(holes.sum())} missing in all)")
     keep = ~stranger
     aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(list(names))
     return aligned.to_numpy(dtype=float), col_names, int(stranger.sum())

@@ -34,8 +34,9 @@ def test_reads_fasta_and_tsv_alike(tmp_path):
     assert read_sequences(write(tmp_path, "w.fa", ">P1\nMKV\nLLA\n*\n>P2\nAAC\n")) == {"P1": "MKVLLA", "P2": "AAC"}
 
 
-def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path):
+def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path, caplog):
     assert read_sequences(write(tmp_path, "s.tsv", "id\tsequence\nP1\tMKV\n")) == {"P1": "MKV"}
+    assert "s.tsv: line 1 'id\\tsequence' read as a header" in caplog.text  # the line as repr() shows it
     # the same words further down are a protein named 'id', not a header: its sequence is refused as a duplicate
     with pytest.raises(MalformedFileError, match=r"s\.tsv:3: duplicate protein id 'P1'"):
         read_sequences(write(tmp_path, "s.tsv", "P1\tMKV\nid\tsequence\nP1\tMKV\n"))
@@ -194,21 +195,29 @@ def test_alignment_similarity_finds_a_shared_domain_that_kmers_dilute():
     assert alignment_similarity(["", "ACD"])[0, 1] == 0.0  # an empty sequence aligns with nothing
 
 
-def test_own_protein_features_are_aligned_to_the_network(tmp_path):
+def test_own_protein_features_are_aligned_to_the_network(tmp_path, caplog):
     """Rows in any order, proteins outside the network skipped, a header detected; every network protein needs a
     full row of numbers."""
     names = ["P1", "P2", "P3"]
     x, cols = read_protein_features(write(tmp_path, "e.tsv", "P3\t3\t30\nP9\t9\t90\nP1\t1\t10\nP2\t2\t20\n"), names)
     assert x.tolist() == [[1, 10], [2, 20], [3, 30]] and cols == ["feature_1", "feature_2"] and x.dtype == np.float32
-    x, cols = read_protein_features(write(tmp_path, "e.csv", "id,esm_0,esm_1\nP1,1,10\nP2,2,20\nP3,3,30\n"), names)
+    x, cols = read_protein_features(write(tmp_path, "e.csv", "# ESM\nid,esm_0,esm_1\nP1,1,10\nP2,2,20\nP3,3,30\n"),
+                                    names)
     assert cols == ["esm_0", "esm_1"] and x[2].tolist() == [3, 30]
+    assert "e.csv: line 2 'id,esm_0,esm_1' read as a header" in caplog.text
     with pytest.raises(MalformedFileError, match=r"1 of the network's 3 proteins have no row, e\.g\. \['P3'\]"):
         read_protein_features(write(tmp_path, "m.tsv", "P1\t1\nP2\t2\n"), names)
     with pytest.raises(MalformedFileError, match=r"b\.tsv:2: feature 'feature_1' must be a number, found 'x'"):
         read_protein_features(write(tmp_path, "b.tsv", "P1\t1\nP2\tx\nP3\t3\n"), names)
     with pytest.raises(MalformedFileError, match=r"d\.tsv:3: protein 'P1' has more than one row"):
         read_protein_features(write(tmp_path, "d.tsv", "P1\t1\nP2\t2\nP1\t1\nP3\t3\n"), names)
-    with pytest.raises(MalformedFileError, match=r"protein 'P2' has no value for 'feature_2' \(1 empty value"):
+    with pytest.raises(MalformedFileError, match=r"h\.tsv:2: protein 'P2' has no feature 'feature_2' \(an empty, NA "
+                                                 r"or nan field, or a short row: 2 of 3 fields; 1 missing in all\)"):
         read_protein_features(write(tmp_path, "h.tsv", "P1\t1\t1\nP2\t2\t\nP3\t3\t3\n"), names)
+    with pytest.raises(MalformedFileError, match=r"n\.tsv:4: protein 'P3' has no feature 'feature_1'"):
+        read_protein_features(write(tmp_path, "n.tsv", "# embeddings\nP1\t1\t1\nP2\t2\t2\nP3\tnan\t3\n"), names)
+    # a hole in a row of a protein outside the network does not matter (the row is skipped)
+    x, _ = read_protein_features(write(tmp_path, "o.tsv", "P1\t1\t1\nP9\t\t\nP2\t2\t2\nP3\t3\t3\n"), names)
+    assert x.tolist() == [[1, 1], [2, 2], [3, 3]]
     with pytest.raises(MalformedFileError, match="no feature columns"):
         read_protein_features(write(tmp_path, "n.tsv", "P1\nP2\nP3\n"), names)
