@@ -56,7 +56,17 @@ def add_resume_options(parser: argparse.ArgumentParser) -> None:
 
 
 def resume_mode(args: argparse.Namespace) -> str:
-    """``"restart"``, ``"anyway"`` or ``"check"`` (the default: refuse a differing config) from parsed options."""
+    """``"restart"``, ``"anyway"`` or ``"check"`` (the default: refuse a differing config) from parsed options.
+
+    ``--summary-only`` with ``--restart`` / ``--resume-anyway`` is a usage error: a summary neither deletes nor
+    runs anything, so the other option would be ignored."""
+    if getattr(args, "summary_only", False) and (getattr(args, "restart", False)
+                                                 or getattr(args, "resume_anyway", False)):
+        from gatbio.cli import UsageError
+
+        flag = "--restart" if getattr(args, "restart", False) else "--resume-anyway"
+        raise UsageError(f"--summary-only remakes the tables of the runs already there; {flag} (which deletes or "
+                         "reuses runs) has no meaning with it: give one or the other")
     if getattr(args, "restart", False):
         return "restart"
     if getattr(args, "resume_anyway", False):

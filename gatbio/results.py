@@ -242,6 +242,15 @@ def _stored_settings(out: Path, schema: type, free_keys: Sequence[str]) -> dict[
             return {"config.yaml": "unreadable"}
 
 
+def _stored_task(out: Path) -> str | None:
+    """The config schema's name recorded in ``out``'s ``fingerprint.json`` (``None``: none recorded)."""
+    try:
+        task = read_json(out / FINGERPRINT_FILE).get("task")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return task if isinstance(task, str) else None
+
+
 def _differences(stored: Mapping[str, Any], now: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[str]:
     """``key: old -> new`` for each differing result setting; a key the stored config predates counts as its
     default value."""
@@ -313,6 +322,16 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     stored = _stored_settings(out, type(cfg), free_keys)
     if stored is not None and not _holds_results(out, outputs):
         stored = None  # a config recorded by a run that failed before any result: nothing to protect
+    task = type(cfg).__name__
+    if stored is not None:
+        other = _stored_task(out)
+        shared = len(set(stored) & set(now))
+        if (other is not None and other != task) or (other is None and stored and shared < len(stored) / 2):
+            what = f"results of another task ({other})" if other else \
+                f"results of another task, it seems ({shared} of its {len(stored)} settings are settings of {task})"
+            raise ResumeConflictError(
+                f"{out} holds {what}; this command neither reuses nor deletes them (--restart deletes only its own "
+                "task's results): choose another output folder")
     diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
     shown = "; ".join(diff[:6]) + (f"; and {len(diff) - 6} more" if len(diff) > 6 else "")
     if summary_only:
@@ -342,7 +361,8 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         history.append({"previous_fingerprint": fingerprint(stored), "differences": diff})
     out.mkdir(parents=True, exist_ok=True)
     save_config(cfg, out / "config.yaml")
-    record = {"fingerprint": fingerprint(now), "settings": now, "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS]))}
+    record = {"task": task, "fingerprint": fingerprint(now), "settings": now,
+              "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS]))}
     if history:
         record["resumed_anyway"] = history
     write_json(out / FINGERPRINT_FILE, record)
@@ -350,15 +370,37 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
 
 
 def is_done(path: str | Path) -> bool:
-    """True when a result file exists and parses (a resumed sweep skips that run)."""
+    """True when a result file exists and holds a result: JSON that parses and is not empty (``{}``, ``[]`` or
+    ``null`` is no result). A resumed sweep skips that run, and redoes one whose file is damaged."""
     path = Path(path)
     if not path.is_file():
         return False
     try:
-        read_json(path)
+        data = read_json(path)
     except (json.JSONDecodeError, OSError):
         return False
-    return True
+    return data not in ({}, [], None)
+
+
+def missing_runs_note(files: Sequence[str | Path], where: str | Path) -> str | None:
+    """For a summary of the run files ``files`` a config names: ``None`` when every one holds a result, else a
+    line (also given as a note on stderr) saying how many are missing or damaged, with an example, and that the
+    tables leave them out."""
+    absent = [Path(f) for f in files if not is_done(f)]
+    if not absent:
+        return None
+    damaged = [f for f in absent if f.is_file()]
+    what = f"{len(absent)} of the {len(files)} runs this config names have no result"
+    if damaged:
+        what += f" ({len(damaged)} with a damaged or empty file, e.g. {damaged[0]})"
+    else:
+        what += f" (e.g. {absent[0]})"
+    line = (f"incomplete: {what}; the tables leave them out: run without --summary-only to finish them "
+            f"(results in {where})")
+    from gatbio.data.tables import note
+
+    note(line)
+    return line
 
 
 def collect(paths: Iterable[str | Path]) -> pd.DataFrame:

@@ -268,3 +268,47 @@ def test_table_text_is_tab_separated_for_tsv_names():
     df = pd.DataFrame({"a": ["x y", "z"], "b": [1, 2]})
     assert table_text(df, "out.tsv") == table_text(df, "OUT.TAB") == "a\tb\nx y\t1\nz\t2\n"
     assert table_text(df, "out.csv") == table_text(df, "out.txt") == "a,b\nx y,1\nz,2\n"
+
+
+@dataclass
+class OtherTask:
+    out_dir: str = "out"
+    sigma: float = 1.0
+    betweenness_k: int = 64
+
+
+def test_a_folder_of_another_task_is_neither_reused_nor_deleted(tmp_path):
+    """--restart deletes only its own task's results: a folder written by another task (recorded in
+    fingerprint.json, or, for older folders, told by its settings) is refused in every mode."""
+    out = tmp_path / "out"
+    prepare_out_dir(out, OtherTask(out_dir=str(out)), free_keys=("out_dir",), outputs=OUTPUTS)
+    fake_run(out)
+    assert json.loads((out / FINGERPRINT_FILE).read_text())["task"] == "OtherTask"
+    for mode in ("check", "restart", "anyway"):
+        with pytest.raises(ResumeConflictError, match=r"holds results of another task \(OtherTask\); this command "
+                                                      r"neither reuses nor deletes them"):
+            prepare(out, resume=mode)
+    with pytest.raises(ResumeConflictError, match="another task"):
+        prepare(out, summary_only=True)
+    assert (out / "runs" / "seed0.json").is_file() and (out / "summary.csv").is_file()
+    record = json.loads((out / FINGERPRINT_FILE).read_text())
+    del record["task"]  # a folder from before tasks were recorded: its settings tell
+    (out / FINGERPRINT_FILE).write_text(json.dumps(record))
+    with pytest.raises(ResumeConflictError, match=r"another task, it seems \(0 of its 2 settings are settings of Cfg\)"):
+        prepare(out, resume="restart")
+    assert (out / "runs" / "seed0.json").is_file()
+
+
+def test_empty_or_damaged_result_files_are_not_done_and_summaries_say_so(tmp_path, caplog):
+    from gatbio.results import is_done, missing_runs_note
+
+    files = [tmp_path / f"r{k}.json" for k in range(4)]
+    files[0].write_text('{"f1": 0.5}')
+    files[1].write_text("{}")  # no result
+    files[2].write_text('{"f1": 0.')  # cut short
+    assert [is_done(f) for f in files] == [True, False, False, False]
+    line = missing_runs_note(files, tmp_path)
+    assert line.startswith("incomplete: 3 of the 4 runs this config names have no result (2 with a damaged or empty "
+                           f"file, e.g. {files[1]}); the tables leave them out")
+    assert "incomplete: 3 of the 4 runs" in caplog.text
+    assert missing_runs_note(files[:1], tmp_path) is None

@@ -1009,8 +1009,10 @@ OUTPUTS = ("webs", "timing.json", "per_fold.csv", "per_web.csv", "per_web_specie
 def check(cfg: FoodWebConfig) -> None:
     """Reject a config that makes no sense, before any work (the CLI and the Python API both call this)."""
     from gatbio.config import check_settings
+    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
+    refuse_repeats(cfg, ("only", "named", "protocols", "models", "species_models", "seeds", "species_seeds"))
     bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
     if bad:
         raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")

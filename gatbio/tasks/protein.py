@@ -57,6 +57,7 @@ from gatbio.results import (
     format_mean_std,
     is_done,
     markdown_table,
+    missing_runs_note,
     read_json,
     round_stats,
     summarize,
@@ -172,8 +173,10 @@ OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", 
 def check(cfg: ProteinConfig) -> None:
     from gatbio.config import check_settings
     from gatbio.embed import EMBEDDINGS
+    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
+    refuse_repeats(cfg, ("seeds", "variants", "inputs"))
 
     bad = [v for v in cfg.variants if v not in VARIANTS]
     if bad:
@@ -582,6 +585,7 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     rows = [read_json(p) for p in files if is_done(p)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
+    incomplete = missing_runs_note(files, out)
     df = pd.DataFrame(rows)
     metrics = [m for m in _metrics(cfg) if m in df.columns]
     order = {v: i for i, v in enumerate(VARIANTS)}
@@ -590,6 +594,8 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
     text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
+    if incomplete:
+        text += f"\n\n{incomplete}"
     from gatbio.results import atomic_write_text
 
     atomic_write_text(out / "summary.md", text + "\n")

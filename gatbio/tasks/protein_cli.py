@@ -85,7 +85,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     rn = sub.add_parser(
         "run", help="the benchmark sweep from a config (fractions x seeds x variants)",
         description="Run the protein-function benchmark: one results.json per (fraction, seed, variant), a "
-                    "summary table (mean ± std) and a figure of F1 against the labelled fraction. Finished runs "
+                    "summary table (mean ± std) and, with two or more fractions, a figure of F1 against the labelled "
+                    "fraction (f1_vs_fraction.png). Finished runs "
                     "are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio protein run --config experiments/configs/protein_quick.yaml seeds=[0,1]")
     rn.add_argument("--config", required=True, metavar="FILE",

@@ -178,8 +178,10 @@ def check(cfg: InteractionsConfig) -> None:
     from gatbio.data.pair_splits import PAIR_SPLITS, VAL_SPLITS
     from gatbio.data.sequence import FEATURES
     from gatbio.nn.pair_models import NOT_NETWORKS, check_options, model_options
+    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
+    refuse_repeats(cfg, ("splits", "seeds", "models", "graphs", "features"))
     for key, allowed in (("splits", PAIR_SPLITS), ("graphs", GRAPHS), ("features", FEATURES)):
         values = getattr(cfg, key)
         bad = [v for v in values if v not in allowed]

@@ -43,7 +43,7 @@ from torch_geometric.data import Data
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import parallel_map, unit_threads
-from gatbio.results import atomic_write_text, is_done, write_csv, write_json
+from gatbio.results import atomic_write_text, is_done, missing_runs_note, write_csv, write_json
 from gatbio.robustness import (
     PERTURBATIONS,
     Perturbation,
@@ -190,8 +190,10 @@ OUTPUTS = ("runs", "splits", "summary", "figures", "timing.json")
 
 def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
     from gatbio.config import check_settings
+    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
+    refuse_repeats(cfg, ("models", "perturbations", "fractions", "seeds", "foodweb.webs"))
     if cfg.foodweb.negatives not in ("degree", "uniform"):
         raise ValueError(f"config foodweb.negatives={cfg.foodweb.negatives!r}: expected 'degree' or 'uniform'")
     bad = [m for m in cfg.models if m not in MODELS]
@@ -577,6 +579,8 @@ def summarize(cfg: RobustnessConfig) -> str:
 
     out_dir = Path(cfg.out_dir)
     df = rs.load_runs(out_dir, select=run_selection(cfg))
+    incomplete = missing_runs_note([_run_path(out_dir, task, dataset, m, seed, pert) for task, dataset in _datasets(cfg)
+                                    for m in cfg.models for seed in cfg.seeds for pert in cfg.perturbations], out_dir)
     curves, auc = rs.curve_table(df), rs.auc_table(df)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
     head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)
@@ -590,6 +594,8 @@ def summarize(cfg: RobustnessConfig) -> str:
         rs.plot_curves(curves, dataset, "relative", out_dir / "figures" / f"curves_{name}.png")
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {df['seed'].nunique()} seeds -> {out_dir}"]
+    if incomplete:
+        lines.append(incomplete)
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
     if cfg.foodweb.enabled and not orders:
         lines += ["R50: none (it follows the node-removal perturbations, which this sweep does not run)"]

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from gatbio.results import read_json
+from gatbio.results import is_done, read_json
 
 __all__ = [
     "load_runs",
@@ -50,7 +50,8 @@ def _runs(out_dir: str | Path, select: dict[str, set] | None) -> list[dict]:
     {...}, ...}``, keys among task, dataset, model, seed, perturbation) only the runs whose values are in those
     sets: a folder resumed with fewer webs, models or seeds than it once ran keeps their files, which the tables of
     the current config leave out (said on stderr)."""
-    runs = [read_json(p) for p in sorted(Path(out_dir).glob("runs/**/*.json"))]
+    # a damaged or empty file is no result (the summary says how many of the config's runs lack one)
+    runs = [read_json(p) for p in sorted(Path(out_dir).glob("runs/**/*.json")) if is_done(p)]
     kept = [r for r in runs if not select or all(r[k] in allowed for k, allowed in select.items())]
     if len(kept) < len(runs):
         from gatbio.data.tables import note

@@ -276,3 +276,33 @@ def test_folders_given_as_files_say_so(tmp_path, gatbio):
         rc, _, err = gatbio(args)
         assert rc == 1 and msg in err and err.count("\n") == 1, (args, err)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command,override,named", [
+    (["protein", "run", "--config", "experiments/configs/protein_quick.yaml"], "seeds=[0,0]", "seeds=[0, 0]: 0"),
+    (["protein", "run", "--config", "experiments/configs/protein_quick.yaml"], "variants=[gat,gat]",
+     "variants=['gat', 'gat']: 'gat'"),
+    (["robustness", "--config", "experiments/configs/robustness_quick.yaml"], "models=[gcn,gcn]",
+     "models=['gcn', 'gcn']: 'gcn'"),
+    (["protein", "interactions", "--config", "experiments/configs/shs27k_quick.yaml"], "splits=[bfs,bfs]",
+     "splits=['bfs', 'bfs']: 'bfs'"),
+    (["foodweb", "benchmark", "--config", "experiments/configs/foodweb_quick.yaml"], "seeds=[1,1]",
+     "seeds=[1, 1]: 1"),
+])
+def test_a_seed_or_model_listed_twice_is_refused_before_any_work(tmp_path, gatbio, command, override, named):
+    """A repeated seed (or model, variant, split) would run twice, or in two workers at once, and count twice in the
+    mean ± std: refused with the key, before any output."""
+    key = "out" if command[0] == "foodweb" else "out_dir"
+    out = tmp_path / "out"
+    rc, _, err = gatbio(command + [f"{key}={out}", override])
+    assert rc != 0 and f"config {named} is listed twice" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["protein", "run"], ["robustness"], ["protein", "interactions"]])
+@pytest.mark.parametrize("flag", ["--restart", "--resume-anyway"])
+def test_summary_only_with_restart_or_resume_anyway_is_a_usage_error(tmp_path, gatbio, command, flag):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("")
+    rc, _, err = gatbio(command + ["--config", str(cfg), "--summary-only", flag])
+    assert rc == 2 and f"--summary-only remakes the tables of the runs already there; {flag}" in err, err
