@@ -159,16 +159,26 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    return run_guarded(command_name(args), lambda: args.func(args))
+
+
+#: What a command raises at the boundary (readers, configs, CLI arguments, output paths), with a message meant for
+#: the user. Other exceptions (KeyError, TypeError, ...) are bugs and keep their traceback.
+USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError,
+               ValueError)
+
+
+def run_guarded(prog: str, func) -> int:
+    """``func()``'s exit status, with the error handling of every gatbio program: a :class:`UsageError` is one line
+    and status 2, the other :data:`USER_ERRORS` one line and status 1, Ctrl-C ``interrupted`` and 130, a closed
+    pipe (output piped into ``head``) a quiet 0."""
     try:
-        return int(args.func(args) or 0)
+        return int(func() or 0)
     except UsageError as err:
-        print(f"{command_name(args)}: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    except (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError,
-            ValueError) as err:
-        # Errors raised at the boundary (readers, configs, CLI arguments, output paths) carry a message meant for
-        # the user. Other exceptions (KeyError, TypeError, ...) are bugs and keep their traceback.
-        print(f"{command_name(args)}: error: {err}", file=sys.stderr)
+    except USER_ERRORS as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import types
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from omegaconf import OmegaConf
+from omegaconf import ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 T = TypeVar("T")
@@ -36,7 +38,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         ValueError: with the file, the key and what is allowed, for unknown keys or wrong types.
     """
     base = OmegaConf.structured(schema)
-    where, text = "defaults", None
+    where, text, from_file = "defaults", None, True
     try:
         if isinstance(path, Mapping):
             where = "the built-in config"
@@ -47,6 +49,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             base = OmegaConf.merge(base, OmegaConf.create(_parse_yaml(text, where)))
         if overrides:
             where, text = "command-line overrides " + " ".join(overrides), None  # no file line for an override
+            from_file = False
             bad = [o for o in overrides if "=" not in o]
             if bad:
                 raise ValueError(f"override {bad[0]!r} is not of the form key=value")
@@ -59,12 +62,58 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
                                      "name=text, epochs=50 (quote the whole override in the shell)") from None
         obj = OmegaConf.to_object(base)
     except OmegaConfBaseException as err:
+        key = getattr(err, "full_key", None) or getattr(err, "key", None)
+        line = _key_line(text, key) if text else None
+        where = f"{where}{f':{line}' if line else ''}"
+        expected = _field_type(schema, str(key)) if key else None
+        value = getattr(err, "value", None)
+        if (_is_list_type(expected) and not isinstance(value, (list, tuple, ListConfig))
+                and "not Optional" not in str(err)):  # null for a list: OmegaConf's "is not Optional" says it
+            # OmegaConf: "Invalid value assigned: AnyNode is not a ListConfig, TupleConfig, list, or tuple."
+            example = f"{key}=[{value}]" if not from_file else f"{str(key).split('.')[-1]}: [{value}]"
+            raise ValueError(f"bad config in {where}: {key}: expected a list, e.g. {example}") from None
         msg = str(err).split("\n")[0]
-        allowed = ", ".join(f.name for f in dataclasses.fields(schema))
-        line = _key_line(text, getattr(err, "full_key", None) or getattr(err, "key", None)) if text else None
-        raise ValueError(f"bad config in {where}{f':{line}' if line else ''}: {msg} "
-                         f"(allowed top-level keys: {allowed})") from None
+        section, cls = _section(schema, str(key)) if key else ("", schema)
+        allowed = ", ".join(f.name for f in dataclasses.fields(cls))
+        what = f"allowed keys of {section}" if section else "allowed top-level keys"
+        raise ValueError(f"bad config in {where}: {msg} ({what}: {allowed})") from None
     return obj  # type: ignore[return-value]
+
+
+def _section(schema: type, key: str) -> tuple[str, type]:
+    """The nested dataclass that holds ``key`` (``"protein.foo"`` -> ``("protein", ProteinSettings)``), as deep
+    as the schema goes; ``("", schema)`` for a top-level key."""
+    parts, cls, path = key.split("."), schema, []
+    for part in parts[:-1]:
+        sub = _field_type(cls, part)
+        if not (isinstance(sub, type) and dataclasses.is_dataclass(sub)):
+            break
+        cls = sub
+        path.append(part)
+    return ".".join(path), cls
+
+
+def _field_type(schema: type, key: str) -> Any:
+    """The annotated type of the dotted ``key`` in the dataclass ``schema`` (``None`` when it has none)."""
+    cls: Any = schema
+    for part in key.split("."):
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+            return None
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # an annotation that cannot be resolved: no friendlier message, OmegaConf's stands
+            return None
+        cls = hints.get(part)
+    return cls
+
+
+def _is_list_type(tp: Any) -> bool:
+    """``list[...]`` / ``tuple[...]`` (optionally ``| None``)."""
+    if tp is None:
+        return False
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(_is_list_type(a) for a in typing.get_args(tp) if a is not type(None))
+    return tp in (list, tuple) or typing.get_origin(tp) in (list, tuple)
 
 
 def _read_yaml_text(path: Path) -> str:
@@ -115,7 +164,7 @@ def _key_line(text: str, key: str | None) -> int | None:
     """The line of ``key`` (its last component) in the YAML ``text``, for messages."""
     if not key:
         return None
-    last = str(key).split(".")[-1]
+    last = re.sub(r"(\[\d+\])+$", "", str(key).split(".")[-1])  # seeds[0] (an element): the line of seeds
     for no, line in enumerate(text.split("\n"), start=1):
         if re.match(rf"\s*{re.escape(last)}\s*:", line):
             return no

@@ -117,10 +117,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gatbio.device import DeviceError, announce_device, resolve_device
-
+    """Run the demo. Errors meant for the user (a missing dataset, a bad data root, ...) and Ctrl-C end it as
+    they end a ``gatbio`` command: one line on stderr (``python -m gatbio.demo: error: ...`` / ``interrupted``),
+    exit status 1 / 130, no traceback."""
     p = _parser()
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    from gatbio.cli import UsageError, run_guarded
+
+    def go() -> int:
+        try:
+            return _run(p, args)
+        except UsageError as err:  # the demo's usage line, as argparse prints it (status 2)
+            p.error(str(err))
+
+    return run_guarded(p.prog, go)
+
+
+def _run(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from gatbio.device import DeviceError, announce_device, resolve_device
+
     try:
         dev = resolve_device(args.device)
     except DeviceError as err:  # one line, no traceback
@@ -132,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         out = check_output_dir(args.out, "OUT")  # a file, or a folder it cannot write: one line before any work
     except OutputPathError as err:
         p.error(str(err))
+    from gatbio.data.sources import check_data_root
+
+    check_data_root()  # GATBIO_DATA a file or a missing folder: one line before any work
     out.mkdir(parents=True, exist_ok=True)
     announce_device(dev, args.device)
     # PyTorch's beta-state notices about sparse CSR tensors are not for the user of a demo.

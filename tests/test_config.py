@@ -131,3 +131,47 @@ def test_a_benchmark_of_trait_models_only_without_traits_is_refused(tmp_path, ca
     err = capsys.readouterr().err
     assert "with use_traits=false: every one of them needs traits" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("override,msg", [
+    ("seeds=3", "bad config in command-line overrides seeds=3: seeds: expected a list, e.g. seeds=[3]"),
+    ("seeds=a", "bad config in command-line overrides seeds=a: seeds: expected a list, e.g. seeds=[a]"),
+])
+def test_a_scalar_for_a_list_says_a_list_is_expected(override, msg):
+    # was: "Invalid value assigned: AnyNode is not a ListConfig, TupleConfig, list, or tuple."
+    with pytest.raises(ValueError) as err:
+        load_config(Cfg, None, [override])
+    assert str(err.value) == msg
+
+
+def test_a_scalar_for_a_list_in_a_file_keeps_file_and_line(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("lr: 0.1\nseeds: 0\n")
+    with pytest.raises(ValueError) as err:
+        load_config(Cfg, p)
+    assert str(err.value) == f"bad config in {p}:2: seeds: expected a list, e.g. seeds: [0]"
+
+
+def test_an_unknown_nested_key_lists_the_keys_of_its_section(tmp_path):
+    # was: the allowed top-level keys (lr, seeds, ...) for a key of `inner`
+    with pytest.raises(ValueError, match=r"Key 'foo' not in 'Inner' \(allowed keys of inner: epochs\)$"):
+        load_config(Cfg, None, ["inner.foo=1"])
+    p = tmp_path / "c.yaml"
+    p.write_text("inner:\n  foo: 1\n")
+    with pytest.raises(ValueError, match=r"c\.yaml:2: Key 'foo' not in 'Inner' \(allowed keys of inner: epochs\)$"):
+        load_config(Cfg, p)
+    with pytest.raises(ValueError, match=r"Key 'nope' not in 'Cfg' \(allowed top-level keys: lr, seeds, dropout"):
+        load_config(Cfg, None, ["nope=1"])
+
+
+@pytest.mark.parametrize("override,msg", [
+    ("fractions=0.1", ": fractions: expected a list, e.g. fractions=[0.1]"),
+    ("models=gat_log", "models: expected a list, e.g. models=[gat_log]"),
+    ("protein.foo=1", "Key 'foo' not in 'ProteinSettings' (allowed keys of protein: enabled, dataset,"),
+])
+def test_robustness_config_errors_are_plain(tmp_path, capsys, override, msg):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("")
+    assert main(["robustness", "--config", str(cfg), override, f"out_dir={tmp_path / 'out'}"]) == 1
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1 and "AnyNode" not in err

@@ -8,13 +8,15 @@ Usage::
     gatbio datasets --members gateway    # the webs of a collection (load them as gateway/<web>)
     gatbio datasets --download node2vec-ppi [--root DIR]
     gatbio datasets --verify [NAME]      # sha256 of every present file against the registry
+
+The data root is --root, else $GATBIO_DATA, else ../shared/data, else ~/.cache/gatbio; a root that is a file,
+or a folder that does not exist (except for --download, which creates it), is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -25,7 +27,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
     p.add_argument("--download", metavar="NAME", help="download the missing files of a dataset (sha256 checked)")
     p.add_argument("--verify", metavar="NAME", nargs="?", const="all",
-                   help="check the sha256 of the present files (all datasets, or NAME); exit 1 on a mismatch")
+                   help="check the sha256 of the present files (all datasets, or NAME); exit 1 on a mismatch, and when "
+                        "NAME's files are missing")
     p.set_defaults(func=run)
     return p
 
@@ -33,36 +36,47 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from gatbio.data import DATASETS, data_root, download, list_datasets
-    from gatbio.data.sources import unknown_name, verify
+    from gatbio.data import DATASETS, download, list_datasets
+    from gatbio.data.sources import check_data_root, missing_files, root_label, unknown_name, verify
 
     root = args.root
-    if root is not None and not (args.download or args.members) and not Path(root).is_dir():  # --download makes it
-        what = "is a file, not a folder" if Path(root).exists() else "no such folder"
-        raise FileNotFoundError(f"--root {root}: {what} (the data root: a folder holding one folder per dataset)")
+    option = "--root" if root is not None else None  # else GATBIO_DATA or the default, named as such
     if args.verify:
         names = list(DATASETS) if args.verify == "all" else [args.verify]
-        bad = 0
         for name in names:
             if name not in DATASETS:
                 raise unknown_name("dataset", name, list(DATASETS))
-            status = verify(name, root=root)
+        base = check_data_root(root, option=option)  # a file, a missing folder: refused
+        bad = missing = 0
+        for name in names:
+            status = verify(name, root=base)
             counts = {k: sum(1 for v in status.values() if v.startswith(k)) for k in ("ok", "missing", "unchecked", "MISMATCH")}
             print(f"{name}: " + ", ".join(f"{v} {k.lower()}" for k, v in counts.items() if v))
             for path, v in status.items():
                 if v.startswith("MISMATCH"):
                     print(f"  {path}: {v}")
                     bad += 1
+            missing += counts["missing"]
+        if args.verify != "all" and missing:  # the files of the dataset asked for are not (all) there
+            folder = base / DATASETS[args.verify].folder
+            print(f"{args.verify}: {missing} of {len(status)} file(s) missing under {folder} "
+                  f"(gatbio datasets --download {args.verify} fetches those with a public URL)", file=sys.stderr)
+            return 1
+        if args.verify == "all" and missing == sum(len(DATASETS[n].files) for n in names):
+            print(f"note: {root_label(base, option)} holds none of the datasets' files (set GATBIO_DATA or --root to "
+                  "the folder that has them, or fetch one with gatbio datasets --download NAME)", file=sys.stderr)
         return 1 if bad else 0
     if args.download:
         if args.download not in DATASETS:
             raise unknown_name("dataset", args.download, list(DATASETS))
-        written = download(args.download, root=root)
+        base = check_data_root(root, option=option, must_exist=False)
+        if missing_files(args.download, root=base):  # before any download: a root gatbio cannot write to
+            check_data_root(base, option=option, must_exist=False, writable=True)
+        written = download(args.download, root=base)
         print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
-        bad = {p: s for p, s in verify(args.download, root=root).items() if s.startswith("MISMATCH")}
+        bad = {p: s for p, s in verify(args.download, root=base).items() if s.startswith("MISMATCH")}
         if bad:  # present files are skipped: a damaged one stays until it is deleted
-            folder = Path(root) if root is not None else data_root()
-            folder = folder / DATASETS[args.download].folder
+            folder = base / DATASETS[args.download].folder
             print(f"{args.download}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
                   f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
             return 1
@@ -75,13 +89,17 @@ def run(args: argparse.Namespace) -> int:
         for m in info.members:
             print(f"{info.name}/{m}")
         return 0
-    df = list_datasets(root)
+    base = check_data_root(root, option=option)
+    df = list_datasets(base)
     cols = ["name", "kind", "webs", "nodes", "edges", "labels/traits", "present"]
     if args.long:
         cols += ["direction", "license", "citation"]
-    print(f"data root: {root or data_root()}")
+    print(f"data root: {base}")
     with pd.option_context("display.max_colwidth", 200, "display.width", 250):
         print(df[cols].to_string(index=False))
+    if (df["present"] == "no").all():
+        print(f"note: {root_label(base, option)} holds none of the datasets' files (set GATBIO_DATA or --root to "
+              "the folder that has them, or fetch one with gatbio datasets --download NAME)", file=sys.stderr)
     if not args.long:
         print("\ncitations:")
         for _, r in df.iterrows():

@@ -8,12 +8,21 @@ Data root
 2. else ``../shared/data`` relative to the repository (or to the current directory) when it exists;
 3. else the cache folder ``~/.cache/gatbio`` (created on demand; :func:`download` writes there).
 
+:func:`check_data_root` refuses a root that is a file, or a folder that does not exist (``GATBIO_DATA`` or
+``--root`` pointing nowhere), naming where the root came from; :func:`download` also checks that it can write
+there before it fetches anything.
+
 Registry
 --------
 :data:`DATASETS` maps each named dataset to its folder under the data root, citation, license, direction
 convention, published counts and its files (path, public URL, sha256). :func:`download` fetches the files of a
 dataset from their public URLs (``urllib``), checks each sha256 and writes atomically. When a file is missing
-and cannot be downloaded, :class:`DatasetNotFoundError` says which file to put where.
+and cannot be downloaded, :class:`DatasetNotFoundError` says which file to put where. ``GATBIO_MIRROR`` (a base
+URL, or a plain folder taken as ``file://``) redirects the downloads.
+
+Loading checks each registered file it reads (:func:`require_files`): its size against the registry's (free),
+and its sha256 once per process and file version for files up to :data:`HASH_ON_LOAD_MAX_BYTES` (a few ms in
+all). A file cut short or altered raises :class:`DatasetIntegrityError`, one line naming the file and the fix.
 
 URLs point at the exact upstream commits named in each dataset's ``SOURCE.md``
 (``https://raw.githubusercontent.com/<repo>/<commit>/<path>``). Files that are members of a ZIP archive upstream
@@ -28,6 +37,7 @@ import hashlib
 import http.client
 import io
 import os
+import tempfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -38,7 +48,7 @@ from pathlib import Path
 from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
-           "unknown_name", "download",
+           "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
            "fetch_url", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -53,11 +63,76 @@ def data_root() -> Path:
         p = base.parent / "shared" / "data"
         if p.is_dir():
             return p
-    return Path.home() / ".cache" / "gatbio"
+    return _default_root()
 
 
 class DatasetNotFoundError(FileNotFoundError):
     """A dataset file is missing (and could not be downloaded)."""
+
+
+class DataRootError(DatasetNotFoundError):
+    """The data root is not a usable folder (a file, a folder that does not exist, or one gatbio cannot write to
+    when downloading). The message names where the root came from: ``--root``, ``GATBIO_DATA`` or the default."""
+
+
+class DatasetIntegrityError(ValueError):
+    """A present dataset file differs from the registry (its size or its sha256): cut short, edited or replaced."""
+
+
+_ROOT_WHAT = "the data root: a folder holding one folder per dataset"
+
+
+def root_label(root: str | Path, option: str | None = None) -> str:
+    """How a data root is named in messages: ``--root X`` (with ``option``), ``GATBIO_DATA=X`` when the root is
+    the one that variable names, else ``data root X``."""
+    if option:
+        return f"{option} {root}"
+    env = os.environ.get("GATBIO_DATA")
+    if env and Path(env).expanduser() == Path(root):
+        return f"GATBIO_DATA={env}"
+    return f"data root {root}"
+
+
+def _default_root() -> Path:
+    return Path.home() / ".cache" / "gatbio"
+
+
+def check_data_root(root: str | Path | None = None, *, option: str | None = None, must_exist: bool | None = None,
+                    writable: bool = False) -> Path:
+    """The data root (``root``, default :func:`data_root`), checked before it is read or written.
+
+    A file is refused; a folder that does not exist is refused when ``must_exist`` (default: unless it is the
+    default ``~/.cache/gatbio``, which nothing has created yet on a fresh install: the messages about missing
+    files then say where to put each one); with ``writable`` the folder (or, when it does not exist yet, its
+    nearest existing parent) must take new files (checked by creating and removing a probe file, which is also
+    right for the superuser and read-only file systems). Messages name the root as :func:`root_label` does
+    (``option`` e.g. ``"--root"``).
+
+    Raises:
+        DataRootError: one line naming the root and what is wrong with it.
+    """
+    base = Path(root).expanduser() if root is not None else data_root()
+    label = root_label(root if root is not None else base, option)
+    if base.exists() and not base.is_dir():
+        raise DataRootError(f"{label}: is a file, not a folder ({_ROOT_WHAT})")
+    if must_exist is None:
+        must_exist = base != _default_root()
+    if must_exist and not base.exists():
+        raise DataRootError(f"{label}: no such folder ({_ROOT_WHAT}; gatbio datasets --download NAME creates it)")
+    if writable:
+        parent = base
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise DataRootError(f"{label}: {parent} is a file, not a folder ({_ROOT_WHAT})")
+        try:
+            fd, probe = tempfile.mkstemp(dir=parent, prefix=".gatbio-probe-")
+        except OSError as err:
+            raise DataRootError(f"{label}: cannot write in {parent} ({err.strerror or err}); give a folder gatbio "
+                                "can write to (--root DIR or GATBIO_DATA=DIR)") from None
+        os.close(fd)
+        os.unlink(probe)
+    return base
 
 
 class UnknownDatasetError(KeyError, ValueError):
@@ -82,13 +157,14 @@ def unknown_name(kind: str, name: str, choices: list[str], *, prefix: str = "", 
 @dataclass(frozen=True)
 class FileSource:
     """One file of a dataset: ``path`` relative to the dataset folder, public ``url`` (``None``: no public
-    copy; must be placed by hand), ``sha256`` (``None``: unknown upstream), and ``member`` when the URL is a
-    ZIP archive that holds the file."""
+    copy; must be placed by hand), ``sha256`` (``None``: unknown upstream), ``member`` when the URL is a
+    ZIP archive that holds the file, and ``size`` in bytes (``None``: unknown)."""
 
     path: str
     url: str | None
     sha256: str | None
     member: str | None = None
+    size: int | None = None  # bytes (``None``: unknown; no size check at load time)
 
 
 @dataclass(frozen=True)
@@ -120,7 +196,149 @@ def _raw(repo: str, commit: str, path: str) -> str:
 
 def _files(folder: str, url_of: Callable[[str], str | None], member_of: Callable[[str], str | None] = lambda p: None
            ) -> tuple[FileSource, ...]:
-    return tuple(FileSource(p, url_of(p), sha, member_of(p)) for p, sha in sorted(CHECKSUMS[folder].items()))
+    sizes = _SIZES.get(folder, {})
+    return tuple(FileSource(p, url_of(p), sha, member_of(p), sizes.get(p))
+                 for p, sha in sorted(CHECKSUMS[folder].items()))
+
+
+#: Size in bytes of every file of the named datasets (folder -> path -> bytes), read from the shared data folder
+#: after its sha256 matched :data:`CHECKSUMS` (the SOURCE.md tables give the same numbers where they list sizes).
+#: :func:`require_files` compares them at load time: a file cut short or grown is caught without hashing it.
+_SIZES: dict[str, dict[str, int]] = {
+    "foodwebs_cheddar": {
+        "Benguela/nodes.csv": 856, "Benguela/properties.csv": 43, "Benguela/trophic.links.csv": 5301,
+        "BroadstoneStream/nodes.csv": 4421, "BroadstoneStream/properties.csv": 89,
+        "BroadstoneStream/trophic.links.csv": 5478, "ChesapeakeBay/nodes.csv": 842,
+        "ChesapeakeBay/properties.csv": 42, "ChesapeakeBay/trophic.links.csv": 3150,
+        "Millstream/c4/nodes.csv": 10734, "Millstream/c4/properties.csv": 61,
+        "Millstream/c4/trophic.links.csv": 15877, "Millstream/d4/nodes.csv": 8622,
+        "Millstream/d4/properties.csv": 63, "Millstream/d4/trophic.links.csv": 9520,
+        "SkipwithPond/nodes.csv": 4005, "SkipwithPond/properties.csv": 85,
+        "SkipwithPond/trophic.links.csv": 24449, "TL84/nodes.csv": 7466, "TL84/properties.csv": 115,
+        "TL84/trophic.links.csv": 10952, "TL86/nodes.csv": 7639, "TL86/properties.csv": 115,
+        "TL86/trophic.links.csv": 9881, "YthanEstuary/nodes.csv": 12053, "YthanEstuary/properties.csv": 93,
+        "YthanEstuary/trophic.links.csv": 14865, "original_RData/Benguela.RData": 1568,
+        "original_RData/BroadstoneStream.RData": 2235, "original_RData/ChesapeakeBay.RData": 1419,
+        "original_RData/Millstream.RData": 6911, "original_RData/SkipwithPond.RData": 2219,
+        "original_RData/TL84.RData": 3475, "original_RData/TL86.RData": 3355,
+        "original_RData/YthanEstuary.RData": 5347, "original_RData/pHWebs.RData": 13953,
+        "pHWebs/Afon_Hafren/nodes.csv": 1436, "pHWebs/Afon_Hafren/properties.csv": 79,
+        "pHWebs/Afon_Hafren/trophic.links.csv": 5322, "pHWebs/Allt_a_Mharcaidh/nodes.csv": 2345,
+        "pHWebs/Allt_a_Mharcaidh/properties.csv": 85, "pHWebs/Allt_a_Mharcaidh/trophic.links.csv": 11911,
+        "pHWebs/Bere_Stream/nodes.csv": 4146, "pHWebs/Bere_Stream/properties.csv": 80,
+        "pHWebs/Bere_Stream/trophic.links.csv": 32176, "pHWebs/Broadstone/nodes.csv": 1411,
+        "pHWebs/Broadstone/properties.csv": 79, "pHWebs/Broadstone/trophic.links.csv": 6164,
+        "pHWebs/Dargall_Lane/nodes.csv": 1165, "pHWebs/Dargall_Lane/properties.csv": 81,
+        "pHWebs/Dargall_Lane/trophic.links.csv": 3469, "pHWebs/Duddon_Pike_Beck/nodes.csv": 2032,
+        "pHWebs/Duddon_Pike_Beck/properties.csv": 86, "pHWebs/Duddon_Pike_Beck/trophic.links.csv": 10072,
+        "pHWebs/Hardknott_Gill/nodes.csv": 2541, "pHWebs/Hardknott_Gill/properties.csv": 81,
+        "pHWebs/Hardknott_Gill/trophic.links.csv": 13433, "pHWebs/Mill_Stream/nodes.csv": 5121,
+        "pHWebs/Mill_Stream/properties.csv": 80, "pHWebs/Mill_Stream/trophic.links.csv": 59532,
+        "pHWebs/Mosedal_Beck/nodes.csv": 1208, "pHWebs/Mosedal_Beck/properties.csv": 82,
+        "pHWebs/Mosedal_Beck/trophic.links.csv": 4057, "pHWebs/Old_Lodge/nodes.csv": 1360,
+        "pHWebs/Old_Lodge/properties.csv": 75, "pHWebs/Old_Lodge/trophic.links.csv": 5053,
+    },
+    "foodwebs_ulanowicz_pajek": {
+        "ChesLower.paj": 5619, "ChesMiddle.paj": 6255, "ChesUpper.paj": 6400, "Chesapeake.paj": 6571,
+        "CrystalC.paj": 3908, "CrystalD.paj": 3420, "Maspalomas.paj": 2965, "Michigan.paj": 7010,
+        "Mondego.paj": 11916, "Narragan.paj": 6753, "StMarks.paj": 11888, "baydry.paj": 64892,
+        "baywet.paj": 64281, "cypdry.paj": 17882, "cypwet.paj": 17497, "gramdry.paj": 28069,
+        "gramwet.paj": 28685, "mangdry.paj": 45683, "mangwet.paj": 45925,
+    },
+    "gateway_dev": {
+        "food_web_metadata.csv": 14844, "node_ids.csv": 178077, "web_index.csv": 11704,
+        "webs/AEW03_11/11_edge_list.txt": 10722, "webs/AEW03_11/11_node_attr_list.txt": 5365,
+        "webs/AEW04_12/12_edge_list.txt": 10697, "webs/AEW04_12/12_node_attr_list.txt": 5520,
+        "webs/AEW08_16/16_edge_list.txt": 13615, "webs/AEW08_16/16_node_attr_list.txt": 5987,
+        "webs/AEW11_18/18_edge_list.txt": 10849, "webs/AEW11_18/18_node_attr_list.txt": 5294,
+        "webs/AEW49_24/24_edge_list.txt": 17522, "webs/AEW49_24/24_node_attr_list.txt": 6775,
+        "webs/BP2_170/170_edge_list.txt": 153, "webs/BP2_170/170_node_attr_list.txt": 574,
+        "webs/BP3_171/171_edge_list.txt": 221, "webs/BP3_171/171_node_attr_list.txt": 686,
+        "webs/Balsam lake_59/59_edge_list.txt": 1333, "webs/Balsam lake_59/59_node_attr_list.txt": 1996,
+        "webs/Beaver lake_60/60_edge_list.txt": 1397, "webs/Beaver lake_60/60_node_attr_list.txt": 2224,
+        "webs/Brandy lake_62/62_edge_list.txt": 581, "webs/Brandy lake_62/62_node_attr_list.txt": 1224,
+        "webs/Bridge brook lake_63/63_edge_list.txt": 3024,
+        "webs/Bridge brook lake_63/63_node_attr_list.txt": 2890, "webs/CR1P3_177/177_edge_list.txt": 1464,
+        "webs/CR1P3_177/177_node_attr_list.txt": 1570, "webs/CR2P1_179/179_edge_list.txt": 1927,
+        "webs/CR2P1_179/179_node_attr_list.txt": 1780, "webs/CR2P2_180/180_edge_list.txt": 1987,
+        "webs/CR2P2_180/180_node_attr_list.txt": 1967, "webs/Caribbean Reef_148/148_edge_list.txt": 21438,
+        "webs/Caribbean Reef_148/148_node_attr_list.txt": 10966,
+        "webs/Duddon Pike Beck_122/122_edge_list.txt": 953,
+        "webs/Duddon Pike Beck_122/122_node_attr_list.txt": 1398,
+        "webs/Dutch Microfauna food web PlotA_135/135_edge_list.txt": 4634,
+        "webs/Dutch Microfauna food web PlotA_135/135_node_attr_list.txt": 3584,
+        "webs/Emerald lake_73/73_edge_list.txt": 253, "webs/Emerald lake_73/73_node_attr_list.txt": 701,
+        "webs/F1P4_186/186_edge_list.txt": 1612, "webs/F1P4_186/186_node_attr_list.txt": 1821,
+        "webs/F2P4_190/190_edge_list.txt": 1336, "webs/F2P4_190/190_node_attr_list.txt": 1821,
+        "webs/FXAP2_193/193_edge_list.txt": 1817, "webs/FXAP2_193/193_node_attr_list.txt": 1617,
+        "webs/FXAP3_194/194_edge_list.txt": 1317, "webs/FXAP3_194/194_node_attr_list.txt": 1182,
+        "webs/FXAP4_195/195_edge_list.txt": 664, "webs/FXAP4_195/195_node_attr_list.txt": 891,
+        "webs/Fawn lake_75/75_edge_list.txt": 592, "webs/Fawn lake_75/75_node_attr_list.txt": 1314,
+        "webs/FloridaIslandE9_153/153_edge_list.txt": 1560,
+        "webs/FloridaIslandE9_153/153_node_attr_list.txt": 2657, "webs/GJAP2_201/201_edge_list.txt": 714,
+        "webs/GJAP2_201/201_node_attr_list.txt": 1133, "webs/GJBP2_205/205_edge_list.txt": 1234,
+        "webs/GJBP2_205/205_node_attr_list.txt": 1250, "webs/Goose lake_77/77_edge_list.txt": 463,
+        "webs/Goose lake_77/77_node_attr_list.txt": 1624,
+        "webs/Grand Caricaie Clmown1_0/0_edge_list.txt": 14411,
+        "webs/Grand Caricaie Clmown1_0/0_node_attr_list.txt": 7881,
+        "webs/Grand Caricaie Scmown2_5/5_edge_list.txt": 8589,
+        "webs/Grand Caricaie Scmown2_5/5_node_attr_list.txt": 5882, "webs/HEW11_32/32_edge_list.txt": 11322,
+        "webs/HEW11_32/32_node_attr_list.txt": 5819, "webs/HEW13_34/34_edge_list.txt": 12772,
+        "webs/HEW13_34/34_node_attr_list.txt": 6344,
+        "webs/Iceland stream IS7 August 2008_145/145_edge_list.txt": 3328,
+        "webs/Iceland stream IS7 August 2008_145/145_node_attr_list.txt": 2800,
+        "webs/L2P2_213/213_edge_list.txt": 2492, "webs/L2P2_213/213_node_attr_list.txt": 2042,
+        "webs/L3P2_217/217_edge_list.txt": 473, "webs/L3P2_217/217_node_attr_list.txt": 932,
+        "webs/Little Rainbow Lake_86/86_edge_list.txt": 1272,
+        "webs/Little Rainbow Lake_86/86_node_attr_list.txt": 2058,
+        "webs/Loddon Stream_139/139_edge_list.txt": 14909,
+        "webs/Loddon Stream_139/139_node_attr_list.txt": 3907, "webs/Loon Lake_88/88_edge_list.txt": 575,
+        "webs/Loon Lake_88/88_node_attr_list.txt": 1442, "webs/Mosendale Beck_125/125_edge_list.txt": 379,
+        "webs/Mosendale Beck_125/125_node_attr_list.txt": 990, "webs/PC2P1_232/232_edge_list.txt": 343,
+        "webs/PC2P1_232/232_node_attr_list.txt": 730, "webs/PC2P5_236/236_edge_list.txt": 114,
+        "webs/PC2P5_236/236_node_attr_list.txt": 482, "webs/PGSBP1_237/237_edge_list.txt": 187,
+        "webs/PGSBP1_237/237_node_attr_list.txt": 607, "webs/PGUBP3_241/241_edge_list.txt": 313,
+        "webs/PGUBP3_241/241_node_attr_list.txt": 787, "webs/PGUBP4_242/242_edge_list.txt": 243,
+        "webs/PGUBP4_242/242_node_attr_list.txt": 608, "webs/PP2I4_250/250_edge_list.txt": 281,
+        "webs/PP2I4_250/250_node_attr_list.txt": 732, "webs/Razorback Lake_95/95_edge_list.txt": 883,
+        "webs/Razorback Lake_95/95_node_attr_list.txt": 1649, "webs/Russian Lake_97/97_edge_list.txt": 285,
+        "webs/Russian Lake_97/97_node_attr_list.txt": 1042, "webs/SEW01_41/41_edge_list.txt": 7030,
+        "webs/SEW01_41/41_node_attr_list.txt": 4593, "webs/SEW08_48/48_edge_list.txt": 10965,
+        "webs/SEW08_48/48_node_attr_list.txt": 5206, "webs/SF1I3_270/270_edge_list.txt": 508,
+        "webs/SF1I3_270/270_node_attr_list.txt": 933, "webs/SF2M1_280/280_edge_list.txt": 138,
+        "webs/SF2M1_280/280_node_attr_list.txt": 540, "webs/SF2M2_281/281_edge_list.txt": 111,
+        "webs/SF2M2_281/281_node_attr_list.txt": 564, "webs/Sutton Stream_164/164_edge_list.txt": 2239,
+        "webs/Sutton Stream_164/164_node_attr_list.txt": 3864,
+        "webs/Test Stream_141/141_edge_list.txt": 19538, "webs/Test Stream_141/141_node_attr_list.txt": 4526,
+        "webs/WP1_285/285_edge_list.txt": 1936, "webs/WP1_285/285_node_attr_list.txt": 1226,
+        "webs/Ythan Estuary_8/8_edge_list.txt": 2354, "webs/Ythan Estuary_8/8_node_attr_list.txt": 4201,
+        "webs/Zackenberg_133/133_edge_list.txt": 181, "webs/Zackenberg_133/133_node_attr_list.txt": 772,
+    },
+    "ppi_benchmark_partial": {
+        "test_graph_id.npy": 44320, "train_graph_id.npy": 359376, "valid_feats.npy": 2605728,
+        "valid_graph_id.npy": 52240,
+    },
+    "ppi_node2vec_biogrid_human": {
+        "node2vec_PPI.edgelist": 1413096, "node2vec_PPI_labels.txt": 38593,
+    },
+    "ppi_tissue_brain_ohmnet": {
+        "brain.hierarchy": 482, "brain.list": 331, "edgelists/cerebellum.edgelist": 406742,
+        "edgelists/frontal_lobe.edgelist": 254694, "edgelists/medulla_oblongata.edgelist": 233503,
+        "edgelists/midbrain.edgelist": 328950, "edgelists/occipital_lobe.edgelist": 235258,
+        "edgelists/parietal_lobe.edgelist": 69719, "edgelists/pons.edgelist": 78954,
+        "edgelists/substantia_nigra.edgelist": 328837, "edgelists/temporal_lobe.edgelist": 398008,
+    },
+    "ppi_yeast_bu2003": {
+        "Yeast.clu": 7877, "Yeast.paj": 124998, "YeastL.net": 205150, "YeastS.net": 114032,
+    },
+    "string_shs27k": {
+        "protein.SHS27k.sequences.dictionary.tsv": 1002278, "protein.actions.SHS27k.STRING.txt": 3958672,
+        "vec5_CTC.txt": 2335,
+    },
+    "string_web_export_sample": {
+        "string_interactions.tsv": 2240,
+    },
+}
 
 
 _DHHNN = ("HaoWuLab-Bioinformatics/DHHNN", "01757db0eb72b8d4ffeabeb9d8a66f4e4a2ce54c")
@@ -317,12 +535,36 @@ def missing_files(name: str, *, root: str | Path | None = None) -> list[FileSour
     return [f for f in info.files if not (base / info.folder / f.path).is_file()]
 
 
+def mirror_base(mirror: str | None = None) -> str | None:
+    """The base URL of ``mirror`` (or ``$GATBIO_MIRROR``; ``None`` when neither is set): a URL as given, or an
+    existing folder as a ``file://`` URL (``/srv/mirror`` -> ``file:///srv/mirror``).
+
+    Raises:
+        ValueError: neither a URL nor an existing folder (one line naming the setting and the accepted forms).
+    """
+    what = "mirror"
+    if not mirror:
+        mirror, what = os.environ.get("GATBIO_MIRROR"), "GATBIO_MIRROR="
+        if not mirror:
+            return None
+    if "://" in mirror:
+        return mirror.rstrip("/")
+    folder = Path(mirror).expanduser()
+    if folder.is_dir():
+        return folder.resolve().as_uri()
+    shown = f"{what}{mirror}" if what.endswith("=") else f"{what} {mirror!r}"
+    why = "is a file" if folder.exists() else "is not a URL nor an existing folder"
+    raise ValueError(f"{shown}: {why}; give a URL such as http://host:8000 or file:///path/to/mirror, or a folder "
+                     "that holds raw.githubusercontent.com/... as the URLs do")
+
+
 def mirrored(url: str, mirror: str | None = None) -> str:
     """``url`` as fetched through ``mirror`` (or ``$GATBIO_MIRROR``; none: ``url`` itself): the mirror's base URL
     replaces the scheme, so ``https://raw.githubusercontent.com/a/b/c`` becomes
-    ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server)."""
-    mirror = mirror or os.environ.get("GATBIO_MIRROR")
-    return mirror.rstrip("/") + "/" + url.split("://", 1)[1] if mirror else url
+    ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server). A plain
+    folder is a ``file://`` mirror (:func:`mirror_base`)."""
+    base = mirror_base(mirror)
+    return base + "/" + url.split("://", 1)[1] if base else url
 
 
 def download(
@@ -344,18 +586,25 @@ def download(
 
     ``mirror`` (or ``$GATBIO_MIRROR``): a base URL that replaces the scheme of every URL, e.g. with
     ``http://localhost:8000`` the file ``https://raw.githubusercontent.com/a/b/c`` is fetched from
-    ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server).
+    ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server); a plain
+    folder is taken as a ``file://`` mirror.
+
+    Before anything is fetched, the root must be a folder gatbio can write to (or one it can create):
+    :class:`DataRootError` otherwise.
 
     Returns the paths written.
     """
     if name not in DATASETS:
         raise unknown_name("dataset", name, sorted(DATASETS))
     info = DATASETS[name]
-    base = Path(root) if root is not None else data_root()
+    base = check_data_root(root, must_exist=False)  # a file: refused before anything else
     todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]
     no_url = [f for f in todo if f.url is None]
     if no_url:
         raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL"))
+    if todo:  # before any download: a mirror that cannot be used, a root that cannot be written
+        mirror = mirror_base(mirror)
+        check_data_root(base, must_exist=False, writable=True)
 
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
@@ -412,16 +661,58 @@ def verify(name: str, *, root: str | Path | None = None) -> dict[str, str]:
     return out
 
 
+#: Files up to this size whose registry entry has a sha256 are hashed once per process when loaded (a few ms
+#: for the largest registered file, 4 MB); larger ones only have their size compared.
+HASH_ON_LOAD_MAX_BYTES = 64 << 20
+_VERIFIED: set[tuple[str, int, int]] = set()  # (path, size, mtime_ns) whose sha256 matched in this process
+
+
+def _check_intact(name: str, folder: Path, f: FileSource) -> None:
+    """Compare a present registered file with the registry: its size (free), and its sha256 (once per process
+    and file version, small files only). Files the registry has no size for are not checked (the PPI benchmark,
+    datasets registered by a user or a test)."""
+    if f.size is None:
+        return
+    path = folder / f.path
+    st = path.stat()
+    fix = (f"run `gatbio datasets --verify {name}`, then delete the damaged file and run "
+           f"`gatbio datasets --download {name}` (or copy it again from the source)")
+    if st.st_size != f.size:
+        how = "cut short" if st.st_size < f.size else "longer than the original"
+        raise DatasetIntegrityError(f"dataset {name!r}: {path} has {st.st_size:,} bytes, the registered file "
+                                    f"{f.size:,} ({how}: damaged or altered); {fix}")
+    if f.sha256 is None or st.st_size > HASH_ON_LOAD_MAX_BYTES:
+        return
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key in _VERIFIED:
+        return
+    if sha256_file(path) != f.sha256:
+        raise DatasetIntegrityError(f"dataset {name!r}: {path} differs from the registered file (sha256 "
+                                    f"mismatch: altered or damaged); {fix}")
+    _VERIFIED.add(key)
+
+
 def require_files(name: str, paths: list[str], *, root: str | Path | None = None) -> Path:
-    """The dataset folder, after checking that ``paths`` exist there (one clear message when not)."""
+    """The dataset folder, after checking that ``paths`` exist there and are the registered files.
+
+    Raises:
+        DataRootError: the root is a file, or a folder named by ``GATBIO_DATA`` (or given) that does not exist.
+        DatasetNotFoundError: files missing (which file to put where).
+        DatasetIntegrityError: a present file whose size (or sha256, for files up to
+            :data:`HASH_ON_LOAD_MAX_BYTES`) differs from the registry's: cut short or altered.
+    """
     info = DATASETS[name]
-    base = Path(root) if root is not None else data_root()
+    base = Path(root).expanduser() if root is not None else data_root()
+    check_data_root(base)  # a file, or a folder that does not exist (but the default cache): one line
     folder = base / info.folder
     missing = [p for p in paths if not (folder / p).is_file()]
+    by_path = {f.path: f for f in info.files}
     if missing:
-        by_path = {f.path: f for f in info.files}
         srcs = [by_path.get(p, FileSource(p, None, None)) for p in missing]
         raise DatasetNotFoundError(missing_message(name, srcs, base)
                                    + f"\n(gatbio.data.download({name!r}) fetches the files that have a public URL)")
+    for p in paths:
+        if p in by_path:
+            _check_intact(name, folder, by_path[p])
     return folder
 

@@ -68,3 +68,66 @@ def test_a_root_that_is_not_a_folder_is_refused(tmp_path, capsys):
     for root, what in ((tmp_path / "f.txt", "is a file, not a folder"), (tmp_path / "none", "no such folder")):
         assert main(["datasets", "--root", str(root)]) == 1
         assert f"--root {root}: {what}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("what,expected", [("file", "is a file, not a folder"), ("missing", "no such folder")])
+@pytest.mark.parametrize("argv", [[], ["--verify"], ["--verify", "node2vec-ppi"]], ids=["list", "verify", "verify1"])
+def test_a_bad_gatbio_data_is_refused_like_root(tmp_path, capsys, monkeypatch, what, expected, argv):
+    # was: every dataset "N missing", exit status 0
+    root = tmp_path / "root"
+    if what == "file":
+        root.write_text("x\n")
+    monkeypatch.setenv("GATBIO_DATA", str(root))
+    assert main(["datasets", *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"gatbio datasets: error: GATBIO_DATA={root}: {expected}") and err.count("\n") == 1
+
+
+def test_verify_of_a_dataset_whose_files_are_missing_fails(tmp_path, capsys, monkeypatch):
+    # was: "node2vec-ppi: 2 missing", exit status 0
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    assert main(["datasets", "--verify", "node2vec-ppi"]) == 1
+    out, err = capsys.readouterr()
+    assert "node2vec-ppi: 2 missing" in out
+    assert f"node2vec-ppi: 2 of 2 file(s) missing under {tmp_path / 'ppi_node2vec_biogrid_human'}" in err
+    assert "gatbio datasets --download node2vec-ppi" in err
+
+
+def test_an_empty_root_is_said_to_hold_no_dataset(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    for argv in ([], ["--verify"]):
+        assert main(["datasets", *argv]) == 0
+        assert f"note: GATBIO_DATA={tmp_path} holds none of the datasets' files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("via", ["--root", "GATBIO_DATA"])
+def test_download_into_a_file_is_refused_before_any_download(server, tmp_path, capsys, monkeypatch, via):
+    # was: the file downloaded, then "[Errno 20] Not a directory"
+    base, www = server
+    monkeypatch.setenv("GATBIO_MIRROR", base)  # serves nothing: a download would fail with "HTTP 404"
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    argv = ["datasets", "--download", "string-web-sample"]
+    if via == "--root":
+        argv += ["--root", str(afile)]
+    else:
+        monkeypatch.setenv("GATBIO_DATA", str(afile))
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    label = f"--root {afile}" if via == "--root" else f"GATBIO_DATA={afile}"
+    assert err == f"gatbio datasets: error: {label}: is a file, not a folder (the data root: a folder holding one " \
+                  "folder per dataset)\n"
+
+
+def test_download_from_a_plain_folder_mirror(data_root, tmp_path, capsys, monkeypatch):
+    # was: "unknown url type: '/tmp/mirror/raw.githubusercontent.com/...'"
+    from gatbio.data.sources import DATASETS
+
+    f = DATASETS["string-web-sample"].files[0]
+    mirror = tmp_path / "mirror"
+    dest = mirror / f.url.split("://", 1)[1]
+    dest.parent.mkdir(parents=True)
+    dest.write_bytes((data_root / "string_web_export_sample" / f.path).read_bytes())
+    monkeypatch.setenv("GATBIO_MIRROR", str(mirror))
+    assert main(["datasets", "--download", "string-web-sample", "--root", str(tmp_path / "data")]) == 0
+    assert "string-web-sample: 1 file(s) written" in capsys.readouterr().out

@@ -191,3 +191,123 @@ def test_download_command_says_when_a_present_file_is_damaged(server, tmp_path, 
     err = capsys.readouterr().err
     assert "fake: 1 present file(s) differ from the registry's sha256" in err and "delete them and run --download " \
         "again" in err
+
+
+# --- the data root, the mirror and the files checked before use ---------------------------------------------------
+
+def _copy_dataset(data_root: Path, dest: Path, name: str) -> Path:
+    """A writable copy of one registered dataset's folder under ``dest`` (a data root of its own)."""
+    import shutil
+
+    folder = DATASETS[name].folder
+    shutil.copytree(data_root / folder, dest / folder)
+    for p in (dest / folder).rglob("*"):
+        p.chmod(0o644 if p.is_file() else 0o755)
+    (dest / folder).chmod(0o755)
+    return dest / folder
+
+
+@pytest.mark.parametrize("what", ["file", "missing"])
+def test_a_bad_gatbio_data_is_named_when_loading(tmp_path, monkeypatch, what):
+    # was: "put node2vec_PPI.edgelist at <file>/ppi_node2vec_biogrid_human/..." (impossible under a file)
+    from gatbio.data import load
+
+    root = tmp_path / "root"
+    if what == "file":
+        root.write_text("not a folder\n")
+    monkeypatch.setenv("GATBIO_DATA", str(root))
+    expected = "is a file, not a folder" if what == "file" else "no such folder"
+    with pytest.raises(sources.DataRootError, match=rf"^GATBIO_DATA={root}: {expected} \(the data root"):
+        load("string-web-sample")
+
+
+def test_a_registered_file_cut_mid_line_is_refused_at_load(data_root, tmp_path):
+    # was: loaded silently, with a bogus last edge
+    from gatbio.data import load
+
+    folder = _copy_dataset(data_root, tmp_path, "node2vec-ppi")
+    edges = folder / "node2vec_PPI.edgelist"
+    edges.write_bytes(edges.read_bytes()[:1000] + b"12")  # a line cut in the middle
+    with pytest.raises(sources.DatasetIntegrityError) as err:
+        load("node2vec-ppi", root=tmp_path)
+    msg = str(err.value)
+    assert f"dataset 'node2vec-ppi': {edges} has 1,002 bytes, the registered file 1,413,096 (cut short" in msg
+    assert "gatbio datasets --verify node2vec-ppi" in msg and "--download node2vec-ppi" in msg
+    assert "\n" not in msg
+
+
+def test_a_registered_file_altered_in_place_is_refused_and_an_intact_copy_loads(data_root, tmp_path):
+    from gatbio.data import load
+
+    folder = _copy_dataset(data_root, tmp_path, "string-web-sample")
+    assert load("string-web-sample", root=tmp_path).num_nodes == 12  # an intact copy loads
+    p = folder / "string_interactions.tsv"
+    text = p.read_bytes()
+    i = text.index(b"0.9")
+    p.write_bytes(text[:i] + b"0.1" + text[i + 3:])  # same size, one score changed
+    with pytest.raises(sources.DatasetIntegrityError, match=r"string_interactions\.tsv differs from the registered "
+                                                             r"file \(sha256 mismatch"):
+        sources.require_files("string-web-sample", ["string_interactions.tsv"], root=tmp_path)
+
+
+def test_the_load_check_skips_files_the_registry_has_no_size_for(tmp_path, fake_dataset):
+    """Datasets registered without sizes (a user's, a test's, the PPI benchmark) are not checked."""
+    folder = tmp_path / "fake_folder"
+    folder.mkdir()
+    (folder / "edges.txt").write_text("anything else\n")
+    assert sources.require_files("fake", ["edges.txt"], root=tmp_path) == folder
+    assert all(f.size is None for f in DATASETS["ppi"].files)
+    sized = [f for n, i in DATASETS.items() if n not in ("ppi", "fake") for f in i.files]
+    assert sized and all(f.size is not None and f.size > 0 for f in sized)
+
+
+def test_registry_sizes_match_the_shared_data(data_root):
+    for info in DATASETS.values():
+        for f in info.files:
+            p = data_root / info.folder / f.path
+            if f.size is not None and p.is_file():
+                assert p.stat().st_size == f.size, p
+
+
+def test_a_plain_folder_is_a_file_mirror(tmp_path, fake_dataset):
+    # was: "unknown url type: '/tmp/mirror/example.org/...'"
+    info, payload = fake_dataset
+    mirror = tmp_path / "mirror"
+    serve(mirror, info.files[0].url, payload)
+    written = download("fake", root=tmp_path / "data", mirror=str(mirror), files=["edges.txt"])
+    assert written[0].read_bytes() == payload
+    assert sources.mirrored(info.files[0].url, str(mirror)) == mirror.as_uri() + "/example.org/repo/abc/edges.txt"
+
+
+def test_a_mirror_that_is_neither_url_nor_folder_is_one_line(tmp_path, monkeypatch, fake_dataset):
+    monkeypatch.setenv("GATBIO_MIRROR", str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match=rf"^GATBIO_MIRROR={tmp_path / 'nope'}: is not a URL nor an existing folder; "
+                                         r"give a URL such as http://host:8000 or file:///path/to/mirror"):
+        download("fake", root=tmp_path / "data", files=["edges.txt"])
+    assert not (tmp_path / "data").exists()
+
+
+def test_download_into_a_root_that_is_a_file_fails_before_fetching(tmp_path, fake_dataset):
+    # was: downloaded, then "[Errno 20] Not a directory"
+    fetched = []
+    (tmp_path / "afile").write_text("x\n")
+    with pytest.raises(sources.DataRootError, match=rf"^data root {tmp_path / 'afile'}: is a file, not a folder"):
+        download("fake", root=tmp_path / "afile", files=["edges.txt"], fetch=fetched.append)
+    assert fetched == []
+
+
+def test_download_into_a_root_it_cannot_write_fails_before_fetching(tmp_path, monkeypatch, fake_dataset):
+    # was: downloaded, then "[Errno 13] Permission denied" (the superuser passes permission bits: the probe file
+    # is refused here as a read-only file system would refuse it)
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    fetched = []
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    with pytest.raises(sources.DataRootError, match=rf"^GATBIO_DATA={tmp_path}: cannot write in {tmp_path} "
+                                                    r"\(Permission denied\)"):
+        download("fake", files=["edges.txt"], fetch=fetched.append)
+    assert fetched == []
