@@ -221,10 +221,43 @@ def _names_to_codes(a: np.ndarray, b: np.ndarray, node_names: Sequence[str] | No
     return ca, cb, list(index)
 
 
+def semicolon_table(lines: Sequence[str]) -> bool:
+    """Every line holds the same number (1 or more) of ``;``, none a tab, and every comma is a decimal mark
+    (between two digits): fields separated by semicolons, as spreadsheets write CSV where the comma is the decimal
+    mark (``grass;rabbit;0,5``). A comma between names (``grass,rabbit,Smith 2001; Jones 2003``) keeps the
+    comma the separator."""
+    return bool(lines) and not any("\t" in x for x in lines) and len({x.count(";") for x in lines}) == 1 \
+        and lines[0].count(";") >= 1 and all(x.count(",") == len(re.findall(r"\d,\d", x)) for x in lines)
+
+
+def edge_list_separator(lines: Sequence[str]) -> str:
+    """The field separator of an edge list (or adjacency matrix) from its first data lines (:func:`data_head`):
+    ``;`` for a spreadsheet's semicolon CSV (:func:`semicolon_table`), a tab where a line holds one, a comma where
+    a line holds one, else any whitespace (``r"\\s+"``). Commas that are all decimal commas (``1,5``) in a file
+    where other lines hold none (``grass deer 1,5`` among whitespace lines) do not make the comma the separator:
+    the weight parser then names the decimal comma at its line."""
+    if semicolon_table(list(lines)):
+        return ";"
+    sep = sniff_separator(lines)
+    if sep == "," and any("," not in x and len(x.split()) >= 2 for x in lines) \
+            and all(x.count(",") == len(re.findall(r"\d,\d", x)) for x in lines):
+        return r"\s+"
+    return sep or r"\s+"
+
+
+def split_line(text: str, sep: str) -> list[str]:
+    """One line's fields as the edge-list reader reads them: :func:`gatbio.data.tables.split_fields`, except that
+    whitespace-separated fields may be quoted (``"Daphnia pulex" fish``: two fields)."""
+    if sep in (r"\s+", " +") and '"' in text:
+        return [q if q or not w else w for q, w in re.findall(r'"([^"]*)"|(\S+)', text)] if text.count('"') % 2 == 0 \
+            else text.split()
+    return split_fields(text, sep)
+
+
 def read_edge_list(
     path: str | Path,
     *,
-    sep: str = r"\s+",
+    sep: str | None = None,
     header: bool | None = None,
     comment: str | None = "#",
     source: int | str = 0,
@@ -240,12 +273,16 @@ def read_edge_list(
     reduce: Literal["max", "sum", "mean", "first"] = "max",
     name: str | None = None,
     report: bool = False,
+    extra_columns: Literal["note", "error", "ignore"] = "note",
 ) -> Data:
     """Read an edge list (CSV / TSV / whitespace, optional header, comments, weights; any compression).
 
     Args:
         path: the file.
-        sep: column separator (default: any whitespace; ``","`` for CSV, ``"\\t"`` for TSV).
+        sep: column separator: ``","`` for CSV, ``"\\t"`` for TSV, ``r"\\s+"`` for any whitespace; ``None``
+            (default): detected from the first lines as the command-line readers do
+            (:func:`edge_list_separator`: a tab on every line, else a comma on any line makes it the separator,
+            so that names may hold spaces; else whitespace, where a field may be quoted: ``"Daphnia pulex"``).
         header: ``True``: the first non-comment line names the columns; ``False``: it is data; ``None``
             (default): detected (:mod:`gatbio.data.tables`; what was decided is said on stderr).
         comment: lines starting with this are skipped.
@@ -261,11 +298,21 @@ def read_edge_list(
         duplicates, self_loops, reduce: see the module docstring.
         name: stored as ``data.name`` (default: the file stem).
         report: say on stderr how many duplicate rows were merged and self-loops removed.
+        extra_columns: what to do with columns that are neither ``source``, ``target`` nor ``weight`` (a notes
+            column, a year): ``"note"`` (default: read without them, and say so on stderr), ``"error"``, or
+            ``"ignore"`` (silently: for a caller that said it).
 
     Returns:
         :class:`Data` with ``edge_index``, ``num_nodes``, ``node_names``, ``name`` and ``edge_weight``
         when ``weight`` is given. Edges keep the file's line order.
     """
+    if extra_columns not in ("note", "error", "ignore"):
+        raise ValueError(f"extra_columns={extra_columns!r}: expected 'note', 'error' or 'ignore'")
+    if sep is None:
+        head = data_head(path, comment)
+        sep = edge_list_separator(head)
+        if sep == "\t" and not all("\t" in x for x in head):  # tabs on some lines only: any whitespace, as before
+            sep = r"\s+"
     auto_weight = weight == "auto"
     cols = [source, target] + ([weight] if weight is not None and not auto_weight else [])
     ncols_needed = (max(c for c in cols if isinstance(c, int)) + 1) if all(isinstance(c, int) for c in cols) else None
@@ -282,6 +329,12 @@ def read_edge_list(
     missing = (s.isna() | t.isna()).to_numpy()
     if missing.any():
         r = _first_bad_row(missing)
+        which = "source" if pd.isna(s.iloc[r]) else "target"
+        col = source if which == "source" else target
+        if _field_is_empty(table, sep, r, col):  # ',fox': the field is there, with nothing in it
+            raise MalformedFileError(path, table.line(r), f"{which} (column "
+                                                          f"{_position(table, col) + 1}) is empty: each row names "
+                                                          "a source and a target")
         raise MalformedFileError(path, table.line(r), f"expected {len(cols)} columns{desc}, found fewer")
     line_of_row = table.line
     if numeric_ids:
@@ -311,9 +364,22 @@ def read_edge_list(
             r = _first_bad_row(bad)
             raise MalformedFileError(path, line_of_row(r),
                                      f"{len(unknown)} node(s) not in node_names, e.g. {unknown[:5]}")
+    noted: set[int] = set()
     if auto_weight:
         weight = _auto_weight_column(table, source, target)
+        if weight is None and table.df.shape[1] >= 3 and all(isinstance(c, int) for c in (source, target)):
+            noted.add(next(c for c in range(table.df.shape[1]) if c not in (source, target)))  # said: no numbers
+    if weight is not None:
+        values = table.column(weight)
+        empty = values.isna().to_numpy()
+        if empty.any() and _field_is_empty(table, sep, _first_bad_row(empty), weight):  # 'grass,rabbit,'
+            r = _first_bad_row(empty)
+            raise MalformedFileError(path, table.line(r), f"weight (column {_position(table, weight) + 1}) is "
+                                                          "empty: write the link's weight (0: no flow), or leave "
+                                                          "out the separator after the names")
     w = table.weights(weight) if weight is not None else None
+    if extra_columns != "ignore":
+        _extra_columns(table, [c for c in (source, target, weight) if c is not None], noted, extra_columns)
     stats: dict[str, int] = {}
     data = edges_to_data(a, b, names, weight=w, directed=directed, duplicates=duplicates,
                          self_loops=self_loops, reduce=reduce, name=name or path.stem, path=path,
@@ -363,6 +429,42 @@ def read_sif(
     if report:
         report_changes(path, stats, directed, None)
     return data
+
+
+def _position(table, col: int | str) -> int:
+    """The 0-based position of column ``col`` (a position, or a header name) of ``table``."""
+    return col if isinstance(col, int) else int(table.df.columns.get_loc(col))
+
+
+def _field_is_empty(table, sep: str, row: int, col: int | str) -> bool:
+    """Whether the missing value of ``row`` in ``col`` is an empty field (``grass,rabbit,``, ``,fox``) rather than
+    a line with too few fields (read again from the file: only on the way to an error)."""
+    if sep in (r"\s+", " +"):  # whitespace has no empty fields
+        return False
+    line = table.line(row)
+    if line is None:
+        return False
+    raw = read_text(table.path).split("\n")[line - 1].rstrip("\r")
+    return len(split_line(raw, sep)) > _position(table, col)
+
+
+def _extra_columns(table, used: Sequence[int | str], noted: set[int], action: str) -> None:
+    """Columns other than ``used`` (and those already ``noted``) that hold something: a note naming them, or
+    (``action="error"``) an error at the first line that has one."""
+    taken = {_position(table, c) for c in used} | noted
+    extra = [c for c in range(table.df.shape[1]) if c not in taken and table.df.iloc[:, c].notna().any()]
+    if not extra:
+        return
+    head = table.header or []
+    shown = ", ".join(f"{c + 1} ({head[c]!r})" if c < len(head) and head[c] else str(c + 1) for c in extra[:5]) \
+        + (", ..." if len(extra) > 5 else "")
+    what = f"column{'s' if len(extra) > 1 else ''} {shown}"
+    if action == "error":
+        r = _first_bad_row(table.df.iloc[:, extra].notna().any(axis=1).to_numpy())
+        raise MalformedFileError(table.path, table.line(r), f"{what}: more columns than source, target and weight "
+                                                            "(pass extra_columns='note' to read without them)")
+    note(f"{table.path}: {what} not read (read: the source, the target{' and the weight' if len(used) > 2 else ''}"
+         f"{'' if len(used) > 2 else '; weight=COLUMN reads one as weights'})")
 
 
 def _auto_weight_column(table, source, target) -> int | None:
@@ -1167,6 +1269,48 @@ def pajek_to_data(
 # --------------------------------------------------------------------------------------------------------
 
 
+def named_matrix(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether split lines (the first of a file) are a matrix with names: a first row of column names, with or
+    without a corner cell (empty as R's ``write.csv`` writes it, or a word such as ``species``), above rows that
+    start with the same names in the same order (numbers too: ``"","1","2"`` above ``"1",0,1``)."""
+    from gatbio.data.tables import is_number
+
+    if len(rows) < 2 or not rows[0] or not rows[1]:
+        return False
+    first, below = rows[0], [r[0] for r in rows[1:] if r]
+    truncated = len(rows) >= 100  # data_head's first lines only: a matrix may have more rows
+    corner = len(first) >= 3 and len(first) == len(rows[1]) and (first[0] == "" or not is_number(first[0])) \
+        and first[1:1 + len(below)] == below and (len(below) == len(first) - 1 or truncated)
+    no_corner = len(first) >= 2 and len(first) == len(rows[1]) - 1 and first[:len(below)] == below \
+        and (len(below) == len(first) or truncated)
+    cells = [c for r in rows[1:] for c in r[1:]]
+    return (corner or no_corner) and 2 * sum(is_number(c) or c == "" for c in cells) > len(cells)
+
+
+def _adjacency_layout(head: Sequence[str], sep: str, header: bool | None, index_col: bool | None
+                      ) -> tuple[bool | None, bool | None]:
+    """``(header, index_col)`` of an adjacency matrix from its first data lines, where not forced:
+
+    - a first row of column names above rows that start with the same names (a corner cell, empty as R's
+      ``write.csv`` writes it or a word such as ``species``, or no corner cell): both, even where the names are
+      numbers (``"","1","2","3"`` above ``"1",0,1,0``);
+    - a first row that is mostly numbers (besides a row name) is data, so that a typo or an empty cell in it
+      (``0 1 x``, ``grass,,1,0``) is named at its line and column rather than taken for a header.
+    Anything else is left to the detection of :func:`gatbio.data.tables.read_table`."""
+    from gatbio.data.tables import is_number
+
+    rows = [split_line(x, sep) for x in head]
+    if not rows or not rows[0]:
+        return header, index_col
+    first = rows[0]
+    if named_matrix(rows):
+        return (True if header is None else header), (True if index_col is None else index_col)
+    cells = first[1:] if not is_number(first[0]) else first  # a row name first, or none
+    if header is None and cells and 2 * sum(is_number(c) for c in cells) > len(cells):
+        header = False
+    return header, index_col
+
+
 def read_adjacency_matrix(
     path: str | Path,
     *,
@@ -1193,6 +1337,14 @@ def read_adjacency_matrix(
     if convention not in ("row_to_col", "col_to_row"):
         raise ValueError(f"convention={convention!r}: expected 'row_to_col' (A[i, j] means i -> j) "
                          "or 'col_to_row' (A[i, j] means j -> i)")
+    if header is None or index_col is None:
+        head = data_head(path, "#", numbered=True)
+        forced = header
+        header, index_col = _adjacency_layout([x for _, x in head], sep, header, index_col)
+        if forced is None and header and index_col:
+            shown = head[0][1].strip()
+            note(f"{path}: line {head[0][0]} {shown[:57] + '...' if len(shown) > 60 else shown!r} read as the "
+                 "column names, and column 1 as the row names (the same names; --no-header reads the line as data)")
     table = read_table(path, sep=sep, header=header, comment="#")
     path, df, col_names = table.path, table.df, table.header
     if index_col is None:
@@ -1209,9 +1361,12 @@ def read_adjacency_matrix(
     vals = df.apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
     bad = ~np.isfinite(vals) | (vals < 0)
     if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise MalformedFileError(path, table.line(int(r)),
-                                 f"column {c + 1 + bool(index_col)}: " + weight_problem(df.iat[r, c], "entry"))
+        r, c = (int(k) for k in np.argwhere(bad)[0])
+        column = c + 1 + bool(index_col)
+        if pd.isna(df.iat[r, c]) and _field_is_empty(table, sep, r, column - 1):  # 'grass,,1,0'
+            raise MalformedFileError(path, table.line(r), f"column {column}: the entry is empty (write 0 for no "
+                                                          "link)")
+        raise MalformedFileError(path, table.line(r), f"column {column}: " + weight_problem(df.iat[r, c], "entry"))
     a = vals
     if names_rows is not None and col_names is not None and len(col_names) == n and list(col_names) != names_rows:
         k = next(k for k in range(n) if col_names[k] != names_rows[k])

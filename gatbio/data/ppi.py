@@ -43,8 +43,10 @@ def load_node2vec_ppi(root: Path | None = None, *, self_loops: SelfLoopPolicy = 
     folder = require_files("node2vec-ppi", ["node2vec_PPI.edgelist", "node2vec_PPI_labels.txt"], root=root)
     names = [str(i) for i in range(1, 3891)]
     # the file lists every interaction in both directions: merge a row with its mirror image
+    # its third column is 1.000000 on every row: an unweighted network, so the column is not read (quietly)
     data = read_edge_list(folder / "node2vec_PPI.edgelist", numeric_ids=True, index_base=1, node_names=names,
-                          directed=False, duplicates="merge", self_loops=self_loops, name="node2vec-ppi")
+                          directed=False, duplicates="merge", self_loops=self_loops, name="node2vec-ppi",
+                          extra_columns="ignore")
     data.y, data.label_names = read_label_table(folder / "node2vec_PPI_labels.txt", names,
                                                 label_names=[str(i) for i in range(1, 51)], require_all=True)
     return data

@@ -3,19 +3,27 @@
 FILE is a food-web file or folder, or a named web (``gateway/11``, ``cheddar/TL84``, ``pajek/baydry``).
 Formats (``--format``, default ``auto`` from the name):
 
-- ``edgelist``: ``prey predator [weight]`` lines (GATEWAy ``*_edge_list.txt``), separated by whitespace, or by
-  tabs (or commas) when a line holds one, so that names may hold spaces; ``#`` comments;
-- ``csv``: comma separated (or tab / semicolon when there is no comma) with a header; columns
-  ``--source``/``--target`` (default ``resource``/``consumer``, or ``prey``/``predator``, when present, else the
-  first two) and optional ``--weight``;
+- ``edgelist``: ``prey predator [weight]`` lines (GATEWAy ``*_edge_list.txt``), separated by whitespace (a name
+  with spaces quoted: ``"Daphnia pulex"``), or by tabs (or commas) when a line holds one, so that names may hold
+  spaces; ``#`` comments (at the start of a line only);
+- ``csv``: comma separated (or tab / semicolon when there is no comma), usually with a header;
 - ``pajek``: ``.net``/``.paj``; a SCOR flow web (with an ``ECO types`` partition) keeps its feeding arcs only;
 - ``cheddar``: a folder with ``nodes.csv`` and ``trophic.links.csv``;
 - ``gateway``: a folder with ``<id>_edge_list.txt`` (and optionally ``<id>_node_attr_list.txt``);
-- ``adjacency``: a square 0/1 or weighted matrix (whitespace, tab or comma separated); needs ``--convention
-  row_to_col|col_to_row``.
+- ``adjacency``: a square 0/1 or weighted matrix (whitespace, tab or comma separated; column and row names
+  optional, R's ``write.csv`` corner cell included); needs ``--convention row_to_col|col_to_row``.
+
+Columns of an edge list or CSV: a header whose names say the roles is read by them, in any order and case
+(``prey``/``resource``/``res``/``eaten``/``food`` for the prey, ``predator``/``pred``/``consumer``/``con``/
+``eater`` for the predator, alone or in a longer name: ``predator_name``, ``Prey species``, GATEWAy's
+``con.taxonomy``/``res.taxonomy``), with a note naming them; ``--source``/``--target`` (names, or numbers from 1)
+choose others; else the first two columns are prey and predator. Weights: a column named like weights
+(``weight``, ``w``, ``flow``, ``biomass.flow``, ``strength``, ``freq``, ``n``, ...), ``--weight COLUMN``, or
+without a header a third column of numbers (with a note; ``--unweighted`` ignores weights); any other column
+(``study_id``, ``year``, notes) is not read, and a note names it.
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first
-(not for tables whose header names the columns ``resource``/``consumer`` or ``prey``/``predator``: their names say it).
+(not for tables whose header names the prey and predator columns: their names say it).
 
 Usage::
 
@@ -46,9 +54,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="mackay (any directed graph; default) or levine (needs basal species)")
     p.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
                    help="what a line 'u v' means in the file (default: v eats u)")
-    p.add_argument("--source", default=None, help="csv: prey column")
-    p.add_argument("--target", default=None, help="csv: predator column")
-    p.add_argument("--weight", default=None, help="csv: weight column (edgelist: a third column is read as weight)")
+    p.add_argument("--source", default=None, help="edge list / csv: prey column (name, or number from 1; default: "
+                                                   "the one the header names so, else the first)")
+    p.add_argument("--target", default=None, help="edge list / csv: predator column (default: the one the header "
+                                                   "names so, else the second)")
+    p.add_argument("--weight", default=None, help="edge list / csv: weight column (default: one named like weights, "
+                                                   "or without a header a third column of numbers)")
     p.add_argument("--convention", default=None, choices=["row_to_col", "col_to_row"],
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
     p.add_argument("--unweighted", action="store_true", help="ignore edge weights")
@@ -91,8 +102,10 @@ def read_foodweb_file(
     for the formats).
 
     Tables (``edgelist``, ``csv``, ``adjacency``): a header row is detected unless ``header`` forces it (see
-    :mod:`gatbio.data.tables`); weights are the ``weight`` column, or with ``"auto"`` a third column of numbers
-    (``None``: no weights), checked by the one weight parser (finite, ``>= 0``); a link listed twice is merged
+    :mod:`gatbio.data.tables`; a first row whose names say the prey and predator columns is a header); columns
+    and weights as the module docstring says (``weight="auto"``: a column named like weights, or without a
+    header a third column of numbers; ``None``: no weights), checked by the one weight parser (finite,
+    ``>= 0``); a link listed twice is merged
     into one (weights summed, as the trophic-level equations add parallel links), with a note on stderr.
     """
     from gatbio.data import io
@@ -153,40 +166,8 @@ def read_foodweb_file(
             data.name = path.stem
     elif fmt in ("csv", "edgelist"):
         _refuse_options(file, "an edge list (one link per row)", convention=convention)
-        head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
-        sep = _table_separator(fmt, [x for _, x in head])
-        split = str.split if sep == r"\s+" else (lambda x: x.split(sep))
-        # columns by position (named columns of a header row mapped to theirs), so that header detection can
-        # check the first row's names against the rest of the file
-        fields = [f.strip() for f in split(head[0][1])] if head and header is not False else []
-
-        def position(name: str | None, default: str | None, fallback: int | None) -> int | None:
-            if name is not None and name not in fields:
-                raise io.MalformedFileError(path, head[0][0] if head else 1,
-                                            f"no column {name!r} in the first row (columns: {fields})")
-            name = name or (default if default in fields else None)
-            return fields.index(name) if name is not None else fallback
-
-        lower = [f.lower() for f in fields]
-        named = next(((s, t) for s, t in (("prey", "predator"), ("resource", "consumer")) if {s, t} <= set(lower)),
-                     None)
-        if source is None and target is None and named:
-            if direction == "predator-prey":  # the names say the direction; flipping would reverse it
-                raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
-                                                              f"({', '.join(fields[:4])}), so the direction is "
-                                                              "known: leave out --direction predator-prey")
-            # named (any case): any order
-            source, target = fields[lower.index(named[0])], fields[lower.index(named[1])]
-        src, dst = position(source, "resource", 0), position(target, "consumer", 1)
-        if sep == r"\s+":
-            _check_whitespace_names(path, head, header)
-        if weight not in (None, "auto"):
-            weight = position(weight, None, None)
-        elif weight == "auto" and header is not False:
-            weight = position(None, next((c for c in ("weight", "flow", "biomass.flow", "diet.fraction")
-                                          if c in fields), None), "auto")
-        data = io.read_edge_list(path, sep=sep, header=header, source=src, target=dst, weight=weight,
-                                 duplicates="merge", reduce="sum", report=True)
+        data = _read_edge_table(path, fmt, direction=direction, source=source, target=target, weight=weight,
+                                header=header)
     elif fmt == "adjacency":
         _refuse_options(file, "an adjacency matrix (rows and columns are species; --weight keeps its values)",
                         source=source, target=target)
@@ -229,54 +210,341 @@ def _refuse_options(file, what: str, **given) -> None:
 
 def _table_separator(fmt: str, lines: list[str]) -> str:
     """``csv``: a comma, else a tab or a semicolon where the lines hold one; ``edgelist`` / ``adjacency``: a tab
-    or a comma where a line holds one (then names may hold spaces), else any whitespace."""
-    from gatbio.data.tables import sniff_separator
+    or a comma where a line holds one (then names may hold spaces; not a comma that is only ever a decimal comma
+    among whitespace-separated lines), else any whitespace (:func:`gatbio.data.io.edge_list_separator`)."""
+    from gatbio.data.io import edge_list_separator, semicolon_table
 
-    if _semicolon_table(lines):  # a European spreadsheet's CSV: ';' between fields, ',' the decimal mark
+    if semicolon_table(lines):  # a European spreadsheet's CSV: ';' between fields, ',' the decimal mark
         return ";"
     if fmt == "csv":
         return next((c for c in (",", "\t", ";") if any(c in x for x in lines)), ",")
-    return sniff_separator(lines) or r"\s+"
+    return edge_list_separator(lines)
 
 
-def _semicolon_table(lines: list[str]) -> bool:
-    """Every line holds the same number (1 or more) of ``;``, none a tab, and every comma is a decimal mark
-    (between two digits): fields separated by semicolons, as spreadsheets write CSV where the comma is the decimal
-    mark (``grass;rabbit;0,5``). A comma between names (``grass,rabbit,Smith 2001; Jones 2003``) keeps the
-    comma the separator."""
+#: Words of a column name that give its role (whole words of the name, any case: ``predator_name``, ``Prey
+#: species``, ``consumer.name``, GATEWAy's ``con.taxonomy``, ``consumerName``): the predator (the link's target) ...
+TARGET_WORDS = frozenset("predator predators pred preds consumer consumers con eater eaters".split())
+#: ... and the prey (its source).
+SOURCE_WORDS = frozenset("prey preys resource resources res eaten food foods".split())
+#: Words that make a column an attribute of a species, not its name (``con.lifestage``, ``res.mass.mean.g.``,
+#: ``prey_count``), or no species at all (``food_web``).
+_ATTRIBUTE_WORDS = frozenset("""lifestage life stage mass length size type status movement metabolic class level
+    mean median sd g mg kg mm cm biomass abundance density body guild group category habitat web webs trophic
+    count counts number n weight weights w strength flux flow flows value values frequency freq fraction
+    proportion rate""".split())
+#: Words that may follow a role word in the name of a species column (``predator_name``, ``res.taxonomy``).
+_NAME_WORDS = frozenset("name names species taxonomy taxon taxa id ids node label scientific common sp spp "
+                        "organism binomial".split())
+#: Column names read as link weights without --weight: made of these words, one at least from the first set
+#: (``weight``, ``w``, ``flow``, ``biomass_flow``, ``diet.fraction``, ``interaction strength``, ``freq``, ``n``).
+_WEIGHT_WORDS = frozenset("weight weights w wt strength flux fluxes flow flows value values count counts frequency "
+                          "freq n fraction proportion prop rate rates intensity amount".split())
+_WEIGHT_MODIFIERS = frozenset("link links interaction interactions edge edges biomass energy carbon diet mean total "
+                              "feeding consumption relative rel observed".split())
+#: Names of a first column of row numbers (R's ``write.csv`` header cell, pandas' index, GATEWAy's ``autoID``).
+_ROW_ID_NAMES = frozenset(["", "x", "id", "autoid", "row", "rowid", "rownames", "row.names", "index", "unnamed: 0",
+                           "...1", "#", "no", "nr", "obs"])
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a column name, lower case, without trailing digits: ``consumerName2`` -> consumer, name."""
     import re
 
-    return bool(lines) and not any("\t" in x for x in lines) and len({x.count(";") for x in lines}) == 1 \
-        and lines[0].count(";") >= 1 and all(x.count(",") == len(re.findall(r"\d,\d", x)) for x in lines)
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    words = [w.rstrip("0123456789") or w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w]
+    return words
 
 
-def _check_whitespace_names(path: Path, head: list[tuple[int, str]], header: bool | None) -> None:
-    """A whitespace-separated edge list cannot hold names with spaces ("Daphnia pulex"): such a file would be
-    read as links between the words. Refused at the first line that shows it: a row longer than a header row,
-    or (no header) a third column of text where weights belong."""
+def column_role(name: str) -> str | None:
+    """``"source"`` (the prey) or ``"target"`` (the predator) when the column name says it (:data:`SOURCE_WORDS`,
+    :data:`TARGET_WORDS`), else ``None``: a name with words of both roles or of neither, or an attribute of a
+    species (``con.lifestage``)."""
+    words = set(_name_words(name))
+    src, dst = words & SOURCE_WORDS, words & TARGET_WORDS
+    if bool(src) == bool(dst) or words & _ATTRIBUTE_WORDS:
+        return None
+    return "source" if src else "target"
+
+
+def is_weight_name(name: str) -> bool:
+    """A column name that says link weights (:data:`_WEIGHT_WORDS`)."""
+    words = _name_words(name)
+    return bool(words) and all(w in _WEIGHT_WORDS or w in _WEIGHT_MODIFIERS for w in words) \
+        and any(w in _WEIGHT_WORDS for w in words)
+
+
+def _header_roles(path, line: int, fields: list[str]) -> tuple[int | None, int | None]:
+    """Positions of the prey and the predator column named by ``fields`` (``None`` where no name says it); among
+    several columns of one role the one named like a species (``con.taxonomy`` before ``con.taxonomy.status``),
+    else an error that says to choose."""
     from gatbio.data.io import MalformedFileError
-    from gatbio.data.tables import is_number, looks_like_header
+
+    found: dict[str, list[int]] = {"source": [], "target": []}
+    for k, f in enumerate(fields):
+        if (role := column_role(f)) is not None:
+            found[role].append(k)
+    picked = []
+    for role, ks in found.items():
+        if len(ks) > 1:
+            words = SOURCE_WORDS if role == "source" else TARGET_WORDS
+            ks = [k for k in ks if set(_name_words(fields[k])) - words <= _NAME_WORDS] or ks
+        if len(ks) > 1:
+            option, who = ("--source", "prey") if role == "source" else ("--target", "predator")
+            raise MalformedFileError(path, line, f"several columns could be the {who}s "
+                                                 f"({', '.join(repr(fields[k]) for k in ks)}): pick one with "
+                                                 f"{option} COLUMN")
+        picked.append(ks[0] if ks else None)
+    return picked[0], picked[1]
+
+
+def _is_row_id_column(name: str, values: list[str], ncols: int) -> bool:
+    """A first column of row numbers: increasing integers, named like row numbers (``""``, ``X``, ``autoID``) or
+    (in a wide table) consecutive from 0 or 1."""
+    import re
+
+    if not values or not all(re.fullmatch(r"\d+", v) for v in values):
+        return False
+    ints = [int(v) for v in values]
+    if any(b <= a for a, b in zip(ints, ints[1:], strict=False)):  # row numbers increase
+        return False
+    return name.strip().lower() in _ROW_ID_NAMES or \
+        (ncols >= 4 and ints[0] in (0, 1) and ints == list(range(ints[0], ints[0] + len(ints))))
+
+
+def _refuse_a_matrix(path, rows: list[list[str]]) -> None:
+    """An adjacency matrix (a square block of numbers, with or without row and column names) read as an edge list
+    gives nonsense links: refused with the option that reads it."""
+    from gatbio.data.io import MalformedFileError, named_matrix
+    from gatbio.data.tables import is_header_word, is_number
+
+    if len(rows) < 2:
+        return
+    first, k = rows[0], len(rows[0])
+    complete = len(rows) < 100  # the head holds the whole file
+
+    def entries(block: list[list[str]]) -> bool:
+        return all(is_number(c) or c == "" for r in block for c in r)
+
+    what = None
+    body = rows[1:]
+    if named_matrix(rows) or (k >= 3 and first[0] == "" and all(len(r) == k for r in body) and entries(
+            [r[1:] for r in body]) and {r[0] for r in body} <= set(first[1:])  # row names in another order
+                              and (len(body) == k - 1 or not complete)):
+        what, n = "with row and column names", len(body)
+    elif k >= 4 and not is_number(first[0]) and all(len(r) == k and not is_number(r[0]) for r in rows) \
+            and entries([r[1:] for r in rows]) and (len(rows) == k - 1 or not complete):
+        what, n = "with row names", len(rows)  # 'grass,0,1,0' rows
+    elif k >= 3 and all(len(r) == k for r in body) and entries(body) and (len(body) == k or not complete) \
+            and not any(is_number(f) or is_header_word(f) or column_role(f) or is_weight_name(f) for f in first):
+        what, n = "with column names", len(body)  # 'grass rabbit fox' above rows of numbers
+    elif k >= 4 and all(len(r) == k for r in rows) and entries(rows) and (len(rows) == k or not complete):
+        what, n = "", len(rows)
+    if what is not None:
+        raise MalformedFileError(path, None, f"looks like an adjacency matrix ({n} rows of {n} entries"
+                                             f"{', ' + what if what else ''}), not an edge list (one link per "
+                                             "line): read it with --format adjacency --convention row_to_col "
+                                             "(A[i, j] > 0: j eats i) or col_to_row (A[i, j] > 0: i eats j)")
+
+
+def _names_elsewhere(path, after_line: int, sep: str, names: list[str], cols: list[int]) -> str | None:
+    """The first of ``names`` (of a header row) that is a name in a column ``cols`` of a line after
+    ``after_line``: such a row is data (rule 2 of :mod:`gatbio.data.tables`)."""
+    from gatbio.data.io import split_line
+    from gatbio.data.tables import data_lines, read_text
+
+    parts = read_text(path).split("\n", after_line)
+    rest = parts[after_line] if len(parts) > after_line else ""
+    wanted = [x for x in names if x and x in rest]  # a quick look first: most headers appear nowhere else
+    if not wanted:
+        return None
+    text, _ = data_lines(rest, "#")
+    for line in text.split("\n") if text else []:
+        fields = split_line(line.rstrip("\r"), sep)
+        hit = next((fields[c] for c in cols if c < len(fields) and fields[c] in wanted), None)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None, target: str | None,
+                     weight: str | None, header: bool | None):
+    """An edge list or CSV file as prey -> predator links (before ``--direction``): columns by the header's names
+    (:func:`column_role`), by ``--source``/``--target``, else the first two; weights from a column named like
+    weights (:func:`is_weight_name`), ``--weight``, or (no header) a third column of numbers, with a note; other
+    columns are named in a note and not read."""
+    from gatbio.data import io
+    from gatbio.data.tables import _header_note, data_head, is_number, looks_like_header, note
+
+    head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
+    sep = _table_separator(fmt, [x for _, x in head])
+    rows = [io.split_line(x, sep) for _, x in head]
+    if source is None and target is None:
+        _refuse_a_matrix(path, rows)
+    first = rows[0] if rows else []
+    roles = _header_roles(path, head[0][0], first) if rows and header is not False else (None, None)
+    named_roles = roles != (None, None)
+    given = [x for x in (source, target, weight) if x not in (None, "auto")]
+    has_header = header if header is not None else bool(rows) and (
+        named_roles or any(x in first for x in given) or looks_like_header(first, rows[1:]))
+    notes: list[str] = []
+
+    def column(name: str, fields: list[str], ncols: int, what: str) -> int:
+        if name in fields:
+            return fields.index(name)
+        if name.isdigit() and 1 <= int(name) <= max(ncols, len(fields)):  # a column number (1-based)
+            return int(name) - 1
+        shown = f"columns: {fields}" if fields else f"no header row: give a column number, 1 to {ncols}"
+        raise io.MalformedFileError(path, head[0][0] if head else 1,
+                                    f"{what} {name}: no such column in the first row ({shown})")
+
+    def plan(use_header: bool) -> tuple[int, int, int | str | None]:
+        """(source, target, weight) positions; fills ``notes``."""
+        fields = first if use_header else []
+        body = rows[1:] if use_header else rows
+        ncols = max((len(r) for r in body), default=len(first))
+        width = max(ncols, len(fields))
+        s = column(source, fields, ncols, "--source") if source is not None else None
+        t = column(target, fields, ncols, "--target") if target is not None else None
+        src_role, dst_role = roles if use_header else (None, None)
+        skipped: list[int] = []  # a column of row numbers, said
+        by_names = use_header and source is None and target is None and named_roles
+        if s is None and src_role is not None and src_role != t:
+            s = src_role
+        if t is None and dst_role is not None and dst_role != s:
+            t = dst_role
+        if by_names and (s is None or t is None):  # one role named: the other column of a two-column table
+            known = s if s is not None else t
+            others = [k for k in range(len(fields)) if k != known and not is_weight_name(fields[k])]
+            if len(others) != 1:
+                who, other, option = ("prey", "predator", "--target") if s is not None else \
+                    ("predator", "prey", "--source")
+                raise io.MalformedFileError(path, head[0][0], f"the header names the {who} column "
+                                                              f"({fields[known]!r}) but no {other} column: give it "
+                                                              f"with {option} COLUMN")
+            s, t = (known, others[0]) if s is not None else (others[0], known)
+        if by_names:
+            if direction == "predator-prey":  # the names say the direction; flipping would reverse it
+                raise io.MalformedFileError(path, head[0][0], f"the header names the prey and predator columns "
+                                                              f"({', '.join(fields[:4])}), so the direction is "
+                                                              "known: leave out --direction predator-prey")
+            notes.append(f"{path}: column {fields[s]!r} read as the prey (resource) and {fields[t]!r} as the "
+                         "predator (consumer) of each link, by their names (--source/--target choose others)")
+        if s is None and t is None and use_header and width >= 3 and \
+                _is_row_id_column(fields[0], [r[0] for r in body if r], width):
+            others = [k for k in range(1, width) if not (k < len(fields) and is_weight_name(fields[k]))]
+            if len(others) == 2:  # R's write.csv of an edge list: row numbers, then the two columns
+                s, t = others
+                skipped.append(0)
+                notes.append(f"{path}: column 1 ({fields[0]!r}) holds row numbers: columns {fields[s]!r} and "
+                             f"{fields[t]!r} read as the prey and the predator (--source/--target choose others)")
+        if s is None and t is None and use_header and width >= 3 and \
+                _is_row_id_column(fields[0], [r[0] for r in body if r], width):
+            raise io.MalformedFileError(path, head[0][0], f"column 1 ({fields[0]!r}) holds row numbers, not "
+                                                          f"species, and no column is named for the prey or the "
+                                                          f"predator (columns: {', '.join(fields[:8])}"
+                                                          f"{', ...' if len(fields) > 8 else ''}): give them with "
+                                                          "--source COLUMN (the prey) and --target COLUMN (the "
+                                                          "predator)")
+        if s is None:
+            s = next(k for k in (0, 1) if k != t)
+        if t is None:
+            t = next(k for k in (1, 0) if k != s)
+        w: int | str | None
+        if weight is None:
+            w = None
+        elif weight != "auto":
+            w = column(weight, fields, ncols, "--weight")
+        elif use_header:
+            w = next((k for k, f in enumerate(fields) if k not in (s, t) and is_weight_name(f)), None)
+            if w is not None and fields[w].lower() not in ("weight", "weights"):
+                notes.append(f"{path}: column {fields[w]!r} read as link weights (--unweighted to ignore)")
+            if w is None and ncols == len(fields) + 1 and all(is_number(r[-1]) for r in body if len(r) == ncols):
+                w = len(fields)  # one unnamed column of numbers after the named ones
+                notes.append(f"{path}: column {w + 1} (not named by the header) read as link weights "
+                             "(--unweighted to ignore)")
+        else:
+            w = "auto" if width >= 3 else None  # a third column of numbers (the reader notes one of text)
+        ignored = [k for k in range(width) if k not in (s, t, w, *skipped) and not (w == "auto" and k == 2)]
+        if ignored:
+            shown = ", ".join(repr(fields[k]) if k < len(fields) and fields[k] else str(k + 1) for k in ignored[:6])
+            why = " (not link weights by name; --weight COLUMN reads one as weights)" \
+                if weight == "auto" and any(k < len(fields) and fields[k] for k in ignored) else ""
+            notes.append(f"{path}: column{'s' if len(ignored) > 1 else ''} {shown}"
+                         f"{f' and {len(ignored) - 6} more' if len(ignored) > 6 else ''} not read{why}")
+            for k in ignored:
+                if k < len(fields) and {"web", "webs", "foodweb"} & set(_name_words(fields[k])):
+                    webs = {r[k] for r in body if len(r) > k}
+                    if len(webs) > 1:
+                        notes.append(f"{path}: column {fields[k]!r} names {len(webs)} or more webs; their links "
+                                     "are read as one web (keep the rows of one web to read it alone)")
+        return s, t, w
+
+    src, dst, w = plan(bool(has_header))
+    if header is None and has_header:  # detected: a name of the header that is a species elsewhere keeps it data
+        clash = _names_elsewhere(path, head[0][0], sep, [first[c] for c in (src, dst) if c < len(first)], [src, dst])
+        _header_note(path, head[0][0], head[0][1].strip(), used=clash is None, clash=clash)
+        if clash is not None:
+            has_header, roles, named_roles = False, (None, None), False
+            notes.clear()
+            src, dst, w = plan(False)
+    if sep == r"\s+":
+        _check_whitespace_names(path, head, bool(has_header))
+    for text in notes:
+        note(text)
+    data = io.read_edge_list(path, sep=sep, header=bool(has_header), source=src, target=dst, weight=w,
+                             duplicates="merge", reduce="sum", report=True, extra_columns="ignore")
+    if w == "auto" and getattr(data, "edge_weight", None) is not None:
+        note(f"{path}: column 3 read as link weights (--unweighted to ignore)")
+    return data
+
+
+def _check_whitespace_names(path: Path, head: list[tuple[int, str]], has_header: bool) -> None:
+    """A whitespace-separated edge list cannot hold names with spaces ("Daphnia pulex") unless they are quoted:
+    such a file would be read as links between the words. Refused at the first line that shows it: a row longer
+    than a header row, or (no header) a third column of text where weights belong; an inline comment
+    (``grass rabbit # seen in 2001``) and an extra column after the weight (``grass rabbit 0.5 field``) are named
+    as such."""
+    from gatbio.data.io import MalformedFileError, split_line
+    from gatbio.data.tables import is_number
 
     if not head:
         return
-    rows = [x.split() for _, x in head]
-    has_header = header if header is not None else looks_like_header(rows[0], rows[1:])
-    fix = "species names with spaces need tabs or commas between the columns (or names without spaces, such as " \
-          "Daphnia_pulex)"
+    rows = [split_line(x, r"\s+") for _, x in head]
+    fix = "species names with spaces need tabs or commas between the columns, or quotes (\"Daphnia pulex\"), or " \
+          "names without spaces, such as Daphnia_pulex"
+    for (no, _), row in zip(head, rows, strict=True):
+        k = next((k for k, f in enumerate(row) if k >= 2 and f.startswith("#")), None)
+        if k is not None and not (has_header and no == head[0][0]):
+            raise MalformedFileError(path, no, f"an inline comment ({' '.join(row[k:])!r}): only a line that starts "
+                                               "with # is a comment; move the note to a line of its own, or remove "
+                                               "it")
+
+    def extra(row: list[str], width: int) -> str | None:
+        """A row of 'prey predator weight' and more fields (a number where the weight belongs)."""
+        if len(row) > width >= 3 and is_number(row[width - 1]):
+            more = row[width:]
+            return f"{len(row)} fields: 'prey predator weight' and {len(more)} more ({' '.join(more)!r}): an extra " \
+                   "column is not read from a whitespace-separated file: remove it, or separate the columns by " \
+                   "tabs or commas under a header line that names them (then only the prey, predator and weight " \
+                   "columns are read)"
+        return None
+
     if has_header:
         # one unnamed column of numbers after the named ones ('prey predator' above 'grass rabbit 2') is weights
         unnamed_weights = all(len(r) == len(rows[0]) + 1 and is_number(r[-1]) for r in rows[1:])
         for (no, _), row in zip(head[1:], rows[1:], strict=True):
             if len(row) > len(rows[0]) and not unnamed_weights:
-                raise MalformedFileError(path, no, f"{len(row)} fields where the header (line {head[0][0]}) names "
-                                                   f"{len(rows[0])}: {fix}")
+                raise MalformedFileError(path, no, extra(row, len(rows[0])) or
+                                         f"{len(row)} fields where the header (line {head[0][0]}) names "
+                                         f"{len(rows[0])}: {fix}")
         return
 
     for (no, _), row in zip(head, rows, strict=True):
         if len(row) > 3:
-            raise MalformedFileError(path, no, f"{len(row)} fields, more than 'prey predator [weight]': {fix}")
-    if len(rows[0]) == 3 and not is_number(rows[0][2]):  # a column of words where weights belong (a later bad
-        # weight under numbers is the weight parser's to name)
+            raise MalformedFileError(path, no, extra(row, 3) or
+                                     f"{len(row)} fields, more than 'prey predator [weight]': {fix}")
+    if len(rows[0]) == 3 and not any(len(r) == 3 and is_number(r[2]) for r in rows):  # a column of words where
+        # weights belong (a bad weight in a column of numbers is the weight parser's to name)
         raise MalformedFileError(path, head[0][0], f"field 3 ({rows[0][2]!r}) is not a weight: {fix}")
 
 
@@ -328,6 +596,13 @@ def run(args: argparse.Namespace) -> int:
 
     check_outputs({"--csv": args.csv}, {"FILE": args.file})
     data = read_foodweb(args)
+    w = getattr(data, "edge_weight", None)
+    zero = int((w.view(-1) <= 0).sum()) if w is not None and not args.unweighted else 0
+    if zero:
+        from gatbio.data.tables import note
+
+        note(f"{args.file}: {zero} of {w.numel()} links have weight 0 and are not counted: a link of weight 0 "
+             "carries no flow and counts as absent (--unweighted counts every listed link)")
     df = trophic_table(data, args.method, weighted=not args.unweighted)
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")

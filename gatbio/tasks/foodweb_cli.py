@@ -105,11 +105,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
                    help="what a line 'u v' means in a table file (default: prey-predator, v eats u; a GATEWAy "
                         "folder or a named web is already prey -> predator)")
-    q.add_argument("--source", default=None, metavar="COLUMN", help="csv: prey column (default: resource, else the first)")
+    q.add_argument("--source", default=None, metavar="COLUMN",
+                   help="edge list / csv: prey column (name, or number from 1; default: the one the header names "
+                        "so, such as resource, prey_name or res.taxonomy, else the first)")
     q.add_argument("--target", default=None, metavar="COLUMN",
-                   help="csv: predator column (default: consumer, else the second)")
+                   help="edge list / csv: predator column (default: the one the header names so, such as consumer, "
+                        "predator or con.taxonomy, else the second)")
     q.add_argument("--weight", default=None, metavar="COLUMN",
-                   help="csv: weight column; the models use which links exist, not their weights")
+                   help="edge list / csv: weight column (default: one named like weights, or without a header a "
+                        "third column of numbers); the models use which links exist (weight > 0), not the weights")
     q.add_argument("--convention", default=None, choices=["row_to_col", "col_to_row"],
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
     q.add_argument("--quiet", action="store_true", help="no progress messages (they go to stderr, and only "
@@ -236,7 +240,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from gatbio.cli import show_progress
     from gatbio.data.tables import note
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import atomic_write_many
+    from gatbio.results import atomic_write_bytes, atomic_write_text
     from gatbio.tasks.foodweb import predict_missing_links
 
     # Everything that can be wrong with the arguments is found before any reading or training.
@@ -286,19 +290,31 @@ def run_predict(args: argparse.Namespace) -> int:
               f"model {df['model'].iloc[0]}; top {len(df)} missing links (resource -> consumer: consumer eats "
               "resource; score: pooled log-odds, see --help)")
         print(df.drop(columns="model").to_string(index=False))
-    outputs = {}
-    if args.out:
-        outputs[args.out] = df.to_csv(index=False)
+    if args.out:  # first: a picture that cannot be drawn must not lose the table
+        atomic_write_text(args.out, df.to_csv(index=False))
+        print(f"# wrote {args.out}", flush=True)
     if args.plot:
-        from gatbio.plot import figure_bytes, foodweb_figure
-
-        outputs[args.plot] = figure_bytes(foodweb_figure(data, df), args.plot)
-    atomic_write_many(outputs)  # all or none
-    if args.out:
-        print(f"# wrote {args.out}")
-    if args.plot:
+        try:
+            picture = draw_predictions(data, df, args.plot)
+        except Exception:
+            if args.out:
+                note(f"--plot {args.plot}: the picture could not be drawn; the table is in {args.out}")
+            raise
+        atomic_write_bytes(args.plot, picture)
         print(f"# drew {args.plot}")
     return 0
+
+
+def draw_predictions(data, df, path: str) -> bytes:
+    """The picture of ``foodweb predict`` (:func:`gatbio.plot.foodweb_figure`) as the bytes of the image ``path``
+    names. Species names are drawn as written: matplotlib's math mode is off, so that ``$`` in a name (``grass
+    $x$``) is a dollar sign, not a formula that may not parse."""
+    import matplotlib
+
+    from gatbio.plot import figure_bytes, foodweb_figure
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return figure_bytes(foodweb_figure(data, df), path)
 
 
 def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]) -> None:

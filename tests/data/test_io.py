@@ -52,6 +52,48 @@ def test_csv_with_header_weights_and_named_columns(tmp_path):
     assert d.edge_weight.tolist() == [0.5, 2.0]
 
 
+def test_default_separator_is_detected_as_the_command_line_readers_do(tmp_path):
+    """Tabs on every line: names may hold spaces; commas: CSV; whitespace: a name may be quoted; commas that are
+    only decimal commas among whitespace lines stay whitespace (the weight parser names them)."""
+    tsv = write(tmp_path, "t.txt", "green grass\twild rabbit\nwild rabbit\tred fox\n")
+    assert edges(read_edge_list(tsv)) == [("green grass", "wild rabbit"), ("wild rabbit", "red fox")]
+    csv = write(tmp_path, "c.txt", "green grass,wild rabbit\n")
+    assert edges(read_edge_list(csv)) == [("green grass", "wild rabbit")]
+    quoted = write(tmp_path, "q.txt", '"green grass" "wild rabbit"\n')
+    assert edges(read_edge_list(quoted)) == [("green grass", "wild rabbit")]
+    with pytest.raises(MalformedFileError, match=r"d\.txt:2: weight must be a number, found '1,5': a decimal comma"):
+        read_edge_list(write(tmp_path, "d.txt", "a b 1\nb c 1,5\n"), weight=2)
+
+
+def test_extra_columns_are_noted_or_refused_never_dropped_silently(tmp_path, caplog):
+    p = write(tmp_path, "e.tsv", "grass\trabbit\t0.5\tfield obs\nrabbit\tfox\t2\tgut\n")
+    d = read_edge_list(p, weight=2)
+    assert edges(d) == [("grass", "rabbit"), ("rabbit", "fox")] and d.edge_weight.tolist() == [0.5, 2.0]
+    assert "e.tsv: column 4 not read" in caplog.text
+    caplog.clear()
+    read_edge_list(p)
+    assert "e.tsv: columns 3, 4 not read" in caplog.text
+    caplog.clear()
+    read_edge_list(p, weight=2, extra_columns="ignore")
+    assert caplog.text == ""
+    with pytest.raises(MalformedFileError, match=r"e\.tsv:1: column 4: more columns than source, target and weight"):
+        read_edge_list(p, weight=2, extra_columns="error")
+    h = write(tmp_path, "h.csv", "prey,predator,notes\ngrass,rabbit,seen\n")
+    read_edge_list(h, header=True)
+    assert "h.csv: column 3 ('notes') not read" in caplog.text
+
+
+@pytest.mark.parametrize("text,kw,msg", [
+    ("grass,rabbit,\nrabbit,fox,1\n", {"weight": 2}, r"e\.csv:1: weight \(column 3\) is empty"),
+    ("grass,rabbit\n,fox\n", {}, r"e\.csv:2: source \(column 1\) is empty"),
+    ("grass,rabbit\nrabbit,\n", {}, r"e\.csv:2: target \(column 2\) is empty"),
+    ("grass,rabbit,1\nrabbit\n", {"weight": 2}, r"e\.csv:2: expected 3 columns \(source target weight\), found fewer"),
+])
+def test_an_empty_field_is_named_as_empty(tmp_path, text, kw, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_edge_list(write(tmp_path, "e.csv", text), **kw)
+
+
 def test_undirected_stores_both_directions_and_self_loop_once(tmp_path):
     p = write(tmp_path, "u.tsv", "A\tB\nB\tC\nC\tC\n")
     d = read_edge_list(p, sep="\t", directed=False)
@@ -382,6 +424,26 @@ def test_weighted_adjacency_with_header_and_index(tmp_path):
     p = write(tmp_path, "m.csv", "name,a,b\na,0,2.5\nb,0,0\n")
     d = read_adjacency_matrix(p, convention="row_to_col", sep=",", header=True, index_col=True, weighted=True)
     assert d.node_names == ["a", "b"] and edges(d) == [("a", "b")] and d.edge_weight.tolist() == [2.5]
+
+
+@pytest.mark.parametrize("text", ['"","1","2","3"\n"1",0,1,0\n"2",0,0,1\n"3",0,0,0\n',  # R's write.csv
+                                  "\t1\t2\t3\n1\t0\t1\t0\n2\t0\t0\t1\n3\t0\t0\t0\n",
+                                  "1,2,3\n1,0,1,0\n2,0,0,1\n3,0,0,0\n"])  # no corner cell
+def test_adjacency_matrix_with_numeric_row_and_column_names(tmp_path, text):
+    """A header row of names above rows that start with the same names is read as names, numbers too."""
+    sep = "\t" if "\t" in text else ","
+    d = read_adjacency_matrix(write(tmp_path, "m.csv", text), convention="row_to_col", sep=sep)
+    assert d.node_names == ["1", "2", "3"] and edges(d) == [("1", "2"), ("2", "3")]
+
+
+@pytest.mark.parametrize("text,sep,msg", [
+    ("0 1 x\n0 0 1\n0 0 0\n", r"\s+", r"m\.txt:1: column 3: entry must be a number, found 'x'"),
+    ("x 1 0\n0 0 1\n0 0 0\n", r"\s+", r"m\.txt:1: column 1: entry must be a number, found 'x'"),
+    ("grass,,1,0\nrabbit,0,0,1\nfox,0,0,0\n", ",", r"m\.txt:1: column 2: the entry is empty \(write 0 for no link\)"),
+])
+def test_a_bad_entry_in_the_first_row_of_a_matrix_is_not_a_header(tmp_path, text, sep, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_adjacency_matrix(write(tmp_path, "m.txt", text), convention="row_to_col", sep=sep)
 
 
 # ---------------------------------------------------------------- food-web traits

@@ -229,3 +229,168 @@ def test_a_whitespace_header_over_rows_with_an_unnamed_weight_column(tmp_path, c
     web.write_text("prey predator\nDaphnia pulex fish\nalga Daphnia pulex\n")
     assert main(["trophic", str(web)]) == 1
     assert "w.txt:2: 3 fields where the header (line 1) names 2" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- column roles, weights and messages (audit)
+
+
+def _levels(tmp_path, capsys, *args) -> dict[str, float]:
+    assert main(["trophic", *map(str, args), "--csv", str(tmp_path / "levels.csv")]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    return pd.read_csv(tmp_path / "levels.csv").set_index("species")["trophic_level"].to_dict()
+
+
+CHAIN = {"grass": 1.0, "rabbit": 2.0, "fox": 3.0}
+
+
+@pytest.mark.parametrize("header", ["predator_name,prey_name", "Predator species,Prey species",
+                                    "consumer.name,resource.name", "con.taxonomy,res.taxonomy", "pred,prey",
+                                    "eater,eaten", "PredatorName,PreyName", "consumer,food"])
+def test_role_words_in_header_names_orient_the_web(tmp_path, capsys, caplog, header):
+    """A header that names the predator first, in any of the usual spellings, is read by its names (not as a
+    link, nor by position, which would turn the web upside down), and a note says which column is which."""
+    web = tmp_path / "w.csv"
+    web.write_text(f"{header}\nrabbit,grass\nfox,rabbit\n")
+    assert _levels(tmp_path, capsys, web) == CHAIN
+    predator, prey = header.split(",")
+    assert f"column {prey!r} read as the prey (resource) and {predator!r} as the predator" in caplog.text
+    assert main(["trophic", str(web), "--direction", "predator-prey"]) == 1  # the names already say it
+    assert "the header names the prey and predator columns" in capsys.readouterr().err
+
+
+def test_role_words_in_a_tab_separated_header_and_columns_not_named_by_role(tmp_path, capsys, caplog):
+    web = tmp_path / "w.txt"
+    web.write_text("Predator species\tPrey species\nwild rabbit\tgreen grass\nred fox\twild rabbit\n")
+    assert _levels(tmp_path, capsys, web) == {"green grass": 1.0, "wild rabbit": 2.0, "red fox": 3.0}
+    # a name holding words of both roles, or of neither, is no role: by position, as before
+    caplog.clear()
+    web.write_text("predator_prey,x\ngrass,rabbit\nrabbit,fox\n")
+    assert _levels(tmp_path, capsys, web, "--header") == CHAIN
+    assert "read as the prey" not in caplog.text
+    # one role named in a two-column table: the other column has the other role
+    web.write_text("predator,species\nrabbit,grass\nfox,rabbit\n")
+    assert _levels(tmp_path, capsys, web) == CHAIN
+
+
+def test_a_species_named_like_a_role_word_keeps_the_first_row_as_data(tmp_path, capsys, caplog):
+    web = tmp_path / "w.csv"
+    web.write_text("pred,prey\nprey,grass\n")  # 'prey' is a species eaten by 'pred'... and eats grass on line 2
+    assert _levels(tmp_path, capsys, web) == {"pred": 1.0, "prey": 2.0, "grass": 3.0}
+    assert "'prey' is also a name elsewhere in the data: read as data" in caplog.text
+
+
+def test_a_raw_gateway_database_csv_is_read_by_its_taxonomy_columns(tmp_path, capsys, caplog):
+    web = tmp_path / "gateway.csv"
+    web.write_text("autoID,interaction.type,foodweb.name,con.taxonomy,con.lifestage,res.taxonomy,res.lifestage,"
+                   "con.mass.mean.g.\n"
+                   "1,predacious,Web A,Vulpes vulpes,adults,Oryctolagus cuniculus,adults,5000\n"
+                   "2,herbivorous,Web A,Oryctolagus cuniculus,adults,Poa annua,adults,1500\n"
+                   "3,herbivorous,Web B,Microtus arvalis,adults,Poa annua,adults,30\n")
+    assert _levels(tmp_path, capsys, web) == {"Vulpes vulpes": 3.0, "Oryctolagus cuniculus": 2.0,
+                                              "Poa annua": 1.0, "Microtus arvalis": 2.0}
+    log = caplog.text
+    assert "column 'res.taxonomy' read as the prey (resource) and 'con.taxonomy' as the predator" in log
+    assert "'autoID', 'interaction.type', 'foodweb.name', 'con.lifestage', 'res.lifestage', 'con.mass.mean.g.' " \
+           "not read" in log
+    assert "column 'foodweb.name' names 2 or more webs" in log
+
+
+def test_a_first_column_of_row_numbers_is_not_read_as_species(tmp_path, capsys):
+    web = tmp_path / "w.csv"
+    web.write_text("autoID,type,a,b\n1,predacious,fox,rabbit\n2,herbivorous,rabbit,grass\n")
+    assert main(["trophic", str(web)]) == 1
+    err = capsys.readouterr().err
+    assert "w.csv:1: column 1 ('autoID') holds row numbers, not species" in err and "--source COLUMN" in err
+    assert _levels(tmp_path, capsys, web, "--source", "b", "--target", "a") == CHAIN
+
+
+def test_an_edge_list_written_by_r_skips_its_row_numbers(tmp_path, capsys, caplog):
+    web = tmp_path / "w.csv"
+    web.write_text('"","from","to","weight"\n"1","grass","rabbit",1\n"2","rabbit","fox",2\n')
+    assert _levels(tmp_path, capsys, web) == CHAIN
+    assert "column 1 ('') holds row numbers: columns 'from' and 'to' read as the prey and the predator" in caplog.text
+
+
+def test_only_a_column_named_like_weights_is_read_as_weights(tmp_path, capsys, caplog):
+    """study_id or year is not a weight (year 0 would delete a link): ignored with a note; a column named like
+    weights is read, --weight picks any; without a header a third column of numbers is read, with a note."""
+    web = tmp_path / "w.csv"
+    web.write_text("resource,consumer,year\ngrass,rabbit,1998\ngrass,deer,2001\nrabbit,fox,2001\ndeer,fox,0\n")
+    assert _levels(tmp_path, capsys, web) == {"grass": 1.0, "rabbit": 2.0, "deer": 2.0, "fox": 3.0}
+    assert "column 'year' not read (not link weights by name; --weight COLUMN reads one as weights)" in caplog.text
+    caplog.clear()
+    assert main(["trophic", str(web), "--weight", "year", "--csv", str(tmp_path / "y.csv")]) == 0
+    assert pd.read_csv(tmp_path / "y.csv").set_index("species")["prey"]["fox"] == 1  # deer -> fox: weight 0, absent
+    assert "1 of 4 links have weight 0 and are not counted" in caplog.text
+    web.write_text("resource,consumer,study_id,freq\ngrass,rabbit,1,1\ngrass,fox,40,3\nrabbit,fox,2,1\n")
+    levine = ("--method", "levine")  # a consumer's level: 1 + the weighted mean of its prey's
+    assert _levels(tmp_path, capsys, web, *levine)["fox"] == pytest.approx(1 + (3 * 1 + 1 * 2) / 4)  # freq weights
+    assert "column 'freq' read as link weights (--unweighted to ignore)" in caplog.text
+    assert "column 'study_id' not read" in caplog.text
+    caplog.clear()
+    plain = tmp_path / "w.txt"
+    plain.write_text("grass rabbit 1\ngrass fox 3\nrabbit fox 1\n")
+    assert _levels(tmp_path, capsys, plain, *levine)["fox"] == pytest.approx(1 + (3 * 1 + 1 * 2) / 4)
+    assert "column 3 read as link weights (--unweighted to ignore)" in caplog.text
+
+
+def test_weight_column_by_number_and_a_chain_is_no_matrix(tmp_path, capsys, caplog):
+    """Without a header --weight takes a column number; a chain whose first predator is the next line's prey is an
+    edge list, not a matrix with row and column names."""
+    web = tmp_path / "w.tsv"
+    web.write_text("grass\trabbit\t7\t1\nrabbit\tfox\t8\t2\ngrass\tfox\t9\t1\n")
+    levels = _levels(tmp_path, capsys, web, "--weight", "4", "--method", "levine")
+    assert levels["fox"] == pytest.approx(1 + (2 * 2 + 1 * 1) / 3, abs=1e-4)
+    assert "column 3 not read" in caplog.text
+
+
+def test_quoted_names_in_a_whitespace_file(tmp_path, capsys):
+    web = tmp_path / "w.txt"
+    web.write_text('"green grass" "wild rabbit" 1\n"wild rabbit" "red fox" 2\n')
+    assert _levels(tmp_path, capsys, web) == {"green grass": 1.0, "wild rabbit": 2.0, "red fox": 3.0}
+
+
+@pytest.mark.parametrize("text", ['"","1","2","3"\n"1",0,1,0\n"2",0,0,1\n"3",0,0,0\n',  # R's write.csv
+                                  ',1,2,3\n1,0,1,0\n2,0,0,1\n3,0,0,0\n',
+                                  'species,1,2,3\n1,0,1,0\n2,0,0,1\n3,0,0,0\n'])
+def test_an_adjacency_matrix_with_numeric_row_and_column_names(tmp_path, capsys, text):
+    (tmp_path / "a.csv").write_text(text)
+    assert _levels(tmp_path, capsys, tmp_path / "a.csv", "--format", "adjacency", "--convention",
+                   "row_to_col") == {1: 1.0, 2: 2.0, 3: 3.0}
+
+
+@pytest.mark.parametrize("name,text,msg", [
+    ("a.txt", "0 1 x\n0 0 1\n0 0 0\n", "a.txt:1: column 3: entry must be a number, found 'x'"),
+    ("a.csv", "grass,,1,0\nrabbit,0,0,1\nfox,0,0,0\n", "a.csv:1: column 2: the entry is empty (write 0 for no link)"),
+    ("b.csv", ",grass,rabbit,fox\ngrass,0,1,0\nrabbit,0,,1\nfox,0,0,0\n",
+     "b.csv:3: column 3: the entry is empty (write 0 for no link)"),
+])
+def test_a_bad_entry_in_the_first_row_of_a_matrix_is_named(tmp_path, capsys, name, text, msg):
+    (tmp_path / name).write_text(text)
+    assert main(["trophic", str(tmp_path / name), "--format", "adjacency", "--convention", "row_to_col"]) == 1
+    assert msg in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,text,msg", [
+    ("d.txt", "grass rabbit 1\nrabbit fox 2\ngrass deer 1,5\n",
+     "d.txt:3: weight must be a number, found '1,5': a decimal comma? write '1.5'"),
+    ("m.csv", ",grass,rabbit,fox\ngrass,0,1,0\nrabbit,0,0,1\nfox,0,0,0\n",
+     "m.csv: looks like an adjacency matrix (3 rows of 3 entries, with row and column names), not an edge list"),
+    ("m.txt", "0 1 0 0\n0 0 1 0\n0 0 0 1\n0 0 0 0\n", "m.txt: looks like an adjacency matrix (4 rows of 4 entries)"),
+    ("r.csv", "grass,0,1,0\nrabbit,0,0,1\nfox,0,0,0\n", "r.csv: looks like an adjacency matrix (3 rows of 3 "
+                                                          "entries, with row names)"),
+    ("h.txt", "grass rabbit fox\n0 1 0\n0 0 1\n0 0 0\n", "h.txt: looks like an adjacency matrix (3 rows of 3 "
+                                                         "entries, with column names)"),
+    ("o.csv", ",grass,rabbit,fox\ngrass,0,1,0\nfox,0,0,0\nrabbit,0,0,1\n", "o.csv: looks like an adjacency matrix"),
+    ("e.csv", "grass,rabbit,\nrabbit,fox,1\n", "e.csv:1: weight (column 3) is empty"),
+    ("n.csv", "resource,consumer\ngrass,rabbit\n,fox\n", "n.csv:3: source (column 1) is empty"),
+    ("c.txt", "grass rabbit # seen in 2001\nrabbit fox\n", "c.txt:1: an inline comment ('# seen in 2001')"),
+    ("c2.txt", "grass rabbit 1\nrabbit fox 2 #gut\n", "c2.txt:2: an inline comment ('#gut')"),
+    ("x.txt", "grass rabbit 0.5 field\nrabbit fox 1 gut\n",
+     "x.txt:1: 4 fields: 'prey predator weight' and 1 more ('field'): an extra column"),
+])
+def test_messages_name_the_real_problem_and_its_line(tmp_path, capsys, name, text, msg):
+    (tmp_path / name).write_text(text)
+    assert main(["trophic", str(tmp_path / name)]) == 1
+    err = capsys.readouterr().err
+    assert msg in err and "species names with spaces" not in err, err

@@ -214,3 +214,40 @@ def test_summarize_names_the_bad_result_file(tmp_path, capsys, text, expect):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     assert expect in err and str(out / "webs") in err
+
+
+def test_predict_reads_a_predator_first_header_by_its_names(tmp_path, capsys, caplog, captured):
+    web = tmp_path / "web.csv"
+    web.write_text("predator_name,prey_name\n" + "".join(f"{b},{a}\n" for a, b in (x.split() for x in CHAIN)))
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu"]) == 0
+    assert _pairs(captured["data"]) == {tuple(x.split()) for x in CHAIN}  # prey -> predator, no header species
+    assert "column 'prey_name' read as the prey (resource)" in _stderr(capsys, caplog)[1]
+
+
+def test_species_names_are_drawn_as_written_and_the_table_is_written_first(tmp_path, capsys, monkeypatch):
+    """A '$' in a species name is text, not matplotlib math (grass $\\x$ would not parse); and a picture that
+    cannot be drawn does not lose the table: --out is written before plotting."""
+    names = {"a": "grass $\\x$", "b": "rabbit $x$", "c": "fox_{1}"}
+    web = tmp_path / "web.tsv"
+    web.write_text("".join("\t".join(names.get(s, s) for s in x.split()) + "\n" for x in CHAIN))
+
+    def stub(data, top, **kw):
+        return pd.DataFrame({"rank": [1], "resource": ["grass $\\x$"], "consumer": ["fox_{1}"], "score": [0.5],
+                             "resource_level": [1.0], "consumer_level": [2.0], "model": ["structure_only"]})
+
+    monkeypatch.setattr(fw, "predict_missing_links", stub)
+    out, picture = tmp_path / "links.csv", tmp_path / "web.svg"
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu", "--out", str(out),
+                        "--plot", str(picture)]) == 0, capsys.readouterr().err
+    assert pd.read_csv(out)["resource"].tolist() == ["grass $\\x$"]
+    assert "grass $\\x$" in picture.read_text() and "rabbit $x$" in picture.read_text()  # drawn literally
+    out.unlink()
+
+    def broken(*a, **k):
+        raise ValueError("cannot draw")  # as matplotlib's math parser raises
+
+    monkeypatch.setattr(foodweb_cli, "draw_predictions", broken)
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu", "--out", str(out),
+                        "--plot", str(tmp_path / "other.svg")]) == 1
+    assert pd.read_csv(out)["consumer"].tolist() == ["fox_{1}"] and not (tmp_path / "other.svg").exists()
+    assert "cannot draw" in capsys.readouterr().err
