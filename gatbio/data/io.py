@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -674,6 +674,10 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     if not len(df):
         raise MalformedFileError(path, None, f"no row has a score >= min_score={min_score}")
     a, b, names = _names_to_codes(df["item_id_a"].to_numpy(), df["item_id_b"].to_numpy(), None, path, path)
+    selves = int((a == b).sum())
+    if selves:
+        note(f"{path}: {selves} row(s) of a protein with itself (e.g. {names[a[a == b][0]]}, line "
+             f"{table.line(int(df.index[np.flatnonzero(a == b)[0]]))}): kept as pairs, their modes learnt like any other pair's")
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     key = lo * len(names) + hi
     uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
@@ -706,9 +710,14 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
 
 
 def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: bool | None = None,
-                       sep: str | None = None, comment: str | None = "#") -> tuple[torch.Tensor, list[tuple[str, str]]]:
+                       sep: str | None = None, comment: str | None = "#",
+                       outside: Mapping[str, str] | None = None) -> tuple[torch.Tensor, list[tuple[str, str]]]:
     """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; further columns, the
-    same number on every line, are ignored).
+    same number on every line, are not read, which a note says).
+
+    ``outside``: proteins known to the caller but not in ``node_names``, each with the reason (e.g. "has a sequence
+    in --sequences but no interaction in --actions"): such a protein is named with that reason, not with names
+    like it.
 
     ``header=None`` detects a header row (:mod:`gatbio.data.tables`: header words such as ``protein_a protein_b``
     that name no protein). Every protein must be one of ``node_names``.
@@ -748,6 +757,10 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         if any(ch in who for ch in " \t,;|"):
             raise MalformedFileError(path, table.line(r), f"{who!r} was read as one protein id: this line is not "
                                                           f"separated like the file's other lines (by {sep!r})")
+        if outside and who in outside:
+            raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}: only the "
+                                                          f"{len(index)} proteins of the interaction network can be "
+                                                          "predicted; leave its pairs out")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
         raise MalformedFileError(
@@ -755,6 +768,10 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             f"protein {who!r} is not in the interaction network ({len(index)} proteins)"
             + (f"; did you mean {', '.join(close)}?" if close else "")
             + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
+    if df.shape[1] > 2 and df.iloc[:, 2:].notna().to_numpy().any():
+        named = [str(c) for c in df.columns[2:]] if table.header is not None else []
+        note(f"{path}: {df.shape[1] - 2} column(s) after the two protein ids not read"
+             + (f" ({', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
     pairs = torch.from_numpy(np.stack([ia, ib], axis=1))
     return pairs, list(zip(a.tolist(), b.tolist(), strict=True))
 

@@ -184,7 +184,7 @@ string stringid accession locus orf item db object preferred
 species taxon taxa organism resource resources consumer consumers prey predator predators host parasite
 lifestage lifestages
 weight weights score scores combined confidence flow flows strength value values biomass fraction diet
-interaction interactions type edge edges link links evidence experimental system
+interaction interactions type edge edges link links evidence experimental system mode modes action actions
 function functions go term terms annotation annotations class classes category categories group trait traits
 mass body size
 """.split())

@@ -528,7 +528,14 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     data = load_data(cfg)
     from gatbio.data.io import read_protein_pairs
 
-    query, raw = read_protein_pairs(args.pairs, data.node_names, header=args.header)
+    outside = None
+    if args.sequences:  # a protein with a sequence but no interaction is named as such, not as a typo
+        from gatbio.data.sequence import read_sequences
+
+        network = set(map(str, data.node_names))
+        outside = {n: "has a sequence in --sequences but no interaction in --actions" for n in
+                   read_sequences(args.sequences) if n not in network}
+    query, raw = read_protein_pairs(args.pairs, data.node_names, header=args.header, outside=outside)
     selves = [a for a, b in raw if a == b]
     if selves and not bool((data.pairs[:, 0] == data.pairs[:, 1]).any()):
         print(f"gatbio: warning: {len(selves)} pair(s) of a protein with itself (e.g. {selves[0]}); the interaction "

@@ -87,6 +87,29 @@ def test_protein_pairs_file_with_header_and_separators(tmp_path):
     assert pairs.tolist() == [[1, 2]]
 
 
+def test_protein_pairs_notes_columns_not_read_and_string_headers(tmp_path, caplog):
+    """Columns after the two ids are not read, and a note says so (named when the header names them); a STRING
+    header 'item_id_a item_id_b mode' is a header, not two unknown proteins."""
+    names = ["P2", "P1", "P3"]
+    pairs, _ = read_protein_pairs(write(tmp_path, "q.txt", "P1 P3 x\nP2 P1 y\n"), names)
+    assert pairs.tolist() == [[1, 2], [0, 1]] and "q.txt: 1 column(s) after the two protein ids not read" in caplog.text
+    caplog.clear()
+    pairs, _ = read_protein_pairs(write(tmp_path, "s.tsv", "item_id_a\titem_id_b\tmode\nP1\tP3\tbinding\n"), names)
+    assert pairs.tolist() == [[1, 2]]
+    assert "read as a header" in caplog.text and "1 column(s) after the two protein ids not read (mode)" in caplog.text
+    caplog.clear()
+    read_protein_pairs(write(tmp_path, "two.txt", "P1 P3\n"), names)
+    assert "not read" not in caplog.text
+
+
+def test_protein_pairs_name_a_protein_outside_the_network_with_its_reason(tmp_path):
+    names = ["P2", "P1", "P3"]
+    with pytest.raises(MalformedFileError, match=r"q\.txt:2: protein 'P4' has a sequence but no interaction: only the "
+                                                 r"3 proteins of the interaction network can be predicted"):
+        read_protein_pairs(write(tmp_path, "q.txt", "P1 P3\nP4 P1\n"), names,
+                           outside={"P4": "has a sequence but no interaction"})
+
+
 def test_protein_pairs_unknown_protein_names_line_and_close_matches(tmp_path):
     names = ["9606.ENSP00000000233", "9606.ENSP00000250971"]
     p = write(tmp_path, "q.txt", "9606.ENSP00000000233 9606.ENSP00000250971\n9606.ENSP00000000233 9606.ENSP0000025097\n"
@@ -129,3 +152,9 @@ def test_protein_pairs_line_with_another_separator_is_named(tmp_path):
     with pytest.raises(MalformedFileError, match=r"q\.csv:1: expected 2 columns \(protein_a protein_b\), found 1 "
                                                  r"\(line 2 has 2; every row needs the same separator: a comma\)"):
         read_protein_pairs(write(tmp_path, "q.csv", "P1 P3\nP2,P1\n"), names)
+
+
+def test_a_protein_paired_with_itself_is_kept_and_noted(tmp_path, caplog):
+    d = read_string_actions(write(tmp_path, "a.txt", HEAD + ROWS[0] + "\nP3\tP3\tbinding\t\tf\tf\t400\n"))
+    assert [d.node_names[i] for i in d.pairs[-1].tolist()] == ["P3", "P3"]
+    assert "a.txt: 1 row(s) of a protein with itself (e.g. P3, line 3): kept as pairs" in caplog.text

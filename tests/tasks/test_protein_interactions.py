@@ -318,6 +318,14 @@ def test_predict_user_pairs_and_errors(files, capsys):
     err = capsys.readouterr().err
     assert "bad.txt:2: protein 'P99' is not in the interaction network (40 proteins)" in err
     assert not (files / "p2.csv").exists()
+    # a protein with a sequence but no interaction is named as such, not as a typo of another id
+    (files / "seqs_more.tsv").write_text((files / "seqs.tsv").read_text() + "P77\tMKVLLAAGVILF\n")
+    (files / "new.txt").write_text("P0 P77\n")
+    more = list(base)
+    more[more.index("--sequences") + 1] = str(files / "seqs_more.tsv")
+    assert main(more + ["--pairs", str(files / "new.txt"), "--out", str(files / "p4.csv")]) == 1
+    assert ("new.txt:1: protein 'P77' has a sequence in --sequences but no interaction in --actions: only the 40 "
+            "proteins of the interaction network can be predicted") in capsys.readouterr().err
     assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--pairs",
                  str(files / "q.txt"), "--out", str(files / "p3.csv")]) == 1
     assert "--actions and --sequences go together" in capsys.readouterr().err
