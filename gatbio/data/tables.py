@@ -226,7 +226,9 @@ def looks_like_header(first: Sequence[str], following: Iterable[Sequence[str]]) 
     return all(is_header_word(f) for f in first if f)
 
 
-def _header_note(path, line: int, text: str, used: bool, clash: str | None = None) -> None:
+def header_note(path, line: int, text: str, used: bool, clash: str | None = None) -> None:
+    """The note every reader gives on a first row read as a header (``used``), or kept as data because ``clash``,
+    one of its fields, is a name elsewhere in the data."""
     shown = text if len(text) <= 60 else text[:57] + "..."
     if used:
         note(f"{path}: line {line} {shown!r} read as a header, not as data (detected; --no-header / header=False "
@@ -503,7 +505,7 @@ def read_table(
                     any(bool((df.iloc[:, k] == head[c]).any()) for k in cols):
                 clash = head[c]
                 break
-        _header_note(path, int(numbers[0]), first_line.strip(), used=clash is None, clash=clash)
+        header_note(path, int(numbers[0]), first_line.strip(), used=clash is None, clash=clash)
         if clash is not None:
             head = None
             df, body_no = parse(False)
@@ -589,7 +591,7 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         first = split_fields(head[0][1], sep)[0] if head else ""
         if first not in known and (first.lower() == what or is_header_word(first)):
             header = True
-            _header_note(path, head[0][0], head[0][1], used=True)
+            header_note(path, head[0][0], head[0][1], used=True)
     table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
     df = table.df
     id_col = what if table.header is not None and what in df.columns else df.columns[0]

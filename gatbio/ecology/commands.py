@@ -373,7 +373,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     weights (:func:`is_weight_name`), ``--weight``, or (no header) a third column of numbers, with a note; other
     columns are named in a note and not read."""
     from gatbio.data import io
-    from gatbio.data.tables import _header_note, data_head, is_number, looks_like_header, note
+    from gatbio.data.tables import data_head, header_note, is_number, looks_like_header, note
 
     head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
     sep = _table_separator(fmt, [x for _, x in head])
@@ -482,7 +482,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     src, dst, w = plan(bool(has_header))
     if header is None and has_header:  # detected: a name of the header that is a species elsewhere keeps it data
         clash = _names_elsewhere(path, head[0][0], sep, [first[c] for c in (src, dst) if c < len(first)], [src, dst])
-        _header_note(path, head[0][0], head[0][1].strip(), used=clash is None, clash=clash)
+        header_note(path, head[0][0], head[0][1].strip(), used=clash is None, clash=clash)
         if clash is not None:
             has_header, roles, named_roles = False, (None, None), False
             notes.clear()
