@@ -36,22 +36,32 @@ def _same(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
-def _writable_folder(path: Path, option: str, folder: Path | None = None) -> None:
-    """``folder`` (default: the parent of ``path``), or its nearest existing ancestor, must be a folder gatbio
-    can create files in."""
-    parent = path.parent if folder is None else folder
+def folder_problem(folder: Path) -> str | None:
+    """Why gatbio cannot create files in ``folder`` (or, when it does not exist yet, its nearest existing
+    ancestor), or ``None``: checked by creating and removing a probe file, which is also right for the superuser
+    and for read-only file systems."""
+    parent = folder
     while not parent.exists():
         if parent == parent.parent:
             break
         parent = parent.parent
     if not parent.is_dir():
-        raise OutputPathError(f"{option} {path}: {parent} is a file, not a folder")
+        return f"{parent} is a file, not a folder"
     try:
         fd, probe = tempfile.mkstemp(dir=parent, prefix=".gatbio-probe-")
     except OSError as err:
-        raise OutputPathError(f"{option} {path}: cannot write in {parent} ({err.strerror or err})") from None
+        return f"cannot write in {parent} ({err.strerror or err})"
     os.close(fd)
     os.unlink(probe)
+    return None
+
+
+def _writable_folder(path: Path, option: str, folder: Path | None = None) -> None:
+    """``folder`` (default: the parent of ``path``), or its nearest existing ancestor, must be a folder gatbio
+    can create files in."""
+    problem = folder_problem(path.parent if folder is None else folder)
+    if problem:
+        raise OutputPathError(f"{option} {path}: {problem}")
 
 
 def check_output_dir(path: str | Path, option: str = "out_dir") -> Path:

@@ -37,7 +37,6 @@ import hashlib
 import http.client
 import io
 import os
-import tempfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -120,18 +119,14 @@ def check_data_root(root: str | Path | None = None, *, option: str | None = None
     if must_exist and not base.exists():
         raise DataRootError(f"{label}: no such folder ({_ROOT_WHAT}; gatbio datasets --download NAME creates it)")
     if writable:
-        parent = base
-        while not parent.exists() and parent != parent.parent:
-            parent = parent.parent
-        if not parent.is_dir():
-            raise DataRootError(f"{label}: {parent} is a file, not a folder ({_ROOT_WHAT})")
-        try:
-            fd, probe = tempfile.mkstemp(dir=parent, prefix=".gatbio-probe-")
-        except OSError as err:
-            raise DataRootError(f"{label}: cannot write in {parent} ({err.strerror or err}); give a folder gatbio "
-                                "can write to (--root DIR or GATBIO_DATA=DIR)") from None
-        os.close(fd)
-        os.unlink(probe)
+        from gatbio._paths import folder_problem
+
+        problem = folder_problem(base)
+        if problem and problem.endswith("is a file, not a folder"):
+            raise DataRootError(f"{label}: {problem} ({_ROOT_WHAT})")
+        if problem:
+            raise DataRootError(f"{label}: {problem}; give a folder gatbio can write to (--root DIR or "
+                                "GATBIO_DATA=DIR)")
     return base
 
 
