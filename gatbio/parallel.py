@@ -76,7 +76,14 @@ def unit_threads(n: int) -> Iterator[None]:
     accuracy and the label-input GAT by 0.009). Without this, a unit's BLAS threads were whatever the process had:
     every core with ``jobs=1`` (the main process), ``cores / jobs`` in joblib's workers, so ``jobs`` (a setting that
     must not change results) and the machine's core count changed the figures. A task's ``threads`` setting fixes
-    them."""
+    them.
+
+    threadpoolctl limits only the libraries already loaded when the limit starts: SciPy's own OpenBLAS and
+    scikit-learn's OpenMP runtime load with their first import, which may come inside the unit (the main process's
+    first unit with ``jobs=1``), so both are imported first; otherwise that unit ran them on every core.
+    """
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, see above)
+    import sklearn.utils._openmp_helpers  # noqa: F401  (loads scikit-learn's OpenMP runtime)
     import torch
     from threadpoolctl import threadpool_limits
 
