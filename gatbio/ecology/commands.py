@@ -568,8 +568,9 @@ def read_foodweb(args: argparse.Namespace):
 
 
 def trophic_table(data, method: str = "mackay", weighted: bool = True):
-    """A DataFrame: species, trophic_level, prey (in-degree), predators (out-degree); with ``weighted``, links of
-    weight 0 do not count (as in :func:`gatbio.ecology.trophic_levels`)."""
+    """A DataFrame: species, trophic_level, prey (how many other species it eats), predators (how many other species
+    eat it); with ``weighted``, links of weight 0 do not count (as in :func:`gatbio.ecology.trophic_levels`), and
+    neither do cannibal links nor a link listed twice, which the levels do not count either."""
     import pandas as pd
     import torch
     from torch_geometric.utils import degree
@@ -581,6 +582,7 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
     ei, w = data.edge_index, getattr(data, "edge_weight", None)
     if weighted and w is not None:
         ei = ei[:, w.view(-1) > 0]  # a zero-weight link carries no flow: not a link for the levels, nor here
+    ei = torch.unique(ei[:, ei[0] != ei[1]], dim=1)  # other species, each once (self-loops: trophic_levels' default)
     return pd.DataFrame({
         "species": data.node_names,
         "trophic_level": h.numpy().round(4),
@@ -612,7 +614,7 @@ def run(args: argparse.Namespace) -> int:
         f0 = "undefined (no feeding link between two species)"
     print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links, "
           f"method={args.method}, incoherence F0={f0}")
-    print(df.to_string(index=False))
+    print(df.to_string(index=False, float_format=lambda x: f"{x:.4f}"))  # one format for either method
     if args.csv:
         write_csv(args.csv, df)
         print(f"# wrote {args.csv}")

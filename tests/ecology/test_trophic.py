@@ -199,9 +199,34 @@ def test_all_zero_weights_and_numerically_zero_weights_give_clear_answers():
     tiny = torch.full((2,), 1e-320, dtype=torch.float64)
     torch.testing.assert_close(trophic_levels(chain, "mackay", edge_weight=tiny), torch.arange(1, 4, dtype=torch.float64))
     # ... but a link numerically zero next to the others is a clear error, not NaN levels
-    with pytest.raises(ValueError, match="numerically zero next to the largest.*weighted=False"):
+    with pytest.raises(ValueError, match="held together only by links weighing less than 1e-15 times the largest.*"
+                                         "weighted=False"):
         trophic_levels(ei([(0, 1), (1, 2), (2, 3)]), "mackay",
                        edge_weight=torch.tensor([1.0, 1e-320, 1.0], dtype=torch.float64))
+
+
+@pytest.mark.parametrize("light", [1e-9, 1e-12, 1e-13, 3e-15, 1e-15])
+def test_mackay_levels_across_a_light_bridge_are_exact(light):
+    """A chain weighted 1, light, 1 is perfectly coherent whatever the weights: levels 1, 2, 3, 4. Solved through
+    the Laplacian the light link kept a few digits (1e-12: 3.9998; 1e-15: 3.8, silently); one least-squares row
+    per link keeps it."""
+    h = trophic_levels(ei([(0, 1), (1, 2), (2, 3)]), "mackay",
+                       edge_weight=torch.tensor([1.0, light, 1.0], dtype=torch.float64))
+    torch.testing.assert_close(h, torch.arange(1, 5, dtype=torch.float64), atol=1e-7, rtol=0)
+    # a light link that is not the only bridge changes nothing: the omnivory triangle's limit levels
+    tri = trophic_levels(ei([(0, 1), (1, 2), (0, 2)]), "mackay",
+                         edge_weight=torch.tensor([light, 1.0, 3.0], dtype=torch.float64))
+    torch.testing.assert_close(tri, torch.tensor([1.0, 1.0, 2.0], dtype=torch.float64), atol=1e-6, rtol=0)
+
+
+def test_johnson_incoherence_counts_a_weighted_parallel_link_once():
+    """As networkx on the merged web (weights add in the levels; the std runs over links)."""
+    twice = ei([(0, 1), (0, 2), (1, 2), (1, 2)])
+    merged = nx.DiGraph()
+    merged.add_weighted_edges_from([(0, 1, 1.0), (0, 2, 1.0), (1, 2, 2.0)])
+    q = trophic_incoherence(twice, "johnson", edge_weight=torch.ones(4, dtype=torch.float64))
+    assert q == pytest.approx(nx.trophic_incoherence_parameter(merged, weight="weight"))
+    assert q == pytest.approx(0.4157, abs=1e-4)
 
 
 def test_a_link_listed_twice_in_a_binary_web_counts_once():

@@ -18,6 +18,18 @@ def test_trophic_edge_list_table_and_csv(tmp_path, capsys):
     df = pd.read_csv(out_csv)
     assert df.to_dict("list") == {"species": ["grass", "rabbit", "fox"], "trophic_level": [1.0, 2.0, 3.0],
                                   "prey": [0, 1, 1], "predators": [1, 1, 0]}
+    assert "rabbit         2.0000" in out  # Levine levels printed as MacKay's are (4 decimals)
+
+
+def test_trophic_table_counts_other_species_once(tmp_path, capsys):
+    """A cannibal link (a eats a) and a link listed twice do not count as prey or predators, as the levels do
+    not count them: a is basal, b eats one species."""
+    web = tmp_path / "cann.txt"
+    web.write_text("a a\na b\na b\n")
+    assert main(["trophic", str(web), "--method", "levine", "--csv", str(tmp_path / "t.csv")]) == 0
+    df = pd.read_csv(tmp_path / "t.csv").set_index("species")
+    assert df.loc["a", "prey"] == 0 and df.loc["a", "predators"] == 1 and df.loc["b", "prey"] == 1
+    assert df["trophic_level"].to_dict() == {"a": 1.0, "b": 2.0}
 
 
 def test_trophic_direction_flag_and_csv_format(tmp_path, capsys):
@@ -147,7 +159,7 @@ def test_capitalised_resource_consumer_columns_are_read_by_name(tmp_path, capsys
     assert main(["trophic", str(tmp_path / "w.csv"), "--sort"]) == 0
     out = capsys.readouterr().out
     assert out.index("fox") < out.index("rabbit") < out.index("grass")  # highest level first: grass is basal
-    assert "grass            1.0     0          1" in out
+    assert "grass         1.0000     0          1" in out
 
 
 @pytest.mark.parametrize("option", [["--direction", "predator-prey"], ["--source", "x"], ["--weight", "w"]])
