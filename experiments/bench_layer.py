@@ -774,6 +774,10 @@ def gpu_table(results: dict, sizes, rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+#: The options of the GPU mode's argument group (their ``dest``): refused in the CPU mode, which has no use for them.
+GPU_ONLY = ("rows", "impl", "no_bf16", "turbo", "warmup", "seed", "profile")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -797,7 +801,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="skip cases estimated above this (also capped at 80%% of available memory)")
     cpu.add_argument("--timeout", type=float, default=1200.0, help="seconds per case process")
     cpu.add_argument("--quick", action="store_true", help="tiny sizes, one round (a smoke test)")
-    gpu = p.add_argument_group("GPU mode (--device cuda, or --one-process: every case in this process)")
+    gpu = p.add_argument_group("GPU mode (--device cuda, or --one-process: every case in this process; the CPU mode "
+                              "refuses these options)")
     gpu.add_argument("--one-process", action="store_true",
                      help="run the GPU mode's cases on --device (on CPU: times and ratios, no peak memory)")
     gpu.add_argument("--rows", default=",".join(GPU_ROWS), help=f"comma-separated, from {GPU_ROWS}")
@@ -835,6 +840,15 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"--sizes: unknown {unknown}; choose from {sorted(ALL_SIZES)}")
     sizes = [ALL_SIZES[n] for n in names]
+    rows, impls = [r for r in args.rows.split(",") if r], [i for i in args.impl.split(",") if i]
+    bad = [r for r in rows if r not in GPU_ROWS] + [i for i in impls if i not in IMPLS]
+    if bad or not impls:  # in every mode: a typo is named, not run past
+        p.error(f"--rows / --impl: unknown {bad or 'none given'}; rows from {GPU_ROWS}, impls from {IMPLS}")
+    if not one_process:  # the CPU mode times --layers in fresh processes: the GPU mode's options do nothing there
+        given = [f"--{dest.replace('_', '-')}" for dest in GPU_ONLY if getattr(args, dest) != p.get_default(dest)]
+        if given:
+            p.error(f"{', '.join(given)}: option(s) of the GPU mode (--device cuda, or --one-process on CPU); "
+                    "the CPU mode times --layers and would ignore them")
     command = "python experiments/bench_layer.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if one_process:
         record = run_gpu_mode(p, args, sizes, command)
@@ -854,10 +868,7 @@ def run_gpu_mode(p: argparse.ArgumentParser, args, sizes, command: str) -> dict:
     import torch_geometric
 
     rows = [r for r in args.rows.split(",") if r]
-    impls = [i for i in args.impl.split(",") if i]
-    bad = [r for r in rows if r not in GPU_ROWS] + [i for i in impls if i not in IMPLS]
-    if bad or not impls:
-        p.error(f"--rows / --impl: unknown {bad or 'none given'}; rows from {GPU_ROWS}, impls from {IMPLS}")
+    impls = [i for i in args.impl.split(",") if i]  # both checked by main
     args.repeats = args.repeats or 7
     turbo_note = None
     if args.turbo:

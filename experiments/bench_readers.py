@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    for name, least in (("lines", 2), ("proteins", 2), ("repeats", 1)):  # before the file is written
+        if getattr(args, name) < least:
+            ap.error(f"--{name} {getattr(args, name)}: give at least {least}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "9606.protein.links.synthetic.txt"
         t0 = time.perf_counter()

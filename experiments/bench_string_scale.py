@@ -68,6 +68,23 @@ def run(proteins: int, edges: int, labels: int, labelled_fraction: float, seed: 
     return report
 
 
+def check_arguments(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """What :func:`gatbio.data.synthetic.string_like` and ``gatbio protein predict`` accept, checked before any
+    file is written (argparse's one line and status 2)."""
+    for name, least in (("proteins", 2), ("edges", 2), ("labels", 1), ("epochs", 1)):
+        if getattr(a, name) < least:
+            ap.error(f"--{name} {getattr(a, name)}: give at least {least}")
+    if a.edges % 2:
+        ap.error(f"--edges {a.edges}: directed edges, both directions of each interaction: give an even number")
+    if a.edges // 2 > a.proteins * (a.proteins - 1) // 2:
+        ap.error(f"--edges {a.edges:,} needs more than {a.proteins:,} proteins (at most "
+                 f"{a.proteins * (a.proteins - 1):,}, both directions of every pair)")
+    if not 0 < a.labelled_fraction <= 1:
+        ap.error(f"--labelled-fraction {a.labelled_fraction}: give a share in (0, 1]")
+    if a.dir.exists() and not a.dir.is_dir():
+        ap.error(f"--dir {a.dir}: is a file, not a folder")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--proteins", type=int, default=19_000)
@@ -80,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default=None, help="for gatbio protein predict (default: its own, auto)")
     ap.add_argument("--generate-only", action="store_true", help="write the files, do not run predict")
     a = ap.parse_args(argv)
+    check_arguments(ap, a)
     report = run(a.proteins, a.edges, a.labels, a.labelled_fraction, a.seed, a.epochs, a.dir, a.generate_only,
                  a.device)
     print(json.dumps(report, indent=1))

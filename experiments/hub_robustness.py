@@ -6,10 +6,23 @@ Same as ``gatbio robustness --config FILE [key=value ...]`` (``--restart`` / ``-
 """
 
 import sys
+from pathlib import Path
 
 from gatbio._options import pop_resume_flag
-from gatbio.tasks.robustness import load, run
+from gatbio.cli import run_guarded
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the config; a user's mistake (a missing file, a bad setting) is one line and status 1, as ``gatbio``."""
+    def work() -> int:
+        from gatbio.tasks.robustness import load, run
+
+        args, resume = pop_resume_flag(list(sys.argv[1:] if argv is None else argv), usage=__doc__)
+        print(run(load(args[0], args[1:]), resume=resume))
+        return 0
+
+    return run_guarded(Path(__file__).name, work)
+
 
 if __name__ == "__main__":
-    args, resume = pop_resume_flag(sys.argv[1:], usage=__doc__)
-    print(run(load(args[0], args[1:]), resume=resume))
+    sys.exit(main())

@@ -7,15 +7,32 @@ Same as ``gatbio protein run --config FILE [key=value ...]`` (``--restart`` / ``
 """
 
 import sys
+from pathlib import Path
 
 from gatbio._options import pop_resume_flag
-from gatbio.tasks import protein, protein_ppi
+from gatbio.cli import run_guarded
+
+OPTIONS = ("--ppi24", "--restart", "--resume-anyway", "-h", "--help")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the config; a user's mistake (a missing file, a bad setting) is one line and status 1, as ``gatbio``."""
+    def work() -> int:
+        from gatbio.tasks import protein, protein_ppi
+
+        given = list(sys.argv[1:] if argv is None else argv)
+        unknown = [a for a in given if a.startswith("-") and a not in OPTIONS]
+        if unknown:  # before pop_resume_flag, whose message knows only --restart and --resume-anyway
+            raise SystemExit(f"unknown option {unknown[0]}: the options are --ppi24, --restart and --resume-anyway "
+                             "(settings are key=value after the config file; --help shows the usage)")
+        ppi24 = "--ppi24" in given
+        args, resume = pop_resume_flag([a for a in given if a != "--ppi24"], usage=__doc__)
+        task = protein_ppi if ppi24 else protein
+        print(task.run(task.load(args[0], args[1:]), resume=resume))
+        return 0
+
+    return run_guarded(Path(__file__).name, work)
+
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    ppi24 = "--ppi24" in argv
-    args, resume = pop_resume_flag([a for a in argv if a != "--ppi24"], usage=__doc__)
-    if ppi24:
-        print(protein_ppi.run(protein_ppi.load(args[0], args[1:]), resume=resume))
-    else:
-        print(protein.run(protein.load(args[0], args[1:]), resume=resume))
+    sys.exit(main())

@@ -14,7 +14,8 @@ splits of a results folder.
 
 For each setting this prints the rule's micro-F1 on the **validation** pairs (profiles of the fit pairs; the
 threshold chosen there, as ``profile_rule`` does), which is what chose the setting, and on the test pairs (profiles
-of all training pairs, that threshold), mean over the seeds.
+of all training pairs, that threshold), mean over the seeds (``test_std``: their std with ``ddof=0``, the population
+std, not the sample std of ``shs27k_tables.py`` / ``shs27k_paired.py``).
 
 ``--coverage`` prints instead how often the recipe's interolog setting applies: the fraction of test pairs with at
 least one interolog among the training pairs, per split type and test subset (ES, NS), mean over the seeds.
@@ -177,7 +178,7 @@ def oracle_scores(pairs, modes, query_idx, index, weight, shrink: float):
 
 def oracle(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     """Per split type: the ceiling of the profile rule and of the interolog rule (module docstring, ``--oracle``),
-    micro-F1 at the best threshold on the test pairs, mean and std over the seeds."""
+    micro-F1 at the best threshold on the test pairs, mean and std over the seeds (``ddof=0``: :data:`STD_NOTE`)."""
     import torch
 
     import gatbio.data as gd
@@ -202,6 +203,12 @@ def oracle(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: What ``test_std`` and the oracle's ``±`` are: numpy's default, kept so that the figures experiments/README.md
+#: quotes stay reproducible (shs27k_tables.py and shs27k_paired.py give the sample std, ddof=1, larger by
+#: sqrt(n / (n - 1)): 1.118 for 5 seeds).
+STD_NOTE = "std over the seeds (ddof=0, population; shs27k_tables.py / shs27k_paired.py give the sample std, ddof=1)"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
@@ -213,13 +220,16 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     _split_files(args.results, tuple(args.splits))  # a wrong folder is named now, not after minutes of alignment
     if args.oracle:
+        table = oracle(args.results, tuple(args.splits))
+        print("micro-F1 mean ± " + STD_NOTE)
         with pd.option_context("display.width", 160):
-            print(oracle(args.results, tuple(args.splits)).to_string(index=False))
+            print(table.to_string(index=False))
         return
     if args.coverage:
         print(coverage(args.results, tuple(args.splits)).round(3).to_string(index=False))
         return
     df = sweep(args.results, tuple(args.splits), args.interolog)
+    print("val_micro_f1, test_micro_f1: means over the seeds; test_std: " + STD_NOTE)
     with pd.option_context("display.max_rows", None, "display.width", 120):
         print(df.round(3).to_string(index=False))
     best = df.loc[df.groupby("split")["val_micro_f1"].idxmax()]

@@ -65,18 +65,31 @@ def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | No
     return pd.DataFrame(rows)
 
 
+def check_models(results: Path, models: list[str]) -> None:
+    """Every model of ``--scores`` has results in ``results/runs/<split>/s<seed>/train/``, else one line that names
+    the models there."""
+    runs = sorted((results / "runs").glob("*/s*/train/*.json"))
+    there = sorted({f.stem for f in runs})
+    unknown = [m for m in models if m not in there]
+    if unknown:
+        raise SystemExit(f"--scores: no result of model(s) {', '.join(map(repr, unknown))} in {results}/runs/*/s*/train; "
+                         f"models there: {', '.join(there) or 'none'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="?", type=Path, default=Path("results/shs27k_full"))
     ap.add_argument("--scores", nargs="+", metavar="MODEL", default=[],
                     help="models whose BFS/DFS micro-F1 is rank-correlated with the TV distance")
     a = ap.parse_args(argv)
+    check_models(a.results, a.scores)  # a misspelt model is named before the table, not after it
     table = split_modes(a.results)
+    correlation = shift_correlation(a.results, a.scores, table) if a.scores else None
     with pd.option_context("display.width", 250, "display.max_columns", 40):
         print(table.to_string(index=False))
-        if a.scores:
+        if correlation is not None:
             print()
-            print(shift_correlation(a.results, a.scores, table).to_string(index=False))
+            print(correlation.to_string(index=False))
     return 0
 
 

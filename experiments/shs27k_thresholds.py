@@ -1,5 +1,5 @@
 """Would a threshold chosen on validation beat the published 0.5? The learnt models' probabilities of an SHS27k
-results folder (``<model>.proba.npz`` beside each result: validation and test pairs), thresholded three ways:
+results folder (``<model>.proba.npz`` beside each result: validation and test pairs), thresholded four ways:
 
 - ``fixed``: 0.5 for every mode, as published and as the tables report;
 - ``global``: one threshold for all modes, the best validation micro-F1 on a grid 0.20-0.80
@@ -31,6 +31,7 @@ import pandas as pd
 
 GRID = np.round(np.linspace(0.2, 0.8, 25), 3)
 LAMBDAS = (0.0, 0.25, 0.5, 1.0)
+MODELS = ("gat_region", "gat_ppi", "gat_mean")  # the learnt recipes (--models' default)
 
 
 def label_sets(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,6 +63,24 @@ def per_mode_thresholds(y: np.ndarray, p: np.ndarray, grid=GRID, sweeps: int = 2
     return t
 
 
+def proba_files(results: Path, models, graph: str = "train") -> dict[str, list[Path]]:
+    """Each model's ``runs/<split>/s<seed>/<graph>/<model>.proba.npz`` files; a folder that is not a results
+    folder, or a model without such files, stops with one line."""
+    if not results.exists():
+        raise SystemExit(f"{results}: no such folder (give the out_dir of a `gatbio protein interactions` run)")
+    if not results.is_dir():
+        raise SystemExit(f"{results}: is a file, not a results folder")
+    if not (results / "runs").is_dir():
+        raise SystemExit(f"{results}: not a results folder of `gatbio protein interactions` (no runs/ in it)")
+    found = {m: sorted((results / "runs").glob(f"*/s*/{graph}/{m}.proba.npz")) for m in models}
+    for model, files in found.items():
+        if not files:
+            there = sorted({f.name[:-len(".proba.npz")] for f in (results / "runs").glob(f"*/s*/{graph}/*.proba.npz")})
+            raise SystemExit(f"{results}/runs/*/s*/{graph}: no {model}.proba.npz (a learnt model of that run?); "
+                             f"models with probabilities there: {', '.join(there) or 'none'}")
+    return found
+
+
 def compare(results: Path, models, graph: str = "train") -> pd.DataFrame:
     """One row per (split type, model, seed): test micro-F1 at 0.5, at the global and at the per-mode threshold, and
     decoded to the likeliest mode combination (with the ``lambda`` chosen on validation)."""
@@ -69,12 +88,10 @@ def compare(results: Path, models, graph: str = "train") -> pd.DataFrame:
     from gatbio.data.pair_features import choose_threshold
     from gatbio.tasks.protein_interactions import evaluate_pairs
 
+    found = proba_files(results, models, graph)  # every name checked before the data load and the sweeps
     y = gd.load("shs27k", features=()).pair_modes.numpy()
     rows = []
-    for model in models:
-        files = sorted((results / "runs").glob(f"*/s*/{graph}/{model}.proba.npz"))
-        if not files:
-            raise SystemExit(f"{results}/runs/*/s*/{graph}: no {model}.proba.npz (a learnt model of that run?)")
+    for model, files in found.items():
         for f in files:
             z = np.load(f)
             yv, pv, yt, pt = y[z["val_pairs"]], z["val_proba"], y[z["test_pairs"]], z["test_proba"]
@@ -106,12 +123,20 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
-    ap.add_argument("--models", nargs="+", default=["gat_region", "gat_ppi", "gat_mean"])
-    ap.add_argument("--graph", default="train", choices=["train", "all"])
+    from gatbio.cli import plain_text
+
+    ap = argparse.ArgumentParser(description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path,
+                    help="an SHS27k results folder of gatbio protein interactions (default: results/shs27k_full)")
+    ap.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL",
+                    help="learnt models whose <model>.proba.npz files to read (default: " + " ".join(MODELS) + ")")
+    ap.add_argument("--graph", default="train", choices=["train", "all"],
+                    help="the runs' message-passing graph, runs/<split>/s<seed>/<graph>/ (default: train)")
     args = ap.parse_args(argv)
-    print(summary(compare(args.results, args.models, args.graph)).to_string(index=False))
+    table = summary(compare(args.results, args.models, args.graph))
+    print(table.to_string(index=False))
+    print("(X - fixed: the paired difference, mean ± std over the seeds with ddof=0 (population), and the seeds "
+          "ahead)")
 
 
 if __name__ == "__main__":

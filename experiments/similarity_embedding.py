@@ -46,17 +46,50 @@ def write_features(path: Path, names, x: np.ndarray) -> None:
                                                                                                    strict=True)))
 
 
+#: The named datasets that carry protein sequences (``data.sequences``): the only ones this embedding can read.
+SEQUENCE_DATASETS = ("shs27k",)
+
+
+def check_arguments(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every argument checked before any work (the similarities take minutes): one line and status 2."""
+    import importlib.util
+
+    if args.dataset not in SEQUENCE_DATASETS:
+        ap.error(f"--dataset {args.dataset}: not a dataset with protein sequences; give "
+                 f"{' or '.join(SEQUENCE_DATASETS)}")
+    for name in ("dim", "neighbors"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} {getattr(args, name)}: give at least 1")
+    if args.similarity == "align" and importlib.util.find_spec("parasail") is None:
+        ap.error("--similarity align needs parasail (pip install parasail, or gatbio[align]); "
+                 "--similarity kmer needs nothing more")
+    from gatbio._paths import check_outputs
+
+    try:
+        check_outputs({"out": args.out})
+    except (ValueError, OSError) as err:
+        ap.error(str(err))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="the protein_features file to write")
-    ap.add_argument("--dataset", default="shs27k")
-    ap.add_argument("--similarity", choices=["align", "kmer"], default="align")
-    ap.add_argument("--dim", type=int, default=32)
-    ap.add_argument("--neighbors", type=int, default=20)
+    ap.add_argument("--dataset", default="shs27k",
+                    help=f"a named dataset with protein sequences: {', '.join(SEQUENCE_DATASETS)} (default: shs27k)")
+    ap.add_argument("--similarity", choices=["align", "kmer"], default="align",
+                    help="align: normalised Smith-Waterman scores (parasail); kmer: TF-IDF 3-mer cosine "
+                         "(default: align)")
+    ap.add_argument("--dim", type=int, default=32, help="spectral coordinates per protein (default: 32)")
+    ap.add_argument("--neighbors", type=int, default=20,
+                    help="most similar proteins each protein is linked to (default: 20)")
     args = ap.parse_args(argv)
+    check_arguments(ap, args)
     import gatbio.data as gd
 
     data = gd.load(args.dataset, features=())
+    if args.dim >= len(data.sequences):
+        ap.error(f"--dim {args.dim}: at most {len(data.sequences) - 1} for {args.dataset}'s "
+                 f"{len(data.sequences)} proteins")
     x = similarity_embedding(data.sequences, args.similarity, args.dim, args.neighbors)
     write_features(args.out, data.node_names, x)
     print(f"{args.out}: {x.shape[0]} proteins x {x.shape[1]} coordinates ({args.similarity} similarity, "
@@ -64,4 +97,8 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    from gatbio.cli import run_guarded
+
+    sys.exit(run_guarded(Path(sys.argv[0]).name, main))  # a missing data file: one line, as gatbio gives

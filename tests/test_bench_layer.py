@@ -115,3 +115,18 @@ def test_cpu_mode_keeps_its_keys(tmp_path):
         assert key in d, key
     assert d["tiny.time_ratio_vs_pyg"] == pytest.approx(d["tiny.ours_all.time_s"] / d["tiny.pyg.time_s"],
                                                         abs=1e-3)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--rows", "nope", "--quick"], "--rows / --impl: unknown ['nope']"),
+    (["--impl", "nope", "--quick"], "--rows / --impl: unknown ['nope']"),
+    (["--one-process", "--impl", "nope"], "--rows / --impl: unknown ['nope']"),
+    (["--rows", "gat", "--no-bf16", "--quick"], "--rows, --no-bf16: option(s) of the GPU mode"),
+])
+def test_unknown_rows_and_impls_are_refused_in_every_mode(bench, argv, message, monkeypatch, capsys):
+    """The CPU mode checks --rows / --impl too, and refuses the GPU mode's options instead of ignoring them."""
+    for mode in ("run_cpu_mode", "run_gpu_mode"):
+        monkeypatch.setattr(bench, mode, lambda *a, **k: pytest.fail("the benchmark began"))
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -1,5 +1,5 @@
-"""experiments/bench_embed.py and bench_batch_seeds.py: arguments checked before any work (one line, exit 2),
-and the side-by-side figures they print."""
+"""experiments/bench_embed.py, bench_batch_seeds.py, bench_readers.py and bench_string_scale.py: arguments
+checked before any work (one line, exit 2), and the side-by-side figures they print."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ from conftest import experiment_script
     ("bench_batch_seeds", ["--webs", "nope"], "--webs ['nope']: no such web folder"),
     ("bench_batch_seeds", ["--repeats", "0"], "--repeats 0: give at least 1"),
     ("bench_batch_seeds", ["--json", "."], "--json .: is a folder"),
+    ("bench_readers", ["--lines", "0"], "--lines 0: give at least 2"),
+    ("bench_readers", ["--lines", "-5"], "--lines -5: give at least 2"),
+    ("bench_string_scale", ["--proteins", "0", "--generate-only"], "--proteins 0: give at least 2"),
+    ("bench_string_scale", ["--labelled-fraction", "2"], "--labelled-fraction 2.0: give a share in (0, 1]"),
+    ("bench_string_scale", ["--proteins", "10", "--edges", "100"], "--edges 100 needs more than 10 proteins"),
+    ("bench_string_scale", ["--edges", "7"], "give an even number"),
 ])
 def test_bad_arguments_stop_before_any_work(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:

@@ -276,3 +276,59 @@ def test_threshold_free_decoding_picks_a_seen_mode_combination():
     # the prior (log 0.99 against log 0.01, a difference of 4.6) outweighs row 0's likelihood ratio (0.61)
     assert th.decode_sets(p, sets, log_prior, lam=1.0).tolist() == [[0, 0, 1], [0, 0, 1]]
     assert th.decode_sets(p, sets, log_prior, lam=0.1).tolist() == [[1, 1, 0], [0, 0, 1]]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--dataset", "nope"], "--dataset nope: not a dataset with protein sequences"),
+    (["--dataset", "yeast-bu2003", "--similarity", "kmer"], "--dataset yeast-bu2003: not a dataset with protein"),
+    (["--dim", "0"], "--dim 0: give at least 1"),
+    (["--neighbors", "0", "--similarity", "kmer"], "--neighbors 0: give at least 1"),
+])
+def test_similarity_embedding_checks_its_arguments_before_any_work(argv, message, tmp_path, monkeypatch, capsys):
+    emb = experiment_script("similarity_embedding")
+    monkeypatch.setattr(emb, "similarity_embedding", lambda *a, **k: pytest.fail("the work began"))
+    with pytest.raises(SystemExit) as exit_:
+        emb.main([str(tmp_path / "e.tsv"), *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_thresholds_help_is_whole_and_names_the_defaults(capsys):
+    """experiments/shs27k_thresholds.py --help: all four ways (not only the first paragraph), and the options'
+    defaults."""
+    with pytest.raises(SystemExit) as exit_:
+        experiment_script("shs27k_thresholds").main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and "four ways" in out
+    assert all(f"- {way}:" in out for way in ("fixed", "global", "per_mode", "sets")) and "``" not in out
+    assert "(default: gat_region gat_ppi gat_mean)" in out and "(default: train)" in out
+
+
+def test_thresholds_name_a_folder_that_is_not_a_results_folder_first(tmp_path):
+    th = experiment_script("shs27k_thresholds")
+    with pytest.raises(SystemExit, match="missing: no such folder"):
+        th.compare(tmp_path / "missing", ["m"])
+    with pytest.raises(SystemExit, match="not a results folder .*no runs/"):
+        th.compare(tmp_path, ["m"])
+    (tmp_path / "runs" / "bfs" / "s0" / "train").mkdir(parents=True)
+    (tmp_path / "runs" / "bfs" / "s0" / "train" / "m.proba.npz").write_bytes(b"")
+    with pytest.raises(SystemExit, match=r"no other.proba.npz .*models with probabilities there: m$"):
+        th.compare(tmp_path, ["m", "other"])  # before the data load
+
+
+def test_split_modes_checks_the_score_models_before_the_table(script, tmp_path, monkeypatch, capsys):
+    _write_run(tmp_path, "bfs", 0, "rule", 0.5)
+    monkeypatch.setattr(script, "split_modes", lambda *a: pytest.fail("the table was made"))
+    with pytest.raises(SystemExit, match=r"no result of model\(s\) 'nope' in .*; models there: rule$"):
+        script.main([str(tmp_path), "--scores", "rule", "nope"])
+    assert capsys.readouterr().out == ""
+
+
+def test_impute_sweep_says_its_std_is_the_population_std(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    sweep = experiment_script("shs27k_impute_sweep")
+    (tmp_path / "splits").mkdir()
+    (tmp_path / "splits" / "bfs_s0.json").write_text("{}")
+    monkeypatch.setattr(sweep, "oracle", lambda *a: pd.DataFrame({"split": ["bfs"], "x": ["0.5 ± 0.1"]}))
+    sweep.main([str(tmp_path), "--oracle", "--splits", "bfs"])
+    assert "std over the seeds (ddof=0, population" in capsys.readouterr().out.splitlines()[0]
