@@ -181,7 +181,9 @@ def check_settings(cfg: Any, rules: Mapping[str, str], where: str = "config") ->
     Args:
         cfg: a config dataclass (nested ones reached with dotted keys, e.g. ``"gat.epochs"``).
         rules: ``key -> constraint``: ``">0"``, ``">=0"``, an interval ``"(0, 1)"`` / ``"[0, 1)"`` / ``"[0, inf)"``,
-            ``"nonempty"`` (a list), or several separated by ``;``. A list value is checked element by element;
+            ``"nonempty"`` (a list), ``"unique"`` (a list naming each value once: a seed or model given twice
+            would run twice and count twice in a mean ± std), or several separated by ``;``. A list value is
+            checked element by element;
             ``None`` (an optional setting left unset) passes.
 
     Raises:
@@ -195,6 +197,11 @@ def check_settings(cfg: Any, rules: Mapping[str, str], where: str = "config") ->
             if r == "nonempty":
                 if value is not None and len(value) == 0:
                     raise ValueError(f"{where} {key}={list(value)}: is empty; give at least one value")
+                continue
+            if r == "unique":
+                twice = [v for k, v in enumerate(value or []) if v in list(value)[:k]]
+                if twice:
+                    raise ValueError(f"{where} {key}={list(value)}: {twice[0]!r} is listed twice; give each value once")
                 continue
             for v in (value if isinstance(value, (list, tuple)) else [value]):
                 if v is None:

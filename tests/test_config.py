@@ -175,3 +175,18 @@ def test_robustness_config_errors_are_plain(tmp_path, capsys, override, msg):
     assert main(["robustness", "--config", str(cfg), override, f"out_dir={tmp_path / 'out'}"]) == 1
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1 and "AnyNode" not in err
+
+
+def test_check_settings_unique_names_the_repeated_value():
+    from dataclasses import dataclass, field
+
+    from gatbio.config import check_settings
+
+    @dataclass
+    class C:
+        seeds: list[int] = field(default_factory=lambda: [0, 1, 0])
+        models: list[str] = field(default_factory=lambda: ["gat"])
+
+    with pytest.raises(ValueError, match=r"config seeds=\[0, 1, 0\]: 0 is listed twice; give each value once"):
+        check_settings(C(), {"seeds": "nonempty; unique; >=0"})
+    check_settings(C(seeds=[0, 1]), {"seeds": "unique", "models": "unique"})

@@ -984,8 +984,8 @@ def ablation_groups(fold: pd.DataFrame, meta: pd.DataFrame, cfg: FoodWebConfig) 
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "protocols": "nonempty", "models": "nonempty", "n_folds": "[2, inf)", "seeds": "nonempty; >=0",
-    "species_seeds": "nonempty; >=0",
+    "protocols": "nonempty; unique", "models": "nonempty; unique", "n_folds": "[2, inf)", "seeds": "nonempty; unique; >=0",
+    "species_seeds": "nonempty; unique; >=0",
     "ensemble_seeds": ">0", "ensemble_max_species": ">0", "split_seed": ">=0", "jobs": ">0", "threads": ">0",
     "niche_steps": ">0", "large_sparse_connectance": "(0, 1]",
     "gat.hidden_channels": ">0", "gat.heads": ">0", "gat.num_layers": ">0", "gat.dropout": "[0, 1)",
@@ -993,6 +993,9 @@ SETTING_RULES = {
     "gat.rounds": ">0", "stack.n_splits": "[2, inf)", "stack.max_negatives": ">0", "stack.max_iter": ">0",
     "stack.learning_rate": ">0", "stack.max_leaf_nodes": "[2, inf)", "stack.min_samples_leaf": ">0",
     "stack.l2_regularization": ">=0", "stack.low_rank": ">0",
+    "only": "unique",
+    "named": "unique",
+    "species_models": "unique",
 }
 
 #: Config keys that never change a finished (web, protocol) result: where and how fast the benchmark runs,
@@ -1009,10 +1012,8 @@ OUTPUTS = ("webs", "timing.json", "per_fold.csv", "per_web.csv", "per_web_specie
 def check(cfg: FoodWebConfig) -> None:
     """Reject a config that makes no sense, before any work (the CLI and the Python API both call this)."""
     from gatbio.config import check_settings
-    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
-    refuse_repeats(cfg, ("only", "named", "protocols", "models", "species_models", "seeds", "species_seeds"))
     bad = [m for m in cfg.models + cfg.species_models if m not in OUR_MODELS + BASELINES]
     if bad:
         raise ValueError(f"unknown model(s) {bad}; choose from {list(OUR_MODELS + BASELINES)}")

@@ -152,11 +152,12 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "fractions": "nonempty", "seeds": "nonempty; >=0", "variants": "nonempty", "val_fraction": "(0, 1)",
+    "fractions": "nonempty; unique", "seeds": "nonempty; unique; >=0", "variants": "nonempty; unique", "val_fraction": "(0, 1)",
     "embed_dim": ">0",
     "embed_seed": ">=0", "hidden": ">0", "heads": ">0", "layers": ">0", "dropout": "[0, 1)", "input_dropout": "[0, 1)",
     "attn_dropout": "[0, 1)", "id_dim": ">0", "epochs": ">0", "lr": ">0", "weight_decay": ">=0", "patience": ">0",
     "eval_every": ">0", "jobs": ">0", "threads": ">0",
+    "inputs": "unique",
 }
 
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
@@ -173,10 +174,8 @@ OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", 
 def check(cfg: ProteinConfig) -> None:
     from gatbio.config import check_settings
     from gatbio.embed import EMBEDDINGS
-    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
-    refuse_repeats(cfg, ("seeds", "variants", "inputs"))
 
     bad = [v for v in cfg.variants if v not in VARIANTS]
     if bad:
@@ -187,8 +186,6 @@ def check(cfg: ProteinConfig) -> None:
     bad = [f for f in cfg.fractions if not 0 < f < 1]
     if bad or not cfg.fractions:
         raise ValueError(f"'fractions' must be in (0, 1) exclusive, got {cfg.fractions}")
-    if len(set(cfg.fractions)) < len(cfg.fractions):
-        raise ValueError(f"'fractions' lists a fraction twice: {cfg.fractions}")
     if not cfg.seeds:
         raise ValueError("'seeds' is empty: give at least one seed, e.g. seeds=[0]")
     if not 0 < cfg.val_fraction < 1:

@@ -152,10 +152,14 @@ class InteractionsConfig:
 
 
 SETTING_RULES = {
-    "seeds": "nonempty; >=0", "test_fraction": "(0, 1)", "val_fraction": "(0, 1)", "max_root_pairs": ">0", "val_parts": ">0",
+    "seeds": "nonempty; unique; >=0", "test_fraction": "(0, 1)", "val_fraction": "(0, 1)", "max_root_pairs": ">0", "val_parts": ">0",
     "max_len": ">=0", "hidden": ">0", "layers": ">0", "heads": ">0", "dropout": "[0, 1)", "input_dropout": "[0, 1)",
     "attn_dropout": "[0, 1)", "decoder_dropout": "[0, 1)", "epochs": ">0", "lr": ">0", "weight_decay": ">=0",
     "eval_every": ">0", "patience": ">0", "threshold": "(0, 1)", "jobs": ">0", "threads": ">0",
+    "splits": "unique",
+    "models": "unique",
+    "graphs": "unique",
+    "features": "unique",
 }
 #: Keys that never change a finished run's result (which runs, where, how fast).
 #: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
@@ -178,10 +182,8 @@ def check(cfg: InteractionsConfig) -> None:
     from gatbio.data.pair_splits import PAIR_SPLITS, VAL_SPLITS
     from gatbio.data.sequence import FEATURES
     from gatbio.nn.pair_models import NOT_NETWORKS, check_options, model_options
-    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
-    refuse_repeats(cfg, ("splits", "seeds", "models", "graphs", "features"))
     for key, allowed in (("splits", PAIR_SPLITS), ("graphs", GRAPHS), ("features", FEATURES)):
         values = getattr(cfg, key)
         bad = [v for v in values if v not in allowed]

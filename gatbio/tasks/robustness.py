@@ -166,7 +166,7 @@ class RobustnessConfig:
 
 #: Settings that make no sense, rejected before any work (:func:`gatbio.config.check_settings`).
 SETTING_RULES = {
-    "models": "nonempty", "perturbations": "nonempty", "seeds": "nonempty; >=0", "sigma": ">=0",
+    "models": "nonempty; unique", "perturbations": "nonempty; unique", "seeds": "nonempty; unique; >=0", "sigma": ">=0",
     "edge_drop_p": "[0, 1]", "betweenness_k": ">0", "hub_fraction": "(0, 1]", "r50_random_orders": ">0",
     "jobs": ">0", "threads": ">0",
     "protein.dim": ">0", "protein.hidden": ">0", "protein.heads": ">0", "protein.layers": ">0",
@@ -176,6 +176,8 @@ SETTING_RULES = {
     "foodweb.hidden": ">0", "foodweb.heads": ">0", "foodweb.layers": ">0", "foodweb.dropout": "[0, 1)",
     "foodweb.epochs": ">0", "foodweb.lr": ">0", "foodweb.weight_decay": ">=0", "foodweb.rounds": ">0",
     "foodweb.test": "(0, 1)", "foodweb.val": "(0, 1)",
+    "fractions": "unique",
+    "foodweb.webs": "unique",
 }
 
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
@@ -190,10 +192,8 @@ OUTPUTS = ("runs", "splits", "summary", "figures", "timing.json")
 
 def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
     from gatbio.config import check_settings
-    from gatbio.tasks import refuse_repeats
 
     check_settings(cfg, SETTING_RULES)
-    refuse_repeats(cfg, ("models", "perturbations", "fractions", "seeds", "foodweb.webs"))
     if cfg.foodweb.negatives not in ("degree", "uniform"):
         raise ValueError(f"config foodweb.negatives={cfg.foodweb.negatives!r}: expected 'degree' or 'uniform'")
     bad = [m for m in cfg.models if m not in MODELS]

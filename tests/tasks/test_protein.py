@@ -146,7 +146,7 @@ def test_config_errors_name_the_key():
         P.load(None, ["variants=[gat_xl]"])
     with pytest.raises(ValueError, match=r"'fractions' must be in \(0, 1\)"):
         P.load(None, ["fractions=[1.5]"])
-    with pytest.raises(ValueError, match=r"'fractions' lists a fraction twice"):
+    with pytest.raises(ValueError, match=r"config fractions=\[0.1, 0.1\]: 0.1 is listed twice"):
         P.load(None, ["fractions=[0.1,0.1]"])
 
 
