@@ -102,11 +102,15 @@ def compression_of(path: str | Path) -> str | None:
     return None
 
 
+#: How each compression :func:`compression_of` names is opened.
+_OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
+
+
 def open_text(path: str | Path, encoding: str = "utf-8"):
     """A text file object for ``path``, decompressed when its content is gzip, bzip2 or xz (UTF-8: a byte-order
     mark, as spreadsheets write, is dropped)."""
     encoding = "utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding
-    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression_of(path))
+    opener = _OPENERS.get(compression_of(path))
     if opener is None:
         return open(path, encoding=encoding)
     return opener(path, "rt", encoding=encoding)
@@ -143,7 +147,7 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), 
 
 def _wide_unicode(path: str | Path) -> str | None:
     """``"UTF-16"`` or ``"UTF-32"`` when the (decompressed) file starts with that encoding's byte-order mark."""
-    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression_of(path), open)
+    opener = _OPENERS.get(compression_of(path), open)
     try:
         with opener(path, "rb") as fh:
             head = fh.read(4)

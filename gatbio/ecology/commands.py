@@ -432,19 +432,17 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
         if s is None and t is None and use_header and width >= 3 and \
                 _is_row_id_column(fields[0], [r[0] for r in body if r], width):
             others = [k for k in range(1, width) if not (k < len(fields) and is_weight_name(fields[k]))]
-            if len(others) == 2:  # R's write.csv of an edge list: row numbers, then the two columns
-                s, t = others
-                skipped.append(0)
-                notes.append(f"{path}: column 1 ({fields[0]!r}) holds row numbers: columns {fields[s]!r} and "
-                             f"{fields[t]!r} read as the prey and the predator (--source/--target choose others)")
-        if s is None and t is None and use_header and width >= 3 and \
-                _is_row_id_column(fields[0], [r[0] for r in body if r], width):
-            raise io.MalformedFileError(path, head[0][0], f"column 1 ({fields[0]!r}) holds row numbers, not "
+            if len(others) != 2:
+                raise io.MalformedFileError(path, head[0][0], f"column 1 ({fields[0]!r}) holds row numbers, not "
                                                           f"species, and no column is named for the prey or the "
                                                           f"predator (columns: {', '.join(fields[:8])}"
                                                           f"{', ...' if len(fields) > 8 else ''}): give them with "
                                                           "--source COLUMN (the prey) and --target COLUMN (the "
                                                           "predator)")
+            s, t = others  # R's write.csv of an edge list: row numbers, then the two columns
+            skipped.append(0)
+            notes.append(f"{path}: column 1 ({fields[0]!r}) holds row numbers: columns {fields[s]!r} and "
+                         f"{fields[t]!r} read as the prey and the predator (--source/--target choose others)")
         if s is None:
             s = next(k for k in (0, 1) if k != t)
         if t is None:
