@@ -596,6 +596,40 @@ def _gpu_step(row: Row, s: Size, device, x, edge_index, seed: int):
 PROFILE_STEPS = 3
 
 
+def _operators_by_caller(events, cuda: bool, top: int = 15) -> str:
+    """The outermost ``aten::`` operators of a profile, summed by (name, input shapes, caller), largest first.
+
+    The caller is the nearest three Python functions above the call (``file(line of the def): name``) or, in the
+    backward pass, the autograd node that ran it. torch's own ``group_by_stack_n`` gives empty stacks for aten
+    operators in torch 2.13 (their Python frames are recorded as separate parent events), hence this walk."""
+    time_of = (lambda e: e.device_time_total) if cuda else (lambda e: e.cpu_time_total)
+    total: dict[tuple, list] = {}
+    for e in events:
+        if not e.name.startswith("aten::"):
+            continue
+        callers, parent, outermost = [], e.cpu_parent, True
+        while parent is not None:
+            if parent.name.startswith("aten::"):
+                outermost = False
+                break
+            if ".py(" in parent.name and len(callers) < 3:
+                callers.append(parent.name.split("site-packages/")[-1].split("/work/main/")[-1])
+            elif parent.name.startswith("autograd::engine::evaluate_function: ") and not callers:
+                callers.append("backward of " + parent.name.split(": ", 1)[1])
+            parent = parent.cpu_parent
+        if outermost:
+            key = (e.name, str(e.input_shapes), " < ".join(callers) or "?")
+            entry = total.setdefault(key, [0.0, 0])
+            entry[0] += time_of(e)
+            entry[1] += 1
+    rows = sorted(total.items(), key=lambda kv: -kv[1][0])[:top]
+    unit = "device" if cuda else "CPU"
+    lines = [f"{unit + ' ms/step':>15}  {'calls':>5}  operator, input shapes, called from"]
+    lines += [f"{t / 1e3 / PROFILE_STEPS:15.3f}  {n:5d}  {name} {shapes}  <  {callers}"
+              for (name, shapes, callers), (t, n) in rows]
+    return "\n".join(lines)
+
+
 def profile_case(step, device, path: Path, wall_s: float) -> dict:
     """Run ``step`` :data:`PROFILE_STEPS` times under ``torch.profiler``; write the operator table to ``path``.
 
@@ -607,7 +641,9 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
 
     cuda = device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    with profile(activities=activities) as prof:
+    # Shapes and Python stacks too: the operator table alone says that, e.g., an aten::gather takes a third of
+    # a step (seen at 10M edges on 2026-11-26), not which call of which tensor; the two tables after it do.
+    with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
         for _ in range(PROFILE_STEPS):
             step()
         _sync(device)
@@ -615,13 +651,19 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     device_us = sum(e.device_time for e in kernels)  # kernels' own time (µs), all launches of the steps
     sort = "self_device_time_total" if cuda else "self_cpu_time_total"
     table = prof.key_averages().table(sort_by=sort, row_limit=40, max_name_column_width=70)
+    by_shape = prof.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=25,
+                                                                  max_name_column_width=40, max_shapes_column_width=80)
+    by_caller = _operators_by_caller(prof.events(), cuda)
     per_step = dict(profile_kernels=round(len(kernels) / PROFILE_STEPS, 1),
                     profile_device_ms=round(device_us / 1e3 / PROFILE_STEPS, 3),
                     profile_device_share=round(device_us / 1e6 / PROFILE_STEPS / wall_s, 3) if wall_s else None)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{PROFILE_STEPS} steps (forward + backward), sorted by {sort}; per step: "
                     + ", ".join(f"{k} {v}" for k, v in per_step.items()) + f", median wall {wall_s * 1e3:.3f} ms"
-                    + "\n\n" + table + "\n")
+                    + "\n\n" + table
+                    + "\n\nThe same operators by input shapes (top 25):\n\n" + by_shape
+                    + "\n\nThe outermost aten operators by shapes and by who called them (top 15):\n\n"
+                    + by_caller + "\n")
     return per_step
 
 

@@ -57,6 +57,11 @@ def test_profile_writes_each_cases_operator_table(bench, tmp_path):
     text = (prof / "tiny.gat_all.txt").read_text()
     assert text.startswith("3 steps (forward + backward), sorted by self_cpu_time_total")
     assert "aten::" in text  # the operators the steps ran (the fused path's sparse products among them)
+    # ... then by input shapes (an (E, edge_dim) edge-feature tensor's shape among them: tiny has 4 features) and by
+    # the Python functions that made each call (the layer's own module among them)
+    shapes, stacks = text.split("by input shapes")[1].split("by shapes and by who called them")
+    assert ", 4]" in shapes
+    assert "gatbio/nn/" in stacks
     d = json.loads(out.read_text())
     # On CPU no device kernel is launched: nothing to count, a share of 0.
     assert d["tiny.gat_all.profile_kernels"] == 0 and d["tiny.gat_all.profile_device_share"] == 0
