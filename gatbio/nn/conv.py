@@ -110,6 +110,28 @@ def _looped(edge_index: Tensor, n_loops: int) -> tuple[Tensor, Tensor]:
     return keep, looped
 
 
+def _select_edges(t: Tensor, keep: Tensor, *, by_column: bool | None = None) -> Tensor:
+    """``t.index_select(0, keep)`` for a per-edge tensor ``t`` (E, D), by columns where rows are narrow on CUDA.
+
+    On an H200 (torch 2.11) one ``aten::gather`` in ``vectorized_gather_kernel<16, long>`` took 6.0 ms of each
+    forward + backward step at 10M edges with four float32 edge features, 31 % of the layer's device time
+    (``experiments/gpu_runs/2026-11-26c-h200``): that kernel gives each selected row its own thread block, which
+    for a 16-byte row copies one vector. Selecting along the edges of the transposed (D, E) copy instead goes
+    through the element-wise kernel (the profile's other gather, 0.17 ms a step, ran there). That this call made
+    the slow gather is inferred (two gathers a step, only with edge features and a bias), and the effect of the
+    change is **not measured** on a GPU yet; on the CPU both ways give the same values and the plain selection
+    is kept. ``by_column`` forces either way (tests). A graph without self-loops keeps every edge: ``t`` itself."""
+    # No loop removed: keep is 0, 1, ..., E-1 (nonzero's positions, in order). Not while compiling, where keep's
+    # length is data-dependent (a guard on it breaks the graph).
+    if not torch.compiler.is_compiling() and keep.numel() == t.size(0):
+        return t
+    if by_column is None:
+        by_column = t.is_cuda and t.dim() == 2 and t.size(1) * t.element_size() <= 64
+    if by_column:
+        return t.t().contiguous().index_select(1, keep).t()
+    return t.index_select(0, keep)
+
+
 def _check_index_range(edge_index: Tensor, num_src: int, num_dst: int) -> bool:
     """Raise a ValueError unless every source index is in [0, num_src) and every target in [0, num_dst)."""
     lo, max_src, max_dst = torch.stack([edge_index.min(), edge_index[0].max(), edge_index[1].max()]).tolist()
@@ -467,10 +489,11 @@ class GATConv(MessagePassing):
                                         lambda: _looped(edge_index, n_loops))
             if edge_attr is not None:  # the loops' features (fill_value) from this call's features
                 kept = looped[:, :keep.numel()]
-                _, edge_attr = add_self_loops(kept, edge_attr.index_select(0, keep), fill_value=self.fill_value,
+                _, edge_attr = add_self_loops(kept, _select_edges(edge_attr, keep), fill_value=self.fill_value,
                                               num_nodes=n_loops)
             if attn_bias is not None:
-                attn_bias = torch.cat([attn_bias.index_select(0, keep), attn_bias.new_zeros(n_loops, H)], dim=0)
+                attn_bias = torch.cat([_select_edges(attn_bias, keep, by_column=False), attn_bias.new_zeros(n_loops, H)],
+                                      dim=0)
             edge_index = looped
 
         if self._use_triton(v):

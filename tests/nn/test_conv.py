@@ -585,3 +585,22 @@ def test_sum_aggregations_keep_the_fast_paths_and_pyg_values_are_accepted():
     with pytest.raises(ValueError, match=r"edge_attr has shape \(5, 2\), expected \(12, F\)"):
         lazy(x, ei, torch.randn(5, 2))
     assert lazy(x, ei, ea).shape == (7, 4)  # the width comes from the first well-formed call
+
+
+def test_edge_selection_by_column_equals_by_row_and_skips_a_loop_free_graph():
+    from gatbio.nn.conv import _select_edges
+
+    torch.manual_seed(0)
+    edge_attr = torch.randn(7, 4, dtype=torch.float64, requires_grad=True)
+    keep = torch.tensor([0, 2, 3, 6])  # edges 1, 4, 5 were self-loops
+    by_row = _select_edges(edge_attr, keep, by_column=False)
+    by_column = _select_edges(edge_attr, keep, by_column=True)  # the CUDA way for narrow rows
+    assert torch.equal(by_row, edge_attr.detach()[keep]) and torch.equal(by_column, by_row)
+    w = torch.randn(4, 4, dtype=torch.float64)
+    g_row, = torch.autograd.grad((by_row * w).sum(), edge_attr)
+    g_col, = torch.autograd.grad((by_column * w).sum(), edge_attr)
+    assert torch.equal(g_row, g_col) and torch.equal(g_row[[1, 4, 5]], torch.zeros(3, 4, dtype=torch.float64))
+    # Nothing removed: the tensor itself, no copy.
+    assert _select_edges(edge_attr, torch.arange(7)) is edge_attr
+    # On the CPU the plain selection is chosen (no transposed copy).
+    assert _select_edges(edge_attr, keep).is_contiguous()
