@@ -3,23 +3,22 @@
 # a session now has 15 min of device time, start-up, idle time and transfers included: plan one call of about
 # 9 min, steps chained in it with STEP_LIMIT each, and a second only while the machine is still warm).
 #
-# Seen on 2026-11-26 (an H200; experiments/gpu_runs/2026-11-26-h200): start-up about 30 s; `bench` 218 s with
-# Triton's kernels already compiled on that machine (a cold first run did not finish in 150 s: compile the
-# kernels first, e.g. run `profile` before `bench` in the same call); `interactions` 162 s. A second session
-# (experiments/gpu_runs/2026-11-26b-h200): `interactions` 158 s; `cuda-tests` 39 of 170 in 150 s (Triton compiled
-# each test's kernels in every autotune configuration then; small graphs no longer autotune, so it should go
-# faster, unmeasured); `robustness` 4 of 45 protein fits in 140 s (each process's first gatbio model compiled and
-# autotuned ~40 s; that is the small-graph change's target). Measured: bench, interactions.
-# Not yet: turbo, profile, tests, cuda-tests, bench-large, protein, foodweb, robustness, string, embed,
-# quick-cuda. A next session, one call (timeout_s 590), each step with its own limit in seconds:
-#   export OUT; bash experiments/gpu_session.sh interactions:170 robustness:150 cuda-tests:240
-# (the first two measure the small-graph change: each worker's first gatbio fit against the later ones; the 297
-# CUDA tests may not all finish in 240 s: its -v log says which ran). Write to
+# Seen on 2026-11-26 on an H200 (experiments/gpu_runs/2026-11-26-h200, -b-, -c-): start-up about 30 s; `bench`
+# 218 s with Triton's kernels already compiled (compile them first, e.g. `profile` before `bench` in one call);
+# `interactions` 162 s, 158 s, then 120 s after the small-graph change (first fits no longer autotune); `cuda-tests`
+# 86 s (295 passed, 2 skipped); `profile` 70 s; `embed` 51 s; `robustness` not finished in 200 s with the config's
+# jobs: 2 (186 of 225 units; bound by its two workers' CPU work: the step now passes jobs=8).
+# Measured: bench, interactions, cuda-tests, profile, embed. Not yet: turbo, tests, bench-large, protein, foodweb,
+# robustness (whole), string, quick-cuda. A next session, one call (timeout_s 590), each step with its own limit:
+#   export OUT; bash experiments/gpu_session.sh profile:110 robustness:200 protein:120 foodweb:120
+# (`profile` first: its tables now name the callers of the 6 ms aten::gather seen at 10M edges, and show whether
+# conv._select_edges removed it; then the three task configs' targets, protein <= 3 min, food webs <= 5 min,
+# robustness <= 3 min; then, on the still-warm machine, `turbo bench` or `bench-large`). Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
 # Here, from the project's root, bundle what the GPU machine lacks (../shared/GPU.md):
-#   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k
+#   ../shared/tools/gpu-bundle ppi_node2vec_biogrid_human gateway_dev string_shs27k foodwebs_cheddar
 # then run, on the GPU machine (device tool: carry [".gpu-bundle"]), from the project's root:
 #   bash experiments/gpu_session.sh STEP [STEP ...]
 # Output (logs, JSON, result folders, steps.txt with each step's status and seconds) goes to $OUT, which the
@@ -60,7 +59,7 @@ declare -A CMD=(
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
   [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full"
   [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full"
-  [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full"
+  [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full jobs=${ROBUSTNESS_JOBS:-8}"
   [string]="$PY experiments/bench_string_scale.py --device cuda --dir $OUT/string_scale"
   [embed]="$PY experiments/bench_embed.py --device cuda --json $OUT/bench_embed.json"
   [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k jobs=${SHS27K_JOBS:-8} threads=2"

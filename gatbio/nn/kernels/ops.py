@@ -36,7 +36,9 @@ def _blocks(C: int) -> dict:
 # variants) and times each, once per process. On an H200 that was about 40 s of a model's first fit on SHS27k's
 # and node2vec-PPI's graphs (the latter 80k edges with self-loops), where later fits took 2.5-5.8 s (node2vec-PPI:
 # 47.7 s on the GPU against 4.6 s on 2 CPU cores, 100 epochs each; experiments/gpu_runs/2026-11-26b-h200), while there the kernels
-# take microseconds and a tuned configuration cannot win back seconds. Set it to 0 to autotune every graph (e.g.
+# take microseconds and a tuned configuration cannot win back seconds. With this threshold, from an empty cache on
+# the same kind of machine, SHS27k's first fits took 2.8-9.5 s like the later ones, and node2vec-PPI's at most 4.8 s
+# (experiments/gpu_runs/2026-11-26c-h200). Set it to 0 to autotune every graph (e.g.
 # a long training on one graph of some 100k edges): each kernel variant is then tuned once and the choice kept in
 # Triton's disk cache (attention._CACHE_RESULTS).
 SMALL_GRAPH_EDGES = 2**17
