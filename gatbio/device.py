@@ -123,6 +123,20 @@ def describe_device(device: torch.device, spec: str | torch.device | None = "aut
 
 _announced: set[str] = set()
 
+# Measured on an H200 (experiments/gpu_runs/2026-11-26c-h200, the robustness sweep's food-web fits on four Cheddar
+# webs beside the same fits on 2 CPU cores): medians 0.63-1.38 s a fit on the GPU against 0.30-0.58 s.
+SMALL_GRAPHS_ON_GPU = ("food webs are small graphs: on an H200 their fits ran 2.1-2.6x slower than on 2 CPU cores "
+                       "(each training step is kernel launches and host work); --device cpu is likely faster")
+
+
+def small_graph_note(device: torch.device, file: TextIO | None = None) -> None:
+    """Say once per process, on a GPU, that tiny graphs (food webs) train faster on the CPU (measured figures in
+    :data:`SMALL_GRAPHS_ON_GPU`); nothing on the CPU."""
+    if device.type != "cuda" or "small-graphs" in _announced:
+        return
+    _announced.add("small-graphs")
+    print(f"gatbio: note: {SMALL_GRAPHS_ON_GPU}", file=file if file is not None else sys.stderr, flush=True)
+
 
 def announce_device(device: torch.device, spec: str | torch.device | None = "auto", file: TextIO | None = None,
                     once: bool = True) -> None:

@@ -111,6 +111,17 @@ def test_announcement_is_printed_once_per_device(monkeypatch):
     assert buf.getvalue().count("\n") == 2
 
 
+def test_the_small_graph_note_is_said_once_and_only_on_a_gpu(monkeypatch):
+    monkeypatch.setattr(D, "_announced", set())
+    buf = io.StringIO()
+    D.small_graph_note(torch.device("cpu"), file=buf)
+    assert buf.getvalue() == ""
+    for _ in range(2):
+        D.small_graph_note(torch.device("cuda", 0), file=buf)
+    assert buf.getvalue().count("\n") == 1
+    assert "2.1-2.6x slower than on 2 CPU cores" in buf.getvalue() and "--device cpu" in buf.getvalue()
+
+
 def test_module_device_of_parameters_buffers_and_empty_modules():
     assert module_device(torch.nn.Linear(2, 2)) == torch.device("cpu")
     assert module_device(torch.nn.BatchNorm1d(2, affine=False)) == torch.device("cpu")  # buffers only
