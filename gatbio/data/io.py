@@ -914,7 +914,7 @@ def read_label_table(
 
     def fields(s: str, no: int) -> list[str]:
         check_quotes(path, no, s, sep)
-        return [p for p in split_fields(s, sep) if p]
+        return [p for p in split_line(s, sep or r"\s+") if p]  # whitespace: '"heat shock 70" kinase' is 2 fields
 
     first_data = numbers[0] if numbers else None  # the first line that may be data (None: it is the header)
     if lines:
@@ -988,7 +988,7 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
     names = []
     for no, ln in zip(numbers, lines, strict=True):
         check_quotes(path, no, ln, sep)
-        first = split_fields(ln, sep)[0] if ln.strip() else ""
+        first = split_line(ln, sep or r"\s+")[0] if ln.strip() else ""
         if not first:
             raise MalformedFileError(path, no, f"the line's first field (the node name) is empty: {ln.strip()!r}")
         names.append(first)

@@ -53,11 +53,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                "--explain evidence.csv")
     pr.add_argument("--edges", required=True, metavar="FILE", help="interactions, one per line (see --format)")
     pr.add_argument("--labels", required=True, metavar="FILE",
-                    help="known functions: one line per protein, 'protein label1 label2 ...' (node2vec format)")
+                    help="known functions: one line per protein, 'protein label1 label2 ...' (node2vec format), "
+                         "or a GO annotation file (GAF 2.x: GO terms, NOT and electronic IEA rows left out)")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
                          "STRING web export; biogrid = BioGRID tab3 (physical interactions only)")
+    pr.add_argument("--min-score", type=float, metavar="S",
+                    help="--format string / string-web: keep the interactions with combined_score >= S, on "
+                         "STRING's 0-1000 scale (400: medium, 700: high confidence; a web export's 0-1 scores are "
+                         "compared with S/1000); proteins left without one are dropped. Default: every listed "
+                         "interaction, whatever its score (the model does not read the scores)")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
@@ -181,10 +187,12 @@ def run_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None):
+def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None,
+                 min_score: float | None = None):
     """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins.
 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
+    ``min_score``: STRING formats only, :func:`string_threshold`.
     A third column of numbers in an edge list is read as weights and checked like every weight, but the model
     does not use it (said on stderr); ``edge_weight`` (and ``edge_attr``) stay aligned with ``edge_index``."""
     from torch_geometric.utils import coalesce
@@ -196,7 +204,9 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     if reader == "read_edge_list":
         kwargs.update(header=header, duplicates="merge", self_loops="remove", weight=kwargs.get("weight", "auto"),
                       report=True)
+        _refuse_biogrid(edges, fmt)
         _refuse_sif(edges, fmt)
+        _refuse_uneven_rows(edges, header, kwargs.get("sep"))
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
@@ -204,6 +214,8 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
         from gatbio.data.tables import note
 
         note(f"{edges}: interaction weights (column 3) were read and checked but are not used by the model")
+    if fmt in ("string", "string-web"):
+        data = string_threshold(data, edges, min_score)
     if nodes is not None:
         listed = io.read_node_list(nodes, header=header, known=data.node_names)
         known = set(map(str, data.node_names))
@@ -231,17 +243,83 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
 
 
 def read_labels(data, labels: str, header: bool | None = None):
-    """Attach ``y`` (N, L) and ``label_names`` from a label table; proteins not in the network are an error."""
-    from gatbio.data.io import MalformedFileError, read_label_table
+    """Attach ``y`` (N, L) and ``label_names`` from a label table; proteins not in the network are an error.
+    A GO annotation file (GAF, first line ``!gaf-version``) is read by :func:`read_gaf_labels`."""
+    from gatbio.data.io import MalformedFileError, read_label_table, read_text_head
+    from gatbio.data.tables import check_file
 
+    if read_text_head(check_file(labels)).startswith("!gaf-version"):
+        data.y, data.label_names = read_gaf_labels(labels, data.node_names)
+        return data
     try:
         y, names = read_label_table(labels, data.node_names, header=header)
     except MalformedFileError as err:
         if "not in the graph" in str(err) and "no line names a node" not in str(err):
-            raise ValueError(f"{err}. These proteins have no interaction in the edge file: remove their lines, "
-                             "or list every protein with --nodes FILE to predict isolated proteins too") from None
+            below = " (or only ones below --min-score)" if getattr(data, "min_score_dropped", 0) else ""
+            raise ValueError(f"{err}. These proteins have no interaction in the edge file{below}: remove their "
+                             "lines, or list every protein with --nodes FILE to predict isolated proteins "
+                             "too") from None
         raise
     data.y, data.label_names = y, names
+    return data
+
+
+def read_gaf_labels(path: str, node_names) -> tuple:
+    """GO terms of the network's proteins from a GAF file (:func:`gatbio.data.io.read_gaf`: ``NOT`` and electronic
+    ``IEA`` rows left out, every aspect), matched by ``DB_Object_Symbol`` or, when none matches so,
+    ``DB_Object_ID``; annotations of other proteins are ignored (a GAF covers a whole proteome). Said on stderr."""
+    from gatbio.data.io import MalformedFileError, read_gaf
+    from gatbio.data.tables import note
+
+    try:
+        y, terms, _ = read_gaf(path, node_names)
+        column = "DB_Object_Symbol"
+    except MalformedFileError as err:
+        if "pass id_column='DB_Object_ID'" not in str(err):
+            raise
+        y, terms, _ = read_gaf(path, node_names, id_column="DB_Object_ID")
+        column = "DB_Object_ID"
+    annotated = int(y.bool().any(1).sum())
+    if not annotated:
+        raise MalformedFileError(path, None, "no GO annotation of a protein of the network is left once NOT and "
+                                             "electronic (IEA) annotations are left out")
+    note(f"{path}: GO annotation (GAF) file: {len(terms):,} GO terms of {annotated:,} proteins of the network, "
+         f"matched by {column}; NOT and electronic (IEA) annotations left out")
+    return y, terms
+
+
+def string_threshold(data, edges: str, min_score: float | None):
+    """The interactions of a STRING file with ``combined_score >= min_score`` (0-1000 scale; ``edge_weight`` holds
+    score / 1000 for both STRING readers), proteins left without one dropped, said on stderr; ``None``: all of
+    them, with a note that the model does not read the scores (a score of 150 counts as much as one of 999)."""
+    import torch
+
+    from gatbio.data.tables import note
+
+    w, ei = data.edge_weight, data.edge_index
+    pairs = int((ei[0] <= ei[1]).sum())
+    if min_score is None:
+        note(f"{edges}: every listed interaction is used, whatever its combined_score ({w.min() * 1000:.0f} to "
+             f"{w.max() * 1000:.0f}; the model does not read the scores): --min-score 400 (medium) or 700 (high "
+             "confidence) keeps STRING's more reliable ones")
+        return data
+    keep = w >= min_score / 1000 - 1e-6  # float32 scores: 0.4 is 0.40000001
+    if not bool(keep.any()):
+        raise ValueError(f"{edges}: no interaction has combined_score >= {min_score:g} (the highest is "
+                         f"{w.max() * 1000:.0f}): give a lower --min-score")
+    ei = ei[:, keep]
+    used = torch.unique(ei)
+    remap = torch.full((data.num_nodes,), -1, dtype=torch.long)
+    remap[used] = torch.arange(used.numel())
+    dropped = data.num_nodes - used.numel()
+    data.edge_index, data.edge_weight, data.num_nodes = remap[ei], w[keep], used.numel()
+    for attr in ("node_names", "string_ids"):
+        if getattr(data, attr, None) is not None:
+            setattr(data, attr, [getattr(data, attr)[i] for i in used.tolist()])
+    data.min_score_dropped = dropped
+    note(f"{edges}: {int((ei[0] <= ei[1]).sum()):,} of {pairs:,} interactions have combined_score >= {min_score:g} "
+         "(--min-score) and are used" + (f"; {dropped:,} protein(s) left without one dropped (--nodes FILE keeps "
+                                         "them, as isolated proteins)" if dropped else ""))
     return data
 
 
@@ -282,6 +360,9 @@ def predict_main(args: argparse.Namespace) -> int:
         raise ValueError(f"--top {args.top}: give a positive number of functions per protein")
     if args.seed < 0 or args.epochs < 1:
         raise ValueError(f"--epochs {args.epochs} --seed {args.seed}: give at least 1 epoch and a seed >= 0")
+    if args.min_score is not None and (args.format not in ("string", "string-web") or not 0 <= args.min_score <= 1000):
+        raise ValueError(f"--min-score {args.min_score:g}: a STRING combined_score from 0 to 1000, with --format "
+                         f"string or string-web (this is --format {args.format})")
     if args.plot_protein and not args.plot:
         raise ValueError("--plot-protein names the protein to draw: give --plot FILE too")
     if args.plot:  # a wrong suffix is found before training, not after
@@ -296,7 +377,8 @@ def predict_main(args: argparse.Namespace) -> int:
     inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
     check_inputs(inputs)
     check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
-    data = read_labels(read_network(args.edges, args.format, args.header, args.nodes), args.labels, args.header)
+    data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score)
+    data = read_labels(data, args.labels, args.header)
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
         raise ValueError(f"{args.labels} annotates every protein of {args.edges}: nothing to predict (give the "
                          "proteins to predict with --nodes FILE, or leave their lines out of the label table)")
@@ -337,6 +419,45 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"attention neighbourhood of {protein} → {args.plot}")
     return 0
+
+
+def _refuse_biogrid(edges: str, fmt: str) -> None:
+    """A BioGRID TAB 3.0 file read as a plain table: its header is a ``#`` line (a comment to an edge list), so
+    its first two columns (the interaction id, Entrez A) and the third (Entrez B, numbers: weights) would become a
+    wrong graph without a word. Refused, pointing at ``--format biogrid``."""
+    from gatbio.data.io import MalformedFileError, read_text_head
+    from gatbio.data.tables import check_file
+
+    if read_text_head(check_file(edges)).lstrip().startswith("#BioGRID Interaction ID"):
+        raise MalformedFileError(edges, 1, f"is a BioGRID TAB 3.0 file (header '#BioGRID Interaction ID ...'), "
+                                           f"whose first columns are not the two proteins; --format {fmt} would "
+                                           "read it wrongly: pass --format biogrid")
+
+
+def _refuse_uneven_rows(edges: str, header: bool | None, sep: str | None) -> None:
+    """A whitespace-separated edge list whose rows have different numbers of fields, a longer one holding text
+    where a weight belongs (``HSP 70 P2`` among ``P2 P3`` lines): a protein name with spaces (or a note on some
+    lines) that would be read as an interaction between its words, the rest ignored. Refused at that line (the
+    first 100 data lines; longer rows further down are the reader's error)."""
+    from gatbio.data.io import MalformedFileError, edge_list_separator, split_line
+    from gatbio.data.tables import data_head, is_header_word, is_number
+
+    head = data_head(edges, numbered=True)
+    if sep is not None or not head or edge_list_separator([x for _, x in head]) != r"\s+":
+        return
+    rows = [split_line(x, r"\s+") for _, x in head]
+    if header or (header is None and all(is_header_word(f) for f in rows[0])):
+        head, rows = head[1:], rows[1:]
+    if len({len(r) for r in rows}) < 2:
+        return
+    short = min(rows, key=len)
+    for (no, _), row in zip(head, rows, strict=True):
+        if len(row) > len(short) and (not is_number(row[2]) or (len(short) == 2 and len(row) > 3)):
+            at = next(n for (n, _), r in zip(head, rows, strict=True) if r is short)
+            raise MalformedFileError(edges, no, f"{len(row)} fields ({' '.join(row)[:60]!r}) where line {at} has "
+                                                f"{len(short)}: a protein name with spaces, or a note on some "
+                                                "lines? Separate the columns by tabs or commas (names may then "
+                                                "hold spaces), or quote such names (\"heat shock 70\")")
 
 
 def _refuse_sif(edges: str, fmt: str = "edgelist") -> None:

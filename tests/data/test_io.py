@@ -281,6 +281,18 @@ def test_label_table_unknown_nodes_shows_a_few(tmp_path):
         read_label_table(write(tmp_path, "labels.txt", "1\n"), ["1"])
 
 
+
+def test_label_table_and_node_list_read_quoted_names_in_whitespace_files(tmp_path):
+    """The edge list reads '"heat shock 70" P2' as two fields; the label table and the node list read it the same
+    way (they split '"heat' off, so the protein was 'not in the graph')."""
+    from gatbio.data.io import read_node_list
+
+    p = write(tmp_path, "labels.txt", '"heat shock 70" chaperone "protein folding"\nP2 kinase\n')
+    y, names = read_label_table(p, ["heat shock 70", "P2"])
+    assert names == ["chaperone", "kinase", "protein folding"] and y.tolist() == [[1, 0, 1], [0, 1, 0]]
+    assert read_node_list(write(tmp_path, "n.txt", '"heat shock 70" note\nP2\n')) == ["heat shock 70", "P2"]
+
+
 GAF = """!gaf-version: 2.2
 !generated-by: test
 UniProtKB\tP04637\tTP53\tenables\tGO:0003700\tPMID:1\tIDA\t\tF\tp53\t\tprotein\ttaxon:9606\t20200101\tUniProt\t\t

@@ -1,5 +1,7 @@
 """`gatbio protein predict` on user files: predictions, explanations, isolated proteins, bad input."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -187,3 +189,92 @@ def test_a_label_table_that_annotates_every_protein_is_refused_before_any_work(f
     assert "all.txt annotates every protein of" in captured.err and "nothing to predict (give the proteins to " \
         "predict with --nodes FILE" in captured.err
     assert "embedding:" not in captured.out and "label homophily" not in captured.out
+
+
+BIOGRID_HEADER = ("#BioGRID Interaction ID\tEntrez Gene Interactor A\tEntrez Gene Interactor B\t"
+                  "Official Symbol Interactor A\tOfficial Symbol Interactor B\tExperimental System Type\n")
+
+
+@pytest.mark.parametrize("fmt", ["edgelist", "tsv"])
+def test_a_biogrid_file_read_as_a_plain_table_is_refused(tmp_path, fmt):
+    """Its header is a '#' line (a comment to an edge list): read as a table, the interaction ids and Entrez ids
+    (the third column as weights) would have made a wrong graph without a word."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.tasks.protein_cli import read_network
+
+    rows = "".join(f"{100 + k}\t{k}\t{k + 1}\tG{k}\tG{k + 1}\tphysical\n" for k in range(5))
+    (tmp_path / "bg.txt").write_text(BIOGRID_HEADER + rows)
+    with pytest.raises(MalformedFileError, match=rf"bg\.txt:1: is a BioGRID TAB 3\.0 file .*--format {fmt} would "
+                                                 "read it wrongly: pass --format biogrid"):
+        read_network(str(tmp_path / "bg.txt"), fmt)
+    assert read_network(str(tmp_path / "bg.txt"), "biogrid").node_names == [f"G{k}" for k in range(6)]
+
+
+def test_string_scores_are_said_to_be_unused_and_min_score_keeps_the_confident_ones(tmp_path, caplog, capsys):
+    from gatbio.tasks.protein_cli import read_network
+
+    scores = {("A", "B"): 900, ("B", "C"): 150, ("C", "D"): 800, ("D", "E"): 700, ("E", "F"): 200}
+    (tmp_path / "links.txt").write_text("protein1 protein2 combined_score\n" + "".join(
+        f"{x} {y} {s}\n" for (a, b), s in scores.items() for x, y in ((a, b), (b, a))))
+    path = str(tmp_path / "links.txt")
+    assert read_network(path, "string").num_nodes == 6
+    assert "every listed interaction is used, whatever its combined_score (150 to 900" in caplog.text
+    caplog.clear()
+    data = read_network(path, "string", min_score=700)
+    pairs = {(data.node_names[u], data.node_names[v]) for u, v in data.edge_index.t().tolist() if u < v}
+    assert pairs == {("A", "B"), ("C", "D"), ("D", "E")} and data.node_names == ["A", "B", "C", "D", "E"]
+    assert data.edge_weight.min().item() == pytest.approx(0.7)
+    assert "3 of 5 interactions have combined_score >= 700 (--min-score) and are used; 1 protein(s) left " \
+           "without one dropped" in caplog.text
+    with pytest.raises(ValueError, match=r"no interaction has combined_score >= 950 \(the highest is 900\)"):
+        read_network(path, "string", min_score=950)
+    (tmp_path / "l.txt").write_text("A x\nB x\nD y\n")
+    base = ["protein", "predict", "--edges", path, "--labels", str(tmp_path / "l.txt"), "--out",
+            str(tmp_path / "p.csv")]
+    assert main(base + ["--min-score", "400"]) == 1  # --format edgelist: the scores are not STRING's
+    assert "--min-score 400: a STRING combined_score from 0 to 1000, with --format string or string-web (this " \
+           "is --format edgelist)" in capsys.readouterr().err
+    assert main(base + ["--format", "string", "--min-score", "1500"]) == 1
+    assert "--min-score 1500: a STRING combined_score from 0 to 1000" in capsys.readouterr().err
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_a_go_annotation_file_gives_the_labels(tmp_path, caplog):
+    """A GAF file as --labels: GO terms by symbol (or UniProt id when no symbol matches), NOT and IEA rows left
+    out; it used to be refused as 'a node without labels' at its '!gaf-version' line."""
+    from gatbio.tasks.protein_cli import read_labels, read_network
+
+    def row(acc, sym, go, evidence="IDA", qualifier=""):
+        return "\t".join(["UniProtKB", acc, sym, qualifier, go, "PMID:1", evidence, "", "P", "name", "", "protein",
+                          "taxon:9606", "20200101", "UniProt", "", ""]) + "\n"
+
+    (tmp_path / "go.gaf").write_text("!gaf-version: 2.2\n" + row("Q1", "A", "GO:0000001") + row("Q2", "B", "GO:0000001")
+                                     + row("Q4", "D", "GO:0000002") + row("Q4", "D", "GO:0000003", "IEA")
+                                     + row("Q3", "C", "GO:0000002", qualifier="NOT") + row("Q9", "Z", "GO:0000004"))
+    (tmp_path / "e.txt").write_text("A B\nB C\nC D\n")
+    (tmp_path / "u.txt").write_text("Q1 Q2\nQ2 Q3\nQ3 Q4\n")
+    for edges, column in (("e.txt", "DB_Object_Symbol"), ("u.txt", "DB_Object_ID")):
+        data = read_labels(read_network(str(tmp_path / edges), "edgelist"), str(tmp_path / "go.gaf"))
+        assert data.label_names == ["GO:0000001", "GO:0000002"]
+        assert data.y.tolist() == [[1, 0], [1, 0], [0, 0], [0, 1]]
+        assert f"2 GO terms of 3 proteins of the network, matched by {column}" in caplog.text
+
+
+@pytest.mark.parametrize("text,line,fields", [
+    ("HSP 70 P2\nP2 P3\nP3 P4\n", 1, "3 fields ('HSP 70 P2') where line 2 has 2"),
+    ("heat shock 70 P2\nP2 P3\nP3 P4\n", 1, "4 fields ('heat shock 70 P2') where line 2 has 2"),
+    ("P2 P3\nP3 P4\nheat shock P2\n", 3, "3 fields ('heat shock P2') where line 1 has 2"),
+])
+def test_whitespace_rows_with_names_with_spaces_are_refused_at_their_line(tmp_path, text, line, fields):
+    """'HSP 70 P2' among two-field rows was read as an interaction HSP - 70 (P2 ignored with a note), and
+    'heat shock 70 P2' was named at the next line as a missing weight."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.tasks.protein_cli import read_network
+
+    (tmp_path / "e.txt").write_text(text)
+    with pytest.raises(MalformedFileError, match=rf"e\.txt:{line}: {re.escape(fields)}: a protein name with spaces"):
+        read_network(str(tmp_path / "e.txt"), "edgelist")
+    (tmp_path / "q.txt").write_text('"HSP 70" P2\nP2 P3\n')  # quoted, or a column of weights: read
+    assert "HSP 70" in read_network(str(tmp_path / "q.txt"), "edgelist").node_names
+    (tmp_path / "w.txt").write_text("protein_a protein_b\nP1 P2 0.5\nP2 P3 1\n")
+    assert read_network(str(tmp_path / "w.txt"), "edgelist").num_nodes == 3
