@@ -177,7 +177,7 @@ SETTING_RULES = {
     "foodweb.epochs": ">0", "foodweb.lr": ">0", "foodweb.weight_decay": ">=0", "foodweb.rounds": ">0",
     "foodweb.test": "(0, 1)", "foodweb.val": "(0, 1)",
     "fractions": "unique",
-    "foodweb.webs": "unique",
+    "foodweb.webs": "unique", "protein.inputs": "unique",
 }
 
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
@@ -208,6 +208,9 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
             raise ValueError(f"config fractions: {f} is outside [0, 1]; give fractions of nodes, e.g. 0.05 for 5%")
     if not cfg.fractions or min(cfg.fractions) != 0.0:
         raise ValueError("config fractions: include 0.0, the unperturbed point every curve starts from")
+    if max(cfg.fractions) == 0.0:
+        raise ValueError(f"config fractions={[float(f) for f in cfg.fractions]}: perturbs nothing; add a fraction "
+                         "above 0, e.g. [0.0, 0.05]")
     removals = [p for p in cfg.perturbations if PERTURBATIONS[p][0] is remove_nodes]
     if removals and max(cfg.fractions) >= 1.0:
         raise ValueError(f"config fractions: {max(cfg.fractions)} removes every node under perturbation "
@@ -216,6 +219,18 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         raise ValueError("config seeds: give at least one seed")
     if not (cfg.protein.enabled or cfg.foodweb.enabled):
         raise ValueError("config: enable at least one task (protein.enabled or foodweb.enabled)")
+    if cfg.protein.enabled:
+        from gatbio.embed import EMBEDDINGS
+
+        if not cfg.protein.inputs:
+            raise ValueError(f"config protein.inputs=[]: is empty; give at least one of {', '.join(EMBEDDINGS)}, "
+                             "e.g. [prone]")
+        for kind in cfg.protein.inputs:
+            if kind == "id":
+                raise ValueError("config protein.inputs: 'id' is not an input of this sweep (its inputs are fixed "
+                                 f"embeddings, perturbed by feature noise); choose from {', '.join(EMBEDDINGS)}")
+            if kind not in EMBEDDINGS:
+                raise ValueError(f"config protein.inputs: unknown input {kind!r}; choose from {', '.join(EMBEDDINGS)}")
     if cfg.foodweb.enabled and not cfg.foodweb.webs:
         raise ValueError("config foodweb.webs=[]: is empty; give at least one web (e.g. [cheddar/Benguela]), or set "
                          "foodweb.enabled=false")
@@ -471,6 +486,27 @@ def _largest_fraction_leaving_a_node(n: int) -> float:
     return round(math.ceil((n - 0.5) / n * 1e4) / 1e4 - 1e-4, 4)
 
 
+def _check_leaves_a_node(cfg: RobustnessConfig, dataset: str, n: int) -> None:
+    """Refuse a largest fraction whose node removal rounds to all ``n`` nodes of ``dataset``."""
+    removal = [p for p in cfg.perturbations if PERTURBATIONS[p][0] is remove_nodes]
+    if removal and node_count(max(cfg.fractions), n) >= n:
+        raise ValueError(f"config fractions: {max(cfg.fractions)} of {dataset}'s {n} nodes rounds to all {n} "
+                         f"under perturbation {removal[0]!r}, leaving nothing to score; give fractions of at "
+                         f"most {_largest_fraction_leaving_a_node(n):g} for this graph")
+
+
+def _check_node_counts(cfg: RobustnessConfig) -> None:
+    """:func:`_check_leaves_a_node` for every dataset of ``cfg`` before any work, so that a web late in the sweep
+    does not stop it after earlier datasets' runs are written. Below a fraction of 1/2 no graph rounds to all of
+    its nodes, and nothing is loaded."""
+    if max(cfg.fractions) < 0.5 or not any(PERTURBATIONS[p][0] is remove_nodes for p in cfg.perturbations):
+        return
+    from gatbio.data import load as load_dataset
+
+    for _, dataset in _datasets(cfg):
+        _check_leaves_a_node(cfg, dataset, int(load_dataset(dataset).num_nodes))
+
+
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
     with unit_threads(max(1, cfg.threads)):
@@ -486,11 +522,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
     t_start = time.perf_counter()
     problem = _make_problem(task, dataset, seed, cfg)
     n = int(problem.data.num_nodes)
-    removal = [p for p in cfg.perturbations if PERTURBATIONS[p][0] is remove_nodes]
-    if removal and node_count(max(cfg.fractions), n) >= n:
-        raise ValueError(f"config fractions: {max(cfg.fractions)} of {dataset}'s {n} nodes rounds to all {n} "
-                         f"under perturbation {removal[0]!r}, leaving nothing to score; give fractions of at "
-                         f"most {_largest_fraction_leaving_a_node(n):g} for this graph")
+    _check_leaves_a_node(cfg, dataset, n)
     split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
     if not is_done(split_path):
         write_json(split_path, problem.split_dict())
@@ -597,6 +629,10 @@ def summarize(cfg: RobustnessConfig) -> str:
     if incomplete:
         lines.append(incomplete)
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
+    if not (cfg.foodweb.enabled and orders):  # no R50 this time: an earlier summary's would pass for this one's
+        for stale in (out_dir / "summary" / "r50.csv", out_dir / "summary" / "extinction_curves.csv",
+                      out_dir / "figures" / "extinctions.png"):
+            stale.unlink(missing_ok=True)
     if cfg.foodweb.enabled and not orders:
         lines += ["R50: none (it follows the node-removal perturbations, which this sweep does not run)"]
     if cfg.foodweb.enabled and orders:
@@ -649,6 +685,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         dev = resolve_device(cfg.device)
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
+        _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only)
     if not summary_only:

@@ -245,3 +245,27 @@ def test_a_pairs_bootstrap_interval_does_not_depend_on_the_other_models():
                              perturbations=["degree"]).set_index("model")
     assert both.loc["gat_log", ["ratio_ci_low", "ratio_ci_high"]].tolist() == \
         alone[["ratio_ci_low", "ratio_ci_high"]].tolist()
+
+
+@pytest.mark.parametrize("foodweb", ["true", "false"])
+def test_a_summary_without_r50_leaves_no_earlier_r50_tables(tmp_path, foodweb):
+    """R50 follows the node removals of the food webs: a summary without them (here hub feature noise only, or no
+    food web) removes the R50 table, extinction curves and figure an earlier summary of the folder wrote, which
+    otherwise stood beside the new tables as if they belonged to them."""
+    root = fake_runs(tmp_path)
+    for p in (root / "runs").rglob("degree.json"):
+        run = json.loads(p.read_text())
+        run["perturbation"] = "feature_noise"
+        p.with_name("feature_noise.json").write_text(json.dumps(run))
+        p.unlink()
+    stale = [root / "summary" / "r50.csv", root / "summary" / "extinction_curves.csv",
+             root / "figures" / "extinctions.png"]
+    for p in stale:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("from an earlier summary")
+    cfg = rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml",
+                  [f"out_dir={root}", "perturbations=[feature_noise]", f"foodweb.enabled={foodweb}",
+                   "models=[pyg_gat,gat_log]", "seeds=[0,1,2]"])
+    text = rb.summarize(cfg)
+    assert "area under the degradation curve" in text and (root / "summary" / "auc.csv").is_file()
+    assert [p for p in stale if p.exists()] == []

@@ -168,3 +168,36 @@ def test_predict_help_states_the_mackay_gauge(capsys):
     A = fw.adjacency_of(torch.tensor([[0, 1, 3], [1, 2, 2]]), 4)
     levels = fw.observed_levels(A)
     assert levels.min() == pytest.approx(1.0) and levels[3] > 1.5
+
+
+def test_a_fraction_that_removes_a_later_web_is_refused_before_the_protein_runs(tmp_path, capsys, data_root,
+                                                                                   monkeypatch):
+    """The node-count check covers every dataset before any work: found only when the sweep reached the web, it
+    came after the protein runs were written, and the suggested fraction was then refused as another
+    configuration (--restart would delete those runs)."""
+    fitted = []
+    monkeypatch.setattr(rb, "_make_problem", lambda *a: fitted.append(a) or pytest.fail("work started"))
+    out = tmp_path / "out"
+    args = ["robustness", "--config", QUICK, "fractions=[0.0,0.99]", "models=[gcn]", "perturbations=[degree]",
+            f"out_dir={out}", "--quiet"]
+    assert cli_main(args) == 1
+    err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("gatbio: device")]
+    assert len(err) == 1 and "0.99 of cheddar/Benguela's 29 nodes rounds to all 29" in err[0], err
+    assert not fitted and not out.exists()
+
+
+@pytest.mark.parametrize("override, message", [
+    ("fractions=[0.0]", "config fractions=[0.0]: perturbs nothing; add a fraction above 0, e.g. [0.0, 0.05]"),
+    ("protein.inputs=[]", "config protein.inputs=[]: is empty"),
+    ("protein.inputs=[id]", "config protein.inputs: 'id' is not an input of this sweep"),
+    ("protein.inputs=[prone,node2vec]", "config protein.inputs: unknown input 'node2vec'; choose from netmf, "),
+])
+def test_sweeps_that_perturb_nothing_or_have_no_inputs_are_refused_before_any_output(tmp_path, capsys, override,
+                                                                                      message):
+    """fractions=[0.0] ran to the end with every drop 0 and no area; protein.inputs=[] failed after the splits were
+    written ('no node attribute x ... attr=...'), and an unknown input without naming the key."""
+    out = tmp_path / "out"
+    assert cli_main(["robustness", "--config", QUICK, override, f"out_dir={out}", "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and message in err, err
+    assert not out.exists()
