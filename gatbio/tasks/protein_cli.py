@@ -337,7 +337,7 @@ def homophily_line(data) -> str:
                 "functions, so the interactions cannot tell functions apart; expect weak predictions")
     line = (f"label homophily: an annotated neighbour shares a function {h['homophily']:.1%} of the time, "
             f"chance {h['expected']:.1%} ({h['lift']:.1f}x)")
-    if h["lift"] < 1.5:
+    if round(h["lift"], 1) < 1.5:  # as printed: a lift of 1.47 reads 1.5x, not "barely"
         line += "; the functions barely follow the interactions, so expect weak predictions"
     return line
 
@@ -413,7 +413,8 @@ def predict_main(args: argparse.Namespace) -> int:
         outputs[args.plot] = figure_bytes(protein_prediction_figure(data, pred, explain, protein), args.plot)
     atomic_write_many(outputs)  # all or none
     n_iso = int(pred["isolated"].sum())
-    print(f"{len(pred)} unannotated proteins predicted ({n_iso} isolated, flagged) → {args.out}")
+    print(f"{len(pred)} unannotated protein{'' if len(pred) == 1 else 's'} predicted ({n_iso} isolated, flagged) "
+          f"→ {args.out}")
     if args.explain:
         print(f"attended neighbours ({len(table)} rows) → {args.explain}")
     if args.plot:

@@ -125,6 +125,18 @@ def test_homophily_line_known_answers():
                                     "expect weak predictions")
 
 
+@pytest.mark.parametrize("lift,barely", [(1.44, True), (1.47, False), (1.6, False)])
+def test_homophily_warning_follows_the_printed_lift(monkeypatch, lift, barely):
+    """A lift of 1.47 is printed as 1.5x: no "barely follow" warning beside it (the threshold is 1.5x as printed)."""
+    import gatbio.metrics
+    from gatbio.tasks.protein_cli import homophily_line
+
+    monkeypatch.setattr(gatbio.metrics, "label_homophily",
+                        lambda ei, y: {"homophily": 0.3 * lift, "expected": 0.3, "lift": lift})
+    line = homophily_line(type("D", (), {"edge_index": None, "y": None})())
+    assert f"({lift:.1f}x)" in line and ("barely follow" in line) == barely
+
+
 @pytest.mark.parametrize("table,message", [
     ("{} kinase", "all 12 annotated proteins have the one function 'kinase', so there is nothing to tell apart and "
                   "nothing to predict; give a label table with at least two functions"),
