@@ -837,7 +837,11 @@ def read_biogrid_tab3(
         if c not in df.columns:
             raise MalformedFileError(path, table.header_line, f"no column {c!r}: expected a BioGRID TAB 3.0 header")
     if organism is not None:
-        df = df[(df["Organism ID Interactor A"] == str(organism)) & (df["Organism ID Interactor B"] == str(organism))]
+        mine = (df["Organism ID Interactor A"] == str(organism)) & (df["Organism ID Interactor B"] == str(organism))
+        if not mine.all():
+            note(f"{path}: {int((~mine).sum())} rows with an interactor of another organism than {organism} left "
+                 f"out (organism {organism}), of {len(df)}")
+        df = df[mine]
     if physical_only:
         physical = df["Experimental System Type"].str.lower() == "physical"
         if not physical.all():
@@ -848,7 +852,7 @@ def read_biogrid_tab3(
         cross = df["Organism ID Interactor A"] != df["Organism ID Interactor B"]
         if cross.any():
             note(f"{path}: {int(cross.sum())} rows join proteins of two organisms (e.g. host and virus); kept "
-                 "(organism= keeps one organism's)")
+                 "(organism=TAXID, or --organism TAXID in gatbio protein predict, keeps one organism's)")
     missing = ((df[need[0]] == "-") | (df[need[1]] == "-")).to_numpy()
     if missing.any():  # BioGRID writes '-' where an interactor has no such id: not one protein called '-'
         if missing.all():

@@ -64,6 +64,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "STRING's 0-1000 scale (400: medium, 700: high confidence; a web export's 0-1 scores are "
                          "compared with S/1000); proteins left without one are dropped. Default: every listed "
                          "interaction, whatever its score (the model does not read the scores)")
+    pr.add_argument("--organism", type=int, metavar="TAXID",
+                    help="--format biogrid: keep the interactions whose two proteins are of this NCBI taxonomy id "
+                         "(9606: human); default: every row, cross-organism ones (e.g. host-virus) included")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
@@ -188,11 +191,11 @@ def run_main(args: argparse.Namespace) -> int:
 
 
 def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None,
-                 min_score: float | None = None):
+                 min_score: float | None = None, organism: int | None = None):
     """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins.
 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
-    ``min_score``: STRING formats only, :func:`string_threshold`.
+    ``min_score``: STRING formats only, :func:`string_threshold`; ``organism``: BioGRID only (an NCBI taxonomy id).
     A third column of numbers in an edge list is read as weights and checked like every weight, but the model
     does not use it (said on stderr); ``edge_weight`` (and ``edge_attr``) stay aligned with ``edge_index``."""
     from torch_geometric.utils import coalesce
@@ -207,6 +210,8 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
         _refuse_biogrid(edges, fmt)
         _refuse_sif(edges, fmt)
         _refuse_uneven_rows(edges, header, kwargs.get("sep"))
+    elif reader == "read_biogrid_tab3" and organism is not None:
+        kwargs.update(organism=organism)
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
@@ -363,6 +368,9 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.min_score is not None and (args.format not in ("string", "string-web") or not 0 <= args.min_score <= 1000):
         raise ValueError(f"--min-score {args.min_score:g}: a STRING combined_score from 0 to 1000, with --format "
                          f"string or string-web (this is --format {args.format})")
+    if args.organism is not None and (args.format != "biogrid" or args.organism < 1):
+        raise ValueError(f"--organism {args.organism}: an NCBI taxonomy id (a positive number, e.g. 9606), with "
+                         f"--format biogrid (this is --format {args.format})")
     if args.plot_protein and not args.plot:
         raise ValueError("--plot-protein names the protein to draw: give --plot FILE too")
     if args.plot:  # a wrong suffix is found before training, not after
@@ -377,7 +385,7 @@ def predict_main(args: argparse.Namespace) -> int:
     inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
     check_inputs(inputs)
     check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
-    data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score)
+    data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score, args.organism)
     data = read_labels(data, args.labels, args.header)
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
         raise ValueError(f"{args.labels} annotates every protein of {args.edges}: nothing to predict (give the "

@@ -222,6 +222,30 @@ def test_a_biogrid_file_read_as_a_plain_table_is_refused(tmp_path, fmt):
     assert read_network(str(tmp_path / "bg.txt"), "biogrid").node_names == [f"G{k}" for k in range(6)]
 
 
+def test_organism_keeps_one_organisms_biogrid_rows_and_is_refused_with_other_formats(tmp_path, caplog, capsys):
+    """A host-virus row (9606 with 11676, HIV-1) is kept by default, with a note naming --organism;
+    --organism 9606 leaves it out, said with the count."""
+    from gatbio import cli
+    from gatbio.tasks.protein_cli import read_network
+
+    header = BIOGRID_HEADER.rstrip("\n") + "\tOrganism ID Interactor A\tOrganism ID Interactor B\n"
+    rows = "".join(f"{100 + k}\t{k}\t{k + 1}\tG{k}\tG{k + 1}\tphysical\t9606\t9606\n" for k in range(4))
+    rows += "200\t3\t99\tG3\tvpr\tphysical\t9606\t11676\n"
+    (tmp_path / "bg.txt").write_text(header + rows)
+    path = str(tmp_path / "bg.txt")
+    assert "vpr" in read_network(path, "biogrid").node_names
+    assert "1 rows join proteins of two organisms" in caplog.text and "--organism TAXID" in caplog.text
+    caplog.clear()
+    data = read_network(path, "biogrid", organism=9606)
+    assert data.node_names == [f"G{k}" for k in range(5)]
+    assert "1 rows with an interactor of another organism than 9606 left out (organism 9606), of 5" in caplog.text
+    (tmp_path / "lab.txt").write_text("G0 a\nG1 b\n")
+    rc = cli.main(["protein", "predict", "--edges", path, "--labels", str(tmp_path / "lab.txt"), "--organism",
+                   "9606", "--out", str(tmp_path / "p.csv")])
+    assert rc == 1 and "--organism 9606: an NCBI taxonomy id (a positive number, e.g. 9606), with --format biogrid " \
+        "(this is --format edgelist)" in capsys.readouterr().err and not (tmp_path / "p.csv").exists()
+
+
 def test_string_scores_are_said_to_be_unused_and_min_score_keeps_the_confident_ones(tmp_path, caplog, capsys):
     from gatbio.tasks.protein_cli import read_network
 
