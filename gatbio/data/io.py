@@ -941,7 +941,10 @@ def read_label_table(
             continue
         for cell in parts[1:]:  # 'GO:1;GO:2' in one field (a common layout): one label each
             joiners = r"[;|,]" if sep is None else r"[;|]"  # whitespace columns: a comma joins labels too
-            labs = [x.strip() for x in re.split(joiners, cell) if x.strip()] if sep not in (";", "|") else [cell]
+            # ... except in a quoted field of whitespace columns (the only way one holds a space): one label,
+            # '"DNA repair, double-strand"'
+            whole = sep in (";", "|") or (sep is None and re.search(r"\s", cell) is not None)
+            labs = [cell.strip()] if whole else [x.strip() for x in re.split(joiners, cell) if x.strip()]
             joined += len(labs) > 1
             rows.extend((index[node], lab, no) for lab in labs)
     if unknown:

@@ -291,6 +291,10 @@ def test_label_table_and_node_list_read_quoted_names_in_whitespace_files(tmp_pat
     y, names = read_label_table(p, ["heat shock 70", "P2"])
     assert names == ["chaperone", "kinase", "protein folding"] and y.tolist() == [[1, 0, 1], [0, 1, 0]]
     assert read_node_list(write(tmp_path, "n.txt", '"heat shock 70" note\nP2\n')) == ["heat shock 70", "P2"]
+    # a quoted label holding a comma is one label; unquoted, a comma still joins two
+    p = write(tmp_path, "l2.txt", 'P1 "DNA repair, double-strand" GO:1,GO:2\nP2 kinase\n')
+    y, names = read_label_table(p, ["P1", "P2"])
+    assert names == ["DNA repair, double-strand", "GO:1", "GO:2", "kinase"] and y.tolist()[0] == [1, 1, 1, 0]
 
 
 GAF = """!gaf-version: 2.2
