@@ -114,15 +114,20 @@ def test_summary_tables_known_values(tmp_path):
         "target_met"] == "undefined"  # vanilla GAT does not degrade at 0 %
 
 
+def relabel_degree_runs(root, perturbation: str):
+    """The fake sweep's degree-removal runs recast as ``perturbation``'s (files renamed, field changed)."""
+    for p in (root / "runs").rglob("degree.json"):
+        run = json.loads(p.read_text())
+        run["perturbation"] = perturbation
+        p.with_name(f"{perturbation}.json").write_text(json.dumps(run))
+        p.unlink()
+    return root
+
+
 def test_summary_without_headline_perturbations(tmp_path):
     """A sweep of random removals only has no headline (it is about degree and feature noise): empty tables
     with their columns, and the printed summary says why, instead of a KeyError from deep in pandas."""
-    root = fake_runs(tmp_path)
-    for p in (root / "runs").rglob("degree.json"):
-        run = json.loads(p.read_text())
-        run["perturbation"] = "random"
-        p.with_name("random.json").write_text(json.dumps(run))
-        p.unlink()
+    root = relabel_degree_runs(fake_runs(tmp_path), "random")
     df = rs.load_runs(root)
     head = rs.headline_table(df, fraction=0.05)
     assert head.empty and list(head.columns) == rs.HEADLINE_COLUMNS
@@ -252,12 +257,7 @@ def test_a_summary_without_r50_leaves_no_earlier_r50_tables(tmp_path, foodweb):
     """R50 follows the node removals of the food webs: a summary without them (here hub feature noise only, or no
     food web) removes the R50 table, extinction curves and figure an earlier summary of the folder wrote, which
     otherwise stood beside the new tables as if they belonged to them."""
-    root = fake_runs(tmp_path)
-    for p in (root / "runs").rglob("degree.json"):
-        run = json.loads(p.read_text())
-        run["perturbation"] = "feature_noise"
-        p.with_name("feature_noise.json").write_text(json.dumps(run))
-        p.unlink()
+    root = relabel_degree_runs(fake_runs(tmp_path), "feature_noise")
     stale = [root / "summary" / "r50.csv", root / "summary" / "extinction_curves.csv",
              root / "figures" / "extinctions.png"]
     for p in stale:
