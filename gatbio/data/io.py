@@ -711,13 +711,16 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
 
 def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: bool | None = None,
                        sep: str | None = None, comment: str | None = "#",
-                       outside: Mapping[str, str] | None = None) -> tuple[torch.Tensor, list[tuple[str, str]]]:
+                       outside: Mapping[str, str] | None = None, network: int | None = None,
+                       elsewhere: str = "") -> tuple[torch.Tensor, list[tuple[str, str]]]:
     """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; further columns, the
     same number on every line, are not read, which a note says).
 
     ``outside``: proteins known to the caller but not in ``node_names``, each with the reason (e.g. "has a sequence
     in --sequences but no interaction in --actions"): such a protein is named with that reason, not with names
-    like it.
+    like it. ``network``: the size of the interaction network when ``node_names`` also holds other proteins
+    (sequence-only ones, listed after it), and ``elsewhere`` where those come from (e.g. " nor in --sequences"):
+    both for the message naming an unknown protein.
 
     ``header=None`` detects a header row (:mod:`gatbio.data.tables`: header words such as ``protein_a protein_b``
     that name no protein). Every protein must be one of ``node_names``.
@@ -765,7 +768,8 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
         raise MalformedFileError(
             path, table.line(r),
-            f"protein {who!r} is not in the interaction network ({len(index)} proteins)"
+            f"protein {who!r} is not in the interaction network ({len(index) if network is None else network} "
+            f"proteins){elsewhere}"
             + (f"; did you mean {', '.join(close)}?" if close else "")
             + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
     if df.shape[1] > 2 and df.iloc[:, 2:].notna().to_numpy().any():

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,8 +260,12 @@ def _check_letters(data, embedding, path: str, sequences: str) -> None:
                                                  f"{''.join(sorted(letters))}); add a row per letter")
 
 
-def load_data(cfg: InteractionsConfig):
-    """The pair table and standardised sequence features of ``cfg`` (a named dataset, or the files)."""
+def load_data(cfg: InteractionsConfig, extra_proteins: Sequence[str] = ()):
+    """The pair table and standardised sequence features of ``cfg`` (a named dataset, or the files).
+
+    ``extra_proteins`` (files only): proteins of ``cfg.sequences`` without any interaction in ``cfg.actions``,
+    added after the network's as isolated nodes (features from their sequences, standardised with the others'),
+    so that pairs naming them can be predicted, as a BFS/DFS split's test proteins are."""
     from gatbio.data.sequence import read_aa_embedding, sequence_features
 
     if cfg.dataset == "files":
@@ -269,6 +274,9 @@ def load_data(cfg: InteractionsConfig):
         from gatbio.data.sequence import read_sequences
 
         data = read_string_actions(cfg.actions)
+        if extra_proteins:
+            data.node_names = list(data.node_names) + list(extra_proteins)
+            data.num_nodes = len(data.node_names)
         attach_sequences(data, read_sequences(cfg.sequences), cfg.sequences)
         emb = read_aa_embedding(cfg.embedding) if cfg.embedding else None
         if emb is not None:
@@ -278,6 +286,9 @@ def load_data(cfg: InteractionsConfig):
     else:
         from gatbio.data import load as load_dataset
 
+        if extra_proteins:
+            raise ValueError("proteins without interactions can be added to an interaction file's network only "
+                             "(dataset: files, --actions and --sequences)")
         if cfg.embedding:
             data = load_dataset(cfg.dataset, features=())
             emb = read_aa_embedding(cfg.embedding)

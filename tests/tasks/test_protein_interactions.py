@@ -318,14 +318,28 @@ def test_predict_user_pairs_and_errors(files, capsys):
     err = capsys.readouterr().err
     assert "bad.txt:2: protein 'P99' is not in the interaction network (40 proteins)" in err
     assert not (files / "p2.csv").exists()
-    # a protein with a sequence but no interaction is named as such, not as a typo of another id
-    (files / "seqs_more.tsv").write_text((files / "seqs.tsv").read_text() + "P77\tMKVLLAAGVILF\n")
-    (files / "new.txt").write_text("P0 P77\n")
+    # a protein with a sequence but no interaction (a new protein) is predicted from its sequence, said so; one
+    # in neither file is named as unknown in both
+    seqs = (files / "seqs.tsv").read_text()
+    (files / "seqs_more.tsv").write_text(seqs + "P78\tMKVLLAAGVILFWWKR\nP77\t" + seqs.split("\n")[2].split("\t")[1] + "\n")
+    (files / "new.txt").write_text("P0 P77\nP2 P77\nP0 P2\n")
     more = list(base)
     more[more.index("--sequences") + 1] = str(files / "seqs_more.tsv")
-    assert main(more + ["--pairs", str(files / "new.txt"), "--out", str(files / "p4.csv")]) == 1
-    assert ("new.txt:1: protein 'P77' has a sequence in --sequences but no interaction in --actions: only the 40 "
-            "proteins of the interaction network can be predicted") in capsys.readouterr().err
+    assert main(more + ["--pairs", str(files / "new.txt"), "--out", str(files / "p4.csv"), "--epochs", "60"]) == 0
+    captured = capsys.readouterr()
+    assert "1 protein(s) of --pairs have a sequence but no interaction in --actions (e.g. P77): predicted from " \
+        "their sequences alone" in captured.err and "3 pairs predicted" in captured.out
+    new = pd.read_csv(files / "p4.csv", keep_default_na=False)
+    assert new["protein_b"].tolist() == ["P77", "P77", "P2"]
+    assert new["known"].tolist() == [False, False, bool(same["known"])]  # P0 P2's, as in the first run
+    assert new[[f"score_{m}" for m in MODES]].apply(lambda c: c.between(0, 1)).all().all()
+    # P77 has P2's sequence: its pair with P0 scores as a one-family pair (binding), not as a cross-family one
+    assert new.iloc[0]["score_binding"] > cross["score_binding"]
+    assert new.iloc[0]["score_activation"] < cross["score_activation"]
+    (files / "new2.txt").write_text("P0 P79\n")
+    assert main(more + ["--pairs", str(files / "new2.txt"), "--out", str(files / "p5.csv")]) == 1
+    assert "new2.txt:1: protein 'P79' is not in the interaction network (40 proteins) nor in --sequences" in \
+        capsys.readouterr().err
     assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--pairs",
                  str(files / "q.txt"), "--out", str(files / "p3.csv")]) == 1
     assert "--actions and --sequences go together" in capsys.readouterr().err
