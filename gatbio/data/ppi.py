@@ -101,7 +101,8 @@ SHS27K_FEATURES = ("vec5_mean", "vec5_std", "aac", "dpc", "ct")
 
 
 def load_shs27k(root: Path | None = None, *, min_score: int = 0,
-                features: tuple[str, ...] | list[str] = SHS27K_FEATURES, max_len: int | None = None) -> Data:
+                features: tuple[str, ...] | list[str] = SHS27K_FEATURES, max_len: int | None = None,
+                extra: tuple[tuple[str, str], ...] = ()) -> Data:
     """SHS27k (STRING ``protein.actions``): 1,690 proteins, 7,624 interacting pairs, 7 interaction modes.
 
     The pair table in GNN-PPI's order (first appearance in the file, :func:`~gatbio.data.io.read_string_actions`):
@@ -110,7 +111,9 @@ def load_shs27k(root: Path | None = None, *, min_score: int = 0,
     in both directions), ``edge_mode`` ``(2P, 7)``, ``edge_weight``. Proteins: ``node_names`` (STRING ids),
     ``sequences`` (index-aligned), ``x`` float ``(N, F)``: the sequence ``features`` (default
     :data:`SHS27K_FEATURES`, :func:`gatbio.data.sequence.sequence_features` with the ``vec5_CTC.txt`` embedding;
-    ``max_len`` truncates as GNN-PPI does at 2000), with ``feature_names``.
+    ``max_len`` truncates as GNN-PPI does at 2000), with ``feature_names``. ``extra``: ``(name, sequence)`` of
+    proteins outside SHS27k, appended as nodes without any pair (a user's new proteins, to be predicted from their
+    sequences; their features are computed with the others').
     """
     from gatbio.data.sequence import read_aa_embedding, read_sequences, sequence_features
 
@@ -120,6 +123,13 @@ def load_shs27k(root: Path | None = None, *, min_score: int = 0,
     folder = require_files("shs27k", files, root=root)
     data = read_string_actions(folder / files[0], min_score=min_score, name="shs27k")
     attach_sequences(data, read_sequences(folder / files[1]), folder / files[1])
+    if extra:
+        clash = [n for n, _ in extra if n in set(data.node_names)]
+        if clash:
+            raise ValueError(f"extra proteins {clash[:3]} are SHS27k proteins already")
+        data.node_names = list(data.node_names) + [n for n, _ in extra]
+        data.sequences = list(data.sequences) + [q for _, q in extra]
+        data.num_nodes = len(data.node_names)
     if features:
         emb = read_aa_embedding(folder / "vec5_CTC.txt") if len(files) == 3 else None
         x, names = sequence_features(data.sequences, list(features), emb, max_len=max_len)

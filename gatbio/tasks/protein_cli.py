@@ -561,7 +561,9 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--actions", metavar="FILE",
                    help="known interactions to train on: a STRING protein.actions file (default: SHS27k)")
     g.add_argument("--sequences", metavar="FILE",
-                   help="sequences of the proteins of --actions: FASTA or id<TAB>sequence (with --actions)")
+                   help="sequences of the proteins of --actions: FASTA or id<TAB>sequence; a protein in it "
+                        "without any interaction (or, without --actions, one outside SHS27k) is a new protein, "
+                        "predicted from its sequence alone")
     g.add_argument("--model", metavar="NAME", default=None,
                    help="the model to train (gat: gat_region, gat_ppi or their mean, whichever scores better on the "
                         f"held-out pairs; {', '.join(m for m in PREDICT_MODELS if m != 'gat')} or a custom_models "
@@ -624,9 +626,9 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
 
     if not args.pairs or not args.out:
         raise UsageError("predict needs --pairs FILE (two protein ids per line) and --out CSV")
-    if bool(args.actions) != bool(args.sequences):
-        raise ValueError("--actions and --sequences go together (the interactions to train on and the proteins' "
-                         "sequences); give both, or neither for SHS27k")
+    if args.actions and not args.sequences:
+        raise ValueError("--actions needs --sequences (the sequences of its proteins); without --actions, "
+                         "--sequences alone gives new proteins to pair with SHS27k's")
     if args.summary_only or args.restart or args.resume_anyway:
         raise UsageError("--summary-only / --restart / --resume-anyway belong to the benchmark, not to predict")
     if args.seed is None:
@@ -661,24 +663,30 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     import torch
 
     from gatbio.data.io import read_protein_pairs
+    from gatbio.data.tables import note
 
-    seq_only: list[str] = []
+    seq_only: dict[str, str] = {}
     if args.sequences:  # proteins with a sequence but no interaction: predicted from their sequence alone
         from gatbio.data.sequence import read_sequences
 
         network = set(map(str, data.node_names))
-        seq_only = [n for n in read_sequences(args.sequences) if n not in network]
+        seq_only = {n: q for n, q in read_sequences(args.sequences).items() if n not in network}
+        if not args.actions and not seq_only:
+            note(f"{args.sequences}: every protein in it is in the network already (predicted with the network's "
+                 "own sequence); --sequences adds new proteins")
     n_net = data.num_nodes
-    query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + seq_only, header=args.header,
+    query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + list(seq_only), header=args.header,
                                     network=n_net, elsewhere=" nor in --sequences" if args.sequences else "")
-    asked = sorted({i for i in query.view(-1).tolist() if i >= n_net})
-    if asked:  # the network again, with the asked ones as isolated proteins (numbered after it, in this order)
-        new_names = [seq_only[i - n_net] for i in asked]
-        data = load_data(cfg, extra_proteins=new_names)
+    new_idx = sorted({i for i in query.view(-1).tolist() if i >= n_net})
+    if new_idx:  # the network again, with the asked ones as isolated proteins (numbered after it, in this order)
+        listed = list(seq_only)
+        new_names = [listed[i - n_net] for i in new_idx]
+        data = load_data(cfg, extra_proteins={n: seq_only[n] for n in new_names})
         renumber = torch.arange(n_net + len(seq_only))
-        renumber[torch.tensor(asked)] = torch.arange(n_net, n_net + len(asked))
+        renumber[torch.tensor(new_idx)] = torch.arange(n_net, n_net + len(new_idx))
         query = renumber[query]
-        print(f"gatbio: note: {len(asked)} protein(s) of --pairs have a sequence but no interaction in --actions "
+        where = "--actions" if args.actions else cfg.actions if cfg.dataset == "files" else "SHS27k"
+        print(f"gatbio: note: {len(new_idx)} protein(s) of --pairs have a sequence but no interaction in {where} "
               f"(e.g. {new_names[0]}): predicted from their sequences alone, with no known partner, as the "
               "benchmark's BFS/DFS test proteins are (experiments/README.md: their micro-F1 is far below "
               "that of proteins with known interactions)", file=sys.stderr)

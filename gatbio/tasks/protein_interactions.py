@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,12 +260,14 @@ def _check_letters(data, embedding, path: str, sequences: str) -> None:
                                                  f"{''.join(sorted(letters))}); add a row per letter")
 
 
-def load_data(cfg: InteractionsConfig, extra_proteins: Sequence[str] = ()):
+def load_data(cfg: InteractionsConfig, extra_proteins: Mapping[str, str] | None = None):
     """The pair table and standardised sequence features of ``cfg`` (a named dataset, or the files).
 
-    ``extra_proteins`` (files only): proteins of ``cfg.sequences`` without any interaction in ``cfg.actions``,
-    added after the network's as isolated nodes (features from their sequences, standardised with the others'),
-    so that pairs naming them can be predicted, as a BFS/DFS split's test proteins are."""
+    ``extra_proteins``: ``{name: sequence}`` of proteins without any interaction in the network (with the files:
+    proteins of ``cfg.sequences`` absent from ``cfg.actions``), added after the network's as isolated nodes
+    (features from their sequences, standardised with the others'), so that pairs naming them can be predicted,
+    as a BFS/DFS split's test proteins are. Named datasets: SHS27k only."""
+    extra_proteins = dict(extra_proteins or {})
     from gatbio.data.sequence import read_aa_embedding, sequence_features
 
     if cfg.dataset == "files":
@@ -274,10 +276,10 @@ def load_data(cfg: InteractionsConfig, extra_proteins: Sequence[str] = ()):
         from gatbio.data.sequence import read_sequences
 
         data = read_string_actions(cfg.actions)
-        if extra_proteins:
+        if extra_proteins:  # their sequences: in cfg.sequences, read with the others' below
             data.node_names = list(data.node_names) + list(extra_proteins)
             data.num_nodes = len(data.node_names)
-        attach_sequences(data, read_sequences(cfg.sequences), cfg.sequences)
+        attach_sequences(data, {**extra_proteins, **read_sequences(cfg.sequences)}, cfg.sequences)
         emb = read_aa_embedding(cfg.embedding) if cfg.embedding else None
         if emb is not None:
             _check_letters(data, emb, cfg.embedding, cfg.sequences)
@@ -286,17 +288,20 @@ def load_data(cfg: InteractionsConfig, extra_proteins: Sequence[str] = ()):
     else:
         from gatbio.data import load as load_dataset
 
+        extra = {}
         if extra_proteins:
-            raise ValueError("proteins without interactions can be added to an interaction file's network only "
-                             "(dataset: files, --actions and --sequences)")
+            if cfg.dataset != "shs27k":
+                raise ValueError(f"proteins without interactions can be added to SHS27k or to an interaction "
+                                 f"file's network (dataset: files), not to dataset {cfg.dataset!r}")
+            extra = {"extra": tuple(extra_proteins.items())}
         if cfg.embedding:
-            data = load_dataset(cfg.dataset, features=())
+            data = load_dataset(cfg.dataset, features=(), **extra)
             emb = read_aa_embedding(cfg.embedding)
             _check_letters(data, emb, cfg.embedding, f"dataset {cfg.dataset!r}")
             x, names = sequence_features(data.sequences, list(cfg.features), emb, max_len=cfg.max_len or None)
             data.x, data.feature_names = torch.from_numpy(x), names
         else:
-            data = load_dataset(cfg.dataset, features=tuple(cfg.features), max_len=cfg.max_len or None)
+            data = load_dataset(cfg.dataset, features=tuple(cfg.features), max_len=cfg.max_len or None, **extra)
     if getattr(data, "pair_modes", None) is None:
         raise ValueError(f"dataset {cfg.dataset!r} has no pair table (pairs, pair_modes): use shs27k or "
                          "dataset: files with a STRING protein.actions file")

@@ -286,6 +286,26 @@ def test_evaluate_pairs_known_answers():
     assert m["micro_f1_ns"] == pytest.approx(2 / 3)  # pair 3: TP 1, FN 1
 
 
+def test_a_new_protein_is_paired_with_shs27k_from_its_sequence(data_root, tmp_path, monkeypatch, capsys):
+    """--sequences without --actions: a protein outside SHS27k joins it as an isolated node. Given the sequence of
+    an SHS27k protein under a new name, the sequence-only model scores its pair as that protein's."""
+    monkeypatch.setenv("GATBIO_DATA", str(data_root))
+    table = data_root / "string_shs27k" / "protein.SHS27k.sequences.dictionary.tsv"
+    (a, seq), (b, _) = [line.split("\t") for line in table.read_text().splitlines()[:2]]
+    (tmp_path / "new.fa").write_text(f">NEWPROT\n{seq}\n")
+    (tmp_path / "pairs.txt").write_text(f"NEWPROT {b}\n{a} {b}\n")
+    argv = ["protein", "interactions", "predict", "--pairs", str(tmp_path / "pairs.txt"), "--sequences",
+            str(tmp_path / "new.fa"), "--model", "seq_mlp", "--epochs", "2", "--device", "cpu", "--out",
+            str(tmp_path / "out.csv")]
+    assert main(argv) == 0
+    assert "1 protein(s) of --pairs have a sequence but no interaction in SHS27k (e.g. NEWPROT)" in \
+        capsys.readouterr().err
+    df = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
+    assert df["known"].tolist() == [False, True]
+    scores = df[[f"score_{m}" for m in MODES]].to_numpy()
+    np.testing.assert_allclose(scores[0], scores[1])
+
+
 def test_quick_config_on_shs27k_resumes(data_root, tmp_path, monkeypatch):
     monkeypatch.setenv("GATBIO_DATA", str(data_root))
     argv = ["protein", "interactions", "--config", "experiments/configs/shs27k_quick.yaml", "--out",
@@ -342,7 +362,7 @@ def test_predict_user_pairs_and_errors(files, capsys):
         capsys.readouterr().err
     assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--pairs",
                  str(files / "q.txt"), "--out", str(files / "p3.csv")]) == 1
-    assert "--actions and --sequences go together" in capsys.readouterr().err
+    assert "--actions needs --sequences" in capsys.readouterr().err
     assert main(["protein", "interactions"]) == 2  # usage errors exit 2, as argparse's own
     assert "the benchmark needs --config FILE" in capsys.readouterr().err
     assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 2
