@@ -31,3 +31,21 @@ def test_a_users_mistake_is_one_line(script, argv, message, tmp_path, capsys):
 def test_protein_function_names_all_its_options():
     with pytest.raises(SystemExit, match="the options are --ppi24, --restart and --resume-anyway"):
         experiment_script("protein_function").main(["--foo", "x.yaml"])
+
+
+@pytest.mark.parametrize("script,module", [("hub_robustness", "robustness"),
+                                           ("protein_interactions", "protein_interactions"),
+                                           ("protein_function", "protein")])
+def test_the_runners_show_progress_only_on_a_terminal(script, module, monkeypatch, capsys):
+    """As ``gatbio`` does (gatbio.cli.show_progress): no progress bars into a log file or a pipe."""
+    import importlib
+
+    task = importlib.import_module(f"gatbio.tasks.{module}")
+    seen = {}
+    monkeypatch.setattr(task, "load", lambda path, overrides: "cfg")
+    monkeypatch.setattr(task, "run", lambda cfg, **kwargs: seen.update(kwargs) or "summary")
+    for tty in (False, True):
+        monkeypatch.setattr("sys.stderr.isatty", lambda tty=tty: tty)
+        assert experiment_script(script).main(["x.yaml"]) == 0
+        assert seen["progress"] is tty
+    assert capsys.readouterr().out == "summary\nsummary\n"
