@@ -415,3 +415,52 @@ def test_a_named_gateway_web_without_its_files_is_loaded_by_name(tmp_path, monke
     download them (not 'unknown dataset <a path>')."""
     monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
     assert fw._named_source("gateway/11") == "gateway/11"
+
+
+# ----------------------------------------------------------------------------------------------- leakage
+@pytest.mark.parametrize("protocol", ["links", "species"])
+def test_every_model_of_a_fold_sees_its_observed_links_only(tmp_path, monkeypatch, protocol):
+    """What reaches the models of a fold (:func:`fold_scores`' adjacency: degrees, trophic levels, messages, stacks,
+    niche model) is the web minus the fold's held-out links, as the saved split says: the held-out block of file
+    lines (links), or every link of the held-out species (species)."""
+    ei = write_web(tmp_path / "webs" / "Tiny_1", n=15)
+    cfg = tiny_cfg(tmp_path)
+    seen = []
+
+    def spy(A, traits, cfg_, mode, *a, **k):
+        seen.append((A.toarray() > 0, mode))
+        n = A.shape[0]
+        return {m: [np.zeros((n, n))] for m in cfg_.models}
+
+    monkeypatch.setattr(fw, "fold_scores", spy)
+    rec = json.loads(open(fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg, protocol)).read())
+    assert len(seen) == len(rec["splits"]) == 5
+    for (A, mode), split in zip(seen, rec["splits"], strict=True):
+        assert mode == protocol
+        if protocol == "links":
+            lo, hi = split["test_lines"]
+            held = np.zeros(ei.shape[1], dtype=bool)
+            held[lo:hi] = True
+        else:
+            out = np.isin(ei, split["held_out_species"])
+            held = out[0] | out[1]
+        expected = np.zeros_like(A)
+        expected[ei[0, ~held], ei[1, ~held]] = True
+        assert held.any() and np.array_equal(A, expected)
+
+
+def test_training_masks_never_show_a_supervised_link_among_its_inputs():
+    """Inside the observed network (cross-fitting): in every mask, the links the GAT is trained to find are in
+    neither its messages nor its node inputs (degrees, trophic levels, adjacency rows): a held-out link's presence
+    does not change its own inputs."""
+    ei, _ = niche_edges(14, 1)
+    n = 14
+    A = fw.adjacency_of(torch.from_numpy(ei), n)
+    params = fw.GATParams(rounds=1)
+    for mode in ("links", "species"):
+        for x, msg, lv, rows, cols, y in fw.training_masks(A, None, params, mode, seed=0):
+            pos = {(int(a), int(b)) for a, b, t in zip(rows, cols, y, strict=True) if t > 0}
+            assert pos and not pos & {tuple(e) for e in msg.t().tolist()}
+            A_msg = fw.adjacency_of(msg, n)
+            assert torch.equal(x, fw.node_inputs(A_msg, fw.observed_levels(A_msg), None, params.adjacency_inputs))
+            assert torch.allclose(lv, torch.tensor(fw.observed_levels(A_msg), dtype=torch.float))

@@ -216,3 +216,35 @@ def test_a_fraction_leaving_nothing_to_train_or_test_is_refused_before_embedding
         with pytest.raises(ValueError, match=rf"config fractions: {frac} of the \d+ labelled proteins of node2vec-ppi "
                                              r"is \d+ to train on \(\d+ of them validation\) and \d+ to test"):
             P.run(cfg)
+
+
+def test_test_labels_reach_no_score_threshold_or_prior_power(tmp_path, monkeypatch):
+    """Every label of every test protein flipped: each variant's scores of the test proteins, its realistic
+    threshold and an ensemble's prior power are unchanged (label inputs, neighbour votes, label propagation, kNN
+    votes, logistic regressions, early stopping and the priors read training labels only; the embeddings none)."""
+    data = communities()
+    settings = ["fractions=[0.5]", "seeds=[0]", "epochs=8", "hidden=4", "heads=2", "inputs=[prone]", "embed_dim=8",
+                f"variants=[{','.join(P.VARIANTS)}]", "attention_example=false", "device=cpu"]
+    sp = P.make_split(data, 0.5, 0, P.ProteinConfig().val_fraction)
+    flipped = data.clone()
+    flipped.y[sp["test"]] = 1 - flipped.y[sp["test"]]
+    scored: dict[str, list] = {}
+    real = P.evaluate
+
+    def spy(y, proba, multilabel, threshold=None):  # the row's call: the test proteins, at the realistic threshold
+        if threshold is not None:
+            scored[name].append((proba.copy(), threshold))
+        return real(y, proba, multilabel, threshold)
+
+    monkeypatch.setattr(P, "evaluate", spy)
+    for name, d in (("original", data), ("flipped", flipped)):
+        scored[name] = []
+        monkeypatch.setattr(P, "load_data", lambda _, d=d: d.clone())
+        cfg = P.load(None, [f"out_dir={tmp_path / name}"] + settings)
+        rows = P.run_unit(cfg, 0.5, 0, P.compute_inputs(cfg, d))
+        assert json.loads((tmp_path / name / "splits" / "node2vec-ppi_f0.50_s0.json").read_text()) == sp
+        scored[name + " gamma"] = [r.get("prior_power") for r in rows]
+    assert len(scored["original"]) == len(P.VARIANTS)
+    for (a, ta), (b, tb) in zip(scored["original"], scored["flipped"], strict=True):
+        assert np.array_equal(a, b) and ta == tb
+    assert scored["original gamma"] == scored["flipped gamma"]

@@ -269,3 +269,27 @@ def test_a_summary_without_r50_leaves_no_earlier_r50_tables(tmp_path, foodweb):
     text = rb.summarize(cfg)
     assert "area under the degradation curve" in text and (root / "summary" / "auc.csv").is_file()
     assert [p for p in stale if p.exists()] == []
+
+
+def test_foodweb_problem_inputs_and_messages_come_from_training_links_only(monkeypatch):
+    """The food-web problem's observed graph (messages, degrees, trophic levels, adjacency rows: what the model
+    and the hub rankings read) is the training links of its split: no validation or test link."""
+    from torch_geometric.data import Data
+
+    import gatbio.data
+    from gatbio.tasks.foodweb import adjacency_of, node_inputs, observed_levels
+
+    rng = np.random.default_rng(0)
+    n = 20
+    A = np.triu(rng.random((n, n)) < 0.25, 1) | (rng.random((n, n)) < 0.05)  # directed, a few mutual links
+    np.fill_diagonal(A, False)
+    web = Data(edge_index=torch.from_numpy(np.stack(np.nonzero(A))).long(), num_nodes=n, name="tiny")
+    monkeypatch.setattr(gatbio.data, "load", lambda name, **k: web)
+    prob = rb._FoodwebProblem("tiny", 0, rb.FoodwebSettings())
+    fold = prob.fold
+    observed = {tuple(e) for e in prob.data.edge_index.t().tolist()}
+    assert observed == {tuple(e) for e in fold.train_edge_index.t().tolist()}
+    held = {tuple(e) for part in (fold.test_pos, fold.val_pos) for e in part.t().tolist()}
+    assert held and not observed & held and observed | held == {tuple(e) for e in web.edge_index.t().tolist()}
+    A_obs = adjacency_of(fold.train_edge_index, n)
+    assert torch.equal(prob.data.x, node_inputs(A_obs, observed_levels(A_obs), None, True))

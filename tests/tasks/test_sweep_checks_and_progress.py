@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -201,3 +202,22 @@ def test_sweeps_that_perturb_nothing_or_have_no_inputs_are_refused_before_any_ou
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and message in err, err
     assert not out.exists()
+
+
+def test_a_saved_split_that_differs_from_the_seeds_is_refused_on_resume(tmp_path, capsys, data_root):
+    """The split saved with the runs is the one they used: a resumed sweep whose data or split code now give another
+    split for the seed refuses (naming the file and --restart) instead of mixing runs of two splits."""
+    out = tmp_path / "out"
+    args = ["robustness", "--config", QUICK, "protein.enabled=false", "models=[gcn]", "perturbations=[degree]",
+            "fractions=[0.0,0.05]", "foodweb.epochs=3", "r50_random_orders=1", f"out_dir={out}", "--quiet"]
+    assert cli_main(args) == 0
+    split = next((out / "splits").rglob("seed0.json"))
+    assert cli_main(args + ["models=[gcn,pyg_gat]"]) == 0  # a resumed run on the same split: fine
+    saved = json.loads(split.read_text())
+    key = next(k for k, v in saved.items() if isinstance(v, list) and v)
+    saved[key] = saved[key][1:]  # as if the split code had changed
+    split.write_text(json.dumps(saved))
+    capsys.readouterr()
+    assert cli_main(args + ["models=[gcn,pyg_gat,gat_log]"]) == 1
+    err = capsys.readouterr().err
+    assert f"{split}: the saved split differs from the one this code and data give" in err and "--restart" in err
