@@ -765,6 +765,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
                                                           f"{len(index)} proteins of the interaction network can be "
                                                           "predicted; leave its pairs out")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
+        close = close or [n for n in index if who in n.split("|")][:3]  # UniProt's 'sp|P12345|ABC_HUMAN'
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
         raise MalformedFileError(
             path, table.line(r),

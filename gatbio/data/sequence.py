@@ -111,8 +111,8 @@ def read_sequences(path: str | Path) -> dict[str, str]:
 
     Raises:
         MalformedFileError: an empty sequence, a character that is not an ASCII letter, a stop ``*`` inside a
-            sequence, a duplicate id (naming the first line) or a table line without a sequence (``file:line``);
-            a file of nucleotide sequences only.
+            sequence, a duplicate id (naming the first line), a table line without a sequence or a sequence of 50
+            or more residues that are all nucleotide letters (``file:line``); a file of nucleotide sequences only.
     """
     path = check_file(path)
     text = read_text(path)
@@ -129,6 +129,10 @@ def read_sequences(path: str | Path) -> dict[str, str]:
         if not _LETTER.match(seq):
             raise MalformedFileError(path, line, f"protein {name!r}: {_bad_character(seq)}")
         out[name], where[name] = seq.upper().rstrip("*"), line
+        if len(out[name]) >= 50 and _NUCLEOTIDES.match(out[name]):  # no protein is; one DNA record among proteins
+            raise MalformedFileError(path, line, f"protein {name!r}: its {len(out[name])} residues are only A, C, G, "
+                                                 "T/U and N: a nucleotide sequence; give its protein (amino-acid) "
+                                                 "sequence")
 
     if first.lstrip().startswith(">"):
         name, start, parts = None, 0, []

@@ -563,7 +563,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--sequences", metavar="FILE",
                    help="sequences of the proteins of --actions: FASTA or id<TAB>sequence; a protein in it "
                         "without any interaction (or, without --actions, one outside SHS27k) is a new protein, "
-                        "predicted from its sequence alone")
+                        "predicted from its sequence alone (an id that differs from a network protein's only by "
+                        "case or a version suffix is refused; a network protein keeps the network's sequence)")
     g.add_argument("--model", metavar="NAME", default=None,
                    help="the model to train (gat: gat_region, gat_ppi or their mean, whichever scores better on the "
                         f"held-out pairs; {', '.join(m for m in PREDICT_MODELS if m != 'gat')} or a custom_models "
@@ -669,8 +670,15 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     if args.sequences:  # proteins with a sequence but no interaction: predicted from their sequence alone
         from gatbio.data.sequence import read_sequences
 
-        network = set(map(str, data.node_names))
-        seq_only = {n: q for n, q in read_sequences(args.sequences).items() if n not in network}
+        given = read_sequences(args.sequences)
+        network = dict(zip(map(str, data.node_names), data.sequences, strict=True))
+        seq_only = {n: q for n, q in given.items() if n not in network}
+        other = [n for n, q in given.items() if n in network and q != network[n]]
+        if other:  # possible only without --actions: the network's sequences come from elsewhere
+            net = "SHS27k" if cfg.dataset == "shs27k" else cfg.actions if cfg.dataset == "files" else cfg.dataset
+            print(f"gatbio: warning: {len(other)} protein(s) of {args.sequences} are in {net} with another sequence "
+                  f"(e.g. {other[0]}): predicted with {net}'s, as its interactions are; to predict one from your "
+                  "sequence, give it a new id (a new protein)", file=sys.stderr)
         if not args.actions and not seq_only:
             note(f"{args.sequences}: every protein in it is in the network already (predicted with the network's "
                  "own sequence); --sequences adds new proteins")
@@ -678,18 +686,21 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + list(seq_only), header=args.header,
                                     network=n_net, elsewhere=" nor in --sequences" if args.sequences else "")
     new_idx = sorted({i for i in query.view(-1).tolist() if i >= n_net})
+    where = "--actions" if args.actions else cfg.actions if cfg.dataset == "files" else "SHS27k"
+    listed = list(seq_only)
+    new_names = [listed[i - n_net] for i in new_idx]
+    _check_new_proteins(args.pairs, args.sequences, {n: seq_only[n] for n in new_names}, data.node_names, where)
     if new_idx:  # the network again, with the asked ones as isolated proteins (numbered after it, in this order)
-        listed = list(seq_only)
-        new_names = [listed[i - n_net] for i in new_idx]
         data = load_data(cfg, extra_proteins={n: seq_only[n] for n in new_names})
         renumber = torch.arange(n_net + len(seq_only))
         renumber[torch.tensor(new_idx)] = torch.arange(n_net, n_net + len(new_idx))
         query = renumber[query]
-        where = "--actions" if args.actions else cfg.actions if cfg.dataset == "files" else "SHS27k"
         print(f"gatbio: note: {len(new_idx)} protein(s) of --pairs have a sequence but no interaction in {where} "
               f"(e.g. {new_names[0]}): predicted from their sequences alone, with no known partner, as the "
               "benchmark's BFS/DFS test proteins are (experiments/README.md: their micro-F1 is far below "
-              "that of proteins with known interactions)", file=sys.stderr)
+              "that of proteins with known interactions). They join the training's inputs (the features' "
+              "standardisation, the sequence-similarity graph), so the other pairs' scores can differ from a run "
+              "without them, as between two seeds: predict those in a run of their own to compare", file=sys.stderr)
     selves = [a for a, b in raw if a == b]
     if selves and not bool((data.pairs[:, 0] == data.pairs[:, 1]).any()):
         print(f"gatbio: warning: {len(selves)} pair(s) of a protein with itself (e.g. {selves[0]}); the interaction "
@@ -707,3 +718,35 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
           f"micro-F1 {pred.attrs['val_micro_f1']:.3f}; a mode is predicted above a score of "
           f"{pred.attrs['threshold']:.3g}) → {args.out}")
     return 0
+
+
+def _check_new_proteins(pairs: str, sequences: str, new: dict[str, str], network, where: str) -> None:
+    """The new proteins of ``pairs`` (a sequence in ``sequences``, no interaction), ``{name: sequence}``, are
+    predicted from their sequence alone. Refused, naming the file: an id that differs from a network protein's only
+    by case or a version suffix ('p0', 'P0.2' for 'P0'; most likely that protein, misspelt: as a new one it would
+    have no partner and its known pairs would not be flagged known), and a sequence without any standard amino acid
+    (only X, B, Z, ...: nothing to predict from)."""
+    import re
+
+    from gatbio.data.sequence import AMINO_ACIDS
+    from gatbio.data.tables import MalformedFileError, read_text
+
+    def key(name: str) -> str:
+        return re.sub(r"\.\d+$", "", str(name)).upper()
+
+    known: dict[str, str] = {}
+    for n in map(str, network):
+        known.setdefault(key(n), n)
+    for n, seq in new.items():
+        if key(n) in known:
+            same = known[key(n)]
+            line = next((no for no, text in enumerate(read_text(pairs).splitlines(), start=1)
+                         if n in re.split(r"[\s,]+", text.strip())), None)
+            raise MalformedFileError(pairs, line, f"protein {n!r} has a sequence in --sequences but no interaction in "
+                                                  f"{where}, and differs from its protein {same!r} only by case or a "
+                                                  f"version suffix: write {same!r} for that protein, or give the new "
+                                                  "protein an id of its own")
+        if not set(seq) & set(AMINO_ACIDS):
+            raise MalformedFileError(sequences, None, f"protein {n!r} (a new protein of --pairs, predicted from its "
+                                                      f"sequence alone) has no standard amino acid ({seq[:20]}): give "
+                                                      "its sequence, or leave its pairs out")

@@ -276,10 +276,10 @@ def load_data(cfg: InteractionsConfig, extra_proteins: Mapping[str, str] | None 
         from gatbio.data.sequence import read_sequences
 
         data = read_string_actions(cfg.actions)
-        if extra_proteins:  # their sequences: in cfg.sequences, read with the others' below
+        if extra_proteins:  # their sequences as given (a user's --sequences), over cfg.sequences's below
             data.node_names = list(data.node_names) + list(extra_proteins)
             data.num_nodes = len(data.node_names)
-        attach_sequences(data, {**extra_proteins, **read_sequences(cfg.sequences)}, cfg.sequences)
+        attach_sequences(data, {**read_sequences(cfg.sequences), **extra_proteins}, cfg.sequences)  # theirs as given
         emb = read_aa_embedding(cfg.embedding) if cfg.embedding else None
         if emb is not None:
             _check_letters(data, emb, cfg.embedding, cfg.sequences)

@@ -122,6 +122,15 @@ def test_protein_pairs_unknown_protein_names_line_and_close_matches(tmp_path):
         read_protein_pairs(write(tmp_path, "one.txt", "9606.ENSP00000000233\n"), names)
 
 
+def test_protein_pairs_suggest_a_uniprot_header_id_holding_the_accession(tmp_path):
+    """A FASTA read from UniProt names its proteins 'sp|P12345|ABC_HUMAN' (the header's first word): the accession
+    alone is pointed to that id (was: no suggestion, too unlike for difflib)."""
+    names = ["sp|P12345|ABC_HUMAN", "sp|Q67890|DEF_HUMAN"]
+    with pytest.raises(MalformedFileError, match=r"q\.txt:1: protein 'P12345' is not in .*did you mean "
+                                                 r"sp\|P12345\|ABC_HUMAN\?"):
+        read_protein_pairs(write(tmp_path, "q.txt", "P12345 sp|Q67890|DEF_HUMAN\n"), names)
+
+
 def test_protein_pairs_with_tabs_and_spaces_mixed(tmp_path):
     """Hand-made files mix tabs and spaces; ids hold no whitespace, so both separate (either line first)."""
     names = ["P2", "P1", "P3"]

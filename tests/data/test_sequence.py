@@ -59,6 +59,9 @@ def test_a_header_row_of_a_sequence_table_is_skipped(tmp_path, caplog):
     ("s.tsv", "P1\t*\n", r"s\.tsv:1: protein 'P1': an empty sequence \(only a stop"),
     ("s.tsv", "P1\tMGLTVSA\u00c9LFSR\n", r"s\.tsv:1: protein 'P1': invalid character '\u00c9' at residue 8"),
     ("s.fa", ">N1\nACGTTGCAACGTTGCAACGTTGCA\n>N2\nACGUUGCAACGTTGCAACGTTGCANNA\n", r"look like nucleotide sequences"),
+    # one nucleotide record among proteins (was read as a protein): no protein of 50 residues is only A, C, G, T, N
+    ("s.fa", ">P1\nMKV\n>N1\n" + "ACGT" * 13 + "\n", r"s\.fa:3: protein 'N1': its 52 residues are only A, C, G, "
+                                                     r"T/U and N: a nucleotide sequence"),
 ])
 def test_bad_sequence_files_name_file_and_line(tmp_path, name, text, msg):
     with pytest.raises(MalformedFileError, match=msg):

@@ -306,6 +306,22 @@ def test_a_new_protein_is_paired_with_shs27k_from_its_sequence(data_root, tmp_pa
     np.testing.assert_allclose(scores[0], scores[1])
 
 
+def test_an_shs27k_protein_given_another_sequence_is_said_to_keep_shs27k_s(data_root, tmp_path, monkeypatch,
+                                                                            capsys):
+    """--sequences alone: an SHS27k protein listed with another sequence is predicted with SHS27k's, and said so
+    (was silent: the user's sequence was dropped)."""
+    monkeypatch.setenv("GATBIO_DATA", str(data_root))
+    table = data_root / "string_shs27k" / "protein.SHS27k.sequences.dictionary.tsv"
+    (a, seq), (b, _) = [line.split("\t") for line in table.read_text().splitlines()[:2]]
+    (tmp_path / "new.fa").write_text(f">{a}\nMKVLLAAGVILFWWKRDEEKL\n>NEWPROT\n{seq}\n")
+    (tmp_path / "pairs.txt").write_text(f"{a} {b}\nNEWPROT {b}\n")
+    assert main(["protein", "interactions", "predict", "--pairs", str(tmp_path / "pairs.txt"), "--sequences",
+                 str(tmp_path / "new.fa"), "--model", "seq_mlp", "--epochs", "1", "--device", "cpu", "--out",
+                 str(tmp_path / "out.csv")]) == 0
+    assert f"warning: 1 protein(s) of {tmp_path / 'new.fa'} are in SHS27k with another sequence (e.g. {a}): " \
+           "predicted with SHS27k's" in capsys.readouterr().err
+
+
 def test_quick_config_on_shs27k_resumes(data_root, tmp_path, monkeypatch):
     monkeypatch.setenv("GATBIO_DATA", str(data_root))
     argv = ["protein", "interactions", "--config", "experiments/configs/shs27k_quick.yaml", "--out",
@@ -367,6 +383,49 @@ def test_predict_user_pairs_and_errors(files, capsys):
     assert "the benchmark needs --config FILE" in capsys.readouterr().err
     assert main(["protein", "interactions", "--config", "x.yaml", "--pairs", "q.txt"]) == 2
     assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
+
+
+def test_a_new_protein_named_as_a_network_protein_but_for_case_or_version_is_refused(files, capsys):
+    """'p0' or 'P2.1' with a sequence but no interaction would be predicted as a new protein without partners (its
+    known pair not flagged 'known'): refused, naming the line, both ids and the fix (was silently predicted)."""
+    seqs = dict(line.split("\t") for line in (files / "seqs.tsv").read_text().splitlines())
+    (files / "more.fa").write_text("".join(f">{n}\n{q}\n" for n, q in seqs.items()) + f">p0\n{seqs['P0']}\n"
+                                   f">P2.1 version 1\n{seqs['P2']}\n>NEW\n{seqs['P3']}\n")
+    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+            str(files / "more.fa"), "--device", "cpu", "features=[aac,ct]", "--model", "profile_rule"]
+    (files / "q.txt").write_text("# my pairs\nNEW P1\np0 P1\n")
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 1
+    assert "q.txt:3: protein 'p0' has a sequence in --sequences but no interaction in --actions, and differs from " \
+           "its protein 'P0' only by case or a version suffix: write 'P0'" in capsys.readouterr().err
+    assert not (files / "p.csv").exists()
+    (files / "q2.txt").write_text("P0 P2.1\n")
+    assert main(base + ["--pairs", str(files / "q2.txt"), "--out", str(files / "p.csv")]) == 1
+    assert "q2.txt:1: protein 'P2.1' has a sequence" in capsys.readouterr().err
+    (files / "q3.txt").write_text("NEW P1\n")  # the look-alikes not asked for: no error
+    assert main(base + ["--pairs", str(files / "q3.txt"), "--out", str(files / "p.csv")]) == 0
+
+
+def test_a_new_protein_keeps_the_sequence_given_for_it(files):
+    """A config's files network with --sequences: a new protein that the config's sequence file also lists (no
+    interaction) is read with the sequence given for it, not that file's (was silently replaced)."""
+    (files / "seqs_all.tsv").write_text((files / "seqs.tsv").read_text() + "P77\tDEKRHNQDEKRHNQ\n")
+    data = pi.load_data(config(files, sequences=str(files / "seqs_all.tsv")), extra_proteins={"P77": "AGVILFPAGV"})
+    assert data.node_names[-1] == "P77" and data.sequences[-1] == "AGVILFPAGV"
+
+
+def test_a_new_protein_without_a_standard_amino_acid_is_refused(files, capsys):
+    """A new protein is predicted from its sequence alone: one of only ambiguous letters (X, B, Z, ...) has nothing
+    to be predicted from (was: scored from empty compositions)."""
+    (files / "more.tsv").write_text((files / "seqs.tsv").read_text() + "NEWX\txxxxbzxx\nNEWU\tMKUOXL\n")
+    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+            str(files / "more.tsv"), "--device", "cpu", "features=[aac,ct]", "--model", "profile_rule"]
+    (files / "q.txt").write_text("P0 NEWU\nP1 NEWX\n")
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 1
+    assert "more.tsv: protein 'NEWX' (a new protein of --pairs, predicted from its sequence alone) has no standard " \
+           "amino acid (XXXXBZXX)" in capsys.readouterr().err
+    assert not (files / "p.csv").exists()
+    (files / "q.txt").write_text("P0 NEWU\n")  # some ambiguous letters: predicted
+    assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 0
 
 
 def test_predict_reports_threshold_self_pairs_small_networks_and_config_device(files, capsys, monkeypatch):
@@ -564,3 +623,98 @@ def test_predict_split_fits_on_the_runs_threads(files, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         pi.predict_split(cfg, "bfs", 0, "gat_region")
     assert seen == [(1, {1})]
+
+
+# ----------------------------------------------------------------------------------------------- leakage
+LEAK_MODELS = ("seq_mlp", "profile_rule", "interolog_rule", "gat_region", "gat_ppi")
+
+
+def _split_of(files, kind):
+    cfg = config(files, splits=f"[{kind}]", seeds="[0]", epochs=12)
+    data = pi.load_data(cfg)
+    from gatbio.data.pair_splits import pair_split
+
+    return cfg, data, pair_split(data.pairs, data.num_nodes, kind, 0, cfg.test_fraction, cfg.val_fraction)
+
+
+@pytest.mark.parametrize("kind", ["random", "bfs"])
+@pytest.mark.parametrize("graph", ["train", "all"])
+def test_the_test_pairs_modes_never_reach_any_score(files, kind, graph):
+    """Every mode of every test pair flipped: the test and validation scores (and so the model chosen, the
+    threshold of the rules and the epoch kept) are unchanged, in both graph settings. Profiles, homology imputation,
+    interologs and edge features all read the modes of fit / training pairs only."""
+    import copy
+
+    cfg, data, sp = _split_of(files, kind)
+    other = copy.copy(data)
+    other.pair_modes = data.pair_modes.clone()
+    test = torch.as_tensor(sp["test"])
+    other.pair_modes[test] = 1 - other.pair_modes[test]
+    query = data.pairs[test]
+    for name in LEAK_MODELS:
+        if graph == "all" and not pi._uses_graph(cfg, name):
+            continue
+        a, b = (pi.fit_and_score(cfg, d, name, sp["fit"], sp["val"], sp["train"], query, graph, 0, device="cpu")
+                for d in (data, other))
+        assert np.array_equal(a["val_proba"], b["val_proba"]), name
+        assert np.array_equal(a["proba"], b["proba"]), name
+        assert (a["val_micro_f1"], a["threshold"], a["best_epoch"]) == (b["val_micro_f1"], b["threshold"],
+                                                                       b["best_epoch"]), name
+
+
+@pytest.mark.parametrize("name", ["gat_region", "gat_ppi", "profile_rule", "interolog_rule"])
+def test_while_a_model_is_chosen_its_inputs_read_fit_pairs_only(files, monkeypatch, name):
+    """The modes a model reads (the message pairs of every graph it is given, the known pairs of the rules): fit
+    pairs only while training and validating (validation pairs are never inputs while the model is chosen on
+    them), and all training pairs (fit + validation), never a test pair, when the test pairs are scored."""
+    from gatbio.data import pair_features as pf
+
+    cfg, data, sp = _split_of(files, "bfs")
+    fit, train = set(sp["fit"]), set(sp["train"])
+    read: list[set[int]] = []
+    build, rule = pf.PairGraphBuilder.build, pf.profile_rule
+
+    def spy_build(self, msg_idx, structure_idx=None):
+        read.append({int(i) for i in np.asarray(msg_idx)})
+        return build(self, msg_idx, structure_idx)
+
+    def spy_rule(pairs, modes, known_idx, *a, **k):
+        read.append({int(i) for i in np.asarray(known_idx)})
+        return rule(pairs, modes, known_idx, *a, **k)
+
+    monkeypatch.setattr(pf.PairGraphBuilder, "build", spy_build)
+    monkeypatch.setattr(pf, "profile_rule", spy_rule)
+    pi.fit_and_score(cfg, data, name, sp["fit"], sp["val"], sp["train"], data.pairs[torch.as_tensor(sp["test"])],
+                     "train", 0, device="cpu")
+    assert len(read) >= 2 and read[-1] == train  # the test pairs: scored from every training pair
+    assert all(r <= fit for r in read[:-1]) and fit in read[:-1]  # choosing: fit pairs only (validation: all fit)
+
+
+def test_the_saved_split_is_the_one_used_and_gat_is_chosen_on_validation(files):
+    """A split file already in the results folder is what the run trains, validates and tests on (here one made
+    by hand: the fit part without its last 10 pairs, which become test pairs); each run records its sizes; ``gat``
+    takes the candidate with the best validation micro-F1 and reports that candidate's test figures."""
+    from gatbio.data.pair_splits import pair_split
+
+    cfg = config(files, splits="[random]", seeds="[0]", graphs="[train]", models="[gat]", epochs=12)
+    data = pi.load_data(cfg)
+    sp = pair_split(data.pairs, data.num_nodes, "random", 0, cfg.test_fraction, cfg.val_fraction)
+    moved = sp["fit"][-10:]
+    sp["fit"], sp["train"] = sp["fit"][:-10], sorted(set(sp["train"]) - set(moved))
+    sp["test"] = sorted(sp["test"] + moved)
+    sp["pairs_sha256"] = pi.pairs_digest(data)
+    path = files / "out" / "splits" / "random_s0.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(sp))
+    pi.run(cfg, progress=False)
+    assert json.loads(path.read_text()) == sp  # not remade
+    run = files / "out" / "runs" / "random" / "s0" / "train"
+    rows = {m: json.loads((run / f"{m}.json").read_text()) for m in ("gat", "gat_region", "gat_ppi", "gat_mean")}
+    for m in ("gat_region", "gat_ppi", "gat_mean"):
+        assert (rows[m]["n_fit"], rows[m]["n_val"], rows[m]["n_test"]) == (len(sp["fit"]), len(sp["val"]),
+                                                                            len(sp["test"]))
+        with np.load(run / f"{m}.proba.npz") as z:
+            assert z["val_pairs"].tolist() == sp["val"] and z["test_pairs"].tolist() == sp["test"]
+    cands = rows["gat"]["candidates_val_micro_f1"]
+    assert rows["gat"]["chosen"] == max(cands, key=cands.get)
+    assert rows["gat"]["micro_f1"] == rows[rows["gat"]["chosen"]]["micro_f1"]
