@@ -385,14 +385,19 @@ def test_predict_user_pairs_and_errors(files, capsys):
     assert "--pairs belong to 'gatbio protein interactions predict'" in capsys.readouterr().err
 
 
+def rule_predict_argv(files, sequences: str) -> list[str]:
+    """``predict`` on the fixture's network with the sequences of ``files / sequences`` (the quick profile rule)."""
+    return ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+            str(files / sequences), "--device", "cpu", "features=[aac,ct]", "--model", "profile_rule"]
+
+
 def test_a_new_protein_named_as_a_network_protein_but_for_case_or_version_is_refused(files, capsys):
     """'p0' or 'P2.1' with a sequence but no interaction would be predicted as a new protein without partners (its
     known pair not flagged 'known'): refused, naming the line, both ids and the fix (was silently predicted)."""
     seqs = dict(line.split("\t") for line in (files / "seqs.tsv").read_text().splitlines())
     (files / "more.fa").write_text("".join(f">{n}\n{q}\n" for n, q in seqs.items()) + f">p0\n{seqs['P0']}\n"
                                    f">P2.1 version 1\n{seqs['P2']}\n>NEW\n{seqs['P3']}\n")
-    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
-            str(files / "more.fa"), "--device", "cpu", "features=[aac,ct]", "--model", "profile_rule"]
+    base = rule_predict_argv(files, "more.fa")
     (files / "q.txt").write_text("# my pairs\nNEW P1\np0 P1\n")
     assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 1
     assert "q.txt:3: protein 'p0' has a sequence in --sequences but no interaction in --actions, and differs from " \
@@ -417,8 +422,7 @@ def test_a_new_protein_without_a_standard_amino_acid_is_refused(files, capsys):
     """A new protein is predicted from its sequence alone: one of only ambiguous letters (X, B, Z, ...) has nothing
     to be predicted from (was: scored from empty compositions)."""
     (files / "more.tsv").write_text((files / "seqs.tsv").read_text() + "NEWX\txxxxbzxx\nNEWU\tMKUOXL\n")
-    base = ["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
-            str(files / "more.tsv"), "--device", "cpu", "features=[aac,ct]", "--model", "profile_rule"]
+    base = rule_predict_argv(files, "more.tsv")
     (files / "q.txt").write_text("P0 NEWU\nP1 NEWX\n")
     assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 1
     assert "more.tsv: protein 'NEWX' (a new protein of --pairs, predicted from its sequence alone) has no standard " \
