@@ -10,10 +10,12 @@
 # jobs: 2 (186 of 225 units; bound by its two workers' CPU work: the step now passes jobs=8).
 # Measured: bench, interactions, cuda-tests, profile, embed. Not yet: turbo, tests, bench-large, protein, foodweb,
 # robustness (whole), string, quick-cuda. A next session, one call (timeout_s 590), each step with its own limit:
-#   export OUT; bash experiments/gpu_session.sh profile:110 robustness:200 protein:120 foodweb:120
+#   export OUT; bash experiments/gpu_session.sh profile:100 robustness:180 protein:270
 # (`profile` first: its tables now name the callers of the 6 ms aten::gather seen at 10M edges, and show whether
-# conv._select_edges removed it; then the three task configs' targets, protein <= 3 min, food webs <= 5 min,
-# robustness <= 3 min; then, on the still-warm machine, `turbo bench` or `bench-large`). Write to
+# conv._select_edges removed it; then the task configs' targets, robustness <= 3 min, protein <= 3 min, with
+# jobs=8 as the CPU work of two workers bounded the robustness sweep; the protein and food-web configs take 26
+# and 31 min on 2 CPU cores, so a step cut at its limit still gives the finished units' rate; then, on the
+# still-warm machine, `foodweb:200`, `turbo bench` or `bench-large`). Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
@@ -57,8 +59,8 @@ declare -A CMD=(
   [tests]="$PY -m pytest -q -n 8 -m 'not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py --junitxml=$OUT/tests.xml"
   [cuda-tests]="$PY -m pytest -v -n 8 -m 'cuda and not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py -rfE --durations=10 --junitxml=$OUT/cuda_tests.xml"
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
-  [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full"
-  [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full"
+  [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full jobs=${PROTEIN_JOBS:-8}"
+  [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full jobs=${FOODWEB_JOBS:-8}"
   [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full jobs=${ROBUSTNESS_JOBS:-8}"
   [string]="$PY experiments/bench_string_scale.py --device cuda --dir $OUT/string_scale"
   [embed]="$PY experiments/bench_embed.py --device cuda --json $OUT/bench_embed.json"
