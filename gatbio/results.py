@@ -172,6 +172,12 @@ def read_json(path: str | Path) -> Any:
         raise InvalidJSONError(path, err.msg, err.doc, err.pos) from None
 
 
+def holds_json(path: str | Path, obj: Any) -> bool:
+    """Whether the JSON file ``path`` holds ``obj`` as :func:`write_json` writes it (numpy / torch values
+    converted, NaN as null): e.g. a saved split against the one the code makes now."""
+    return read_json(path) == json.loads(json.dumps(_jsonable(obj)))
+
+
 def write_csv(path: str | Path, df: pd.DataFrame) -> None:
     """Write a DataFrame as CSV atomically."""
     atomic_write_text(path, df.to_csv(index=False))

@@ -312,3 +312,14 @@ def test_empty_or_damaged_result_files_are_not_done_and_summaries_say_so(tmp_pat
                            f"file, e.g. {files[1]}); the tables leave them out")
     assert "incomplete: 3 of the 4 runs" in caplog.text
     assert missing_runs_note(files[:1], tmp_path) is None
+
+
+def test_holds_json_compares_as_write_json_writes(tmp_path):
+    import numpy as np
+
+    from gatbio.results import holds_json
+
+    obj = {"train": np.arange(3), "score": np.float32(0.5), "gap": float("nan")}
+    write_json(tmp_path / "s.json", obj)
+    assert holds_json(tmp_path / "s.json", obj)
+    assert not holds_json(tmp_path / "s.json", {**obj, "train": np.arange(2)})

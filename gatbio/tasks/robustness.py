@@ -28,7 +28,6 @@ the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robus
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import time
@@ -44,7 +43,7 @@ from torch_geometric.data import Data
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import parallel_map, unit_threads
-from gatbio.results import atomic_write_text, is_done, missing_runs_note, write_csv, write_json
+from gatbio.results import atomic_write_text, holds_json, is_done, missing_runs_note, write_csv, write_json
 from gatbio.robustness import (
     PERTURBATIONS,
     Perturbation,
@@ -508,13 +507,6 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
         _check_leaves_a_node(cfg, dataset, int(load_dataset(dataset).num_nodes))
 
 
-def _split_differs(path: Path, split: dict) -> bool:
-    """Whether the split saved at ``path`` is not ``split`` (compared as the JSON that :func:`write_json` writes)."""
-    from gatbio.results import _jsonable, read_json
-
-    return read_json(path) != json.loads(json.dumps(_jsonable(split)))
-
-
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
     with unit_threads(max(1, cfg.threads)):
@@ -534,7 +526,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
     split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
     if not is_done(split_path):
         write_json(split_path, problem.split_dict())
-    elif _split_differs(split_path, problem.split_dict()):  # the saved split is the one the runs used
+    elif not holds_json(split_path, problem.split_dict()):  # the saved split is the one the runs used
         raise ValueError(f"{split_path}: the saved split differs from the one this code and data give for "
                          f"{dataset} seed {seed} (the data or the split code changed since the folder's runs): "
                          "rerun with --restart to redo them on the new split")
