@@ -716,9 +716,9 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
     """A user's protein pairs: two protein ids per line (whitespace, tab or comma separated; further columns, the
     same number on every line, are not read, which a note says).
 
-    ``outside``: proteins known to the caller but not in ``node_names``, each with the reason (e.g. "has a sequence
-    in --sequences but no interaction in --actions"): such a protein is named with that reason, not with names
-    like it. ``network``: the size of the interaction network when ``node_names`` also holds other proteins
+    ``outside``: proteins known to the caller but not usable as given, each with the reason and its fix (e.g.
+    "differs from the network's 'P0' only by case: write 'P0'"): such a protein is named with that reason, not
+    with names like it. ``network``: the size of the interaction network when ``node_names`` also holds other proteins
     (sequence-only ones, listed after it), and ``elsewhere`` where those come from (e.g. " nor in --sequences"):
     both for the message naming an unknown protein.
 
@@ -761,9 +761,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             raise MalformedFileError(path, table.line(r), f"{who!r} was read as one protein id: this line is not "
                                                           f"separated like the file's other lines (by {sep!r})")
         if outside and who in outside:
-            raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}: only the "
-                                                          f"{len(index)} proteins of the interaction network can be "
-                                                          "predicted; leave its pairs out")
+            raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
         close = close or [n for n in index if who in n.split("|")][:3]  # UniProt's 'sp|P12345|ABC_HUMAN'
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})

@@ -683,13 +683,16 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
             note(f"{args.sequences}: every protein in it is in the network already (predicted with the network's "
                  "own sequence); --sequences adds new proteins")
     n_net = data.num_nodes
-    query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + list(seq_only), header=args.header,
-                                    network=n_net, elsewhere=" nor in --sequences" if args.sequences else "")
-    new_idx = sorted({i for i in query.view(-1).tolist() if i >= n_net})
     where = "--actions" if args.actions else cfg.actions if cfg.dataset == "files" else "SHS27k"
+    look_alikes = _look_alikes(seq_only, data.node_names, where)
+    seq_only = {n: q for n, q in seq_only.items() if n not in look_alikes}
+    query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + list(seq_only), header=args.header,
+                                    outside=look_alikes, network=n_net,
+                                    elsewhere=" nor in --sequences" if args.sequences else "")
+    new_idx = sorted({i for i in query.view(-1).tolist() if i >= n_net})
     listed = list(seq_only)
     new_names = [listed[i - n_net] for i in new_idx]
-    _check_new_proteins(args.pairs, args.sequences, {n: seq_only[n] for n in new_names}, data.node_names, where)
+    _check_amino_acids(args.sequences, {n: seq_only[n] for n in new_names})
     if new_idx:  # the network again, with the asked ones as isolated proteins (numbered after it, in this order)
         data = load_data(cfg, extra_proteins={n: seq_only[n] for n in new_names})
         renumber = torch.arange(n_net + len(seq_only))
@@ -720,16 +723,12 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     return 0
 
 
-def _check_new_proteins(pairs: str, sequences: str, new: dict[str, str], network, where: str) -> None:
-    """The new proteins of ``pairs`` (a sequence in ``sequences``, no interaction), ``{name: sequence}``, are
-    predicted from their sequence alone. Refused, naming the file: an id that differs from a network protein's only
-    by case or a version suffix ('p0', 'P0.2' for 'P0'; most likely that protein, misspelt: as a new one it would
-    have no partner and its known pairs would not be flagged known), and a sequence without any standard amino acid
-    (only X, B, Z, ...: nothing to predict from)."""
+def _look_alikes(new: dict[str, str], network, where: str) -> dict[str, str]:
+    """The ids of ``new`` proteins (a sequence, no interaction) that differ from a network protein's only by case or
+    a version suffix ('p0', 'P0.2' for 'P0'), each with the message :func:`~gatbio.data.io.read_protein_pairs` gives
+    when ``--pairs`` names one: most likely that protein misspelt, which as a new protein would have no partner and
+    whose known pairs would not be flagged known."""
     import re
-
-    from gatbio.data.sequence import AMINO_ACIDS
-    from gatbio.data.tables import MalformedFileError, read_text
 
     def key(name: str) -> str:
         return re.sub(r"\.\d+$", "", str(name)).upper()
@@ -737,15 +736,18 @@ def _check_new_proteins(pairs: str, sequences: str, new: dict[str, str], network
     known: dict[str, str] = {}
     for n in map(str, network):
         known.setdefault(key(n), n)
+    return {n: f"has a sequence in --sequences but no interaction in {where}, and differs from its protein "
+               f"{known[key(n)]!r} only by case or a version suffix: write {known[key(n)]!r} for that protein, or "
+               "give the new protein an id of its own" for n in new if key(n) in known}
+
+
+def _check_amino_acids(sequences: str, new: dict[str, str]) -> None:
+    """The new proteins of ``--pairs``, ``{name: sequence}``, are predicted from their sequence alone: one without
+    any standard amino acid (only X, B, Z, ...) has nothing to be predicted from; refused, naming the file."""
+    from gatbio.data.sequence import AMINO_ACIDS
+    from gatbio.data.tables import MalformedFileError
+
     for n, seq in new.items():
-        if key(n) in known:
-            same = known[key(n)]
-            line = next((no for no, text in enumerate(read_text(pairs).splitlines(), start=1)
-                         if n in re.split(r"[\s,]+", text.strip())), None)
-            raise MalformedFileError(pairs, line, f"protein {n!r} has a sequence in --sequences but no interaction in "
-                                                  f"{where}, and differs from its protein {same!r} only by case or a "
-                                                  f"version suffix: write {same!r} for that protein, or give the new "
-                                                  "protein an id of its own")
         if not set(seq) & set(AMINO_ACIDS):
             raise MalformedFileError(sequences, None, f"protein {n!r} (a new protein of --pairs, predicted from its "
                                                       f"sequence alone) has no standard amino acid ({seq[:20]}): give "

@@ -104,10 +104,10 @@ def test_protein_pairs_notes_columns_not_read_and_string_headers(tmp_path, caplo
 
 def test_protein_pairs_name_a_protein_outside_the_network_with_its_reason(tmp_path):
     names = ["P2", "P1", "P3"]
-    with pytest.raises(MalformedFileError, match=r"q\.txt:2: protein 'P4' has a sequence but no interaction: only the "
-                                                 r"3 proteins of the interaction network can be predicted"):
+    with pytest.raises(MalformedFileError, match=r"q\.txt:2: protein 'P4' differs from 'P1' only by case: write "
+                                                 r"'P1'$"):
         read_protein_pairs(write(tmp_path, "q.txt", "P1 P3\nP4 P1\n"), names,
-                           outside={"P4": "has a sequence but no interaction"})
+                           outside={"P4": "differs from 'P1' only by case: write 'P1'"})
 
 
 def test_protein_pairs_unknown_protein_names_line_and_close_matches(tmp_path):
