@@ -297,7 +297,7 @@ def string_threshold(data, edges: str, min_score: float | None):
     """The interactions of a STRING file with ``combined_score >= min_score`` (0-1000 scale; ``edge_weight`` holds
     score / 1000 for both STRING readers), proteins left without one dropped, said on stderr; ``None``: all of
     them, with a note that the model does not read the scores (a score of 150 counts as much as one of 999)."""
-    import torch
+    from torch_geometric.utils import remove_isolated_nodes
 
     from gatbio.data.tables import note
 
@@ -312,15 +312,12 @@ def string_threshold(data, edges: str, min_score: float | None):
     if not bool(keep.any()):
         raise ValueError(f"{edges}: no interaction has combined_score >= {min_score:g} (the highest is "
                          f"{w.max() * 1000:.0f}): give a lower --min-score")
-    ei = ei[:, keep]
-    used = torch.unique(ei)
-    remap = torch.full((data.num_nodes,), -1, dtype=torch.long)
-    remap[used] = torch.arange(used.numel())
-    dropped = data.num_nodes - used.numel()
-    data.edge_index, data.edge_weight, data.num_nodes = remap[ei], w[keep], used.numel()
+    ei, w, used = remove_isolated_nodes(ei[:, keep], w[keep], data.num_nodes)  # used: (N,) bool
+    dropped = data.num_nodes - int(used.sum())
+    data.edge_index, data.edge_weight, data.num_nodes = ei, w, int(used.sum())
     for attr in ("node_names", "string_ids"):
         if getattr(data, attr, None) is not None:
-            setattr(data, attr, [getattr(data, attr)[i] for i in used.tolist()])
+            setattr(data, attr, [v for v, u in zip(getattr(data, attr), used.tolist(), strict=True) if u])
     data.min_score_dropped = dropped
     note(f"{edges}: {int((ei[0] <= ei[1]).sum()):,} of {pairs:,} interactions have combined_score >= {min_score:g} "
          "(--min-score) and are used" + (f"; {dropped:,} protein(s) left without one dropped (--nodes FILE keeps "
