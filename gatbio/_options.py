@@ -34,15 +34,18 @@ def add_header_option(parser: argparse.ArgumentParser, what: str = "every table 
              "default: detected, and a note on stderr says when a row was read as a header")
 
 
-def add_device_option(parser: argparse.ArgumentParser, default: str | None = "auto") -> None:
+def add_device_option(parser: argparse.ArgumentParser, default: str | None = "auto",
+                      small_graphs: bool = False) -> None:
     """``--device``: where models, graphs and embeddings live (:func:`gatbio.device.resolve_device` checks it).
 
-    ``default=None`` leaves the config's ``device`` setting in charge (commands with ``--config``)."""
+    ``default=None`` leaves the config's ``device`` setting in charge (commands with ``--config``);
+    ``small_graphs``: the command's graphs are tiny (food webs), so auto means the CPU."""
     shown = "the config's device, auto unless it says otherwise" if default is None else default
+    auto = ("auto (the CPU: food webs are small graphs, which train faster there than on a GPU)" if small_graphs
+            else "auto (a CUDA GPU when PyTorch sees one, else the CPU)")
     parser.add_argument(
         "--device", default=default, metavar="DEV",
-        help="where to train and embed: auto (a CUDA GPU when PyTorch sees one, else the CPU), cpu, cuda, "
-             f"cuda:N or mps (default: {shown})")
+        help=f"where to train and embed: {auto}, cpu, cuda, cuda:N or mps (default: {shown})")
 
 
 def add_resume_options(parser: argparse.ArgumentParser) -> None:

@@ -56,12 +56,14 @@ def _no_cuda_reason() -> str:
     return "PyTorch sees no CUDA GPU"
 
 
-def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
+def resolve_device(spec: str | torch.device | None = "auto", small_graphs: bool = False) -> torch.device:
     """The :class:`torch.device` that ``spec`` names on this machine.
 
     Args:
         spec: ``"auto"`` or ``None`` (CUDA when available, else the CPU), ``"cpu"``, ``"cuda"`` (the current
             GPU), ``"cuda:N"``, ``"mps"``, or a :class:`torch.device`. Case and surrounding spaces are ignored.
+        small_graphs: the work is tiny graphs (food webs), which train faster on the CPU than on a GPU
+            (:data:`SMALL_GRAPHS_ON_GPU`): ``"auto"`` then means the CPU; a GPU named explicitly is still used.
 
     Returns:
         ``cpu``, ``cuda:N`` (always with its index, so that it compares equal to a tensor's ``.device``) or
@@ -79,7 +81,9 @@ def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
     else:
         text = str(spec).strip().lower()
         if text == "auto":
-            return torch.device("cuda", torch.cuda.current_device()) if _cuda_available() else torch.device("cpu")
+            if small_graphs or not _cuda_available():
+                return torch.device("cpu")
+            return torch.device("cuda", torch.cuda.current_device())
         try:
             dev = torch.device(text)
         except (RuntimeError, ValueError):
@@ -105,15 +109,18 @@ def resolve_device(spec: str | torch.device | None = "auto") -> torch.device:
     raise DeviceError(f"device {str(spec)!r}: gatbio runs on the CPU, CUDA GPUs or MPS; {_HINT}")
 
 
-def describe_device(device: torch.device, spec: str | torch.device | None = "auto") -> str:
+def describe_device(device: torch.device, spec: str | torch.device | None = "auto", small_graphs: bool = False) -> str:
     """One line saying where gatbio computes and why: ``gatbio: device cpu (auto: no CUDA)``,
-    ``gatbio: device cuda:0 (auto: NVIDIA H100 80GB HBM3)``, ``gatbio: device cpu (asked for)``."""
+    ``gatbio: device cuda:0 (auto: NVIDIA H100 80GB HBM3)``, ``gatbio: device cpu (asked for)``, and for
+    small graphs on a machine with a GPU ``gatbio: device cpu (auto: small graphs train faster on the CPU; ...)``."""
     import torch
 
     auto = spec is None or (isinstance(spec, str) and spec.strip().lower() == "auto")
     if device.type == "cuda":
         name = torch.cuda.get_device_name(device)
         why = f"auto: {name}" if auto else name
+    elif auto and small_graphs and _cuda_available():
+        why = "auto: small graphs train faster on the CPU than on a GPU; --device cuda to use the GPU anyway"
     elif auto:
         why = "auto: no CUDA"
     else:
@@ -123,10 +130,12 @@ def describe_device(device: torch.device, spec: str | torch.device | None = "aut
 
 _announced: set[str] = set()
 
-# Measured on an H200 (experiments/gpu_runs/2026-11-26c-h200, the robustness sweep's food-web fits on four Cheddar
-# webs beside the same fits on 2 CPU cores): medians 0.63-1.38 s a fit on the GPU against 0.30-0.58 s.
-SMALL_GRAPHS_ON_GPU = ("food webs are small graphs: on an H200 their fits ran 2.1-2.6x slower than on 2 CPU cores "
-                       "(each training step is kernel launches and host work); --device cpu is likely faster")
+# Measured on an H200 beside the same work on 2 CPU cores: the robustness sweep's food-web fits on four Cheddar webs,
+# medians 0.63-1.38 s a fit on the GPU against 0.30-0.58 s (experiments/gpu_runs/2026-11-26c-h200); the food-web
+# benchmark's first 32 dev webs, 2.4x slower per web (median; 1.9-3.6x; experiments/gpu_runs/2026-11-26d-h200).
+# Hence --device auto runs the food-web commands on the CPU (resolve_device(..., small_graphs=True)).
+SMALL_GRAPHS_ON_GPU = ("food webs are small graphs: on an H200 their fits ran 1.9-3.6x slower than on 2 CPU cores "
+                       "(each training step is kernel launches and host work); --device cpu (or auto) is likely faster")
 
 
 def small_graph_note(device: torch.device, file: TextIO | None = None) -> None:
@@ -139,10 +148,10 @@ def small_graph_note(device: torch.device, file: TextIO | None = None) -> None:
 
 
 def announce_device(device: torch.device, spec: str | torch.device | None = "auto", file: TextIO | None = None,
-                    once: bool = True) -> None:
+                    once: bool = True, small_graphs: bool = False) -> None:
     """Print :func:`describe_device` on stderr, once per process and device (a command that runs several tasks,
     such as the demo, says it once)."""
-    line = describe_device(device, spec)
+    line = describe_device(device, spec, small_graphs)
     if once and str(device) in _announced:
         return
     _announced.add(str(device))

@@ -119,7 +119,7 @@ def test_the_small_graph_note_is_said_once_and_only_on_a_gpu(monkeypatch):
     for _ in range(2):
         D.small_graph_note(torch.device("cuda", 0), file=buf)
     assert buf.getvalue().count("\n") == 1
-    assert "2.1-2.6x slower than on 2 CPU cores" in buf.getvalue() and "--device cpu" in buf.getvalue()
+    assert "1.9-3.6x slower than on 2 CPU cores" in buf.getvalue() and "--device cpu" in buf.getvalue()
 
 
 def test_module_device_of_parameters_buffers_and_empty_modules():
@@ -256,3 +256,74 @@ def test_protein_sweep_records_the_resolved_device(tmp_path, monkeypatch, capsys
     text = (tmp_path / "config.yaml").read_text().replace("device: cpu", "device: cuda:0")
     (tmp_path / "config.yaml").write_text(text)
     P.run(P.load(None, overrides + ["device=cpu"]))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# small graphs (food webs): auto means the CPU, a GPU named explicitly is still used
+
+
+def test_auto_is_the_cpu_for_small_graphs_even_with_a_gpu(two_gpus):
+    assert resolve_device("auto", small_graphs=True) == torch.device("cpu")
+    assert resolve_device(None, small_graphs=True) == torch.device("cpu")
+    assert resolve_device("cuda", small_graphs=True) == torch.device("cuda", 0)  # asked for: kept
+    assert resolve_device("auto") == torch.device("cuda", 0)  # other work: the GPU, as before
+    line = describe_device(torch.device("cpu"), "auto", small_graphs=True)
+    assert line.startswith("gatbio: device cpu (auto: small graphs train faster on the CPU")
+    assert "--device cuda" in line
+
+
+def test_small_graphs_without_a_gpu_say_no_cuda(no_cuda):
+    assert resolve_device("auto", small_graphs=True) == torch.device("cpu")
+    assert describe_device(torch.device("cpu"), "auto", small_graphs=True) == "gatbio: device cpu (auto: no CUDA)"
+
+
+@pytest.mark.parametrize("flag, expected", [([], "cpu"), (["--device", "cuda"], "cuda:0")])
+def test_foodweb_predict_trains_on_the_cpu_under_auto_and_on_a_gpu_asked_for(tmp_path, two_gpus, monkeypatch,
+                                                                            capsys, flag, expected):
+    import pandas as pd
+
+    from gatbio.cli import main
+    from gatbio.tasks import foodweb as fw
+
+    monkeypatch.setattr(D, "_announced", set())
+    seen = []
+
+    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
+        seen.append(device)
+        return pd.DataFrame({"rank": [1], "resource": ["a"], "consumer": ["d"], "score": [0.0],
+                             "resource_level": [1.0], "consumer_level": [2.0], "model": ["structure_only"]})
+
+    monkeypatch.setattr(fw, "predict_missing_links", stub)
+    web = tmp_path / "web.txt"
+    web.write_text("a b\nb c\nc d\na c\n")
+    rc = main(["foodweb", "predict", str(web), "--out", str(tmp_path / "p.csv"), "--quiet"] + flag)
+    err = capsys.readouterr().err
+    assert rc == 0 and [str(d) for d in seen] == [expected]
+    if expected == "cpu":
+        assert "gatbio: device cpu (auto: small graphs train faster on the CPU" in err
+        assert "gatbio: note: food webs are small graphs" not in err
+    else:
+        assert "gatbio: device cuda:0 (Mock GPU)" in err and "gatbio: note: food webs are small graphs" in err
+
+
+def test_robustness_runs_food_web_jobs_on_the_cpu_under_auto(tmp_path, data_root, two_gpus, monkeypatch, capsys):
+    from gatbio.cli import main
+    from gatbio.tasks import robustness as rb
+
+    monkeypatch.setattr(D, "_announced", set())
+    seen = []
+    real = rb._fit_foodweb
+
+    def fit(*args, **kwargs):
+        seen.append(args[5] if len(args) > 5 else kwargs.get("device"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rb, "_fit_foodweb", fit)
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("models: [gat_log]\nperturbations: [random]\nfractions: [0.0, 0.05]\nseeds: [0]\n"
+                   "protein: {enabled: false}\nfoodweb: {webs: [cheddar/Benguela], epochs: 3, rounds: 1}\n")
+    assert main(["robustness", "--config", str(cfg), "--out", str(tmp_path / "o")]) == 0  # device: auto
+    assert seen == [torch.device("cpu")]  # a (mock) GPU is there, but food webs train faster on the CPU
+    assert "gatbio: device cpu (auto: small graphs train faster on the CPU" in capsys.readouterr().err
+    assert "device: cpu" in (tmp_path / "o" / "config.yaml").read_text()
+    assert json.loads(next((tmp_path / "o" / "runs").glob("**/random.json")).read_text())["device"] == "cpu"

@@ -142,8 +142,9 @@ class FoodWebConfig:
     species_pool_weights: list[float] = field(default_factory=lambda: [0.5, 1.0, 0.0])
     large_sparse_connectance: float = 0.06
     published: str = ""  # web_index.csv with published per-web figures; empty: <webs>/../web_index.csv if present
-    # where the GATs train and score: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
-    # (gatbio.device); the stacks, the niche model and the path scores run on the CPU. Stored resolved.
+    # where the GATs train and score: auto (the CPU: food webs are small graphs, whose fits ran 1.9-3.6x slower on
+    # an H200 than on 2 CPU cores; gatbio.device.SMALL_GRAPHS_ON_GPU), cpu, cuda, cuda:N, mps (gatbio.device);
+    # the stacks, the niche model and the path scores run on the CPU. Stored resolved.
     device: str = "auto"
     gat: GATParams = field(default_factory=GATParams)
     stack: lp.StackParams = field(default_factory=lambda: lp.StackParams(
@@ -301,7 +302,7 @@ def fit_gat(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams, *, t
     """
     from gatbio.device import resolve_device
 
-    dev = resolve_device("cpu" if device is None else device)
+    dev = resolve_device("cpu" if device is None else device, small_graphs=True)
     if masks is None:
         masks = training_masks(A, traits, params, mode, seed)
     N = A.shape[0]
@@ -359,7 +360,7 @@ def fit_gat_seeds(A: sp.csr_matrix, traits: np.ndarray | None, params: GATParams
     from gatbio.nn import GATConv
     from gatbio.nn.link_models import FoodWebGAT
 
-    dev = resolve_device("cpu" if device is None else device)
+    dev = resolve_device("cpu" if device is None else device, small_graphs=True)
     masks = dict(masks or {})
     for s in seeds:
         if s not in masks:
@@ -652,7 +653,7 @@ def fold_scores(A: sp.csr_matrix, traits: np.ndarray | None, cfg: FoodWebConfig,
         need |= {"gat_structure", "boosted_stack_structure"}
     from gatbio.device import resolve_device
 
-    dev = resolve_device(cfg.device)
+    dev = resolve_device(cfg.device, small_graphs=True)
     gat_seeds = list(seeds) if gat_seeds is None else list(gat_seeds)
     gat_runs = (("gat", traits, True, gat_seeds), ("no_trophic_bias", traits, False, seeds),
                 ("gat_structure", None, True, list(seeds[:1] if structure_seeds is None else structure_seeds)))
@@ -797,7 +798,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
         fold_seconds.append(time.time() - t1)
     write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names,
-                      "device": str(resolve_device(cfg.device)),
+                      "device": str(resolve_device(cfg.device, small_graphs=True)),
                       "seconds": time.time() - t0,
                       "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
                       "splits": [f["split"] for f in folds], "rows": rows})
@@ -1056,7 +1057,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
 
     check(cfg)
     spec = cfg.device
-    dev = resolve_device(spec)  # before any work; stored resolved in config.yaml and each web's file
+    # before any work; stored resolved in config.yaml and each web's file; auto means the CPU (small graphs)
+    dev = resolve_device(spec, small_graphs=True)
     cfg = dataclasses.replace(cfg, device=str(dev))
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
     folders = find_web_folders(webs_dir) if not cfg.named else []
@@ -1068,7 +1070,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
         folders = [p for p in folders if p.name in set(cfg.only)]
     out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               key="--out (config out)")
-    announce_device(dev, spec)
+    announce_device(dev, spec, small_graphs=True)
     small_graph_note(dev)
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
@@ -1200,7 +1202,7 @@ def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed
     the CPU); everything returned is on the CPU."""
     from gatbio.device import resolve_device
 
-    dev = resolve_device("cpu" if device is None else device)
+    dev = resolve_device("cpu" if device is None else device, small_graphs=True)
     params = params or GATParams()
     n = data.num_nodes
     A = adjacency_of(data.edge_index, n)

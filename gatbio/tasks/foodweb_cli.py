@@ -75,7 +75,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
     b.add_argument("--quiet", action="store_true",
                    help="no progress bar (it goes to stderr, and only when it is a terminal)")
-    add_device_option(b, default=None)
+    add_device_option(b, default=None, small_graphs=True)
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
 
@@ -119,7 +119,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--quiet", action="store_true", help="no progress messages (they go to stderr, and only "
                                                          "when it is a terminal)")
     add_header_option(q, "FILE and --traits")
-    add_device_option(q)
+    add_device_option(q, small_graphs=True)
     q.set_defaults(func=run_predict)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
@@ -244,7 +244,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from gatbio.tasks.foodweb import predict_missing_links
 
     # Everything that can be wrong with the arguments is found before any reading or training.
-    device = resolve_device(args.device)
+    device = resolve_device(args.device, small_graphs=True)  # auto: the CPU (food webs are small graphs)
     seeds = _parse_seeds(args.seeds)
     if args.top < 1:
         raise ValueError(f"--top {args.top}: give a positive number of links")
@@ -275,7 +275,7 @@ def run_predict(args: argparse.Namespace) -> int:
              "alone (model structure_only)")
 
     progress = show_progress(args.quiet)
-    announce_device(device, args.device)
+    announce_device(device, args.device, small_graphs=True)
     small_graph_note(device)
     if progress:
         print(f"# training {'the GAT' if len(seeds) == 1 else f'{len(seeds)} GATs'} (seed(s) "

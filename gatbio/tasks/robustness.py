@@ -157,8 +157,9 @@ class RobustnessConfig:
     r50_random_orders: int = 20   # random removal orders per web for the R50 control
     jobs: int = 1
     threads: int = 1              # torch and BLAS threads per job (gatbio.parallel.unit_threads: results depend on it)
-    # where models train and run: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
-    # (gatbio.device); graphs are perturbed and scored on the CPU. Stored resolved.
+    # where models train and run: auto (a CUDA GPU when available, else the CPU; the food webs' jobs on the CPU:
+    # small graphs), cpu, cuda, cuda:N, mps (gatbio.device); graphs are perturbed and scored on the CPU. Stored
+    # resolved (the protein jobs'; each run's JSON has its own).
     device: str = "auto"
     protein: ProteinSettings = field(default_factory=ProteinSettings)
     foodweb: FoodwebSettings = field(default_factory=FoodwebSettings)
@@ -681,19 +682,31 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     """
     import dataclasses
 
-    from gatbio.device import announce_device, resolve_device
+    from gatbio.device import announce_device, resolve_device, small_graph_note
     from gatbio.results import prepare_out_dir
 
     cfg = _validate(cfg)
+    job_cfg = {}
     if not summary_only:  # the device this run uses, checked before any work and stored resolved
-        dev = resolve_device(cfg.device)
-        announce_device(dev, cfg.device)
-        cfg = dataclasses.replace(cfg, device=str(dev))
+        spec, tasks = cfg.device, {task for task, _ in _datasets(cfg)}
+        dev = resolve_device(spec)
+        # food webs are small graphs: under auto their jobs run on the CPU (gatbio.device.SMALL_GRAPHS_ON_GPU;
+        # on an H200 this sweep's food-web jobs took 18-24 s against 5-8 s on 2 CPU cores); each run's JSON
+        # records the device it ran on, config.yaml the protein jobs' (the food webs' in a sweep of webs only)
+        fw_dev = resolve_device(spec, small_graphs=True)
+        if "protein" in tasks or fw_dev == dev:
+            announce_device(dev, spec)
+        if "foodweb" in tasks:
+            if fw_dev != dev:
+                announce_device(fw_dev, spec, small_graphs=True)
+            small_graph_note(fw_dev)
+        cfg = dataclasses.replace(cfg, device=str(dev if "protein" in tasks else fw_dev))
+        job_cfg = {"protein": cfg, "foodweb": dataclasses.replace(cfg, device=str(fw_dev))}
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only)
     if not summary_only:
-        items = [(cfg, task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
+        items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         t0 = time.perf_counter()
         done = parallel_map(_job, items, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
         write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
