@@ -26,6 +26,7 @@ import json
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -51,8 +52,24 @@ def run(proteins: int, edges: int, labels: int, labelled_fraction: float, seed: 
         cmd = [sys.executable, "-m", "gatbio.cli", "protein", "predict", "--edges", str(edge_file),
                "--labels", str(label_file), "--out", str(out_dir / "predictions.csv"), "--epochs", str(epochs),
                "--seed", str(seed), "--no-header"] + (["--device", device] if device else [])
+        print(f"bench_string_scale: generated {report['directed_edges']:,} directed edges in "
+              f"{report['generate_seconds']} s; running: {' '.join(cmd)}", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        # predict's stderr (device line, notes, progress) is passed through as it comes, so that a run cut at a
+        # time limit still shows how far it got (a GPU session lost the whole log that way); stdout is kept
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        err_lines: list[str] = []
+        assert proc.stderr is not None and proc.stdout is not None
+        stdout_text: list[str] = []
+        reader = threading.Thread(target=lambda: stdout_text.append(proc.stdout.read()), daemon=True)
+        reader.start()  # stdout read beside stderr: neither pipe can fill up and stall the child
+        for line in proc.stderr:
+            err_lines.append(line)
+            sys.stderr.write(line)
+            sys.stderr.flush()
+        proc.wait()
+        reader.join()
+        proc = subprocess.CompletedProcess(cmd, proc.returncode, "".join(stdout_text), "".join(err_lines))
         report["predict_seconds"] = round(time.perf_counter() - t0, 1)
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         report["predict_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)  # both cores together
