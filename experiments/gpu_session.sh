@@ -3,19 +3,20 @@
 # a session now has 15 min of device time, start-up, idle time and transfers included: plan one call of about
 # 9 min, steps chained in it with STEP_LIMIT each, and a second only while the machine is still warm).
 #
-# Seen on 2026-11-26 on an H200 (experiments/gpu_runs/2026-11-26-h200, -b-, -c-): start-up about 30 s; `bench`
+# Seen on 2026-11-26 on an H200 (experiments/gpu_runs/2026-11-26-h200, -b-, -c-, -d-): start-up about 30 s; `bench`
 # 218 s with Triton's kernels already compiled (compile them first, e.g. `profile` before `bench` in one call);
 # `interactions` 162 s, 158 s, then 120 s after the small-graph change (first fits no longer autotune); `cuda-tests`
-# 86 s (295 passed, 2 skipped); `profile` 70 s; `embed` 51 s; `robustness` not finished in 200 s with the config's
-# jobs: 2 (186 of 225 units; bound by its two workers' CPU work: the step now passes jobs=8).
-# Measured: bench, interactions, cuda-tests, profile, embed. Not yet: turbo, tests, bench-large, protein, foodweb,
-# robustness (whole), string, quick-cuda. A next session, one call (timeout_s 590), each step with its own limit:
-#   export OUT; bash experiments/gpu_session.sh profile:100 robustness:180 protein:270
-# (`profile` first: its tables now name the callers of the 6 ms aten::gather seen at 10M edges, and show whether
-# conv._select_edges removed it; then the task configs' targets, robustness <= 3 min, protein <= 3 min, with
-# jobs=8 as the CPU work of two workers bounded the robustness sweep; the protein and food-web configs take 26
-# and 31 min on 2 CPU cores, so a step cut at its limit still gives the finished units' rate; then, on the
-# still-warm machine, `foodweb:200`, `turbo bench` or `bench-large`). Write to
+# 86 s (295 passed, 2 skipped); `profile` 70 s, 91 s; `embed` 51 s; `robustness` 116 s with jobs=8 (not finished in
+# 200 s with jobs: 2); `protein` 156 s; `foodweb` with --device cuda not finished in 250 s (32 of 114 units: food
+# webs train 1.9-3.6x slower on the GPU, so --device auto now runs them on the CPU, and so does this step, with
+# jobs=16); `string` not finished in 120 s (generation + predict; its log now streams).
+# Measured: bench, interactions, cuda-tests, profile, embed, robustness, protein. Not yet: turbo, tests,
+# bench-large, foodweb (on the CPU cores there), string (whole), quick-cuda. A next session, one call (timeout_s
+# 590), each step with its own limit:
+#   export OUT; bash experiments/gpu_session.sh foodweb:300 string:250
+# (the food-web benchmark as a user with a GPU now runs it, --device auto, i.e. on that machine's 16 CPU cores,
+# against its <= 5 min target; the STRING-scale prediction against <= 5 min); then, on the still-warm machine,
+# `turbo bench` (turbo-gnn side by side) or `bench-large`. Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
@@ -39,8 +40,10 @@
 #                     as anywhere)
 #   bench-large  #14  bench_layer.py on 50M and 100M edges
 #   protein      #16  the full protein protocol on CUDA (target <= 3 min)
-#   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min)
-#   robustness   #16  the full robustness sweep (target <= 3 min)
+#   foodweb      #16  the food-web benchmark, 57 dev webs (target <= 5 min), --device auto: on the CPU cores
+#                     (FOODWEB_DEVICE=cuda puts its GATs on the GPU)
+#   robustness   #16  the full robustness sweep (target <= 3 min), --device auto: protein jobs on the GPU,
+#                     food-web jobs on the CPU
 #   string       #16  protein predict on the generated STRING-scale input (target <= 5 min)
 #   embed        #16  bench_embed.py: the embeddings on CUDA against scipy on the CPU
 #   interactions #15  the SHS27k benchmark on CUDA, 8 (split, seed) units at a time (SHS27K_JOBS), 2 threads each
@@ -60,8 +63,8 @@ declare -A CMD=(
   [cuda-tests]="$PY -m pytest -v -n 8 -m 'cuda and not slow' tests --ignore=tests/test_notebooks.py --ignore=tests/test_distributed.py -rfE --durations=10 --junitxml=$OUT/cuda_tests.xml"
   [bench-large]="$PY experiments/bench_layer.py --device cuda --sizes 50m,100m --json $OUT/bench_layer_large.json"
   [protein]="$PY -m gatbio.cli protein run --config experiments/configs/protein_full.yaml --device cuda --out $OUT/protein_full jobs=${PROTEIN_JOBS:-8}"
-  [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device cuda --out $OUT/foodweb_full jobs=${FOODWEB_JOBS:-8}"
-  [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device cuda --out $OUT/robustness_full jobs=${ROBUSTNESS_JOBS:-8}"
+  [foodweb]="$PY -m gatbio.cli foodweb benchmark --config experiments/configs/foodweb_full.yaml --device ${FOODWEB_DEVICE:-auto} --out $OUT/foodweb_full jobs=${FOODWEB_JOBS:-16}"
+  [robustness]="$PY -m gatbio.cli robustness --config experiments/configs/robustness_full.yaml --device auto --out $OUT/robustness_full jobs=${ROBUSTNESS_JOBS:-8}"
   [string]="$PY experiments/bench_string_scale.py --device cuda --dir $OUT/string_scale"
   [embed]="$PY experiments/bench_embed.py --device cuda --json $OUT/bench_embed.json"
   [interactions]="$PY -m gatbio.cli protein interactions --config experiments/configs/shs27k.yaml --device cuda --out $OUT/shs27k jobs=${SHS27K_JOBS:-8} threads=2"
