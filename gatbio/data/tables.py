@@ -129,6 +129,11 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         if (wide := _wide_unicode(path)) is not None:
             raise _wide_unicode_error(path, wide) from None
         line = err.object[:err.start].count(b"\n") + 1 if compression_of(path) is None else None
+        if (shown := _one_byte_text(err.object, err.start)) is not None:
+            raise MalformedFileError(
+                path, line, f"not {encoding} text: it looks like Windows-1252 / Latin-1 text (this line reads "
+                            f"{shown!r} that way); save it as UTF-8 (Excel: CSV UTF-8; LibreOffice: Character set "
+                            "Unicode (UTF-8)) or convert it (iconv -f WINDOWS-1252 -t UTF-8 FILE > NEW)") from None
         raise MalformedFileError(path, line, f"not {encoding} text (byte {err.object[err.start:err.start + 1]!r}); "
                                              "is it a spreadsheet or a binary file? save it as text (TSV/CSV)") from None
     except DECOMPRESSION_ERRORS as err:
@@ -137,6 +142,20 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
             and not encoding.lower().startswith(("utf-16", "utf16", "utf-32", "utf32")):  # a BOM read as Latin-1
         raise _wide_unicode_error(path, wide)
     return text
+
+
+def _one_byte_text(data: bytes, at: int) -> str | None:
+    """The line around byte ``at`` decoded as Windows-1252 when ``data`` looks like text in that one-byte encoding
+    (every byte defined there, no control character but tabs, form feeds and line ends), else ``None``: a file
+    saved by Excel or an older tool in the "ANSI" code page (a superset of Latin-1's letters), not a binary file.
+    Not decoded that way silently: the guess can be wrong (Mac Roman, Latin-2), and names must match the other
+    files' byte for byte."""
+    text = data.decode("cp1252", errors="replace")  # one character per byte, so ``at`` indexes both
+    if "\ufffd" in text or re.search("[\x00-\x08\x0b\x0e-\x1f\x7f]", text):
+        return None
+    start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+    shown = text[start:end if end >= 0 else len(text)].rstrip("\r")
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 #: Byte-order marks of the Unicode encodings that are not UTF-8 (UTF-32 first: its little-endian mark starts

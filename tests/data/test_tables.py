@@ -316,6 +316,24 @@ def test_utf16_text_says_save_it_as_utf8_in_every_reader(tmp_path, encoding, nam
     assert "not UTF-8: save it as UTF-8" in str(caught.value) and "binary" not in str(caught.value)
 
 
+@pytest.mark.parametrize("compress", [lambda b: b, gzip.compress])
+@pytest.mark.parametrize("reader", [
+    lambda p: read_edge_list(p, sep=","), lambda p: read_foodweb_file(p), lambda p: read_label_table(p, ["Pez"]),
+    lambda p: read_species_traits(p, ["Pez"]), lambda p: data_head(p),
+])
+def test_windows_1252_text_is_named_with_the_line_as_it_would_read(tmp_path, reader, compress):
+    """A CSV saved in Excel's "ANSI" code page (Windows-1252 / Latin-1: 'León' as 4C E9 F3 6E... ) is text, not a
+    binary file: the line names the encoding, shows the line decoded that way and how to save it as UTF-8."""
+    p = tmp_path / "web.csv"
+    p.write_bytes(compress("predator,prey\nPez,Alga\nLeón,Pez\n".encode("cp1252")))
+    with pytest.raises(MalformedFileError) as caught:
+        reader(p)
+    msg = str(caught.value)
+    line = ":3: " if compress(b"") == b"" else ": "  # a compressed file's line is not known
+    assert msg.startswith(f"{p}{line}not utf-8 text: it looks like Windows-1252 / Latin-1 text"), msg
+    assert "'León,Pez'" in msg and "iconv -f WINDOWS-1252 -t UTF-8" in msg and "binary" not in msg
+
+
 def test_bytes_like_a_byte_order_mark_elsewhere_are_not_utf16(tmp_path):
     p = tmp_path / "e.txt"
     p.write_text("ÿþ ÿþb\n", encoding="utf-8")  # UTF-8 letters that read as FF FE in Latin-1
