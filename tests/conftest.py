@@ -120,3 +120,14 @@ def server(tmp_path):
     yield f"http://127.0.0.1:{httpd.server_address[1]}", www
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture
+def two_gpus(monkeypatch):
+    """A machine with two CUDA GPUs, as far as resolve_device can tell (no CUDA call reaches the driver)."""
+    from gatbio import device as D
+
+    monkeypatch.setattr(D, "_cuda_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda dev=None: "Mock GPU")

@@ -22,15 +22,6 @@ def no_cuda(monkeypatch):
     monkeypatch.setattr(D, "_mps_available", lambda: False)
 
 
-@pytest.fixture
-def two_gpus(monkeypatch):
-    """A machine with two CUDA GPUs, as far as resolve_device can tell (no CUDA call reaches the driver)."""
-    monkeypatch.setattr(D, "_cuda_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda dev=None: "Mock GPU")
-
-
 def test_auto_is_the_cpu_without_cuda_and_the_current_gpu_with_it(no_cuda, monkeypatch):
     assert resolve_device("auto") == torch.device("cpu")
     assert resolve_device(None) == torch.device("cpu")
@@ -305,25 +296,3 @@ def test_foodweb_predict_trains_on_the_cpu_under_auto_and_on_a_gpu_asked_for(tmp
     else:
         assert "gatbio: device cuda:0 (Mock GPU)" in err and "gatbio: note: food webs are small graphs" in err
 
-
-def test_robustness_runs_food_web_jobs_on_the_cpu_under_auto(tmp_path, data_root, two_gpus, monkeypatch, capsys):
-    from gatbio.cli import main
-    from gatbio.tasks import robustness as rb
-
-    monkeypatch.setattr(D, "_announced", set())
-    seen = []
-    real = rb._fit_foodweb
-
-    def fit(*args, **kwargs):
-        seen.append(args[5] if len(args) > 5 else kwargs.get("device"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(rb, "_fit_foodweb", fit)
-    cfg = tmp_path / "r.yaml"
-    cfg.write_text("models: [gat_log]\nperturbations: [random]\nfractions: [0.0, 0.05]\nseeds: [0]\n"
-                   "protein: {enabled: false}\nfoodweb: {webs: [cheddar/Benguela], epochs: 3, rounds: 1}\n")
-    assert main(["robustness", "--config", str(cfg), "--out", str(tmp_path / "o")]) == 0  # device: auto
-    assert seen == [torch.device("cpu")]  # a (mock) GPU is there, but food webs train faster on the CPU
-    assert "gatbio: device cpu (auto: small graphs train faster on the CPU" in capsys.readouterr().err
-    assert "device: cpu" in (tmp_path / "o" / "config.yaml").read_text()
-    assert json.loads(next((tmp_path / "o" / "runs").glob("**/random.json")).read_text())["device"] == "cpu"

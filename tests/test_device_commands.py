@@ -139,10 +139,12 @@ def test_foodweb_predict_passes_the_device(tmp_path, record_fit_gat):
     assert rc == 0 and record_fit_gat == [torch.device("cpu")] * 2  # structure only: one GAT per --seed
 
 
-def test_robustness_passes_the_device_and_stores_it(tmp_path, data_root, monkeypatch):
+@pytest.fixture
+def record_robustness_fit(monkeypatch):
+    """The robustness sweep's food-web fit (``_fit_foodweb``) records the device it is given, then trains."""
     from gatbio.tasks import robustness as rb
 
-    seen = []
+    seen: list = []
     real = rb._fit_foodweb
 
     def fit(*args, **kwargs):
@@ -150,14 +152,36 @@ def test_robustness_passes_the_device_and_stores_it(tmp_path, data_root, monkeyp
         return real(*args, **kwargs)
 
     monkeypatch.setattr(rb, "_fit_foodweb", fit)
+    return seen
+
+
+def _robustness_config(tmp_path: Path, models: str) -> Path:
     cfg = tmp_path / "r.yaml"
-    cfg.write_text("models: [pyg_gat, gat_log]\nperturbations: [degree, random]\nfractions: [0.0, 0.05]\nseeds: [0]\n"
+    cfg.write_text(f"models: [{models}]\nperturbations: [degree, random]\nfractions: [0.0, 0.05]\nseeds: [0]\n"
                    "protein: {enabled: false}\nfoodweb: {webs: [cheddar/Benguela], epochs: 3, rounds: 1}\n")
+    return cfg
+
+
+def test_robustness_passes_the_device_and_stores_it(tmp_path, data_root, record_robustness_fit):
+    cfg = _robustness_config(tmp_path, "pyg_gat, gat_log")
     assert gatbio_main(["robustness", "--config", str(cfg), "--out", str(tmp_path / "o"), "--device", "cpu"]) == 0
-    assert seen == [torch.device("cpu")] * 2
+    assert record_robustness_fit == [torch.device("cpu")] * 2
     assert "device: cpu" in (tmp_path / "o" / "config.yaml").read_text()
     run = json.loads(next((tmp_path / "o" / "runs").glob("**/random.json")).read_text())
     assert run["device"] == "cpu"
+
+
+def test_robustness_runs_food_web_jobs_on_the_cpu_under_auto(tmp_path, data_root, two_gpus, record_robustness_fit,
+                                                             monkeypatch, capsys):
+    from gatbio import device as D
+
+    monkeypatch.setattr(D, "_announced", set())
+    cfg = _robustness_config(tmp_path, "gat_log")
+    assert gatbio_main(["robustness", "--config", str(cfg), "--out", str(tmp_path / "o")]) == 0  # device: auto
+    assert record_robustness_fit == [torch.device("cpu")]  # a (mock) GPU is there, but food webs train faster on the CPU
+    assert "gatbio: device cpu (auto: small graphs train faster on the CPU" in capsys.readouterr().err
+    assert "device: cpu" in (tmp_path / "o" / "config.yaml").read_text()
+    assert json.loads(next((tmp_path / "o" / "runs").glob("**/random.json")).read_text())["device"] == "cpu"
 
 
 def test_demo_passes_the_device_to_every_part(tmp_path, monkeypatch):
