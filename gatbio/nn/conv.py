@@ -89,6 +89,8 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     if entry is not None and entry[0]() is edge_index_in:
         return entry[1]
     plan = build()
+    if torch.is_inference_mode_enabled():  # built of inference tensors: a later step with autograd could not use it
+        return plan
     # Forget the plan with its graph (the weak reference's callback). A buffer refilled in place (a new version
     # each time) keeps only its current version's entries: older versions can never be asked for again.
     mine = _KEYS.setdefault(tensor_id, set())

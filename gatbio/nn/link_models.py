@@ -37,7 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from gatbio.nn.conv import GATConv
+from gatbio.nn.conv import GATConv, _cached_plan
 
 __all__ = ["TrophicBias", "FoodWebGAT"]
 
@@ -157,7 +157,9 @@ class FoodWebGAT(nn.Module):
                return_attention_weights: bool = False) -> Tensor | tuple[Tensor, list]:
         """Node embeddings (N, hidden·heads); with ``return_attention_weights`` also a list of
         ``(layer, "prey"|"consumers", edge_index, alpha (E, H))``."""
-        rev = edge_index.flip(0)  # consumer -> resource
+        # consumer -> resource: one tensor per input graph (kept with it in the layer's plan cache), so that the
+        # consumer layers find their own cached plans at every training step (a new flip each call rebuilt them)
+        rev = _cached_plan(edge_index, ("reversed",), lambda: edge_index.flip(0))
         d_fwd = levels[edge_index[1]] - levels[edge_index[0]]  # (E,) level of the receiver minus the sender
         att = []
         h = F.elu(self.lin_in(x))  # (N, W)

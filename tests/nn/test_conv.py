@@ -384,6 +384,22 @@ def test_inference_mode_like_no_grad(impl):
         assert torch.allclose(conv(x, adj), want_adj, atol=1e-6)
 
 
+@pytest.mark.parametrize("impl", ["reference", "fused", "auto"])
+@pytest.mark.parametrize("loops", [True, False])
+def test_a_graph_seen_first_under_inference_mode_trains_afterwards(impl, loops):
+    """A plan built under ``torch.inference_mode()`` is made of inference tensors, which autograd cannot save: it
+    is not cached, so evaluating a graph in inference mode and then training on the same tensor works (it raised
+    "Inference tensors cannot be saved for backward" on the fused path)."""
+    torch.manual_seed(0)
+    conv = GATConv(5, 3, heads=2, impl=impl, add_self_loops=loops, edge_dim=2)
+    x, ei, ea = torch.randn(4, 5), torch.tensor([[0, 1, 2, 3, 1], [1, 2, 3, 0, 1]]), torch.randn(5, 2)
+    with torch.inference_mode():
+        seen = conv(x, ei, ea)
+    out = conv(x, ei, ea)
+    out.sum().backward()
+    assert conv.lin.weight.grad is not None and torch.allclose(out.detach(), seen, atol=1e-6)
+
+
 def test_cache_graphs_off_sees_writes_that_bypass_the_version_counter():
     import numpy as np
 

@@ -70,3 +70,31 @@ def test_attention_sums_to_one_per_receiver():
     sums = torch.zeros(5, 2).index_add_(0, ei[1], alpha)
     receivers = torch.unique(EI[1])
     torch.testing.assert_close(sums[receivers], torch.ones(len(receivers), 2))
+
+
+def test_the_reversed_graph_is_one_tensor_per_input_graph(monkeypatch):
+    """The consumer layers run on ``edge_index.flip(0)``: kept with the input graph, so that their cached plans
+    are found at every training step (a new flip each call rebuilt them), and not kept from inference mode."""
+    from gatbio.nn import conv as C
+    from gatbio.nn import fused
+
+    built = []
+    real = fused.AttentionPlan.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(fused.AttentionPlan, "__init__", counting)
+    monkeypatch.setattr(C, "FUSED_MIN_ELEMENTS", 0)  # the fused path (with its plans) on this tiny web too
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, 8, heads=2, attention="gatv2")  # the benchmark's attention: the fused path, with plans
+    x, ei = torch.randn(5, 4), EI.clone()
+    with torch.inference_mode():
+        m(x, ei, LEVELS)  # nothing cached from here: the training step below needs normal tensors
+    m(x, ei, LEVELS).sum().backward()
+    first = len(built)
+    for _ in range(3):
+        m(x, ei, LEVELS).sum().backward()
+    assert first > 0 and len(built) == first  # both directions' plans found again at every step
+    assert sum(k[0] == id(ei) and "reversed" in k for k in C._PLANS) == 1
