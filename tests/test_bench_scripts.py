@@ -1,4 +1,4 @@
-"""experiments/bench_embed.py, bench_batch_seeds.py, bench_readers.py and bench_string_scale.py: arguments
+"""experiments/bench_embed.py, bench_batch_seeds.py, bench_readers.py, bench_string_scale.py and bench_foodweb_fit.py: arguments
 checked before any work (one line, exit 2), and the side-by-side figures they print."""
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from conftest import experiment_script
     ("bench_string_scale", ["--labelled-fraction", "2"], "--labelled-fraction 2.0: give a share in (0, 1]"),
     ("bench_string_scale", ["--proteins", "10", "--edges", "100"], "--edges 100 needs more than 10 proteins"),
     ("bench_string_scale", ["--edges", "7"], "give an even number"),
+    ("bench_foodweb_fit", ["--webs", "nope"], "--webs ['nope']: not web folders of"),
+    ("bench_foodweb_fit", ["--seeds", "0"], "--seeds 0: give at least 1"),
+    ("bench_foodweb_fit", ["--against", "/nonexistent"], "--against /nonexistent: not a gatbio checkout"),
+    ("bench_foodweb_fit", ["--json", "."], "--json .: is a folder"),
 ])
 def test_bad_arguments_stop_before_any_work(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -36,3 +40,20 @@ def test_the_block_product_is_timed_in_numpy_and_torch_side_by_side(tmp_path, ca
     row = json.loads(out.read_text())["block_product"]
     assert row["torch_over_numpy"] == pytest.approx(row["torch_s"] / row["numpy_s"], rel=0.02, abs=0.01)
     assert "torch / numpy" in capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("data_root")
+def test_foodweb_fit_is_timed_side_by_side_with_the_same_models(tmp_path, capsys):
+    """Two checkouts (here both this one) train the same models: the script says so, and gives the ratio."""
+    from pathlib import Path
+
+    bench = experiment_script("bench_foodweb_fit")
+    out = tmp_path / "fit.json"
+    here = Path(bench.__file__).resolve().parent.parent
+    assert bench.main(["--webs", "BP2_170", "--seeds", "1", "--rounds", "1", "--against", str(here),
+                       "--json", str(out)]) == 0
+    row = json.loads(out.read_text())
+    assert row["BP2_170.same_models"] is True
+    assert row["BP2_170.ratio_vs_against"] == pytest.approx(row["BP2_170.seconds"] / row["BP2_170.against_seconds"],
+                                                           rel=0.01)
+    assert "same models: yes" in capsys.readouterr().out
