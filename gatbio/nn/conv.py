@@ -78,7 +78,9 @@ def _forget_plans(tensor_id: int, _ref=None, plans: dict = _PLANS, keys: dict = 
 def _cached_plan(edge_index_in: Tensor, key: tuple, build):
     """``build()`` for this graph (a CSR plan, the self-loop selection, the index check), computed once while
     the input ``edge_index`` tensor lives unchanged (same object, same version) and shared by every layer; built
-    afresh under ``torch.inference_mode()`` and with :func:`cache_graphs` off."""
+    afresh for an inference tensor and with :func:`cache_graphs` off. Under ``torch.inference_mode()`` a cached
+    plan is used, but one built there is not kept (it is made of inference tensors, which a later training step
+    could not save for backward)."""
     if torch.compiler.is_compiling():  # traced into the compiled graph instead (no Python-side cache there)
         return build()
     if not _CACHE["enabled"] or edge_index_in.is_inference():  # inference tensors have no version counter
