@@ -150,7 +150,9 @@ def small_graph_note(device: torch.device, file: TextIO | None = None) -> None:
 def announce_device(device: torch.device, spec: str | torch.device | None = "auto", file: TextIO | None = None,
                     once: bool = True, small_graphs: bool = False) -> None:
     """Print :func:`describe_device` on stderr, once per process and device (a command that runs several tasks,
-    such as the demo, says it once)."""
+    such as the demo, says it once); for ``small_graphs`` work on a GPU also :func:`small_graph_note`."""
+    if small_graphs:
+        small_graph_note(device, file)
     line = describe_device(device, spec, small_graphs)
     if once and str(device) in _announced:
         return

@@ -124,7 +124,8 @@ def load_shs27k(root: Path | None = None, *, min_score: int = 0,
     data = read_string_actions(folder / files[0], min_score=min_score, name="shs27k")
     attach_sequences(data, read_sequences(folder / files[1]), folder / files[1])
     if extra:
-        clash = [n for n, _ in extra if n in set(data.node_names)]
+        known = set(data.node_names)
+        clash = [n for n, _ in extra if n in known]
         if clash:
             raise ValueError(f"extra proteins {clash[:3]} are SHS27k proteins already")
         data.node_names = list(data.node_names) + [n for n, _ in extra]

@@ -1051,7 +1051,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
     (:func:`gatbio.results.prepare_out_dir`).
     """
-    from gatbio.device import announce_device, resolve_device, small_graph_note
+    from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import parallel_map
     from gatbio.results import prepare_out_dir, write_json
 
@@ -1070,8 +1070,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
         folders = [p for p in folders if p.name in set(cfg.only)]
     out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               key="--out (config out)")
-    announce_device(dev, spec, small_graphs=True)
-    small_graph_note(dev)
+    announce_device(dev, spec, small_graphs=True)  # with the small-graph note on a GPU
     # smallest webs first (an interrupted run has most webs done); the links protocol first
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]

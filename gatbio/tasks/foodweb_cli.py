@@ -239,7 +239,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
     from gatbio.data.tables import note
-    from gatbio.device import announce_device, resolve_device, small_graph_note
+    from gatbio.device import announce_device, resolve_device
     from gatbio.results import atomic_write_bytes, atomic_write_text
     from gatbio.tasks.foodweb import predict_missing_links
 
@@ -275,8 +275,7 @@ def run_predict(args: argparse.Namespace) -> int:
              "alone (model structure_only)")
 
     progress = show_progress(args.quiet)
-    announce_device(device, args.device, small_graphs=True)
-    small_graph_note(device)
+    announce_device(device, args.device, small_graphs=True)  # with the small-graph note on a GPU
     if progress:
         print(f"# training {'the GAT' if len(seeds) == 1 else f'{len(seeds)} GATs'} (seed(s) "
               f"{','.join(map(str, seeds))}) and the two stacks on {data.num_nodes} species, "

@@ -682,26 +682,20 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     """
     import dataclasses
 
-    from gatbio.device import announce_device, resolve_device, small_graph_note
+    from gatbio.device import announce_device, resolve_device
     from gatbio.results import prepare_out_dir
 
     cfg = _validate(cfg)
     job_cfg = {}
-    if not summary_only:  # the device this run uses, checked before any work and stored resolved
-        spec, tasks = cfg.device, {task for task, _ in _datasets(cfg)}
-        dev = resolve_device(spec)
+    if not summary_only:  # the devices this run uses, checked before any work and stored resolved
         # food webs are small graphs: under auto their jobs run on the CPU (gatbio.device.SMALL_GRAPHS_ON_GPU;
         # on an H200 this sweep's food-web jobs took 18-24 s against 5-8 s on 2 CPU cores); each run's JSON
-        # records the device it ran on, config.yaml the protein jobs' (the food webs' in a sweep of webs only)
-        fw_dev = resolve_device(spec, small_graphs=True)
-        if "protein" in tasks or fw_dev == dev:
-            announce_device(dev, spec)
-        if "foodweb" in tasks:
-            if fw_dev != dev:
-                announce_device(fw_dev, spec, small_graphs=True)
-            small_graph_note(fw_dev)
-        cfg = dataclasses.replace(cfg, device=str(dev if "protein" in tasks else fw_dev))
-        job_cfg = {"protein": cfg, "foodweb": dataclasses.replace(cfg, device=str(fw_dev))}
+        # records the device it ran on, config.yaml the first task's (the protein jobs' when there are any)
+        devices = {task: resolve_device(cfg.device, small_graphs=task == "foodweb") for task, _ in _datasets(cfg)}
+        for task, dev in devices.items():
+            announce_device(dev, cfg.device, small_graphs=task == "foodweb")
+        job_cfg = {task: dataclasses.replace(cfg, device=str(dev)) for task, dev in devices.items()}
+        cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only)
