@@ -1,8 +1,8 @@
 """Benchmark: seconds to train the food-web GAT (``gatbio.tasks.foodweb.fit_gat``) on GATEWAy dev webs, on the CPU.
 
 Food webs train on the CPU (``--device auto`` puts them there: on an H200 their fits ran 1.9-3.6x slower than on
-2 CPU cores), and the GAT's fits are about 94 % of the food-web benchmark's time, so this is the figure that
-bounds it. Per web: fold 0 of the links protocol (its observed links), the web's traits, trophic bias on, the
+2 CPU cores), and the GAT's fits take most of the food-web benchmark's time (94 % on AEW03_11, cProfile), so
+this is the figure that bounds it. Per web: fold 0 of the links protocol (its observed links), the web's traits, trophic bias on, the
 benchmark config's GAT settings (``experiments/configs/foodweb_full.yaml``), seeds 0..S-1; one fresh process per
 (web, checkout, round), one thread, rounds interleaved. It prints each web's median seconds and, with
 ``--against DIR`` (another checkout, e.g. ``git worktree add /tmp/base HEAD~1``), the ratio of the medians and

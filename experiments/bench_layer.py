@@ -596,6 +596,9 @@ def _gpu_step(row: Row, s: Size, device, x, edge_index, seed: int):
 PROFILE_STEPS = 3
 
 
+_ROOT = str(Path(__file__).resolve().parent.parent) + "/"  # the checkout's root, left off callers' file names
+
+
 def _operators_by_caller(events, cuda: bool, top: int = 15) -> str:
     """The outermost ``aten::`` operators of a profile, summed by (name, input shapes, caller), largest first.
 
@@ -613,7 +616,7 @@ def _operators_by_caller(events, cuda: bool, top: int = 15) -> str:
                 outermost = False
                 break
             if ".py(" in parent.name and len(callers) < 3:
-                callers.append(parent.name.split("site-packages/")[-1].split("/work/main/")[-1])
+                callers.append(parent.name.split("site-packages/")[-1].split(_ROOT)[-1])
             elif parent.name.startswith("autograd::engine::evaluate_function: ") and not callers:
                 callers.append("backward of " + parent.name.split(": ", 1)[1])
             parent = parent.cpu_parent

@@ -6,7 +6,8 @@ Generates a STRING-like network (:func:`gatbio.data.synthetic.string_like`: heav
 time and its peak resident memory (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``: the largest child, i.e.
 the predict process) and CPU time (user + system, all cores: less sensitive to other jobs on the machine than
 the wall time), with the line ``gatbio protein predict`` printed about its embedding. The report is
-printed and written to ``DIR/report.json``. Targets (issue 16, two CPU cores): <= 60 min and <= 12 GB for
+printed and written to ``DIR/report.json``; predict's stderr shows as it runs, its stdout is kept in
+``DIR/predict_stdout.txt``. Targets (issue 16, two CPU cores): <= 60 min and <= 12 GB for
 19k proteins / 6M edges; 100k proteins / 20M edges within 20 GB.
 
 Usage::
@@ -26,7 +27,6 @@ import json
 import resource
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -56,20 +56,18 @@ def run(proteins: int, edges: int, labels: int, labelled_fraction: float, seed: 
               f"{report['generate_seconds']} s; running: {' '.join(cmd)}", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         # predict's stderr (device line, notes, progress) is passed through as it comes, so that a run cut at a
-        # time limit still shows how far it got (a GPU session lost the whole log that way); stdout is kept
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # time limit still shows how far it got (a GPU session lost the whole log that way); stdout goes to a
+        # file beside the predictions (read afterwards: no second pipe to fill up and stall the child)
         err_lines: list[str] = []
-        assert proc.stderr is not None and proc.stdout is not None
-        stdout_text: list[str] = []
-        reader = threading.Thread(target=lambda: stdout_text.append(proc.stdout.read()), daemon=True)
-        reader.start()  # stdout read beside stderr: neither pipe can fill up and stall the child
-        for line in proc.stderr:
-            err_lines.append(line)
-            sys.stderr.write(line)
-            sys.stderr.flush()
-        proc.wait()
-        reader.join()
-        proc = subprocess.CompletedProcess(cmd, proc.returncode, "".join(stdout_text), "".join(err_lines))
+        with open(out_dir / "predict_stdout.txt", "w+") as out:
+            child = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+            for line in child.stderr:
+                err_lines.append(line)
+                sys.stderr.write(line)
+                sys.stderr.flush()
+            child.wait()
+            out.seek(0)
+            proc = subprocess.CompletedProcess(cmd, child.returncode, out.read(), "".join(err_lines))
         report["predict_seconds"] = round(time.perf_counter() - t0, 1)
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         report["predict_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)  # both cores together
