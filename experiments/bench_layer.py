@@ -602,23 +602,24 @@ _ROOT = str(Path(__file__).resolve().parent.parent) + "/"  # the checkout's root
 def _operators_by_caller(events, cuda: bool, top: int = 15) -> str:
     """The outermost ``aten::`` operators of a profile, summed by (name, input shapes, caller), largest first.
 
-    The caller is the nearest three Python functions above the call (``file(line of the def): name``) or, in the
-    backward pass, the autograd node that ran it. torch's own ``group_by_stack_n`` gives empty stacks for aten
-    operators in torch 2.13 (their Python frames are recorded as separate parent events), hence this walk."""
+    The caller is the nearest three Python functions above the call (``file(line): name``, from the event's
+    recorded stack, which torch fills only under the profiler's verbose experimental config: torch 2.11 records
+    no Python events otherwise, and ``group_by_stack_n`` gives empty stacks in 2.13), prefixed in the backward
+    pass by the autograd node that ran it."""
     time_of = (lambda e: e.device_time_total) if cuda else (lambda e: e.cpu_time_total)
     total: dict[tuple, list] = {}
     for e in events:
         if not e.name.startswith("aten::"):
             continue
-        callers, parent, outermost = [], e.cpu_parent, True
+        callers = [f.split("site-packages/")[-1].split(_ROOT)[-1] for f in (e.stack or [])[:3]]
+        parent, outermost = e.cpu_parent, True
         while parent is not None:
             if parent.name.startswith("aten::"):
                 outermost = False
                 break
-            if ".py(" in parent.name and len(callers) < 3:
-                callers.append(parent.name.split("site-packages/")[-1].split(_ROOT)[-1])
-            elif parent.name.startswith("autograd::engine::evaluate_function: ") and not callers:
-                callers.append("backward of " + parent.name.split(": ", 1)[1])
+            if parent.name.startswith("autograd::engine::evaluate_function: "):
+                callers.insert(0, "backward of " + parent.name.split(": ", 1)[1])
+                break
             parent = parent.cpu_parent
         if outermost:
             key = (e.name, str(e.input_shapes), " < ".join(callers) or "?")
@@ -639,6 +640,7 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     Returns per step: ``profile_kernels`` (device kernels launched), ``profile_device_ms`` (their summed time)
     and ``profile_device_share`` (that time over the measured median step time ``wall_s``; on CPU, where there
     are no device kernels, 0)."""
+    import torch
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
@@ -646,7 +648,8 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     # Shapes and Python stacks too: the operator table alone says that, e.g., an aten::gather takes a third of
     # a step (seen at 10M edges on 2026-11-26), not which call of which tensor; the two tables after it do.
-    with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
+    verbose = torch._C._profiler._ExperimentalConfig(verbose=True)  # fills each event's Python stack (above)
+    with profile(activities=activities, record_shapes=True, with_stack=True, experimental_config=verbose) as prof:
         for _ in range(PROFILE_STEPS):
             step()
         _sync(device)
