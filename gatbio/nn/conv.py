@@ -262,8 +262,8 @@ class GATConv(MessagePassing):
         _check_choice("attention", attention, ATTENTIONS)
         _check_choice("degree_norm", degree_norm, DEGREE_NORMS)
         _check_choice("impl", impl, IMPLS)
-        def count(value) -> bool:  # a positive int (bool is an int to Python, not a count)
-            return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        def count(value) -> bool:  # a positive Python or NumPy int (bool is an int to Python, not a count)
+            return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
         for name, value in (("out_channels", out_channels), ("heads", heads)):
             if not count(value):
@@ -275,6 +275,10 @@ class GATConv(MessagePassing):
         if edge_dim is not None and not (count(edge_dim) or (edge_dim == -1 and not isinstance(edge_dim, bool))):
             raise ValueError(f"edge_dim={edge_dim!r} is not allowed: None, a positive integer, or -1 (sized by the "
                              "first edge_attr)")
+        # NumPy integers (a size read from an array) as Python ints, as PyG's layer takes them
+        out_channels, heads = int(out_channels), int(heads)
+        in_channels = tuple(int(c) for c in in_channels) if isinstance(in_channels, tuple) else int(in_channels)
+        edge_dim = None if edge_dim is None else int(edge_dim)
         def real(value) -> bool:  # a Python or NumPy number (np.float32 is no float), not a bool
             return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
@@ -606,6 +610,12 @@ class GATConv(MessagePassing):
         full-batch training sorts the edges once per graph, not once per layer and step.
         """
         H, C, E = self.heads, self.out_channels, edge_index.size(1)
+        if self.impl == "auto" and torch.compiler.is_compiling():
+            # Under torch.compile the number of edges after the self-loops are added depends on the index values
+            # (a symbol, not a number): the threshold below would be a data-dependent guard, an error with
+            # fullgraph=True, and the CSR build (counts, cumsum) breaks the graph. The compiler fuses the
+            # reference path's gathers and scatters itself.
+            return None
         if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS) \
                 or self._refuse_fast_path():
             return None
@@ -754,6 +764,11 @@ class GATConv(MessagePassing):
                 width = "F" if self._edge_channels == -1 else self._edge_channels
                 raise ValueError(f"edge_attr has shape {tuple(edge_attr.shape)}, expected ({E}, {width}) (one row of "
                                  f"edge_dim={width} features per edge of edge_index){lazy}")
+            fill = self.fill_value
+            if self.add_self_loops and isinstance(fill, Tensor) and fill.numel() not in (1, width):
+                # checked in __init__ when edge_dim is given; with edge_dim=-1 the width is known only now
+                raise ValueError(f"fill_value has shape {tuple(fill.shape)}: a tensor fill_value gives the added "
+                                 f"self-loops' edge features, one value or edge_dim={width} values")
         if attn_bias is not None:
             H = self.heads
             ok = isinstance(attn_bias, Tensor) and (

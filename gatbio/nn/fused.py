@@ -85,11 +85,12 @@ class _BlockCSR:
     (N*H, C) dense operand as it is, without a copy. ``perm[p]`` is the flat index ``e*H + h`` (into an
     (E, H) edge tensor) of the value stored at CSR position p: ``values = edge_values.reshape(-1)[perm]``.
 
-    **Multigraphs.** Repeated edges are stored as repeated entries, which sum in a product. cuSPARSE rejects a
-    CSR matrix with more stored entries than cells (``cusparseCreateCsr(): dimension mismatch, nnz > matrix
-    size``: a tiny graph with many repeated edges, and one head); then :meth:`matrix` sums the repeated
-    entries of each cell first (``merge[p]`` is the coalesced entry of CSR position p, with its own
-    ``merged_crow`` / ``merged_col``). The per-edge layout (``crow``, ``col``) stays for :meth:`sddmm`, so every
+    **Multigraphs.** A repeated edge is one entry per repeat in ``crow`` / ``col``, but the products read a
+    matrix with one entry per cell: :meth:`matrix` sums the repeats of each cell first (``merge[p]`` is the
+    coalesced entry of CSR position p, with its own ``merged_crow`` / ``merged_col``). Two reasons: cuSPARSE
+    rejects a CSR matrix with more stored entries than cells (``cusparseCreateCsr(): dimension mismatch, nnz >
+    matrix size``: a tiny graph with many repeated edges, and one head), and the autograd of a CSR tensor with
+    repeated entries fails in a second-order gradient (double backward of the aggregation). The per-edge layout (``crow``, ``col``) stays for :meth:`sddmm`, so every
     repeated edge still gets its own gradient (the same one: the cell's).
     """
 
@@ -97,7 +98,7 @@ class _BlockCSR:
     col: Tensor  # (E*H,)
     perm: Tensor  # (E*H,)
     shape: tuple[int, int]
-    merge: Tensor | None = None  # (E*H,) coalesced entry of each CSR position, when nnz > cells
+    merge: Tensor | None = None  # (E*H,) coalesced entry of each CSR position, when an edge is repeated
     merged_crow: Tensor | None = None  # (n_rows*H + 1,)
     merged_col: Tensor | None = None  # (number of distinct cells,)
 
@@ -120,7 +121,12 @@ class _BlockCSR:
         crow = torch.zeros(n_rows * H + 1, dtype=torch.long, device=device)
         torch.cumsum(deg.repeat_interleave(H), 0, out=crow[1:])
         merged = (None, None, None)
-        if E * H > n_rows * H * n_cols * H:  # more stored entries than cells: coalesce for the products
+        keys = (r * n_cols).add_(cols.index_select(0, order))  # (E,) sorted cell of each edge
+        if E > 1 and bool((keys[1:] == keys[:-1]).any()):
+            # A repeated edge: the products read one entry per cell, its repeats summed. PyTorch's sparse
+            # CSR tensors accept repeated entries, but their autograd does not: a second-order gradient through
+            # such a matrix fails ("SparseCompressedTensorBackward0 returned an invalid gradient"); the sum of
+            # the repeats is differentiable. Once per graph (the plan is cached): one comparison of E keys.
             merged = _BlockCSR._coalesced(crow, col, n_rows * H, n_cols * H)
         if E * H < 2**31 and max(n_rows, n_cols) * H < 2**31:  # int32 indices: half the memory
             crow, col, perm = crow.int(), col.int(), perm.int()
@@ -139,7 +145,7 @@ class _BlockCSR:
         return merge, merged_crow, cells % n_cols
 
     def matrix(self, edge_values: Tensor) -> Tensor:
-        """The sparse CSR matrix holding ``edge_values`` (E, H), repeated edges summed when nnz > cells."""
+        """The sparse CSR matrix holding ``edge_values`` (E, H), one entry per cell (repeated edges summed)."""
         values = edge_values.reshape(-1).index_select(0, self.perm)  # (E*H,) CSR order
         if self.merge is None:
             return _csr(self.crow, self.col, values, self.shape)

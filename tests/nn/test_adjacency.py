@@ -252,6 +252,23 @@ def test_torch_compile_with_edge_index_and_sparse_input():
     torch.testing.assert_close(compiled(x, a), conv(x, EI), atol=1e-6, rtol=0)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("attention", ["gat", "gatv2"])
+def test_torch_compile_fullgraph_on_a_graph_large_enough_for_the_fused_path(attention):
+    """Above FUSED_MIN_ELEMENTS eager ``impl="auto"`` takes the fused path; under the compiler the edge count after
+    the self-loops is a symbol, and the threshold was a data-dependent guard (an error with fullgraph=True):
+    compiled, "auto" traces the reference path, with the same numbers."""
+    from gatbio.nn.conv import FUSED_MIN_ELEMENTS
+
+    torch.manual_seed(0)
+    n, e, heads, out = 400, 4000, 4, 32
+    assert e * heads * out >= FUSED_MIN_ELEMENTS  # eager mode takes the fused path
+    x, edge_index = torch.randn(n, 16), torch.randint(0, n, (2, e))
+    conv = GATConv(16, out, heads=heads, attention=attention)
+    compiled = torch.compile(conv, fullgraph=True, backend="eager")
+    torch.testing.assert_close(compiled(x, edge_index), conv(x, edge_index), atol=1e-5, rtol=1e-5)
+
+
 # ------------------------------------------------------------------ torch_sparse.SparseTensor
 @pytest.mark.skipif(not torch_geometric.typing.WITH_TORCH_SPARSE, reason="torch_sparse not installed")
 @pytest.mark.parametrize("attention,add_loops", list(itertools.product(["gat", "gatv2"], [True, False])))

@@ -439,6 +439,14 @@ def test_numpy_temperature_fill_value_length_and_bias_dtype():
     ea = torch.randn(4, 2)
     for fill in (torch.ones(2), torch.tensor(0.5), torch.ones(1)):
         assert GATConv(5, 3, edge_dim=2, fill_value=fill)(x, ei, ea).shape == (6, 3)
+        assert GATConv(5, 3, edge_dim=-1, fill_value=fill)(x, ei, ea).shape == (6, 3)
+    # edge_dim=-1: the width is known at the first call, and the length is checked then (was an error from
+    # deep inside PyG's add_self_loops)
+    with pytest.raises(ValueError, match=r"fill_value has shape \(3,\).*one value or edge_dim=2 values"):
+        GATConv(5, 3, edge_dim=-1, fill_value=torch.ones(3))(x, ei, ea)
+    # NumPy integers (sizes read from arrays) are counts, as in PyG, and stored as Python ints
+    conv = GATConv(np.int64(5), np.int64(3), heads=np.int32(2), edge_dim=np.int64(2))
+    assert repr(conv) == "GATConv(5, 3, heads=2)" and type(conv.heads) is int and conv(x, ei, ea).shape == (6, 6)
     conv = GATConv(5, 3)
     with pytest.raises(ValueError, match="attn_bias has dtype torch.int64.*floating-point"):
         conv(x, ei, attn_bias=torch.ones(4, dtype=torch.long))

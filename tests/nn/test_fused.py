@@ -57,11 +57,11 @@ def test_aggregate_matches_reference_float32(device, heads, channels):
 
 
 @pytest.mark.parametrize("heads", [1, 2])
-def test_multigraph_with_more_edges_than_cells_is_coalesced(heads):
+def test_multigraph_is_coalesced(heads):
     """40 edges on a 5 x 7 graph: with one head the block CSR would store more entries (40) than the matrix
-    has cells (35), which cuSPARSE rejects (``nnz (40) > matrix size (35)``); the products then sum the
-    repeated edges per cell, and every repeated edge keeps its own gradient. With two heads (80 entries,
-    140 cells) nothing is merged."""
+    has cells (35), which cuSPARSE rejects (``nnz (40) > matrix size (35)``); with two heads (80 entries, 140
+    cells) it would not, but a CSR tensor with repeated entries breaks second-order gradients. Either way the
+    products sum the repeated edges per cell, and every repeated edge keeps its own gradient."""
     edge_index = _graph()  # 40 edges, 7 sources, 5 targets
     plan = AttentionPlan(edge_index, 7, 5, heads)
     g = torch.Generator().manual_seed(2)
@@ -69,8 +69,8 @@ def test_multigraph_with_more_edges_than_cells_is_coalesced(heads):
     x = torch.randn(7, heads, 3, generator=g, dtype=torch.double, requires_grad=True)
     for layout, (rows, cols) in ((plan.fwd, (5, 7)), (plan.bwd, (7, 5))):
         cells = rows * heads * cols * heads
-        assert (layout.col.numel() > cells) == (heads == 1)  # the condition this test pins
-        assert (layout.merge is not None) == (heads == 1)
+        assert (layout.col.numel() > cells) == (heads == 1)  # more entries than cells with one head only
+        assert layout.merge is not None
         a = layout.matrix(alpha.detach())
         assert a.values().numel() <= cells
         # The matrix holds each cell's summed weights: head h of edge (r, c) at (r*H + h, c*H + h).
@@ -87,6 +87,32 @@ def test_multigraph_with_more_edges_than_cells_is_coalesced(heads):
                          strict=True):
         torch.testing.assert_close(got, want)
     assert torch.autograd.gradcheck(lambda x, a: attention_aggregate(x, a, edge_index, 5, plan), (x, alpha))
+
+
+def test_a_graph_without_repeated_edges_is_not_coalesced():
+    edge_index = torch.tensor([[0, 1, 2, 2], [1, 2, 0, 1]])
+    plan = AttentionPlan(edge_index, 3, 3, 2)
+    assert plan.fwd.merge is None and plan.bwd.merge is None  # no extra sum in the products
+
+
+@pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])
+def test_second_order_gradients_on_a_multigraph_equal_the_reference(attention):
+    """A gradient penalty (double backward) through the fused layer on a graph with a repeated edge: PyTorch's
+    CSR autograd rejected the repeated entries ("SparseCompressedTensorBackward0 returned an invalid
+    gradient"); with the repeats summed per cell it is the reference path's, and passes gradgradcheck."""
+    edge_index = torch.tensor([[0, 0, 1, 2, 3, 3], [1, 1, 2, 3, 0, 0]])
+    torch.manual_seed(0)
+    fused = GATConv(3, 2, heads=2, attention=attention, impl="fused").double()
+    ref = GATConv(3, 2, heads=2, attention=attention, impl="reference").double()
+    ref.load_state_dict(fused.state_dict())
+    x = torch.randn(4, 3, dtype=torch.double, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda x: fused(x, edge_index), (x,))
+    penalties = []
+    for layer in (fused, ref):
+        gx, = torch.autograd.grad(layer(x, edge_index).pow(2).sum(), x, create_graph=True)
+        penalties.append(torch.autograd.grad(gx.pow(2).sum(), [x, *layer.parameters()]))
+    for got, want in zip(*penalties, strict=True):
+        torch.testing.assert_close(got, want)
 
 
 @pytest.mark.parametrize("attention", ["gat", "gatv2", "dot"])

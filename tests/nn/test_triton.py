@@ -325,6 +325,22 @@ def test_clear_errors(monkeypatch):
         conv(x, ei)
 
 
+def test_second_order_gradients_are_refused_not_silently_wrong(device):
+    """The kernels' backward is not differentiable. Under ``once_differentiable`` a gradient penalty went through
+    and dropped the terms through the saved inputs (wrong parameter gradients, no error); now it is refused with
+    the way out, and a first-order gradient is the same as before."""
+    x, ei, _, _ = hub_graph(device)
+    x = x.clone().requires_grad_(True)
+    torch.manual_seed(0)
+    tri = GATConv(8, 4, heads=2, impl="triton", residual=True).to(device)
+    ref = GATConv(8, 4, heads=2, impl="reference", residual=True).to(device)
+    ref.load_state_dict(tri.state_dict())
+    close(torch.autograd.grad(tri(x, ei).pow(2).sum(), x)[0], torch.autograd.grad(ref(x, ei).pow(2).sum(), x)[0],
+          1e-5, "input gradient")
+    with pytest.raises(RuntimeError, match=r"impl='triton'\): second-order gradients .* impl='fused' or impl='reference'"):
+        torch.autograd.grad(tri(x, ei).pow(2).sum(), x, create_graph=True)
+
+
 def test_triton_lookup_is_made_once_at_import(monkeypatch):
     """GATConv.forward asks ``KN.available()`` on every call, inside torch.compile's trace too; torch 2.11's dynamo
     refuses to trace ``importlib.util.find_spec`` (seen there: a graph break, an error with ``fullgraph=True``),

@@ -281,8 +281,16 @@ class _EagerAttention(torch.autograd.Function):
         return output
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx, g_out, g_lse, g_alpha):
+        # The kernels' backward is not itself differentiable. ``once_differentiable`` would not say so: it flags
+        # only a second derivative through the incoming gradients and silently drops the terms through the
+        # saved inputs (a gradient penalty got wrong parameter gradients). Grad mode is on here exactly when
+        # the caller asked for a graph of the gradients (create_graph=True): refuse that clearly instead.
+        if torch.is_grad_enabled():
+            raise RuntimeError(
+                "GATConv(impl='triton'): second-order gradients (torch.autograd.grad(..., create_graph=True) or "
+                "backward(create_graph=True), e.g. a gradient penalty) are not supported by the fused Triton "
+                "kernels; build the layer with impl='fused' or impl='reference', which support them")
         return _backward(ctx, g_out, g_lse, g_alpha, backward=attention_backward_impl)
 
 
