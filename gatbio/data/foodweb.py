@@ -22,7 +22,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, read_node_table, read_table, read_text
+from gatbio.data.tables import check_file, note, read_node_table, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -69,8 +69,8 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     return df
 
 
-def read_species_traits(path: str | Path, species: list[str], *, header: bool | None = None
-                        ) -> tuple[np.ndarray, list[str]]:
+def read_species_traits(path: str | Path, species: list[str], *, header: bool | None = None,
+                        add_unknown: bool = False) -> tuple[np.ndarray, list[str]] | tuple[np.ndarray, list[str], list[str]]:
     """A user's species-trait table aligned to a web's ``species``: ``(traits (N, F), trait names)``.
 
     One row per species: the species name (the ``species`` column when the header has one, else the first
@@ -78,12 +78,17 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     header row is detected (its first field is not a species of the web, and it names the columns: header words,
     or text above numbers) unless ``header`` forces it; without one the traits are named ``trait_1`` ... .
     Species without a row get NaN traits (imputed and flagged later by
-    :func:`gatbio.tasks.foodweb.prepare_traits`); unknown species, duplicate rows and non-numeric values are
-    errors naming the file and line. A table with no trait column gives ``F = 0``.
+    :func:`gatbio.tasks.foodweb.prepare_traits`); duplicate rows and non-numeric values are errors naming the file
+    and line. A species of the table that is not in the web is an error, or with ``add_unknown`` a species of the
+    web without links yet (a species whose diet is the question): then the result is ``(traits (N + K, F), trait
+    names, the K added species)``, their rows after the web's in file order. A table with no trait column gives
+    ``F = 0``.
     """
-    values, names, _ = read_node_table(path, species, what="species", where="web", header=header, value_word="trait",
-                                       value_hint="(one-hot encode categorical traits; leave missing values empty)")
-    return values, names
+    values, names, extra = read_node_table(path, species, what="species", where="web", header=header,
+                                           unknown="add" if add_unknown else "error", value_word="trait",
+                                           value_hint="(one-hot encode categorical traits; leave missing values "
+                                                      "empty)")
+    return (values, names, extra) if add_unknown else (values, names)
 
 
 @functools.lru_cache(maxsize=4)
@@ -191,6 +196,14 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
         n = sum(1 for ln in read_text(attrs[0]).split("\n") if ln.strip()) - 1  # rows after the header
     data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, node_names=node_names, directed=True,
                           duplicates="error", self_loops=self_loops, name=folder.name)
+    if n is None:  # no node table: the web's species are the ids 0..max; an id in no link is a guess
+        unlinked = sorted(set(range(data.num_nodes)) - set(data.edge_index.unique().tolist()))
+        if unlinked:
+            shown = ", ".join(map(str, unlinked[:8])) + (f" and {len(unlinked) - 8} more" if len(unlinked) > 8 else "")
+            note(f"{edges[0]}: id{'s' if len(unlinked) > 1 else ''} {shown} of 0..{data.num_nodes - 1} "
+                 f"{'are' if len(unlinked) > 1 else 'is'} in no link and the folder has no *_node_attr_list.txt: "
+                 "read as species without links (a node table, one row per species, says which species the web "
+                 "has)")
     if attrs:
         traits = read_trait_table(attrs[0], data.num_nodes)
         cols = [c for c in traits.columns if c != "id"]

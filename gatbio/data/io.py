@@ -1116,7 +1116,10 @@ class PajekFile:
         return self.networks[name]
 
 
-_PAJEK_VERTEX = re.compile(r'^\s*(\d+)\s+(?:"([^"]*)"|(\S+))')
+_PAJEK_VERTEX = re.compile(r'^\s*(\d+)\s+(?:"([^"]*)"(?=\s|$)|([^"\s]\S*))(.*)$')
+#: What may follow a vertex's label in Pajek: coordinates (numbers), a shape and drawing parameters.
+_PAJEK_AFTER_LABEL = frozenset("""ellipse box diamond triangle cross empty x_fact y_fact phi r q ic bc bw lc la lr
+    lphi fos font""".split())
 
 
 def read_pajek(path: str | Path) -> PajekFile:
@@ -1196,8 +1199,22 @@ def read_pajek(path: str | Path) -> PajekFile:
             continue
         if section == "vertices":
             m = _PAJEK_VERTEX.match(line)
+            if not m and '"' in line:
+                raise MalformedFileError(path, no, f"a vertex label's quotes do not close, or a quote stands inside a "
+                                                   f"quoted label (Pajek has no escapes), in {line.strip()!r}: write "
+                                                   "'id \"label\"' with one pair of quotes around the label")
             if not m:
                 raise MalformedFileError(path, no, f"expected 'id \"label\"', found {line!r}")
+            after = m.group(4).split()
+            if m.group(3) is not None and after and after[0].lower() not in _PAJEK_AFTER_LABEL:
+                try:
+                    float(after[0])
+                except ValueError:  # "1 tall grass": not a coordinate, so a label with a space
+                    raise MalformedFileError(path, no, f"vertex label {m.group(3) + ' ' + after[0]!r}... has a space: "
+                                                       "quote it, as in "
+                                                       f"'{m.group(1)} \"{' '.join([m.group(3), *after])}\"' (only "
+                                                       "coordinates, a shape and drawing parameters may follow an "
+                                                       "unquoted label)") from None
             vid = int(m.group(1))
             if not 1 <= vid <= net["n"]:
                 raise MalformedFileError(path, no, f"vertex id {vid} outside 1..{net['n']}")

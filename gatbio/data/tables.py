@@ -216,15 +216,18 @@ mass body size
 def is_header_word(field: str) -> bool:
     """True when ``field`` is made of :data:`HEADER_WORDS`: case, separators (anything but letters and digits) and
     single letters are ignored, and so are digits that end a word (``protein1``, ``GeneA``, ``preferred_name_B``,
-    ``Interactor B``); a word with digits inside or made of digits is an id, not a header (``orf19.101``)."""
+    ``Interactor B``, GloBI's ``sourceTaxonName``); a word with digits inside or made of digits is an id, not a header (``orf19.101``)."""
     if re.search(r"\.\d", field):  # orf19.101, 9606.1234: an id with a version or a species prefix
         return False
-    spaced = re.sub(r"([a-z])([A-Z])(?![A-Za-z])", r"\1 \2", field)  # a last capital letter: GeneA, ProteinB
-    words = [w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w]
-    if not words or any(not re.fullmatch(r"[a-z]+\d*|\d+", w) for w in words):  # protein_1, Gene 2: numbered
-        return False
-    tokens = [t for t in (w.rstrip("0123456789") for w in words) if len(t) > 1]
-    return bool(tokens) and all(t in HEADER_WORDS for t in tokens)
+    # a last capital letter (GeneA, ProteinB, UniProtKB) or camelCase throughout (GloBI's sourceTaxonName)
+    for split in (r"([a-z])([A-Z])(?![A-Za-z])", r"([a-z])([A-Z])"):
+        words = [w for w in re.split(r"[^a-z0-9]+", re.sub(split, r"\1 \2", field).lower()) if w]
+        if not words or any(not re.fullmatch(r"[a-z]+\d*|\d+", w) for w in words):  # protein_1, Gene 2: numbered
+            return False
+        tokens = [t for t in (w.rstrip("0123456789") for w in words) if len(t) > 1]
+        if tokens and all(t in HEADER_WORDS for t in tokens):
+            return True
+    return False
 
 
 def is_number(s: str) -> bool:
@@ -589,21 +592,23 @@ def weight_problem(raw, what: str = "weight") -> str:
 
 def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
                     header: bool | None = None, unknown: str = "error", value_word: str = "value",
-                    value_hint: str = "", missing: str = "nan") -> tuple[np.ndarray, list[str], int]:
+                    value_hint: str = "", missing: str = "nan") -> tuple[np.ndarray, list[str], int | list[str]]:
     """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
 
     One row per node: its name (the ``what`` column when the header has one, else the first column), then numbers.
     CSV, TSV or whitespace separated (from the first lines), any compression; a header row is detected (its first
     field is not one of ``names``, and it names the columns) unless ``header`` forces it; without one the columns
     are named ``{value_word}_1`` ... . Returns ``(values (N, F), column names, rows ignored)``: a node without a row
-    gets NaN; a row naming no node of ``names`` (the ``where``'s) is an error (``unknown="error"``) or skipped and counted
-    (``"ignore"``: a proteome-wide file for a smaller network). Duplicate rows, rows longer than the header and values that are not
+    gets NaN; a row naming no node of ``names`` (the ``where``'s) is an error (``unknown="error"``), skipped and counted
+    (``"ignore"``: a proteome-wide file for a smaller network), or a new node (``"add"``: a species without links
+    yet; the values then have a row per name and per added node, after them in file order, and the third item is
+    the list of added names). Duplicate rows, rows longer than the header and values that are not
     finite numbers are errors naming the file and line (``value_hint`` is appended to the last). Empty fields and
     ``NA`` / ``nan`` are NaN (``missing="nan"``), or an error naming the line (``missing="error"``: an embedding has
     no missing values). A header this function detects is said in a note, as :func:`read_table`'s.
     """
-    if unknown not in ("error", "ignore"):
-        raise ValueError(f"unknown={unknown!r}: 'error' or 'ignore'")
+    if unknown not in ("error", "ignore", "add"):
+        raise ValueError(f"unknown={unknown!r}: 'error', 'ignore' or 'add'")
     if missing not in ("nan", "error"):
         raise ValueError(f"missing={missing!r}: 'nan' or 'error'")
     path = check_file(path)
@@ -655,6 +660,10 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         raise MalformedFileError(path, table.line(r), f"{what} {ids.iloc[r]!r} has no {value_word} {col_names[k]!r} "
                                                       f"(an empty, NA or nan field, or a short row: {given} of "
                                                       f"{len(cols) + 1} fields; {int(holes.sum())} missing in all)")
+    if unknown == "add":  # the rows naming no node are new nodes, after ``names`` in file order
+        added = ids[stranger].tolist()
+        aligned = pd.DataFrame(values, index=ids.to_numpy(), columns=range(len(cols))).reindex(list(names) + added)
+        return aligned.to_numpy(dtype=float), col_names, added
     keep = ~stranger
     aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(list(names))
     return aligned.to_numpy(dtype=float), col_names, int(stranger.sum())

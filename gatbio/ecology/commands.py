@@ -232,6 +232,8 @@ _ATTRIBUTE_WORDS = frozenset("""lifestage life stage mass length size type statu
     mean median sd g mg kg mm cm biomass abundance density body guild group category habitat web webs trophic
     count counts number n weight weights w strength flux flow flows value values frequency freq fraction
     proportion rate""".split())
+#: Words that make a column the kind of an interaction ("eats", "parasiteOf"), never a species.
+_INTERACTION_WORDS = frozenset("interaction interactions relation relationship relationships kind".split())
 #: Words that may follow a role word in the name of a species column (``predator_name``, ``res.taxonomy``).
 _NAME_WORDS = frozenset("name names species taxonomy taxon taxa id ids node label scientific common sp spp "
                         "organism binomial".split())
@@ -443,10 +445,24 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             skipped.append(0)
             notes.append(f"{path}: column 1 ({fields[0]!r}) holds row numbers: columns {fields[s]!r} and "
                          f"{fields[t]!r} read as the prey and the predator (--source/--target choose others)")
+        defaulted = [k for k in (s, t) if k is not None]
         if s is None:
             s = next(k for k in (0, 1) if k != t)
         if t is None:
             t = next(k for k in (1, 0) if k != s)
+        for k in (s, t):
+            if use_header and k not in defaulted and k < len(fields) and \
+                    set(_name_words(fields[k])) & _INTERACTION_WORDS:
+                # GloBI's sourceTaxonName,interactionTypeName,targetTaxonName: the second column is the kind of
+                # interaction ("eats"), not a species; read by position it made "eats" a species with every link
+                globi = " (GloBI: 'A eats B' has the predator as the source, so --source targetTaxonName " \
+                        "--target sourceTaxonName, with the rows of one interaction type)" \
+                    if {"source", "target"} <= {w for f in fields for w in _name_words(f)} else ""
+                raise io.MalformedFileError(path, head[0][0], f"column {k + 1} ({fields[k]!r}) names a kind of "
+                                                              "interaction, not a species, and no column is named "
+                                                              "for the prey or the predator: give them with "
+                                                              "--source COLUMN (the prey) and --target COLUMN (the "
+                                                              f"predator){globi}")
         w: int | str | None
         if weight is None:
             w = None

@@ -95,8 +95,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="also draw the web by trophic level with the predicted links coloured by score "
                         "(.png or .svg)")
     q.add_argument("--traits", default=None, metavar="CSV",
-                   help="species traits: a 'species' column (names as in FILE) and numeric columns "
-                        "(default: the traits of a GATEWAy folder or named web, else none)")
+                   help="species traits: a 'species' column (names as in FILE) and numeric columns; a species "
+                        "of the table in no link of FILE joins the web, its links predicted too (default: the "
+                        "traits of a GATEWAy folder or named web, else none)")
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
                         "ensemble; with or without traits: one GAT per seed)")
@@ -177,11 +178,13 @@ def _print_tables(tables, out) -> None:
                 print(tables[name].to_string(index=False))
 
 
-def _read_traits(path: str, node_names: list[str], header: bool | None = None) -> tuple[np.ndarray, list[str]]:
-    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`)."""
+def _read_traits(path: str, node_names: list[str], header: bool | None = None
+                 ) -> tuple[np.ndarray, list[str], list[str]]:
+    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`), and the
+    species it names that have no link in the web yet (their rows come after the web's)."""
     from gatbio.data.foodweb import read_species_traits
 
-    return read_species_traits(path, node_names, header=header)
+    return read_species_traits(path, node_names, header=header, add_unknown=True)
 
 
 def read_predict_web(args: argparse.Namespace):
@@ -259,7 +262,17 @@ def run_predict(args: argparse.Namespace) -> int:
     names = list(getattr(data, "node_names", None) or [str(i) for i in range(data.num_nodes)])
     traits = trait_names = None
     if args.traits:
-        traits, trait_names = _read_traits(args.traits, names, args.header)
+        traits, trait_names, added = _read_traits(args.traits, names, args.header)
+        if added:  # species with traits and no link yet: whose diet (and predators) to predict
+            shown = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+            note(f"--traits {args.traits}: {len(added)} species are in no link of {args.file} ({shown}): added to "
+                 "the web as species without links, so their links are predicted too (check the names if they "
+                 "should match species of the web)")
+            from torch_geometric.data import Data
+
+            names = names + added
+            data = Data(edge_index=data.edge_index, num_nodes=len(names), node_names=names,
+                        **{k: data[k] for k in ("name", "edge_weight") if k in data})
         _note_species_without_traits(args.traits, traits, names)
     if getattr(data, "edge_weight", None) is not None and data.num_edges:
         note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "

@@ -390,6 +390,12 @@ def test_pajek_arcs_edges_lists_partitions_vectors_crlf(tmp_path):
     ("*Arcs\n1 2\n", r"t\.net:1: \*arcs before \*vertices"),
     ("*Partition p\n*Vertices 3\n1\n2\n", r"t\.net: \*partition 'p': expected 3 values, found 2"),
     ("*Vertices two\n", r"t\.net:1: expected '\*vertices N'"),
+    # a label with a space, unquoted, was cut at the space ("tall"); an open or escaped quote kept a piece of it
+    ("*Vertices 2\n1 tall grass\n2 b\n", r"t\.net:2: vertex label 'tall grass'\.\.\. has a space: quote it, as in "
+                                        r"'1 \"tall grass\"'"),
+    ("*Vertices 2\n1 \"tall grass\n2 b\n", r"t\.net:2: a vertex label's quotes do not close"),
+    ("*Vertices 2\n1 \"Mr \\\"rabbit\\\"\"\n2 b\n", r"t\.net:2: .* a quote stands inside a quoted label \(Pajek has "
+                                                      r"no escapes\)"),
 ])
 def test_pajek_malformed(tmp_path, text, msg):
     with pytest.raises(MalformedFileError, match=msg):
@@ -535,3 +541,21 @@ def test_gateway_layout_folder_reader(tmp_path):
     (web / "7_edge_list.txt").write_text("2 0\n0 1\n2 0\n")
     with pytest.raises(MalformedFileError, match=r"7_edge_list\.txt:3: duplicate edge '2' - '0'"):
         read_gateway_web(web)
+
+
+def test_gateway_folder_without_node_table_notes_ids_in_no_link(tmp_path, caplog):
+    """Without a node table the species are the ids 0..max: ids in no link are read as species without links,
+    with a note naming them (a gap in the ids may be a typo, and predict would score those species)."""
+    from gatbio.data.foodweb import read_gateway_web
+
+    web = tmp_path / "x_10"
+    web.mkdir()
+    (web / "10_edge_list.txt").write_text("0 1\n1 5\n")
+    d = read_gateway_web(web)
+    assert d.num_nodes == 6
+    assert "10_edge_list.txt: ids 2, 3, 4 of 0..5 are in no link and the folder has no *_node_attr_list.txt" \
+        in caplog.text
+    caplog.clear()
+    (web / "10_edge_list.txt").write_text("0 1\n1 2\n")
+    read_gateway_web(web)
+    assert "in no link" not in caplog.text

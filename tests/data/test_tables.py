@@ -480,7 +480,8 @@ def test_label_tables_and_node_lists_read_csv_fields_as_csv(tmp_path):
 
 def test_header_words_with_a_last_capital_or_digit_and_ids_with_inner_digits():
     for field in ("GeneA", "ProteinB", "preferred_name_A", "Interactor B", "protein1", "UniProtKB", "stringId_A",
-                  "protein_1", "gene_1", "Gene 2", "Interactor_1", "biomass.flow"):
+                  "protein_1", "gene_1", "Gene 2", "Interactor_1", "biomass.flow", "sourceTaxonName",
+                  "interactionTypeName", "targetTaxonId"):
         assert is_header_word(field), field
     for field in ("orf19.101", "YAL001C", "Daphnia", "A", "x1y", "9606.ENSP00000000233", "ncbiTaxonId"):
         assert not is_header_word(field), field

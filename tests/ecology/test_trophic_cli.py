@@ -45,6 +45,27 @@ def test_trophic_direction_flag_and_csv_format(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_column_of_interaction_kinds_is_never_read_as_species(tmp_path, capsys):
+    """GloBI's export (source, interaction type, target): its camelCase header is a header, and its second column
+    ("eats") is refused as a species column, with the columns to choose; chosen, the web is right. A third column
+    of interaction kinds after two species columns is only not read."""
+    globi = tmp_path / "globi.csv"
+    globi.write_text("sourceTaxonName,interactionTypeName,targetTaxonName\nfox,eats,rabbit\nrabbit,eats,grass\n")
+    assert main(["trophic", str(globi)]) == 1
+    err = capsys.readouterr().err
+    assert "globi.csv:1: column 2 ('interactionTypeName') names a kind of interaction, not a species" in err
+    assert "--source targetTaxonName --target sourceTaxonName" in err
+    assert main(["trophic", str(globi), "--source", "targetTaxonName", "--target", "sourceTaxonName", "--csv",
+                 str(tmp_path / "g.csv")]) == 0
+    assert pd.read_csv(tmp_path / "g.csv").set_index("species")["trophic_level"].to_dict() == \
+        {"grass": 1.0, "rabbit": 2.0, "fox": 3.0}
+    last = tmp_path / "last.csv"
+    last.write_text("from,to,interaction_type\ngrass,rabbit,eats\nrabbit,fox,eats\n")
+    assert main(["trophic", str(last), "--csv", str(tmp_path / "l.csv")]) == 0
+    assert pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"]["fox"] == 3.0
+    capsys.readouterr()
+
+
 def test_trophic_errors_are_one_line(tmp_path, capsys):
     assert main(["trophic", str(tmp_path / "missing.txt")]) == 1
     assert "no such file or folder" in capsys.readouterr().err

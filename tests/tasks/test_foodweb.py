@@ -245,7 +245,7 @@ def test_predict_rejects_a_web_without_links():
         fw.predict_missing_links(Data(edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=4))
 
 
-def test_cli_predict_with_traits_and_bad_input(tmp_path, capsys):
+def test_cli_predict_with_traits_and_bad_input(tmp_path, capsys, caplog):
     ei, _ = niche_edges(14, 3)
     web = tmp_path / "web.txt"
     web.write_text("".join(f"s{a} s{b}\n" for a, b in ei.T))
@@ -260,9 +260,16 @@ def test_cli_predict_with_traits_and_bad_input(tmp_path, capsys):
     df = pd.read_csv(out)
     assert len(df) == 4 and df["model"].iloc[0] == "full"
     assert {"resource", "consumer", "score", "resource_level", "consumer_level"} <= set(df.columns)
-    traits.write_text("species,mass\ns0,1\nnot_a_species,2\n")
-    assert gatbio_main(args) == 1
-    assert "not in the web" in capsys.readouterr().err
+    # A species with traits and no link yet is a species of the web whose links are predicted too (it was
+    # refused as "not in the web"): it is said in a note, and it appears among the predicted links.
+    traits.write_text("species,mass\n" + "".join(f"{s},{k + 1}\n" for k, s in enumerate(names)) + "newcomer,3\n")
+    caplog.clear()
+    assert gatbio_main(args[:3] + ["--top", "400"] + args[5:]) == 0
+    assert "1 species are in no link of" in caplog.text and "(newcomer): added to the web" in caplog.text
+    df = pd.read_csv(out)
+    assert (df["consumer"] == "newcomer").any() and (df["resource"] == "newcomer").any()
+    n, links = len(names) + 1, {(a, b) for a, b in ei.T if a != b}
+    assert len(df) == min(400, n * (n - 1) - len(links))  # every pair that is not a link, the newcomer's included
     empty = tmp_path / "empty.txt"
     empty.write_text("# no links\n")
     assert gatbio_main(["foodweb", "predict", str(empty)]) == 1
