@@ -97,6 +97,20 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
             check_output_dir(p, opt)
 
 
+#: Names a table output cannot have: the tables are written as plain text (CSV, or tab-separated for .tsv).
+_NOT_PLAIN_TABLES = (".gz", ".bz2", ".xz", ".zip", ".xlsx", ".xls", ".ods", ".parquet", ".feather", ".json")
+
+
+def check_table_outputs(files: Mapping[str, str | Path | None]) -> None:
+    """Table outputs are plain text, comma-separated, or tab-separated for ``.tsv`` / ``.tab``
+    (:func:`gatbio.results.table_text`): a name that promises compression or a spreadsheet is refused before any
+    work, not written as plain text under that name."""
+    for opt, p in files.items():
+        if p is not None and Path(p).suffix.lower() in _NOT_PLAIN_TABLES:
+            raise OutputPathError(f"{opt} {p}: the table is written as plain text (comma-separated, or tab-separated "
+                                  f"for .tsv), not as {Path(p).suffix.lower()}: name it .csv or .tsv")
+
+
 def check_input_dir(path: str | Path, option: str | None = None, what: str = "") -> Path:
     """``path`` must be an existing folder: ``--webs x: is a file, not a folder`` (with ``option``); ``what``
     says what the folder should hold, after a missing folder's message."""

@@ -153,6 +153,9 @@ def _parse_yaml(text: str, where: str) -> dict:
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
         raise ValueError(f"{where}{line}: malformed YAML: {what}") from None
     if doc is None:
+        from gatbio.data.tables import note
+
+        note(f"{where} is empty (or only comments): every setting takes its default")
         return {}
     if not isinstance(doc, dict):
         raise ValueError(f"{where}: the top level must be a mapping of 'key: value' lines, found a "

@@ -179,8 +179,9 @@ def holds_json(path: str | Path, obj: Any) -> bool:
 
 
 def write_csv(path: str | Path, df: pd.DataFrame) -> None:
-    """Write a DataFrame as CSV atomically."""
-    atomic_write_text(path, df.to_csv(index=False))
+    """Write a DataFrame as CSV atomically (tab-separated when ``path`` ends in ``.tsv`` / ``.tab``:
+    :func:`table_text`)."""
+    atomic_write_text(path, table_text(df, path))
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -57,13 +57,14 @@ def test_an_override_that_is_not_yaml_is_one_line():
     assert (cfg.lr, cfg.seeds, cfg.inner.epochs) == (0.25, [1, 2], 3)
 
 
-def test_config_path_problems(tmp_path):
+def test_config_path_problems(tmp_path, caplog):
     with pytest.raises(IsADirectoryError, match="is a folder"):
         load_config(Cfg, tmp_path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_config(Cfg, tmp_path / "nope.yaml")
     (tmp_path / "empty.yaml").write_text("")
-    assert load_config(Cfg, tmp_path / "empty.yaml") == Cfg()  # an empty file: the defaults
+    assert load_config(Cfg, tmp_path / "empty.yaml") == Cfg()  # an empty file: the defaults, said in a note
+    assert "empty.yaml is empty (or only comments): every setting takes its default" in caplog.text
 
 
 @pytest.mark.parametrize("rules,overrides,msg", [

@@ -662,8 +662,9 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     bad_mode = ~df["mode"].isin(STRING_MODES).to_numpy()
     if bad_mode.any():
         r = _first_bad_row(bad_mode)
-        raise MalformedFileError(path, table.line(r),
-                                 f"unknown mode {df['mode'].iloc[r]!r}; expected one of {', '.join(STRING_MODES)}")
+        found = df["mode"].iloc[r]
+        what = "the mode field is empty" if pd.isna(found) or not str(found).strip() else f"unknown mode {found!r}"
+        raise MalformedFileError(path, table.line(r), f"{what}; expected one of {', '.join(STRING_MODES)}")
     for col in ("is_directional", "a_is_acting"):
         bad = ~df[col].isin(("t", "f")).to_numpy()
         if bad.any():
@@ -775,6 +776,12 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         named = [str(c) for c in df.columns[2:]] if table.header is not None else []
         note(f"{path}: {df.shape[1] - 2} column(s) after the two protein ids not read"
              + (f" ({', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
+    key = np.minimum(ia, ib) * max(len(index), 1) + np.maximum(ia, ib)  # a pair in either order
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    if (counts > 1).any():  # each is predicted once per line, in file order: said, not merged
+        r = int(np.sort(first[counts > 1])[0])
+        note(f"{path}: {int((counts - 1).sum())} line(s) repeat a pair of an earlier line (in either order), e.g. "
+             f"{a[r]} {b[r]} (line {table.line(r)}): each line is predicted, so the output repeats them")
     pairs = torch.from_numpy(np.stack([ia, ib], axis=1))
     return pairs, list(zip(a.tolist(), b.tolist(), strict=True))
 
@@ -839,6 +846,14 @@ def read_biogrid_tab3(
     for c in need:
         if c not in df.columns:
             raise MalformedFileError(path, table.header_line, f"no column {c!r}: expected a BioGRID TAB 3.0 header")
+    empty = df[need].isna().to_numpy()  # BioGRID writes '-' for a missing value: an empty field is a broken row
+    if empty.any():
+        r, k = (int(i) for i in np.argwhere(empty)[0])
+        fields = int(np.flatnonzero(df.iloc[r].notna().to_numpy()).max(initial=-1)) + 1
+        why = f", and the row has {fields} of the header's {df.shape[1]} fields: a row cut short?" \
+            if fields < df.shape[1] else ""
+        raise MalformedFileError(path, table.line(r), f"{need[k]} is empty{why} (BioGRID writes '-' for a missing "
+                                                      "value)")
     if organism is not None:
         mine = (df["Organism ID Interactor A"] == str(organism)) & (df["Organism ID Interactor B"] == str(organism))
         if not mine.all():
@@ -1414,11 +1429,21 @@ def read_adjacency_matrix(
     a = vals
     if names_rows is not None and col_names is not None and len(col_names) == n and list(col_names) != names_rows:
         k = next(k for k in range(n) if col_names[k] != names_rows[k])
-        raise MalformedFileError(path, table.header_line, f"row and column names differ: row {k + 1} is "
-                                                          f"{names_rows[k]!r}, column {k + 1} is {col_names[k]!r}")
+        raise MalformedFileError(path, table.line(k), f"row and column names differ: row {k + 1} (this line) is "
+                                                      f"{names_rows[k]!r}, column {k + 1} (line "
+                                                      f"{table.header_line}) is {col_names[k]!r}: the rows and "
+                                                      "the columns list the species in one order")
     if node_names is None:
         node_names = names_rows or (list(col_names) if col_names is not None and len(col_names) == n
                                     else [str(i) for i in range(n)])
+        seen: dict[str, int] = {}
+        for k, name_k in enumerate(map(str, node_names)):
+            if name_k in seen:  # two species of one name: links to "grass" would be ambiguous
+                what = "rows" if names_rows else "columns"
+                raise MalformedFileError(path, table.line(k) if names_rows else table.header_line,
+                                         f"species {name_k!r} is named twice ({what} {seen[name_k] + 1} and {k + 1}): "
+                                         "give each row and column its own name")
+            seen[name_k] = k
     if len(node_names) != n:
         raise ValueError(f"{path}: {len(node_names)} node names for a {n}x{n} matrix")
     i, j = np.nonzero(a)

@@ -192,8 +192,13 @@ def read_protein_features(path: str | Path, names: Sequence[str]) -> tuple[np.nd
     """
     from gatbio.data.tables import read_node_table
 
-    x, cols, _ = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature",
-                                 missing="error")  # a hole is named with its line
+    x, cols, skipped = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature",
+                                       missing="error")  # a hole is named with its line
+    if skipped:
+        from gatbio.data.tables import note
+
+        note(f"{path}: {skipped} row(s) of proteins outside the network skipped (ids must match the interaction "
+             "file's to be read)")
     if not cols:
         raise MalformedFileError(path, None, "no feature columns: expected 'id<TAB>number<TAB>number ...' per protein")
     absent = [n for n, row in zip(names, x, strict=True) if np.isnan(row).all()]

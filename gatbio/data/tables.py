@@ -407,7 +407,7 @@ class Table:
 
 
 _SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "spaces", ";": "a semicolon",
-              "|": "a '|'"}
+              "|": "a '|'", " ": "a space"}
 
 
 def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: str,
@@ -540,7 +540,8 @@ def read_table(
         df.columns = names + list(range(len(names), df.shape[1]))
     if expected is not None and df.shape[1] < expected:
         row = text.split("\n", 2)[1 if head is not None and len(numbers) > 1 else 0]
-        other = next((c for c in (",", "\t", ";", "|") if c in row and c != sep), None)
+        other = next((c for c in (",", "\t", ";", "|", " ") if c in row.strip() and c != sep
+                      and not (c == " " and sep in (r"\s+", " +"))), None)
         hint = f" (the line holds {_SEP_WORDS.get(other, repr(other))}: is that the separator? check the format " \
                "or its sep)" if other else ""
         raise MalformedFileError(path, int(body_no[0]), f"expected {expected} columns{expected_desc}, found "

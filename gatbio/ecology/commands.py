@@ -64,7 +64,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
     p.add_argument("--unweighted", action="store_true", help="ignore edge weights")
     p.add_argument("--sort", action="store_true", help="sort by trophic level (highest first)")
-    p.add_argument("--csv", metavar="OUT", default=None, help="also write the table as CSV (atomic write)")
+    p.add_argument("--csv", metavar="OUT", default=None, help="also write the table as CSV (tab-separated when OUT ends in .tsv; atomic write)")
     add_header_option(p, "FILE (edgelist, csv, adjacency)")
     p.set_defaults(func=run)
     return p
@@ -606,11 +606,12 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatbio._paths import check_outputs
+    from gatbio._paths import check_outputs, check_table_outputs
     from gatbio.ecology import trophic_incoherence
     from gatbio.results import write_csv
 
     check_outputs({"--csv": args.csv}, {"FILE": args.file})
+    check_table_outputs({"--csv": args.csv})
     data = read_foodweb(args)
     w = getattr(data, "edge_weight", None)
     zero = int((w.view(-1) <= 0).sum()) if w is not None and not args.unweighted else 0

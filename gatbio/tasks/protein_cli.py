@@ -141,7 +141,7 @@ def embed_main(args: argparse.Namespace) -> int:
     are kept in ``OUT.partial.npz`` until the end, so an interrupted run resumes."""
     from pathlib import Path
 
-    from gatbio._paths import check_outputs
+    from gatbio._paths import check_outputs, check_table_outputs
     from gatbio.cli import show_progress
     from gatbio.data.sequence import read_sequences
     from gatbio.data.unirep import unirep_embeddings
@@ -152,6 +152,7 @@ def embed_main(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-len {args.max_len} / --batch-size {args.batch_size}: give --max-len >= 0 (0: "
                          "every residue) and --batch-size >= 1")
     check_outputs({"--out": args.out}, {"--sequences": args.sequences, "--weights": args.weights})
+    check_table_outputs({"--out": args.out})
     device = resolve_device(args.device)
     seqs = read_sequences(args.sequences)
     long = [n for n, s in seqs.items() if args.max_len and len(s) > args.max_len]
@@ -345,7 +346,7 @@ def homophily_line(data) -> str:
 
 
 def predict_main(args: argparse.Namespace) -> int:
-    from gatbio._paths import check_inputs, check_outputs
+    from gatbio._paths import check_inputs, check_outputs, check_table_outputs
     from gatbio.cli import show_progress
     from gatbio.config import check_settings
     from gatbio.results import atomic_write_many, table_text
@@ -365,6 +366,10 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.min_score is not None and (args.format not in ("string", "string-web") or not 0 <= args.min_score <= 1000):
         raise ValueError(f"--min-score {args.min_score:g}: a STRING combined_score from 0 to 1000, with --format "
                          f"string or string-web (this is --format {args.format})")
+    if args.min_score is not None and 0 < args.min_score <= 1:  # a web export's own 0-1 scale, read as 0-1000
+        raise ValueError(f"--min-score {args.min_score:g} is on STRING's 0-1000 scale, where it keeps almost every "
+                         f"interaction; a web export's combined_score {args.min_score:g} on its 0-1 scale is "
+                         f"--min-score {args.min_score * 1000:g}")
     if args.organism is not None and (args.format != "biogrid" or args.organism < 1):
         raise ValueError(f"--organism {args.organism}: an NCBI taxonomy id (a positive number, e.g. 9606), with "
                          f"--format biogrid (this is --format {args.format})")
@@ -382,6 +387,7 @@ def predict_main(args: argparse.Namespace) -> int:
     inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
     check_inputs(inputs)
     check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
+    check_table_outputs({"--out": args.out, "--explain": args.explain})
     data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score, args.organism)
     data = read_labels(data, args.labels, args.header)
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
@@ -457,6 +463,9 @@ def _refuse_uneven_rows(edges: str, header: bool | None, sep: str | None) -> Non
     if len({len(r) for r in rows}) < 2:
         return
     short = min(rows, key=len)
+    if len(short) < 2:  # a row with one field: no interaction at all (the reader says the same of a CSV)
+        no = next(n for (n, _), r in zip(head, rows, strict=True) if r is short)
+        raise MalformedFileError(edges, no, f"expected 2 columns (source target), found {len(short)}")
     for (no, _), row in zip(head, rows, strict=True):
         if len(row) > len(short) and (not is_number(row[2]) or (len(short) == 2 and len(row) > 3)):
             at = next(n for (n, _), r in zip(head, rows, strict=True) if r is short)
@@ -526,7 +535,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                     "per run,\n      a summary table (mean ± std micro-F1); finished runs are skipped, so an "
                     "interrupted sweep resumes.\n"
                     "  gatbio protein interactions predict --pairs FILE --out CSV [--actions FILE --sequences FILE]\n"
-                    "      train on every known pair (SHS27k by default) and predict the modes of your pairs.",
+                    "      train on every known pair (SHS27k by default) and predict the modes of your pairs\n"
+                    "      (the default model trains two networks: about 1.5 min on 2 CPU cores for SHS27k).",
         epilog="predict's CSV, one row per pair of --pairs, in its order:\n"
                "  protein_a, protein_b   the ids as written\n"
                "  known                  True when the pair is in the interaction file (then its modes are among\n"
@@ -619,7 +629,7 @@ def interactions_main(args: argparse.Namespace) -> int:
 def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) -> int:
     import dataclasses
 
-    from gatbio._paths import check_inputs, check_outputs
+    from gatbio._paths import check_inputs, check_outputs, check_table_outputs
     from gatbio.cli import UsageError, show_progress
 
     if not args.pairs or not args.out:
@@ -657,6 +667,7 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
               "--config": args.config}
     check_inputs(inputs)
     check_outputs({"--out": args.out}, inputs)
+    check_table_outputs({"--out": args.out})
     data = load_data(cfg)
     import torch
 

@@ -250,8 +250,13 @@ def test_a_row_without_an_interactor_is_named_not_an_edge_to_nowhere(tmp_path):
             "2\t4193\t7157\t110358\t113010\tMDM2",  # cut short: no symbol B
             "3\t7157\t1026\t113010\t107461\tTP53\tCDKN1A\tTwo-hybrid\tphysical\t9606\t9606"]
     p = write(tmp_path, "b.txt", BIOGRID_HEADER + "\n".join(rows) + "\n")
-    with pytest.raises(MalformedFileError, match=r"b\.txt:3: Official Symbol Interactor B is empty"):
+    with pytest.raises(MalformedFileError, match=r"b\.txt:3: Official Symbol Interactor B is empty, and the row has "
+                                                 r"6 of the header's 11 fields: a row cut short\?"):
         read_biogrid_tab3(p)
+    # cut after the symbols: read with the physical-only filter it was left out as a "non-physical" row
+    cut = write(tmp_path, "c.txt", BIOGRID_HEADER + rows[0] + "\n" + "\t".join(rows[2].split("\t")[:7]) + "\n")
+    with pytest.raises(MalformedFileError, match=r"c\.txt:3: Experimental System Type is empty, and the row has 7"):
+        read_biogrid_tab3(cut, physical_only=True)
     # after a filter the line is still the file's: row 3 of the data is line 4
     p = write(tmp_path, "b.txt", BIOGRID_HEADER + rows[0] + "\n" + rows[2] + "\n"
               + "5\t1\t2\t3\t4\t\tX\tTwo-hybrid\tphysical\t9606\t9606\n")

@@ -52,6 +52,7 @@ def test_pair_table_in_first_appearance_order_with_modes_scores_and_directions(t
 
 @pytest.mark.parametrize("row, msg", [
     ("P1\tP2\tteleport\t\tf\tf\t500", r"a\.txt:3: unknown mode 'teleport'; expected one of activation"),
+    ("P1\tP2\t\t\tf\tf\t500", r"a\.txt:3: the mode field is empty; expected one of activation"),  # was "mode nan"
     ("P1\tP2\tbinding\t\tf\tf", r"a\.txt:3: score is missing \(too few columns"),
     ("P1\tP2\tbinding\t\tyes\tf\t500", r"a\.txt:3: is_directional must be 't' or 'f', found 'yes'"),
     ("P1\tP2\tbinding\t\tf\tf\thigh", r"a\.txt:3: score must be an integer, found 'high'"),
@@ -85,6 +86,16 @@ def test_protein_pairs_file_with_header_and_separators(tmp_path):
     assert pairs.tolist() == [[1, 2], [2, 0]]
     pairs, _ = read_protein_pairs(write(tmp_path, "q.txt", "P1 P3 extra\n"), names)
     assert pairs.tolist() == [[1, 2]]
+
+
+def test_protein_pairs_repeated_in_either_order_are_noted(tmp_path, caplog):
+    names = ["P2", "P1", "P3"]
+    pairs, _ = read_protein_pairs(write(tmp_path, "r.txt", "P1 P3\nP2 P1\nP3 P1\nP1 P3\n"), names)
+    assert pairs.tolist() == [[1, 2], [0, 1], [2, 1], [1, 2]]  # every line is kept and predicted
+    assert "r.txt: 2 line(s) repeat a pair of an earlier line (in either order), e.g. P1 P3 (line 1)" in caplog.text
+    caplog.clear()
+    read_protein_pairs(write(tmp_path, "u.txt", "P1 P3\nP2 P1\n"), names)
+    assert "repeat" not in caplog.text
 
 
 def test_protein_pairs_notes_columns_not_read_and_string_headers(tmp_path, caplog):

@@ -204,6 +204,7 @@ def test_own_protein_features_are_aligned_to_the_network(tmp_path, caplog):
     names = ["P1", "P2", "P3"]
     x, cols = read_protein_features(write(tmp_path, "e.tsv", "P3\t3\t30\nP9\t9\t90\nP1\t1\t10\nP2\t2\t20\n"), names)
     assert x.tolist() == [[1, 10], [2, 20], [3, 30]] and cols == ["feature_1", "feature_2"] and x.dtype == np.float32
+    assert "e.tsv: 1 row(s) of proteins outside the network skipped" in caplog.text
     x, cols = read_protein_features(write(tmp_path, "e.csv", "# ESM\nid,esm_0,esm_1\nP1,1,10\nP2,2,20\nP3,3,30\n"),
                                     names)
     assert cols == ["esm_0", "esm_1"] and x[2].tolist() == [3, 30]

@@ -156,8 +156,14 @@ def test_adjacency_with_detected_header_and_names_column(tmp_path):
     assert d.node_names == ["plant", "snail"] and edges(d) == [("plant", "snail")]
     q = write(tmp_path, "n.txt", "plant snail\nplant 0 1\nsnail 0 0\n")  # header without the corner cell
     assert edges(read_adjacency_matrix(q, convention="row_to_col")) == [("plant", "snail")]
-    with pytest.raises(MalformedFileError, match=r"row and column names differ"):
+    with pytest.raises(MalformedFileError, match=r"o\.txt:2: row and column names differ: row 1 \(this line\)"):
         read_adjacency_matrix(write(tmp_path, "o.txt", "a b\nb 0 1\na 0 0\n"), convention="row_to_col")
+    # two species of one name were read as two nodes both called 'grass', without a word
+    with pytest.raises(MalformedFileError, match=r"d\.csv:3: species 'grass' is named twice \(rows 1 and 2\)"):
+        read_adjacency_matrix(write(tmp_path, "d.csv", ",grass,grass,fox\ngrass,0,1,0\ngrass,0,0,1\nfox,0,0,0\n"),
+                              convention="row_to_col", sep=",")
+    with pytest.raises(MalformedFileError, match=r"e\.txt:1: species 'a' is named twice \(columns 1 and 2\)"):
+        read_adjacency_matrix(write(tmp_path, "e.txt", "a a\n0 1\n0 0\n"), convention="row_to_col", header=True)
 
 
 # ---------------------------------------------------------------- compression by content
@@ -421,6 +427,8 @@ def test_too_few_columns_hints_at_the_separator_the_line_holds(tmp_path):
         read_edge_list(write(tmp_path, "s.csv", "src,dst\na;b\nb;c\n"), sep=",")
     with pytest.raises(MalformedFileError, match=r"found 1$"):  # nothing to suggest: no hint
         read_edge_list(write(tmp_path, "s.txt", "a\nb\n"))
+    with pytest.raises(MalformedFileError, match=r"found 1 \(the line holds a space: is that the separator\?"):
+        read_edge_list(write(tmp_path, "s.tsv", "a b\nb c\n"), sep="\t")  # --format tsv on a spaced file
 
 
 # ---------------------------------------------------------------- quotes

@@ -66,6 +66,21 @@ def test_a_column_of_interaction_kinds_is_never_read_as_species(tmp_path, capsys
     capsys.readouterr()
 
 
+def test_table_outputs_follow_their_suffix(tmp_path, capsys):
+    """--csv x.tsv was written with commas and x.csv.gz as plain text: .tsv is tab-separated, and a name that
+    promises compression or a spreadsheet is refused before any reading (here, and for foodweb predict --out)."""
+    web = tmp_path / "chain.txt"
+    web.write_text("grass rabbit\nrabbit fox\n")
+    assert main(["trophic", str(web), "--csv", str(tmp_path / "lv.tsv")]) == 0
+    assert (tmp_path / "lv.tsv").read_text().splitlines()[:2] == ["species\ttrophic_level\tprey\tpredators",
+                                                                  "grass\t1.0\t0\t1"]
+    for option, name in (("--csv", "lv.csv.gz"), ("--csv", "lv.xlsx")):
+        assert main(["trophic", str(tmp_path / "missing.txt"), option, str(tmp_path / name)]) == 1
+        assert f"{option} {tmp_path / name}: the table is written as plain text" in capsys.readouterr().err
+    assert main(["foodweb", "predict", str(web), "--out", str(tmp_path / "links.xlsx")]) == 1
+    assert "--out" in (err := capsys.readouterr().err) and "name it .csv or .tsv" in err
+
+
 def test_trophic_errors_are_one_line(tmp_path, capsys):
     assert main(["trophic", str(tmp_path / "missing.txt")]) == 1
     assert "no such file or folder" in capsys.readouterr().err

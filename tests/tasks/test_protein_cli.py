@@ -272,6 +272,10 @@ def test_string_scores_are_said_to_be_unused_and_min_score_keeps_the_confident_o
            "is --format edgelist)" in capsys.readouterr().err
     assert main(base + ["--format", "string", "--min-score", "1500"]) == 1
     assert "--min-score 1500: a STRING combined_score from 0 to 1000" in capsys.readouterr().err
+    # a web export's 0-1 score read on the 0-1000 scale kept every interaction, with a note saying it filtered
+    assert main(base + ["--format", "string-web", "--min-score", "0.7"]) == 1
+    assert "--min-score 0.7 is on STRING's 0-1000 scale" in (err := capsys.readouterr().err) and \
+        "is --min-score 700" in err
     assert not (tmp_path / "p.csv").exists()
 
 
@@ -314,3 +318,6 @@ def test_whitespace_rows_with_names_with_spaces_are_refused_at_their_line(tmp_pa
     assert "HSP 70" in read_network(str(tmp_path / "q.txt"), "edgelist").node_names
     (tmp_path / "w.txt").write_text("protein_a protein_b\nP1 P2 0.5\nP2 P3 1\n")
     assert read_network(str(tmp_path / "w.txt"), "edgelist").num_nodes == 3
+    (tmp_path / "one.txt").write_text("MAP2K3 MAPK14\nMAPK14\nMAP2K4 MAPK14\n")  # was an IndexError traceback
+    with pytest.raises(MalformedFileError, match=r"one\.txt:2: expected 2 columns \(source target\), found 1"):
+        read_network(str(tmp_path / "one.txt"), "edgelist")
