@@ -63,7 +63,13 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
                 raise MalformedFileError(path, no, f"trait {col!r} is {v} (NaN/inf traits are not allowed; "
                                                    "impute them and add a *_missing flag column)")
     df = pd.DataFrame([ln.split() if sep == r"\s+" else ln.split(sep) for _, ln in rows], columns=header).astype(float)
-    if len(df) != num_nodes or not np.array_equal(df[id_column].to_numpy(), np.arange(num_nodes)):
+    ids = df[id_column].to_numpy()
+    wrong = next((k for k in range(min(len(ids), num_nodes)) if ids[k] != k), None)
+    if wrong is not None:  # the line, and what it holds
+        raise MalformedFileError(path, rows[wrong][0], f"expected one row per node with ids 0..{num_nodes - 1} in "
+                                                       f"order: this row (row {wrong + 1}) has id {ids[wrong]:g}, not "
+                                                       f"{wrong}")
+    if len(df) != num_nodes:
         raise MalformedFileError(path, None, f"expected one row per node with ids 0..{num_nodes - 1} in order, "
                                              f"found {len(df)} rows")
     return df
@@ -187,6 +193,10 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
     Node names are the ids as strings unless ``node_names`` is given. Duplicate links are an error.
     """
     folder = Path(folder)
+    if folder.is_file():
+        raise NotADirectoryError(f"{folder}: is a file; a GATEWAy web is a folder holding <id>_edge_list.txt (and "
+                                 "optionally <id>_node_attr_list.txt): give the folder, or read the file as an "
+                                 "edge list (--format edgelist)")
     edges = sorted(folder.glob("*_edge_list.txt"))
     if len(edges) != 1:
         raise FileNotFoundError(f"{folder}: expected exactly one *_edge_list.txt (GATEWAy layout), found {len(edges)}")

@@ -167,7 +167,7 @@ def edges_to_data(
                     path, where(r),
                     f"duplicate {what} {node_names[src[r]]!r} - {node_names[dst[r]]!r} "
                     f"({len(key) - len(uniq)} duplicate rows): remove the repeated line (from Python, "
-                    "duplicates='merge' or 'keep' reads it)")
+                    "read_edge_list(..., duplicates='merge') or 'keep' reads it)")
             if stats is not None:
                 stats["duplicates"] = len(key) - len(uniq)
             order = np.argsort(first, kind="stable")  # keep first-occurrence order

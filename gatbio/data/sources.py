@@ -671,7 +671,9 @@ def _check_intact(name: str, folder: Path, f: FileSource) -> None:
     path = folder / f.path
     st = path.stat()
     fix = (f"run `gatbio datasets --verify {name}`, then delete the damaged file and run "
-           f"`gatbio datasets --download {name}` (or copy it again from the source)")
+           f"`gatbio datasets --download {name}` (or copy it again from the source)") if f.url else (
+           f"run `gatbio datasets --verify {name}`, then copy the file again from its source (it has no public URL "
+           f"to download it from: datasets/{DATASETS[name].doc}.md says where it comes from)")
     if st.st_size != f.size:
         how = "cut short" if st.st_size < f.size else "longer than the original"
         raise DatasetIntegrityError(f"dataset {name!r}: {path} has {st.st_size:,} bytes, the registered file "
@@ -704,8 +706,9 @@ def require_files(name: str, paths: list[str], *, root: str | Path | None = None
     by_path = {f.path: f for f in info.files}
     if missing:
         srcs = [by_path.get(p, FileSource(p, None, None)) for p in missing]
-        raise DatasetNotFoundError(missing_message(name, srcs, base)
-                                   + f"\n(gatbio.data.download({name!r}) fetches the files that have a public URL)")
+        hint = f"\n(gatbio.data.download({name!r}) fetches the files that have a public URL)" \
+            if any(f.url for f in srcs) else ""
+        raise DatasetNotFoundError(missing_message(name, srcs, base) + hint)
     for p in paths:
         if p in by_path:
             _check_intact(name, folder, by_path[p])

@@ -620,6 +620,12 @@ def run(args: argparse.Namespace) -> int:
 
         note(f"{args.file}: {zero} of {w.numel()} links have weight 0 and are not counted: a link of weight 0 "
              "carries no flow and counts as absent (--unweighted counts every listed link)")
+    loops = int((data.edge_index[0] == data.edge_index[1]).sum()) if data.num_edges else 0
+    if loops:
+        from gatbio.data.tables import note
+
+        note(f"{args.file}: {loops} cannibal (self) link(s) counted among the links but left out of the levels and "
+             "of the prey / predator counts (a species eating its own kind is no step up the food chain)")
     df = trophic_table(data, args.method, weighted=not args.unweighted)
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")
@@ -627,8 +633,14 @@ def run(args: argparse.Namespace) -> int:
         f0 = f"{trophic_incoherence(data, 'mackay', weighted=not args.unweighted):.4f}"
     except ValueError:  # no link between two species with weight > 0: every species is basal, F0 has no value
         f0 = "undefined (no feeding link between two species)"
+    extra = ""
+    if args.method == "levine" and not f0.startswith("undefined"):  # F0 is MacKay's; Levine's levels give q
+        try:
+            extra = f", q={trophic_incoherence(data, 'johnson', weighted=not args.unweighted):.4f} (Johnson)"
+        except ValueError:
+            extra = ""
     print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links, "
-          f"method={args.method}, incoherence F0={f0}")
+          f"method={args.method}, incoherence F0={f0}{' (MacKay)' if args.method == 'levine' else ''}{extra}")
     print(df.to_string(index=False, float_format=lambda x: f"{x:.4f}"))  # one format for either method
     if args.csv:
         write_csv(args.csv, df)

@@ -564,3 +564,5 @@ def test_gateway_folder_without_node_table_notes_ids_in_no_link(tmp_path, caplog
     (web / "10_edge_list.txt").write_text("0 1\n1 2\n")
     read_gateway_web(web)
     assert "in no link" not in caplog.text
+    with pytest.raises(NotADirectoryError, match=r"10_edge_list\.txt: is a file; a GATEWAy web is a folder"):
+        read_gateway_web(web / "10_edge_list.txt")

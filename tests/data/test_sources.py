@@ -236,6 +236,20 @@ def test_a_registered_file_cut_mid_line_is_refused_at_load(data_root, tmp_path):
     assert "\n" not in msg
 
 
+def test_a_damaged_file_without_public_url_is_not_sent_to_download(data_root, tmp_path):
+    """cheddar has no public URL: the fix said was `gatbio datasets --download cheddar`, which then fails."""
+    folder = _copy_dataset(data_root, tmp_path, "cheddar")
+    nodes = folder / "TL84" / "nodes.csv"
+    nodes.write_bytes(nodes.read_bytes() + b"x\n")
+    with pytest.raises(sources.DatasetIntegrityError) as err:
+        sources.require_files("cheddar", ["TL84/nodes.csv"], root=tmp_path)
+    assert "--download" not in str(err.value) and "no public URL to download it from" in str(err.value)
+    nodes.unlink()
+    with pytest.raises(sources.DatasetNotFoundError) as err:
+        sources.require_files("cheddar", ["TL84/nodes.csv"], root=tmp_path)
+    assert "(no public URL: place it by hand)" in str(err.value) and "gatbio.data.download" not in str(err.value)
+
+
 def test_a_registered_file_altered_in_place_is_refused_and_an_intact_copy_loads(data_root, tmp_path):
     from gatbio.data import load
 

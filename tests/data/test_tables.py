@@ -206,6 +206,16 @@ def test_every_reader_opens_gzip_by_content(tmp_path):
     assert read_trait_table(web / "1_node_attr_list.txt", 3)["mass"].tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize("rows,msg", [
+    ("2 1\n1 2\n0 3\n", r"t\.txt:2: expected one row per node with ids 0\.\.2 in order: this row \(row 1\) has id 2"),
+    ("0 1\n1 2\n1 3\n", r"t\.txt:4: .*this row \(row 3\) has id 1, not 2"),
+    ("0 1\n1 2\n", r"t\.txt: expected one row per node with ids 0\.\.2 in order, found 2 rows"),
+])
+def test_a_gateway_node_table_out_of_order_names_its_line(tmp_path, rows, msg):
+    with pytest.raises(MalformedFileError, match=msg):
+        read_trait_table(write(tmp_path, "t.txt", "id mass\n" + rows), 3)
+
+
 # ---------------------------------------------------------------- weights
 
 

@@ -19,9 +19,15 @@ def test_trophic_edge_list_table_and_csv(tmp_path, capsys):
     assert df.to_dict("list") == {"species": ["grass", "rabbit", "fox"], "trophic_level": [1.0, 2.0, 3.0],
                                   "prey": [0, 1, 1], "predators": [1, 1, 0]}
     assert "rabbit         2.0000" in out  # Levine levels printed as MacKay's are (4 decimals)
+    # omnivory: the header's F0 is MacKay's whatever the method, and with Levine's levels Johnson's q is given
+    # too (std of the level differences over the links 1, 0.5 and 1.5: sqrt(1/6))
+    omni = tmp_path / "omni.txt"
+    omni.write_text("grass rabbit\nrabbit fox\ngrass fox\n")
+    assert main(["trophic", str(omni), "--method", "levine"]) == 0
+    assert "method=levine, incoherence F0=0.1111 (MacKay), q=0.4082 (Johnson)" in capsys.readouterr().out
 
 
-def test_trophic_table_counts_other_species_once(tmp_path, capsys):
+def test_trophic_table_counts_other_species_once(tmp_path, capsys, caplog):
     """A cannibal link (a eats a) and a link listed twice do not count as prey or predators, as the levels do
     not count them: a is basal, b eats one species."""
     web = tmp_path / "cann.txt"
@@ -30,6 +36,7 @@ def test_trophic_table_counts_other_species_once(tmp_path, capsys):
     df = pd.read_csv(tmp_path / "t.csv").set_index("species")
     assert df.loc["a", "prey"] == 0 and df.loc["a", "predators"] == 1 and df.loc["b", "prey"] == 1
     assert df["trophic_level"].to_dict() == {"a": 1.0, "b": 2.0}
+    assert "cann.txt: 1 cannibal (self) link(s) counted among the links but left out of the levels" in caplog.text
 
 
 def test_trophic_direction_flag_and_csv_format(tmp_path, capsys):
