@@ -41,6 +41,7 @@ pair can be predicted; other weights are not used. Cannibal (self) links are lef
 is neither learnt from nor predicted. Both are noted on stderr.
 
 Columns:
+  rank                1 for the likeliest missing link
   resource, consumer  the predicted link: the consumer eats the resource
   score               the pool's log-odds that the link exists:
                         (2 x GAT logit + log-odds of the boosted stack + log-odds of the linear stack) / 4.
@@ -49,6 +50,7 @@ Columns:
   resource_level,     MacKay trophic levels of the observed web: the lowest species of each connected
   consumer_level      part of the web is at 1 (a basal species can sit above 1), a consumer about 1 above
                       its resources
+  model               full (with species traits) or structure_only (links alone)
 """
 
 
@@ -70,7 +72,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="folder of web folders (default: <data root>/gateway_dev/webs)")
     b.add_argument("--out", default=None, metavar="DIR", help="results folder (default: the config's out)")
     b.add_argument("--config", default=None, metavar="FILE",
-                   help="YAML config (experiments/configs/foodweb_*.yaml; default: the full benchmark's settings)")
+                   help="YAML config (experiments/configs/foodweb_*.yaml; experiments/configs/foodweb_full.yaml "
+                        "is the published run; default: FoodWebConfig's defaults, which differ from it: seeds "
+                        "[0,1,2], out results/foodweb, jobs 1)")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
     b.add_argument("--quiet", action="store_true",

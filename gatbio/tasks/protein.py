@@ -7,8 +7,8 @@ What one run does (:func:`run`), for each labelled fraction f and repetition see
    stopping and for the realistic threshold, so test labels are never seen;
 2. compute node inputs once per graph (NetMF / ProNE / spectral embeddings, PyG encodings: unsupervised,
    from the graph alone, :mod:`gatbio.embed`);
-3. run every variant in ``variants`` (:data:`VARIANTS`) on the same split and write one ``results.json`` per
-   (fraction, seed, variant) under ``runs/`` (finished runs are skipped when the sweep is resumed);
+3. run every variant in ``variants`` (:data:`VARIANTS`) on the same split and write one JSON per
+   (fraction, seed, variant), ``runs/<dataset>/f<fraction>_s<seed>/<variant>.json`` (finished runs are skipped when the sweep is resumed);
 4. summarise mean ± std over seeds (``summary.csv``, ``summary.md``) and plot F1 against the labelled fraction
    (``f1_vs_fraction.png``).
 
@@ -425,7 +425,7 @@ def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
 
 
 def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
-    """All variants of one (fraction, seed): one ``results.json`` each; returns the result dicts.
+    """All variants of one (fraction, seed): one ``<variant>.json`` each; returns the result dicts.
 
     The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
     probability that is scored or written, is on the CPU."""

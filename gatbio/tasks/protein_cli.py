@@ -93,7 +93,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     rn = sub.add_parser(
         "run", help="the benchmark sweep from a config (fractions x seeds x variants)",
-        description="Run the protein-function benchmark: one results.json per (fraction, seed, variant), a "
+        description="Run the protein-function benchmark: one JSON per (fraction, seed, variant) "
+                    "(runs/<dataset>/f<fraction>_s<seed>/<variant>.json), a "
                     "summary table (mean ± std) and, with two or more fractions, a figure of F1 against the labelled "
                     "fraction (f1_vs_fraction.png). Finished runs "
                     "are skipped, so an interrupted sweep resumes.",
@@ -531,8 +532,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
         description="Which of STRING's 7 interaction modes (activation, binding, catalysis, expression, inhibition, "
                     "ptmod, reaction) two proteins' interaction has.\n\n"
                     "  gatbio protein interactions --config FILE [key=value ...]\n"
-                    "      the benchmark: GNN-PPI's random / BFS / DFS splits x seeds x models, one results.json "
-                    "per run,\n      a summary table (mean ± std micro-F1); finished runs are skipped, so an "
+                    "      the benchmark: GNN-PPI's random / BFS / DFS splits x seeds x models, one JSON per run\n"
+                    "      (runs/<split>/s<seed>/<graph>/<model>.json), a summary table (mean ± std micro-F1); finished runs are skipped, so an "
                     "interrupted sweep resumes.\n"
                     "  gatbio protein interactions predict --pairs FILE --out CSV [--actions FILE --sequences FILE]\n"
                     "      train on every known pair (SHS27k by default) and predict the modes of your pairs\n"

@@ -1,6 +1,7 @@
 r"""Protein interaction types (SHS27k): which of 7 modes the interaction of two proteins has.
 
-config → (split type × seed) → split → (graph setting × model) → train → ``results.json`` → summary.
+config → (split type × seed) → split → (graph setting × model) → train → one JSON per run
+(``runs/<split>/s<seed>/<graph>/<model>.json``) → summary.
 
 What one run does (:func:`run`):
 
@@ -93,7 +94,8 @@ __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_
 GRAPHS = ("train", "all")
 #: The model ``gatbio protein interactions predict`` trains unless told otherwise.
 PREDICT_MODEL = "gat"
-#: Mirrors experiments/configs/shs27k_quick.yaml (tests, demo).
+#: Mirrors experiments/configs/shs27k_quick.yaml (tests/tasks/test_protein_interactions.py checks it); SHS27k is
+#: not in ``make demo`` (its quick config alone takes about a minute).
 QUICK_CONFIG: dict[str, Any] = {"name": "shs27k_quick", "splits": ["random", "bfs"], "seeds": [0],
                                 "models": ["seq_mlp", "profile_rule", "gat_region", "gat_ppi", "gat_mean",
                                            "gat"],

@@ -722,3 +722,14 @@ def test_the_saved_split_is_the_one_used_and_gat_is_chosen_on_validation(files):
     cands = rows["gat"]["candidates_val_micro_f1"]
     assert rows["gat"]["chosen"] == max(cands, key=cands.get)
     assert rows["gat"]["micro_f1"] == rows[rows["gat"]["chosen"]]["micro_f1"]
+
+
+def test_the_quick_config_constant_mirrors_its_yaml():
+    """``QUICK_CONFIG`` is the quick config's settings in Python: the same config as shs27k_quick.yaml (its out_dir
+    aside, which a caller sets)."""
+    import dataclasses
+
+    ours = pi.load(None, [f"{k}={v}" if not isinstance(v, list) else f"{k}=[{','.join(map(str, v))}]"
+                          for k, v in pi.QUICK_CONFIG.items()])
+    theirs = pi.load(REPO_CONFIGS / "shs27k_quick.yaml")
+    assert dataclasses.replace(ours, out_dir=theirs.out_dir) == theirs
