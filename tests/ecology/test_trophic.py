@@ -113,6 +113,9 @@ def test_basal_nodes_and_transform_does_not_mutate():
     assert "trophic_level" not in data and out.trophic_level.tolist() == [1.0, 1.0, 2.0, 3.0]
     out2 = TrophicLevel("mackay", attr_name=None)(data)
     assert out2.x.shape == (4, 3) and data.x.shape == (4, 2)
+    # the appended column holds the levels themselves, the features before it unchanged
+    torch.testing.assert_close(out2.x[:, -1], trophic_levels(data, "mackay").float())
+    assert torch.equal(out2.x[:, :2], data.x)
 
 
 def test_real_gateway_web(data_root):

@@ -120,6 +120,19 @@ def test_bias_changes_attention_and_self_loops_get_zero():
     # With a bias that is zero everywhere, nothing changes (added self-loops get zero too).
     _, (_, a2) = conv(x, ei, attn_bias=torch.zeros(ei.size(1), 1).expand(-1, 1).reshape(-1), return_attention_weights=True)
     torch.testing.assert_close(a2, a0)
+    # The added self-loops' bias is 0 whatever the given ones are: the same as the loops added by hand with bias 0
+    # (a fill such as the bias's mean, as PyG fills edge features, would differ here).
+    bias = torch.randn(ei.size(1), generator=torch.Generator().manual_seed(3)) + 2.0
+    _, (ei3, a3) = conv(x, ei, attn_bias=bias, return_attention_weights=True)
+    no_loops = GATConv(8, 4, heads=1, add_self_loops=False).eval()
+    no_loops.load_state_dict(conv.state_dict())
+    keep = ei[0] != ei[1]
+    loops = torch.arange(x.size(0)).repeat(2, 1)
+    by_hand = torch.cat([ei[:, keep], loops], dim=1)
+    _, (ei4, a4) = no_loops(x, by_hand, attn_bias=torch.cat([bias[keep], torch.zeros(x.size(0))]),
+                            return_attention_weights=True)
+    assert torch.equal(ei3, ei4)
+    torch.testing.assert_close(a3, a4)
 
 
 @pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)

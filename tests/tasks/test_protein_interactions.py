@@ -666,6 +666,61 @@ def test_the_test_pairs_modes_never_reach_any_score(files, kind, graph):
                                                                        b["best_epoch"]), name
 
 
+ALL_KINDS = ("seq_mlp", "gat_plain", "pyg_gat", "gin", "gcn", "gat_region", "gat_ppi", "pyg_gat_region",
+             "profile_rule", "interolog_rule")
+
+
+def _rewired(data, test, rng):
+    """``data`` with every test pair moved to two other proteins (and a new STRING score, the modes flipped), and
+    the all-pairs graph rebuilt from them as the reader builds it (the pairs, then their mirror images)."""
+    import copy
+
+    other = copy.copy(data)
+    other.pairs = data.pairs.clone()
+    n = data.num_nodes
+    taken = {tuple(sorted(p)) for p in data.pairs.tolist()}
+    for t in test.tolist():
+        while True:
+            a, b = sorted(rng.choice(n, 2, replace=False).tolist())
+            if (a, b) not in taken:
+                taken.add((a, b))
+                other.pairs[t] = torch.tensor([a, b])
+                break
+    other.pair_modes = data.pair_modes.clone()
+    other.pair_modes[test] = 1 - other.pair_modes[test]
+    other.pair_score = data.pair_score.clone()
+    other.pair_score[test] = 1.0 - other.pair_score[test]
+    other.edge_index = torch.cat([other.pairs.t(), other.pairs.flip(1).t()], dim=1)
+    other.edge_mode = torch.cat([other.pair_modes, other.pair_modes])
+    other.edge_weight = torch.cat([other.pair_score, other.pair_score])
+    return other
+
+
+@pytest.mark.parametrize("kind", ["random", "bfs"])
+def test_the_test_pairs_existence_never_reaches_a_train_graph_score(files, kind):
+    """Leakage-free ("train" graph): moving every test pair to two other proteins (its score and modes changed
+    too, the all-pairs graph rebuilt) changes no score of any model, validation or test. Flipping the test pairs'
+    modes alone (the test above) cannot see a test pair used as an edge; this can. The "all" graph, the published
+    setting, does use them: there the moved pairs change the message-passing models' scores."""
+    cfg, data, sp = _split_of(files, kind)
+    test = torch.as_tensor(sp["test"])
+    other = _rewired(data, test, np.random.default_rng(1))
+    query = data.pairs[test]  # the same questions, asked of both
+    moved = []
+    for graph in ("train", "all"):
+        for name in ALL_KINDS:
+            if graph == "all" and not pi._uses_graph(cfg, name):
+                continue
+            a, b = (pi.fit_and_score(cfg, d, name, sp["fit"], sp["val"], sp["train"], query, graph, 0, device="cpu")
+                    for d in (data, other))
+            same = np.array_equal(a["val_proba"], b["val_proba"]) and np.array_equal(a["proba"], b["proba"])
+            if graph == "train":
+                assert same, name
+            elif not same:
+                moved.append(name)
+    assert {"gat_plain", "pyg_gat", "gin", "gcn"} <= set(moved)  # the test can see an edge that leaks
+
+
 @pytest.mark.parametrize("name", ["gat_region", "gat_ppi", "profile_rule", "interolog_rule"])
 def test_while_a_model_is_chosen_its_inputs_read_fit_pairs_only(files, monkeypatch, name):
     """The modes a model reads (the message pairs of every graph it is given, the known pairs of the rules): fit
