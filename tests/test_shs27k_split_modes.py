@@ -1,7 +1,7 @@
 """experiments/shs27k_split_modes.py (mode mixes of saved splits, their TV distance, its rank correlation with the
 scores), experiments/shs27k_paired.py (paired differences between models), experiments/shs27k_tables.py (the result
-tables), the interolog grid of experiments/shs27k_impute_sweep.py and the validation thresholds of
-experiments/shs27k_thresholds.py."""
+tables), the interolog grid of experiments/shs27k_impute_sweep.py, the validation thresholds of
+experiments/shs27k_thresholds.py and the triadic scores of experiments/shs27k_triadic.py."""
 
 from __future__ import annotations
 
@@ -332,3 +332,18 @@ def test_impute_sweep_says_its_std_is_the_population_std(tmp_path, monkeypatch, 
     monkeypatch.setattr(sweep, "oracle", lambda *a: pd.DataFrame({"split": ["bfs"], "x": ["0.5 ± 0.1"]}))
     sweep.main([str(tmp_path), "--oracle", "--splits", "bfs"])
     assert "std over the seeds (ddof=0, population" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_triadic_scores_of_a_known_triangle_and_the_blend():
+    """experiments/shs27k_triadic.py: pair (0, 1) shares neighbours 2 and 3; its score is the mean over them of the
+    two edges' modes halved; pair (0, 4) shares none (score 0, count 0); a repeated pair takes its modes' union."""
+    tri = experiment_script("shs27k_triadic")
+    pairs = np.array([[0, 2], [2, 1], [0, 3], [3, 1], [3, 1], [4, 1]])
+    modes = np.array([[1, 0], [1, 1], [0, 0], [1, 0], [0, 1], [1, 1]], dtype=float)
+    score, count = tri.triadic_scores(pairs, modes, list(range(6)), np.array([[0, 1], [0, 4]]), 5)
+    # w = 2: ([1,0] + [1,1]) / 2 = [1, .5]; w = 3: ([0,0] + [1,1]) / 2 = [.5, .5]; their mean
+    np.testing.assert_allclose(score, [[0.75, 0.5], [0, 0]])
+    assert count.tolist() == [2, 0]
+    rule = np.full((2, 2), 0.2)
+    np.testing.assert_allclose(tri.blend(rule, score, count, 0.5, 0), [[0.475, 0.35], [0.2, 0.2]])
+    np.testing.assert_allclose(tri.blend(rule, score, count, 0.5, 2)[0], 0.75 * rule[0] + 0.25 * score[0])
