@@ -74,9 +74,11 @@ def check_output_dir(path: str | Path, option: str = "out_dir") -> Path:
 
 
 def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, str | Path | None] | None = None,
-                  dirs: Mapping[str, str | Path | None] | None = None) -> None:
+                  dirs: Mapping[str, str | Path | None] | None = None, tables: tuple[str, ...] = ()) -> None:
     """Check every output before any work (module docstring). Keys are the option names used in messages
-    (``"--out"``); ``None`` values are skipped."""
+    (``"--out"``); ``None`` values are skipped. The options named in ``tables`` are tables, written as plain
+    text (comma-separated, or tab-separated for ``.tsv`` / ``.tab``: :func:`gatbio.results.write_csv`): a name
+    that promises compression or a spreadsheet is refused, not written as plain text under that name."""
     outs = [(opt, Path(p)) for opt, p in files.items() if p is not None]
     ins = [(opt, Path(p)) for opt, p in (inputs or {}).items() if p is not None]
     for k, (opt, path) in enumerate(outs):
@@ -89,6 +91,9 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
         for other_opt, other in outs[:k]:
             if _same(path, other):
                 raise OutputPathError(f"{other_opt} and {opt} are the same file {path}: give two different files")
+        if opt in tables and path.suffix.lower() in _NOT_PLAIN_TABLES:
+            raise OutputPathError(f"{opt} {path}: the table is written as plain text (comma-separated, or "
+                                  f"tab-separated for .tsv), not as {path.suffix.lower()}: name it .csv or .tsv")
         if path.exists() and not os.access(path, os.W_OK):
             raise OutputPathError(f"{opt} {path}: the file exists and cannot be overwritten (permission denied)")
         _writable_folder(path, opt)
@@ -99,16 +104,6 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
 
 #: Names a table output cannot have: the tables are written as plain text (CSV, or tab-separated for .tsv).
 _NOT_PLAIN_TABLES = (".gz", ".bz2", ".xz", ".zip", ".xlsx", ".xls", ".ods", ".parquet", ".feather", ".json")
-
-
-def check_table_outputs(files: Mapping[str, str | Path | None]) -> None:
-    """Table outputs are plain text, comma-separated, or tab-separated for ``.tsv`` / ``.tab``
-    (:func:`gatbio.results.table_text`): a name that promises compression or a spreadsheet is refused before any
-    work, not written as plain text under that name."""
-    for opt, p in files.items():
-        if p is not None and Path(p).suffix.lower() in _NOT_PLAIN_TABLES:
-            raise OutputPathError(f"{opt} {p}: the table is written as plain text (comma-separated, or tab-separated "
-                                  f"for .tsv), not as {Path(p).suffix.lower()}: name it .csv or .tsv")
 
 
 def check_input_dir(path: str | Path, option: str | None = None, what: str = "") -> Path:

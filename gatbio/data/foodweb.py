@@ -76,8 +76,9 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
 
 
 def read_species_traits(path: str | Path, species: list[str], *, header: bool | None = None,
-                        add_unknown: bool = False) -> tuple[np.ndarray, list[str]] | tuple[np.ndarray, list[str], list[str]]:
-    """A user's species-trait table aligned to a web's ``species``: ``(traits (N, F), trait names)``.
+                        add_unknown: bool = False) -> tuple[np.ndarray, list[str], list[str]]:
+    """A user's species-trait table aligned to a web's ``species``: ``(traits (N + K, F), trait names, the K
+    species added)``.
 
     One row per species: the species name (the ``species`` column when the header has one, else the first
     column), then numeric traits. CSV, TSV or whitespace separated (from the first line), any compression. A
@@ -85,16 +86,15 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     or text above numbers) unless ``header`` forces it; without one the traits are named ``trait_1`` ... .
     Species without a row get NaN traits (imputed and flagged later by
     :func:`gatbio.tasks.foodweb.prepare_traits`); duplicate rows and non-numeric values are errors naming the file
-    and line. A species of the table that is not in the web is an error, or with ``add_unknown`` a species of the
-    web without links yet (a species whose diet is the question): then the result is ``(traits (N + K, F), trait
-    names, the K added species)``, their rows after the web's in file order. A table with no trait column gives
-    ``F = 0``.
+    and line. A species of the table that is not in the web is an error (``K = 0``), or with ``add_unknown`` a
+    species of the web without links yet (a species whose diet is the question), its row after the web's in file
+    order. A table with no trait column gives ``F = 0``.
     """
     values, names, extra = read_node_table(path, species, what="species", where="web", header=header,
                                            unknown="add" if add_unknown else "error", value_word="trait",
                                            value_hint="(one-hot encode categorical traits; leave missing values "
                                                       "empty)")
-    return (values, names, extra) if add_unknown else (values, names)
+    return values, names, extra if add_unknown else []
 
 
 @functools.lru_cache(maxsize=4)

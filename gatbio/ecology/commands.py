@@ -606,12 +606,11 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
 
 
 def run(args: argparse.Namespace) -> int:
-    from gatbio._paths import check_outputs, check_table_outputs
+    from gatbio._paths import check_outputs
     from gatbio.ecology import trophic_incoherence
     from gatbio.results import write_csv
 
-    check_outputs({"--csv": args.csv}, {"FILE": args.file})
-    check_table_outputs({"--csv": args.csv})
+    check_outputs({"--csv": args.csv}, {"FILE": args.file}, tables=("--csv",))
     data = read_foodweb(args)
     w = getattr(data, "edge_weight", None)
     zero = int((w.view(-1) <= 0).sum()) if w is not None and not args.unweighted else 0

@@ -243,11 +243,11 @@ def run_predict(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from gatbio._paths import check_inputs, check_outputs, check_table_outputs
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
     from gatbio.data.tables import note
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import atomic_write_bytes, atomic_write_text, table_text
+    from gatbio.results import atomic_write_bytes, write_csv
     from gatbio.tasks.foodweb import predict_missing_links
 
     # Everything that can be wrong with the arguments is found before any reading or training.
@@ -260,8 +260,8 @@ def run_predict(args: argparse.Namespace) -> int:
 
         image_format(args.plot)
     check_inputs({"--traits": args.traits})
-    check_outputs({"--out": args.out, "--plot": args.plot}, {"FILE": args.file, "--traits": args.traits})
-    check_table_outputs({"--out": args.out})
+    check_outputs({"--out": args.out, "--plot": args.plot}, {"FILE": args.file, "--traits": args.traits},
+                  tables=("--out",))
 
     data = read_predict_web(args)
     names = list(getattr(data, "node_names", None) or [str(i) for i in range(data.num_nodes)])
@@ -309,7 +309,7 @@ def run_predict(args: argparse.Namespace) -> int:
               "resource; score: pooled log-odds, see --help)")
         print(df.drop(columns="model").to_string(index=False))
     if args.out:  # first: a picture that cannot be drawn must not lose the table
-        atomic_write_text(args.out, table_text(df, args.out))  # tab-separated for .tsv, else CSV
+        write_csv(args.out, df)  # tab-separated for .tsv
         print(f"# wrote {args.out}", flush=True)
     if args.plot:
         try:

@@ -142,7 +142,7 @@ def embed_main(args: argparse.Namespace) -> int:
     are kept in ``OUT.partial.npz`` until the end, so an interrupted run resumes."""
     from pathlib import Path
 
-    from gatbio._paths import check_outputs, check_table_outputs
+    from gatbio._paths import check_outputs
     from gatbio.cli import show_progress
     from gatbio.data.sequence import read_sequences
     from gatbio.data.unirep import unirep_embeddings
@@ -152,8 +152,7 @@ def embed_main(args: argparse.Namespace) -> int:
     if args.max_len < 0 or args.batch_size < 1:
         raise ValueError(f"--max-len {args.max_len} / --batch-size {args.batch_size}: give --max-len >= 0 (0: "
                          "every residue) and --batch-size >= 1")
-    check_outputs({"--out": args.out}, {"--sequences": args.sequences, "--weights": args.weights})
-    check_table_outputs({"--out": args.out})
+    check_outputs({"--out": args.out}, {"--sequences": args.sequences, "--weights": args.weights}, tables=("--out",))
     device = resolve_device(args.device)
     seqs = read_sequences(args.sequences)
     long = [n for n, s in seqs.items() if args.max_len and len(s) > args.max_len]
@@ -347,7 +346,7 @@ def homophily_line(data) -> str:
 
 
 def predict_main(args: argparse.Namespace) -> int:
-    from gatbio._paths import check_inputs, check_outputs, check_table_outputs
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
     from gatbio.config import check_settings
     from gatbio.results import atomic_write_many, table_text
@@ -387,8 +386,8 @@ def predict_main(args: argparse.Namespace) -> int:
     check_settings(cfg, SETTING_RULES)
     inputs = {"--edges": args.edges, "--labels": args.labels, "--nodes": args.nodes}
     check_inputs(inputs)
-    check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs)
-    check_table_outputs({"--out": args.out, "--explain": args.explain})
+    check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs,
+                  tables=("--out", "--explain"))
     data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score, args.organism)
     data = read_labels(data, args.labels, args.header)
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
@@ -630,7 +629,7 @@ def interactions_main(args: argparse.Namespace) -> int:
 def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) -> int:
     import dataclasses
 
-    from gatbio._paths import check_inputs, check_outputs, check_table_outputs
+    from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import UsageError, show_progress
 
     if not args.pairs or not args.out:
@@ -667,8 +666,7 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     inputs = {"--pairs": args.pairs, "--actions": args.actions, "--sequences": args.sequences,
               "--config": args.config}
     check_inputs(inputs)
-    check_outputs({"--out": args.out}, inputs)
-    check_table_outputs({"--out": args.out})
+    check_outputs({"--out": args.out}, inputs, tables=("--out",))
     data = load_data(cfg)
     import torch
 
@@ -720,9 +718,9 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     announce_device(device, asked)
     pred = predict_interactions(data, query, cfg, model, seed=args.seed, device=device,
                                 progress=show_progress(args.quiet))
-    from gatbio.results import atomic_write_text, table_text
+    from gatbio.results import write_csv
 
-    atomic_write_text(args.out, table_text(pred, args.out))  # tab-separated for .tsv, else CSV
+    write_csv(args.out, pred)  # tab-separated for .tsv
     n_known = int(pred["known"].sum())
     chosen = pred.attrs.get("model", model)
     name = model if chosen == model else f"{model}: {chosen}, the best on validation"

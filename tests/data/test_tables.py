@@ -128,12 +128,12 @@ def test_node_list_and_trait_tables_detect_headers(tmp_path):
     assert read_node_list(write(tmp_path, "n.txt", "protein\nP1\nP2\nP1\n")) == ["P1", "P2"]
     assert read_node_list(write(tmp_path, "m.txt", "protein\nP1\n"), known=["protein"]) == ["protein", "P1"]
     species = ["fox", "rabbit", "grass"]
-    x, names = read_species_traits(write(tmp_path, "t.tsv", "taxon\tmass\tmobile\nfox\t5\t1\ngrass\t\t0\n"), species)
+    x, names, _ = read_species_traits(write(tmp_path, "t.tsv", "taxon\tmass\tmobile\nfox\t5\t1\ngrass\t\t0\n"), species)
     assert names == ["mass", "mobile"] and x.shape == (3, 2)
     assert x[0].tolist() == [5, 1] and np.isnan(x[1]).all() and np.isnan(x[2, 0]) and x[2, 1] == 0
-    x, names = read_species_traits(write(tmp_path, "u.txt", "fox 5\nrabbit 1\n"), species)  # no header
+    x, names, _ = read_species_traits(write(tmp_path, "u.txt", "fox 5\nrabbit 1\n"), species)  # no header
     assert names == ["trait_1"] and x[:2, 0].tolist() == [5, 1]
-    x, names = read_species_traits(write(tmp_path, "s.csv", "species\nfox\n"), species)  # species only
+    x, names, _ = read_species_traits(write(tmp_path, "s.csv", "species\nfox\n"), species)  # species only
     assert x.shape == (3, 0) and names == []
     with pytest.raises(MalformedFileError, match=r"v\.csv:3: trait 'mass' must be a number, found 'big'"):
         read_species_traits(write(tmp_path, "v.csv", "species,mass\nfox,1\nrabbit,big\n"), species)
@@ -146,7 +146,7 @@ def test_node_list_and_trait_tables_detect_headers(tmp_path):
     # a header above text only (no typed column shows it): its first field names the id column
     with pytest.raises(MalformedFileError, match=r"h\.csv:2: trait 'habitat' must be a number, found 'pelagic'"):
         read_species_traits(write(tmp_path, "h.csv", "species,habitat\nfox,pelagic\n"), species)
-    x, names = read_species_traits(write(tmp_path, "k.csv", "fox,1\nrabbit,2\n"), species)  # no header
+    x, names, _ = read_species_traits(write(tmp_path, "k.csv", "fox,1\nrabbit,2\n"), species)  # no header
     assert names == ["trait_1"] and x[:2, 0].tolist() == [1, 2]
 
 
@@ -367,7 +367,7 @@ def test_bytes_like_a_byte_order_mark_elsewhere_are_not_utf16(tmp_path):
 ])
 def test_trait_table_separator_comes_from_every_line_not_the_first(tmp_path, name, text):
     species = ["Nostoc sp.", "Cryptomonas sp. 1"]
-    x, names = read_species_traits(write(tmp_path, name, text), species)
+    x, names, _ = read_species_traits(write(tmp_path, name, text), species)
     assert x.shape[0] == 2 and x.shape[1] == (0 if name.startswith("one") else 1)
     if x.shape[1]:
         assert np.isnan(x[0, 0]) and x[1, 0] == 3.5
