@@ -27,6 +27,7 @@ from torch_geometric.transforms import AddRandomWalkPE
 from torch_geometric.utils import degree
 
 from gatbio.nn import GATConv
+from gatbio.nn.fused import SPARSE_NOTICES
 
 #: (title, module, function): each function takes an output folder and returns a printable summary.
 TASKS = (
@@ -153,7 +154,7 @@ def _run(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     announce_device(dev, args.device)
     # PyTorch's beta-state notices about sparse CSR tensors are not for the user of a demo.
-    warnings.filterwarnings("ignore", message=r"Sparse (CSR tensor support|invariant checks)")
+    warnings.filterwarnings("ignore", message=SPARSE_NOTICES)
     t_all = time.perf_counter()
     print("== gatbio demo ==", flush=True)
     print("\n-- 1. The attention layer on a real PPI graph (structural inputs only) --", flush=True)

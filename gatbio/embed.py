@@ -243,8 +243,10 @@ def _netmf_dense_torch(a: sp.csr_matrix, window: int, negative: float, dim: int,
     dinv = torch.from_numpy(np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)).to(device)  # (N,)
     p = (sp.diags(dinv.cpu().numpy()) @ a).tocsr()
     p.sort_indices()  # torch CSR wants sorted column indices per row
+    from gatbio.nn.fused import SPARSE_NOTICES
+
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        warnings.filterwarnings("ignore", message=SPARSE_NOTICES)
         pt = torch.sparse_csr_tensor(torch.from_numpy(p.indptr).long(), torch.from_numpy(p.indices).long(),
                                      torch.from_numpy(p.data), size=(n, n), check_invariants=True).to(device)
     power = pt.to_dense()  # (N, N)

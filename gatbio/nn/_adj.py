@@ -28,6 +28,7 @@ else, for a layer with ``edge_dim``, the stored values: those of a ``SparseTenso
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -41,6 +42,8 @@ from torch_geometric.utils import (
     to_torch_csc_tensor,
     to_torch_csr_tensor,
 )
+
+from gatbio.nn.fused import SPARSE_NOTICES
 
 _BUILD = {torch.sparse_coo: to_torch_coo_tensor, torch.sparse_csr: to_torch_csr_tensor,
           torch.sparse_csc: to_torch_csc_tensor}
@@ -130,19 +133,23 @@ def attention_like(sparse: SparseAdjacency, edge_index: Tensor, alpha: Tensor, l
     if not looped:  # the input's own entries, in their order
         if isinstance(adj, SparseTensor):
             return adj.set_value(alpha, layout="coo")
-        if adj.layout == torch.sparse_coo:
-            # As set_sparse_value, reading indices without the coalesced flag to_edge_index would have set.
-            out = torch.sparse_coo_tensor(adj._indices(), alpha, size + alpha.shape[1:], device=alpha.device)
-            return out.coalesce(), alpha
-        # Built from the compressed indices, not with set_sparse_value: that keeps the trailing feature dimension of
-        # a hybrid input (N_dst, N_src, D), where the weights need (N_dst, N_src, H).
-        if adj.layout == torch.sparse_csr:
-            out = torch.sparse_csr_tensor(adj.crow_indices(), adj.col_indices(), alpha, size + alpha.shape[1:])
-        else:
-            out = torch.sparse_csc_tensor(adj.ccol_indices(), adj.row_indices(), alpha, size + alpha.shape[1:])
-        return out, alpha
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=SPARSE_NOTICES)
+            if adj.layout == torch.sparse_coo:
+                # As set_sparse_value, reading indices without the coalesced flag to_edge_index would have set.
+                out = torch.sparse_coo_tensor(adj._indices(), alpha, size + alpha.shape[1:], device=alpha.device)
+                return out.coalesce(), alpha
+            # Built from the compressed indices, not with set_sparse_value: that keeps the trailing feature
+            # dimension of a hybrid input (N_dst, N_src, D), where the weights need (N_dst, N_src, H).
+            if adj.layout == torch.sparse_csr:
+                out = torch.sparse_csr_tensor(adj.crow_indices(), adj.col_indices(), alpha, size + alpha.shape[1:])
+            else:
+                out = torch.sparse_csc_tensor(adj.ccol_indices(), adj.row_indices(), alpha, size + alpha.shape[1:])
+            return out, alpha
     by_row = isinstance(adj, SparseTensor) or adj.layout != torch.sparse_csc
     index, alpha = coalesce(edge_index.flip(0), alpha, max(size), sort_by_row=by_row)  # (2, E'), (E', H)
     if isinstance(adj, SparseTensor):
         return SparseTensor(row=index[0], col=index[1], value=alpha, sparse_sizes=size, is_sorted=True)
-    return _BUILD[adj.layout](index, alpha, size, is_coalesced=True), alpha
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=SPARSE_NOTICES)
+        return _BUILD[adj.layout](index, alpha, size, is_coalesced=True), alpha

@@ -68,12 +68,17 @@ __all__ = [
 _CHUNK_ELEMENTS = 1 << 22
 
 
+# PyTorch's notices on building a sparse tensor, once per process (so once per worker of a parallel run): CSR
+# tensors are "beta"; torch 2.11 (not 2.13) also says invariant checks are "implicitly disabled" even where
+# check_invariants=False is passed. Neither is for a user: the operations used here (construction, CSR @ dense,
+# sampled_addmm) are tested against dense references in tests/nn/test_fused.py.
+SPARSE_NOTICES = r"Sparse (CSR tensor support is in beta|invariant checks are implicitly disabled)"
+
+
 def _csr(crow: Tensor, col: Tensor, values: Tensor, shape: tuple[int, int]) -> Tensor:
     """A CSR tensor from trusted indices (built by :class:`_BlockCSR`, so the invariant check is skipped)."""
     with warnings.catch_warnings():
-        # CSR tensors are "beta" in PyTorch; the operations used here (construction, CSR @ dense,
-        # sampled_addmm) are tested against dense references in tests/nn/test_fused.py.
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        warnings.filterwarnings("ignore", message=SPARSE_NOTICES)
         return torch.sparse_csr_tensor(crow, col, values, shape, check_invariants=False)
 
 
