@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from gatbio._options import pop_resume_flag
-from gatbio.cli import run_guarded, show_progress
+from gatbio.cli import run_guarded, show_sweep_progress
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
         from gatbio.tasks.robustness import load, run
 
         args, resume = pop_resume_flag(list(sys.argv[1:] if argv is None else argv), usage=__doc__)
-        print(run(load(args[0], args[1:]), resume=resume, progress=show_progress()))  # none into a log
+        print(run(load(args[0], args[1:]), resume=resume, progress=show_sweep_progress()))  # a bar, or lines in a log
         return 0
 
     return run_guarded(Path(__file__).name, work)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from gatbio._options import pop_resume_flag
-from gatbio.cli import run_guarded, show_progress
+from gatbio.cli import run_guarded, show_sweep_progress
 
 OPTIONS = ("--ppi24", "--restart", "--resume-anyway", "-h", "--help")
 
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         ppi24 = "--ppi24" in given
         args, resume = pop_resume_flag([a for a in given if a != "--ppi24"], usage=__doc__)
         task = protein_ppi if ppi24 else protein
-        more = {} if ppi24 else {"progress": show_progress()}  # no progress bars into a log
+        more = {} if ppi24 else {"progress": show_sweep_progress()}  # a bar, or lines in a log
         print(task.run(task.load(args[0], args[1:]), resume=resume, **more))
         return 0
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from gatbio._options import pop_resume_flag
-from gatbio.cli import run_guarded, show_progress
+from gatbio.cli import run_guarded, show_sweep_progress
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args, resume = pop_resume_flag(list(sys.argv[1:] if argv is None else argv), usage=__doc__)
         print(protein_interactions.run(protein_interactions.load(args[0], args[1:]), resume=resume,
-                                       progress=show_progress()))  # no progress bars into a log
+                                       progress=show_sweep_progress()))  # a bar, or lines in a log
         return 0
 
     return run_guarded(Path(__file__).name, work)

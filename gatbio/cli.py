@@ -92,6 +92,13 @@ def show_progress(quiet: bool = False) -> bool:
     return not quiet and sys.stderr.isatty()
 
 
+def show_sweep_progress(quiet: bool = False) -> bool:
+    """Whether a sweep (units of work over datasets, seeds, webs) shows progress: unless ``--quiet``; a bar on a
+    terminal, a line at most every 30 s in a log file or a pipe (:func:`gatbio.parallel.parallel_map`), so that
+    a run under ``nohup`` or a cluster scheduler says how far it is."""
+    return not quiet
+
+
 def _finish(parser: argparse.ArgumentParser) -> None:
     """Give ``parser`` and its sub-parsers the plain-text help and :class:`HelpFormatter`."""
     parser.formatter_class = HelpFormatter

@@ -1,14 +1,18 @@
 """Run independent jobs (webs, seeds, folds) in parallel: joblib on one machine, Dask on a cluster.
 
 One code path: :func:`parallel_map` takes a function and a list of argument tuples. With ``jobs=1`` it runs
-in this process (with a progress bar); with ``jobs>1`` it uses joblib's process pool; with a Dask
-``scheduler`` address it sends the same calls to that cluster through joblib's Dask backend.
+in this process; with ``jobs>1`` it uses joblib's process pool; with a Dask ``scheduler`` address it sends the
+same calls to that cluster through joblib's Dask backend. Progress goes to stderr: a bar on a terminal, and
+plain lines (:func:`progress_lines`) where stderr is a log file or a pipe (a cluster job, ``nohup``), which a
+bar's carriage returns would garble.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,8 +34,8 @@ def parallel_map(
         items: argument tuples, one per call.
         jobs: worker processes on this machine (``-1``: all cores). Ignored with ``scheduler``.
         scheduler: a Dask distributed scheduler address (``tcp://host:8786``); needs ``dask[distributed]``.
-        desc: progress-bar label.
-        progress: show a progress bar.
+        desc: progress label.
+        progress: show progress on stderr (a bar on a terminal, else :func:`progress_lines`).
     """
     items = list(items)
     if jobs == 0 or jobs < -1:
@@ -41,7 +45,7 @@ def parallel_map(
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
     if scheduler is None and jobs == 1:
-        return [fn(*args) for args in tqdm(items, desc=desc, disable=not progress)]
+        return [fn(*args) for args in _track(items, len(items), desc, progress)]
 
     from joblib import Parallel, delayed, parallel_backend
 
@@ -54,7 +58,7 @@ def parallel_map(
                               "pip install 'gatbio[distributed]'") from err
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator")(calls)
-            return list(tqdm(gen, total=len(items), desc=desc, disable=not progress))
+            return list(_track(gen, len(items), desc, progress))
     with warnings.catch_warnings():
         # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
         # sequence similarities do) and warns "A worker stopped while some jobs were given to the executor": the
@@ -63,7 +67,50 @@ def parallel_map(
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                                 category=UserWarning)
         gen = Parallel(n_jobs=jobs, return_as="generator")(calls)
-        return list(tqdm(gen, total=len(items), desc=desc, disable=not progress))
+        return list(_track(gen, len(items), desc, progress))
+
+
+def _track(results: Iterable, total: int, desc: str | None, progress: bool) -> Iterable:
+    """``results`` as they come, with progress on stderr: a bar on a terminal, lines elsewhere, none if not
+    ``progress``."""
+    if not progress:
+        return results
+    if sys.stderr.isatty() or "ipykernel" in sys.modules:  # a terminal or a notebook (tqdm.auto's widget)
+        return tqdm(results, total=total, desc=desc)
+    return progress_lines(results, total, desc)
+
+
+def progress_lines(results: Iterable, total: int, desc: str | None = None, every: float = 30.0,
+                   stream=None) -> Iterator:
+    """Yield ``results``, writing a progress line to ``stream`` (stderr) at most every ``every`` seconds and
+    when the last one is done: ``food webs: 40/114 done, 2:31 elapsed, about 4:40 left``.
+
+    For logs, where a progress bar's carriage returns pile up on one line; the time left assumes the remaining
+    units take as long as the finished ones on average (a parallel run whose largest units run last takes
+    longer).
+    """
+    stream = sys.stderr if stream is None else stream
+    label = f"{desc}: " if desc else ""
+    start = last = time.monotonic()
+    done = 0
+    for result in results:
+        done += 1
+        now = time.monotonic()
+        if now - last >= every or done == total:
+            elapsed = now - start
+            line = f"{label}{done}/{total} done, {_clock(elapsed)} elapsed"
+            if done < total:
+                line += f", about {_clock(elapsed / done * (total - done))} left"
+            print(line, file=stream, flush=True)
+            last = now
+        yield result
+
+
+def _clock(seconds: float) -> str:
+    """``h:mm:ss`` or ``m:ss``."""
+    m, s = divmod(int(round(seconds)), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 @contextmanager

@@ -36,8 +36,9 @@ def test_protein_function_names_all_its_options():
 @pytest.mark.parametrize("script,module", [("hub_robustness", "robustness"),
                                            ("protein_interactions", "protein_interactions"),
                                            ("protein_function", "protein")])
-def test_the_runners_show_progress_only_on_a_terminal(script, module, monkeypatch, capsys):
-    """As ``gatbio`` does (gatbio.cli.show_progress): no progress bars into a log file or a pipe."""
+def test_the_runners_show_progress_on_a_terminal_and_in_a_log(script, module, monkeypatch, capsys):
+    """As ``gatbio`` does (gatbio.cli.show_sweep_progress): progress in both (gatbio.parallel draws a bar on a
+    terminal and writes lines into a log file or a pipe)."""
     import importlib
 
     task = importlib.import_module(f"gatbio.tasks.{module}")
@@ -47,5 +48,5 @@ def test_the_runners_show_progress_only_on_a_terminal(script, module, monkeypatc
     for tty in (False, True):
         monkeypatch.setattr("sys.stderr.isatty", lambda tty=tty: tty)
         assert experiment_script(script).main(["x.yaml"]) == 0
-        assert seen["progress"] is tty
+        assert seen["progress"] is True
     assert capsys.readouterr().out == "summary\nsummary\n"

@@ -133,3 +133,27 @@ def test_every_task_unit_runs_on_its_configured_threads(monkeypatch, module, uni
     args = {"run_web": ("web", "out", cfg)}.get(unit, (cfg, None, None, None))
     getattr(mod, unit)(*args)
     assert seen == [(1, {1})]
+
+
+def test_progress_lines_known_answer(monkeypatch):
+    # A clock read at the start and once per finished unit: lines when 30 s have passed since the last one, and
+    # at the last unit (with no time left to estimate).
+    import io
+
+    from gatbio import parallel
+
+    clock = iter([0.0, 10.0, 40.0, 50.0, 100.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    assert list(parallel.progress_lines(iter("abcd"), 4, "food webs", stream=out)) == list("abcd")
+    assert out.getvalue().splitlines() == ["food webs: 2/4 done, 0:40 elapsed, about 0:40 left",
+                                           "food webs: 4/4 done, 1:40 elapsed"]
+
+
+def test_progress_goes_to_a_log_as_lines(capsys):
+    # stderr captured by pytest is no terminal, as a log file is not: lines, not a bar's carriage returns.
+    assert parallel_map(operator.mul, ITEMS, jobs=2, desc="units") == EXPECTED
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.splitlines()[-1].startswith("units: 12/12 done, 0:")
+    assert parallel_map(operator.mul, ITEMS, jobs=1, progress=False) == EXPECTED
+    assert capsys.readouterr().err == ""

@@ -1071,8 +1071,11 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               key="--out (config out)")
     announce_device(dev, spec, small_graphs=True)  # with the small-graph note on a GPU
-    # smallest webs first (an interrupted run has most webs done); the links protocol first
-    folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size)
+    # The links protocol first (its units cost 5-10x a web's new-species unit). In one process, smallest webs
+    # first: an interrupted run has most webs done. In parallel, largest first: a large web started last kept
+    # the other workers idle while it ran (on 16 cores, the 6 largest webs' links units were still running after
+    # 300 s, where the whole benchmark's work is about 300 s per core; experiments/README "Device").
+    folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size, reverse=cfg.jobs != 1)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     t0 = time.time()

@@ -78,7 +78,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
     b.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it goes to stderr, and only when it is a terminal)")
+                   help="no progress on stderr (a bar on a terminal; in a log file or a pipe, a line at most every "
+                        "30 s)")
     add_device_option(b, default=None, small_graphs=True)
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
@@ -131,7 +132,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
-    from gatbio.cli import show_progress
+    from gatbio.cli import show_sweep_progress
     from gatbio.config import load_config
     from gatbio.tasks.foodweb import FoodWebConfig, benchmark
 
@@ -148,7 +149,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
         import dataclasses
 
         cfg = dataclasses.replace(cfg, device=args.device)
-    tables = benchmark(cfg, progress=show_progress(args.quiet), resume=resume_mode(args))
+    tables = benchmark(cfg, progress=show_sweep_progress(args.quiet), resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0
 

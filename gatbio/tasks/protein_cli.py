@@ -103,7 +103,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="YAML config (experiments/configs/protein_*.yaml, except protein_ppi24.yaml: that one is "
                          "for python experiments/protein_function.py --ppi24)")
     rn.add_argument("--quiet", action="store_true",
-                    help="no progress bar (it goes to stderr, and only when it is a terminal)")
+                    help="no progress on stderr (a bar on a terminal; in a log file or a pipe, a line at most every "
+                         "30 s)")
     rn.add_argument("--out", metavar="DIR", default=None,
                     help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     rn.add_argument("--summary-only", action="store_true", help="only remake the tables and figure")
@@ -185,9 +186,9 @@ def run_main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
-    from gatbio.cli import show_progress
+    from gatbio.cli import show_sweep_progress
 
-    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_progress(args.quiet)))
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_sweep_progress(args.quiet)))
     return 0
 
 
@@ -583,7 +584,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                         "config's seeds")
     add_header_option(g, "--pairs")
     it.add_argument("--quiet", action="store_true",
-                    help="no progress bar or messages (they go to stderr, and only when it is a terminal)")
+                    help="no progress on stderr (a bar on a terminal; in a log file or a pipe, a benchmark's line at "
+                         "most every 30 s; predict's bars and messages only on a terminal)")
     it.set_defaults(func=interactions_main)
     it.__class__ = IntermixedParser  # `predict --pairs F key=value`: positionals on both sides of the options
     return it
@@ -620,9 +622,9 @@ def interactions_main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
-    from gatbio.cli import show_progress
+    from gatbio.cli import show_sweep_progress
 
-    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_progress(args.quiet)))
+    print(run(cfg, summary_only=args.summary_only, resume=resume_mode(args), progress=show_sweep_progress(args.quiet)))
     return 0
 
 

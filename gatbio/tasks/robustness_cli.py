@@ -22,7 +22,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     p.add_argument("--summary-only", action="store_true", help="only remake the tables and figures from existing results")
     p.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it goes to stderr, and only when it is a terminal)")
+                   help="no progress on stderr (a bar on a terminal; in a log file or a pipe, a line at most every "
+                        "30 s)")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] jobs=2")
     add_device_option(p, default=None)
     add_resume_options(p)
@@ -34,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from gatbio.cli import show_progress
+    from gatbio.cli import show_sweep_progress
     from gatbio.tasks.robustness import load, run
 
     cfg = load(args.config, args.overrides)
@@ -42,5 +43,5 @@ def main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
-    print(run(cfg, summary_only=args.summary_only, progress=show_progress(args.quiet), resume=resume_mode(args)))
+    print(run(cfg, summary_only=args.summary_only, progress=show_sweep_progress(args.quiet), resume=resume_mode(args)))
     return 0

@@ -1,5 +1,5 @@
-"""``gatbio robustness`` and ``gatbio foodweb``: settings refused before any output, progress only on a terminal
-(and ``--quiet``), a perturbation that leaves nothing to score, and the trophic-level wording of ``predict``."""
+"""``gatbio robustness`` and ``gatbio foodweb``: settings refused before any output, progress as a bar on a terminal
+and as lines in a log (none with ``--quiet``), a perturbation that leaves nothing to score, and the trophic-level wording of ``predict``."""
 
 from __future__ import annotations
 
@@ -111,13 +111,13 @@ def test_no_surviving_items_gives_nan_not_a_crash():
 
 
 @pytest.mark.parametrize("perturbation", ["degree", "feature_noise"])
-def test_robustness_shows_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys, data_root, perturbation):
+def test_robustness_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys, data_root, perturbation):
     args = ["robustness", "--config", QUICK, "protein.enabled=false", "models=[gcn]", f"perturbations=[{perturbation}]",
             "fractions=[0.0,0.05]", "foodweb.epochs=3", "r50_random_orders=1", f"out_dir={tmp_path / 'out'}"]
     assert cli_main(args) == 0
     out, err = capsys.readouterr()
-    assert not any(mark in err for mark in TQDM_MARKS), err
-    assert "robustness (dataset, seed)" not in err
+    assert not any(mark in err for mark in TQDM_MARKS) and "\r" not in err, err
+    assert "robustness (dataset, seed): 1/1 done, 0:" in err, err  # the last unit's line (one job: seed 0)
     # R50 follows the removal orders; a sweep without any says so (it used to stop with KeyError: 'web')
     assert ("R50 (fraction" in out) == (perturbation == "degree") and ("R50: none" in out) != (perturbation == "degree")
 
@@ -135,8 +135,10 @@ def _progress_seen(monkeypatch, module, name, argv, tty):
     return seen["progress"]
 
 
-@pytest.mark.parametrize("quiet,tty,expected", [(False, False, False), (False, True, True), (True, True, False)])
-def test_progress_follows_the_terminal_and_quiet(tmp_path, monkeypatch, quiet, tty, expected):
+# progress unless --quiet, terminal or not (gatbio.parallel draws a bar on a terminal, lines in a log)
+@pytest.mark.parametrize("quiet,tty,expected", [(False, False, True), (False, True, True), (True, True, False),
+                                                (True, False, False)])
+def test_progress_follows_quiet(tmp_path, monkeypatch, quiet, tty, expected):
     flag = ["--quiet"] * quiet
     rob = ["robustness", "--config", QUICK, f"out_dir={tmp_path / 'r'}", *flag]
     assert _progress_seen(monkeypatch, rb, "run", rob, tty) is expected
@@ -144,7 +146,7 @@ def test_progress_follows_the_terminal_and_quiet(tmp_path, monkeypatch, quiet, t
     assert _progress_seen(monkeypatch, fw, "benchmark", bench, tty) is expected
 
 
-def test_benchmark_shows_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+def test_benchmark_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys):
     web = tmp_path / "webs" / "A_1"
     web.mkdir(parents=True)
     rng = np.random.default_rng(0)
@@ -154,8 +156,10 @@ def test_benchmark_shows_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path,
             "protocols=[links]", "models=[l3_ra]"]
     assert cli_main(args) == 0
     err = capsys.readouterr().err
-    assert not any(mark in err for mark in TQDM_MARKS), err
-    assert "food webs" not in err
+    assert not any(mark in err for mark in TQDM_MARKS) and "\r" not in err, err
+    assert "food webs: 1/1 done, 0:" in err, err
+    assert cli_main([*args, "--quiet", "--restart"]) == 0
+    assert "food webs" not in capsys.readouterr().err
 
 
 def test_predict_help_states_the_mackay_gauge(capsys):
