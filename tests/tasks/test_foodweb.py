@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,29 @@ def test_run_web_writes_results_and_resumes(tmp_path, monkeypatch):
     # resume: a finished web is not recomputed
     monkeypatch.setattr(fw, "fold_scores", lambda *a, **k: pytest.fail("recomputed a finished web"))
     assert fw.run_web(tmp_path / "webs" / "Tiny_1", cfg.out, cfg, "links") == path
+
+
+@pytest.mark.parametrize("jobs,order", [(1, ["S_1", "M_2", "L_3"]), (2, ["L_3", "M_2", "S_1"])])
+def test_benchmark_order_of_units(tmp_path, monkeypatch, jobs, order):
+    """The links protocol first; in one process the smallest webs first (an interrupted run has most webs done),
+    in parallel the largest first (a large web started last keeps the other workers waiting)."""
+    from gatbio import parallel
+
+    for name, n in (("L_3", 30), ("S_1", 10), ("M_2", 20)):
+        write_web(tmp_path / "webs" / name, n=n, seed=n)
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(fn, items, **kwargs):
+        seen.extend((Path(src).name, protocol) for src, _, _, protocol in items)
+        raise Stop
+
+    monkeypatch.setattr(parallel, "parallel_map", fake)
+    with pytest.raises(Stop):
+        fw.benchmark(tiny_cfg(tmp_path, jobs=jobs), progress=False)
+    assert seen == [(w, "links") for w in order] + [(w, "species") for w in order]
 
 
 def test_benchmark_tables(tmp_path):
