@@ -3,20 +3,21 @@
 # a session now has 15 min of device time, start-up, idle time and transfers included: plan one call of about
 # 9 min, steps chained in it with STEP_LIMIT each, and a second only while the machine is still warm).
 #
-# Seen on 2026-11-26 on an H200 (experiments/gpu_runs/2026-11-26-h200, -b-, -c-, -d-): start-up about 30 s; `bench`
-# 218 s with Triton's kernels already compiled (compile them first, e.g. `profile` before `bench` in one call);
-# `interactions` 162 s, 158 s, then 120 s after the small-graph change (first fits no longer autotune); `cuda-tests`
-# 86 s (295 passed, 2 skipped); `profile` 70 s, 91 s; `embed` 51 s; `robustness` 116 s with jobs=8 (not finished in
-# 200 s with jobs: 2); `protein` 156 s; `foodweb` with --device cuda not finished in 250 s (32 of 114 units: food
-# webs train 1.9-3.6x slower on the GPU, so --device auto now runs them on the CPU, and so does this step, with
-# jobs=16); `string` not finished in 120 s (generation + predict; its log now streams).
-# Measured: bench, interactions, cuda-tests, profile, embed, robustness, protein. Not yet: turbo, tests,
-# bench-large, foodweb (on the CPU cores there), string (whole), quick-cuda. A next session, one call (timeout_s
-# 590), each step with its own limit:
-#   export OUT; bash experiments/gpu_session.sh foodweb:300 string:250
-# (the food-web benchmark as a user with a GPU now runs it, --device auto, i.e. on that machine's 16 CPU cores,
-# against its <= 5 min target; the STRING-scale prediction against <= 5 min); then, on the still-warm machine,
-# `turbo bench` (turbo-gnn side by side) or `bench-large`. Write to
+# Seen on 2026-11-26 on an H200 (experiments/gpu_runs/2026-11-26-h200, -b-, -c-, -d-, -e-): start-up about 30 s;
+# `bench` 218 s with Triton's kernels already compiled (compile them first, e.g. `profile` before `bench` in one
+# call); `interactions` 162 s, 158 s, then 120 s after the small-graph change (first fits no longer autotune);
+# `cuda-tests` 86 s (295 passed, 2 skipped); `profile` 70 s, 91 s, 90 s; `embed` 51 s; `robustness` 116 s with
+# jobs=8 (not finished in 200 s with jobs: 2); `protein` 156 s; `string` 143 s (generation 9 s, predict 132.5 s);
+# `foodweb` not finished in 250 s with --device cuda (32 of 114 units), nor in 300 s on the 16 CPU cores (--device
+# auto, jobs=16: 97 of 114 units, the 6 largest webs' links units unfinished; the units now run largest first
+# when jobs > 1); `quick-cuda` not finished in 110 s (one test done).
+# Measured: bench, interactions, cuda-tests, profile, embed, robustness, protein, string. Not yet: turbo, tests,
+# bench-large, foodweb (whole, with the largest-first order), quick-cuda (whole). A next session, one call
+# (timeout_s 590), each step with its own limit:
+#   export OUT; bash experiments/gpu_session.sh foodweb:420 quick-cuda:150
+# (the food-web benchmark as a user with a GPU runs it, --device auto, i.e. on that machine's 16 CPU cores,
+# against its <= 5 min target, now largest webs first); then, on the still-warm machine, `turbo bench` (turbo-gnn
+# side by side) or `bench-large`. Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
