@@ -10,14 +10,14 @@
 # jobs=8 (not finished in 200 s with jobs: 2); `protein` 156 s; `string` 143 s (generation 9 s, predict 132.5 s);
 # `foodweb` not finished in 250 s with --device cuda (32 of 114 units), nor in 300 s on the 16 CPU cores (--device
 # auto, jobs=16: 97 of 114 units, the 6 largest webs' links units unfinished; the units now run largest first
-# when jobs > 1); `quick-cuda` not finished in 110 s (one test done).
+# when jobs > 1); `quick-cuda` not finished in 110 s (one of its 3 tests done).
 # Measured: bench, interactions, cuda-tests, profile, embed, robustness, protein, string. Not yet: turbo, tests,
-# bench-large, foodweb (whole, with the largest-first order), quick-cuda (whole). A next session, one call
-# (timeout_s 590), each step with its own limit:
-#   export OUT; bash experiments/gpu_session.sh foodweb:420 quick-cuda:150
+# bench-large, foodweb (whole, with the largest-first order), quick-cuda (whole). A next session, two calls:
+#   export OUT; bash experiments/gpu_session.sh foodweb:420          (timeout_s 480)
+#   export OUT; bash experiments/gpu_session.sh quick-cuda:330       (timeout_s 360, the machine still warm)
 # (the food-web benchmark as a user with a GPU runs it, --device auto, i.e. on that machine's 16 CPU cores,
-# against its <= 5 min target, now largest webs first); then, on the still-warm machine, `turbo bench` (turbo-gnn
-# side by side) or `bench-large`. Write to
+# against its <= 5 min target, now largest webs first; a model of the last run puts it at about 330 s); or,
+# instead of quick-cuda, `turbo bench` (turbo-gnn side by side) or `bench-large`. Write to
 # the device tool's $OUT itself (this script packs each step's folder as it ends): a call killed at its limit
 # still returns what $OUT holds, not what /tmp holds.
 #
