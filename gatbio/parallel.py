@@ -75,9 +75,17 @@ def _track(results: Iterable, total: int, desc: str | None, progress: bool) -> I
     ``progress``."""
     if not progress:
         return results
-    if sys.stderr.isatty() or "ipykernel" in sys.modules:  # a terminal or a notebook (tqdm.auto's widget)
+    if sys.stderr.isatty() or _in_notebook():  # a terminal, or a notebook (tqdm.auto's widget there)
         return tqdm(results, total=total, desc=desc)
     return progress_lines(results, total, desc)
+
+
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (tqdm.autonotebook's test; ipykernel merely imported, as by a
+    notebook runner, is not one)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
 def progress_lines(results: Iterable, total: int, desc: str | None = None, every: float = 30.0,

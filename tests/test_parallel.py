@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import sys
 
 import pytest
 
@@ -150,10 +151,33 @@ def test_progress_lines_known_answer(monkeypatch):
                                            "food webs: 4/4 done, 1:40 elapsed"]
 
 
-def test_progress_goes_to_a_log_as_lines(capsys):
-    # stderr captured by pytest is no terminal, as a log file is not: lines, not a bar's carriage returns.
+def test_progress_goes_to_a_log_as_lines(capsys, monkeypatch):
+    # stderr captured by pytest is no terminal, as a log file is not: lines, not a bar's carriage returns; also
+    # where a notebook runner has imported ipykernel and IPython in this process (the suite's notebook tests do),
+    # as long as no kernel runs here.
+    import types
+
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: None
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
     assert parallel_map(operator.mul, ITEMS, jobs=2, desc="units") == EXPECTED
     err = capsys.readouterr().err
     assert "\r" not in err and err.splitlines()[-1].startswith("units: 12/12 done, 0:")
     assert parallel_map(operator.mul, ITEMS, jobs=1, progress=False) == EXPECTED
     assert capsys.readouterr().err == ""
+
+
+def test_progress_in_a_notebook_kernel_is_a_bar(monkeypatch):
+    import types
+
+    from gatbio import parallel
+
+    shell = types.SimpleNamespace(config={"IPKernelApp": {}})
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert isinstance(parallel._track(iter([1]), 1, "x", True), parallel.tqdm)
+    shell.config = {}  # an IPython terminal shell: its stderr decides
+    assert not isinstance(parallel._track(iter([1]), 1, "x", True), parallel.tqdm)
