@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1053,7 +1054,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import parallel_map
-    from gatbio.results import prepare_out_dir, write_json
+    from gatbio.results import is_done, prepare_out_dir, write_json
 
     check(cfg)
     spec = cfg.device
@@ -1079,8 +1080,14 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size, reverse=cfg.jobs != 1)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
+    # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
+    # that progress counts and times only this call's work.
+    todo = [it for it in items if not is_done(out_dir / "webs" / f"{_web_name(it[0])}.{it[3]}.json")]
+    if progress and len(todo) < len(items):
+        print(f"food webs: {len(items) - len(todo)} of {len(items)} (web, protocol) units already done in {out_dir}, "
+              f"{len(todo)} to run", file=sys.stderr, flush=True)
     t0 = time.time()
-    parallel_map(run_web, items, jobs=cfg.jobs, desc="food webs", progress=progress)
+    parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0
     # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
     # protocols than the folder holds says so: the tables are not only this call's).
@@ -1094,7 +1101,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
              f"call did not run ({len(items)} web x protocol run(s) here)")
     tables = summarize_results(out_dir, webs_dir, cfg)
     write_json(out_dir / "timing.json", {
-        "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items),
+        "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items), "runs_computed_this_call": len(todo),
         "compute_seconds_all_runs": sum(r.get("seconds", 0.0) for r in recs),
         "compute_seconds_by_protocol": {p: sum(r.get("seconds", 0.0) for r in recs if r["protocol"] == p)
                                         for p in dict.fromkeys(r["protocol"] for r in recs)},

@@ -158,6 +158,12 @@ def test_benchmark_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys):
     err = capsys.readouterr().err
     assert not any(mark in err for mark in TQDM_MARKS) and "\r" not in err, err
     assert "food webs: 1/1 done, 0:" in err, err
+    # resumed: the finished unit is left out of this call's count (and its time estimate), and said so
+    assert cli_main(args) == 0
+    err = capsys.readouterr().err
+    assert "food webs: 1 of 1 (web, protocol) units already done in" in err and "0 to run" in err, err
+    assert "1/1 done" not in err, err
+    assert json.loads((tmp_path / "out" / "timing.json").read_text())["runs_computed_this_call"] == 0
     assert cli_main([*args, "--quiet", "--restart"]) == 0
     assert "food webs" not in capsys.readouterr().err
 
