@@ -340,7 +340,9 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
                 f"{out} holds {what}; this command neither reuses nor deletes them (--restart deletes only its own "
                 "task's results): choose another output folder")
     diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
-    shown = "; ".join(diff[:6]) + (f"; and {len(diff) - 6} more" if len(diff) > 6 else "")
+    from gatbio.data.tables import first_few
+
+    shown = first_few(diff, 6, sep="; ")
     if summary_only:
         if diff:
             print(f"note: {out} holds runs of another configuration ({shown}); summarising them as they are",

@@ -22,7 +22,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, note, read_node_table, read_table, read_text
+from gatbio.data.tables import check_file, first_few, note, read_node_table, read_table, read_text
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -209,8 +209,7 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
     if n is None:  # no node table: the web's species are the ids 0..max; an id in no link is a guess
         unlinked = sorted(set(range(data.num_nodes)) - set(data.edge_index.unique().tolist()))
         if unlinked:
-            shown = ", ".join(map(str, unlinked[:8])) + (f" and {len(unlinked) - 8} more" if len(unlinked) > 8 else "")
-            note(f"{edges[0]}: id{'s' if len(unlinked) > 1 else ''} {shown} of 0..{data.num_nodes - 1} "
+            note(f"{edges[0]}: id{'s' if len(unlinked) > 1 else ''} {first_few(unlinked, 8)} of 0..{data.num_nodes - 1} "
                  f"{'are' if len(unlinked) > 1 else 'is'} in no link and the folder has no *_node_attr_list.txt: "
                  "read as species without links (a node table, one row per species, says which species the web "
                  "has)")

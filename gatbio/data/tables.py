@@ -65,6 +65,13 @@ def note(message: str) -> None:
     log.warning("note: %s", message)
 
 
+def first_few(items: Sequence, k: int, sep: str = ", ") -> str:
+    """The first ``k`` of ``items`` for a message, and how many more: ``a, b, c and 4 more`` (with ``sep="; "``:
+    ``a; b; c; and 4 more``)."""
+    shown = sep.join(map(str, items[:k]))
+    return shown + (f"{sep.rstrip(', ')} and {len(items) - k} more" if len(items) > k else "")
+
+
 class MalformedFileError(ValueError):
     """A file does not have the expected format; the message names ``file:line`` and what was expected."""
 

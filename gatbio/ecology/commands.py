@@ -375,7 +375,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     weights (:func:`is_weight_name`), ``--weight``, or (no header) a third column of numbers, with a note; other
     columns are named in a note and not read."""
     from gatbio.data import io
-    from gatbio.data.tables import data_head, header_note, is_number, looks_like_header, note
+    from gatbio.data.tables import data_head, first_few, header_note, is_number, looks_like_header, note
 
     head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
     sep = _table_separator(fmt, [x for _, x in head])
@@ -480,11 +480,10 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             w = "auto" if width >= 3 else None  # a third column of numbers (the reader notes one of text)
         ignored = [k for k in range(width) if k not in (s, t, w, *skipped) and not (w == "auto" and k == 2)]
         if ignored:
-            shown = ", ".join(repr(fields[k]) if k < len(fields) and fields[k] else str(k + 1) for k in ignored[:6])
+            shown = first_few([repr(fields[k]) if k < len(fields) and fields[k] else str(k + 1) for k in ignored], 6)
             why = " (not link weights by name; --weight COLUMN reads one as weights)" \
                 if weight == "auto" and any(k < len(fields) and fields[k] for k in ignored) else ""
-            notes.append(f"{path}: column{'s' if len(ignored) > 1 else ''} {shown}"
-                         f"{f' and {len(ignored) - 6} more' if len(ignored) > 6 else ''} not read{why}")
+            notes.append(f"{path}: column{'s' if len(ignored) > 1 else ''} {shown} not read{why}")
             for k in ignored:
                 if k < len(fields) and {"web", "webs", "foodweb"} & set(_name_words(fields[k])):
                     webs = {r[k] for r in body if len(r) > k}

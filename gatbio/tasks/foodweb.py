@@ -742,6 +742,11 @@ def _web_name(source: str | Path) -> str:
     return Path(source).name if Path(source).is_dir() else str(source).replace("/", "__")
 
 
+def _result_path(out_dir: str | Path, source: str | Path, protocol: str) -> Path:
+    """``OUT/webs/<web>.<protocol>.json``: the result file of one (web, protocol) unit."""
+    return Path(out_dir) / "webs" / f"{_web_name(source)}.{protocol}.json"
+
+
 def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
     from gatbio.device import resolve_device
     from gatbio.results import is_done, write_json
@@ -749,7 +754,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
     out_dir = Path(out_dir)
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
     web = _web_name(folder)
-    path = out_dir / "webs" / f"{web}.{protocol}.json"
+    path = _result_path(out_dir, folder, protocol)
     if is_done(path):
         return str(path)
     t0 = time.time()
@@ -1082,7 +1087,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
-    todo = [it for it in items if not is_done(out_dir / "webs" / f"{_web_name(it[0])}.{it[3]}.json")]
+    todo = [(src, out, c, protocol) for src, out, c, protocol in items if not is_done(_result_path(out, src, protocol))]
     if progress and len(todo) < len(items):
         print(f"food webs: {len(items) - len(todo)} of {len(items)} (web, protocol) units already done in {out_dir}, "
               f"{len(todo)} to run", file=sys.stderr, flush=True)

@@ -246,7 +246,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
     from gatbio._paths import check_inputs, check_outputs
     from gatbio.cli import show_progress
-    from gatbio.data.tables import note
+    from gatbio.data.tables import first_few, note
     from gatbio.device import announce_device, resolve_device
     from gatbio.results import atomic_write_bytes, write_csv
     from gatbio.tasks.foodweb import predict_missing_links
@@ -270,8 +270,8 @@ def run_predict(args: argparse.Namespace) -> int:
     if args.traits:
         traits, trait_names, added = _read_traits(args.traits, names, args.header)
         if added:  # species with traits and no link yet: whose diet (and predators) to predict
-            shown = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
-            note(f"--traits {args.traits}: {len(added)} species are in no link of {args.file} ({shown}): added to "
+            note(f"--traits {args.traits}: {len(added)} species are in no link of {args.file} "
+                 f"({first_few(added, 5)}): added to "
                  "the web as species without links, so their links are predicted too (check the names if they "
                  "should match species of the web)")
             from torch_geometric.data import Data

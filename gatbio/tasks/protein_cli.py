@@ -158,11 +158,10 @@ def embed_main(args: argparse.Namespace) -> int:
     seqs = read_sequences(args.sequences)
     long = [n for n, s in seqs.items() if args.max_len and len(s) > args.max_len]
     if long:  # UniRep reads the first --max-len residues (GNN-PPI's cut); said, not done silently
-        from gatbio.data.tables import note
+        from gatbio.data.tables import first_few, note
 
-        shown = ", ".join(long[:3]) + (f" and {len(long) - 3} more" if len(long) > 3 else "")
         note(f"{args.sequences}: {len(long)} of {len(seqs)} proteins cut to their first {args.max_len:,} residues "
-             f"(--max-len; longer: {shown}); give --max-len N to change the cut, --max-len 0 to read every residue")
+             f"(--max-len; longer: {first_few(long, 3)}); give --max-len N to change the cut, --max-len 0 to read every residue")
     partial = Path(f"{args.out}.partial.npz")  # finished proteins, so that an interrupted run resumes
     if partial.is_file():
         print(f"resuming from {partial}", file=sys.stderr)

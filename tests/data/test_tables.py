@@ -23,7 +23,14 @@ from gatbio.data.io import (
     read_string_links,
 )
 from gatbio.data.sequence import read_sequences
-from gatbio.data.tables import data_head, is_header_word, looks_like_header, parse_weights, sniff_separator
+from gatbio.data.tables import (
+    data_head,
+    first_few,
+    is_header_word,
+    looks_like_header,
+    parse_weights,
+    sniff_separator,
+)
 from gatbio.ecology.commands import read_foodweb_file
 from tests.data.test_io import GAF
 
@@ -553,3 +560,10 @@ def _raise_file_error(k):
     if k == 2:
         raise MalformedFileError("bad.txt", 2, "no such thing")
     return k
+
+
+def test_first_few_names_the_rest_by_count():
+    assert first_few(["a", "b", "c"], 3) == "a, b, c"
+    assert first_few([1, 2, 3, 4, 5], 2) == "1, 2 and 3 more"
+    assert first_few(["x: 1", "y: 2", "z: 3"], 1, sep="; ") == "x: 1; and 2 more"
+    assert first_few([], 4) == ""
