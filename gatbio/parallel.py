@@ -70,6 +70,21 @@ def parallel_map(
         return list(_track(gen, len(items), desc, progress))
 
 
+def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
+                progress: bool = True) -> list[tuple]:
+    """The ``items`` whose unit is not finished (``done(*item)`` false), saying on stderr how many were left out:
+    ``food webs: 97 of 114 (web, protocol) units already done in OUT, 17 to run``.
+
+    A resumed sweep calls it before :func:`parallel_map`, so that progress counts and times only this call's work:
+    finished units, read back in a moment, made the time left look far shorter than it was.
+    """
+    todo = [item for item in items if not done(*item)]
+    if progress and len(todo) < len(items):
+        print(f"{desc}: {len(items) - len(todo)} of {len(items)} {unit} units already done in {where}, "
+              f"{len(todo)} to run", file=sys.stderr, flush=True)
+    return todo
+
+
 def _track(results: Iterable, total: int, desc: str | None, progress: bool) -> Iterable:
     """``results`` as they come, with progress on stderr: a bar on a terminal, lines elsewhere, none if not
     ``progress``."""

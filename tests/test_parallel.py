@@ -151,6 +151,17 @@ def test_progress_lines_known_answer(monkeypatch):
                                            "food webs: 4/4 done, 1:40 elapsed"]
 
 
+def test_left_to_run_keeps_the_unfinished_in_order_and_says_how_many_were_done(capsys):
+    from gatbio.parallel import left_to_run
+
+    items = [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    assert left_to_run(items, lambda i, _: i % 2 == 0, "units", "(n, letter)", "OUT") == [(1, "a"), (3, "c")]
+    assert capsys.readouterr().err == "units: 2 of 4 (n, letter) units already done in OUT, 2 to run\n"
+    assert left_to_run(items, lambda *_: False, "units", "(n, letter)", "OUT") == items  # nothing done: no line
+    assert left_to_run(items, lambda *_: True, "units", "(n, letter)", "OUT", progress=False) == []
+    assert capsys.readouterr().err == ""
+
+
 def test_progress_goes_to_a_log_as_lines(capsys, monkeypatch):
     # stderr captured by pytest is no terminal, as a log file is not: lines, not a bar's carriage returns; also
     # where a notebook runner has imported ipykernel and IPython in this process (the suite's notebook tests do),

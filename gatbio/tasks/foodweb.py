@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1058,7 +1057,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     (:func:`gatbio.results.prepare_out_dir`).
     """
     from gatbio.device import announce_device, resolve_device
-    from gatbio.parallel import parallel_map
+    from gatbio.parallel import left_to_run, parallel_map
     from gatbio.results import is_done, prepare_out_dir, write_json
 
     check(cfg)
@@ -1087,10 +1086,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
-    todo = [(src, out, c, protocol) for src, out, c, protocol in items if not is_done(_result_path(out, src, protocol))]
-    if progress and len(todo) < len(items):
-        print(f"food webs: {len(items) - len(todo)} of {len(items)} (web, protocol) units already done in {out_dir}, "
-              f"{len(todo)} to run", file=sys.stderr, flush=True)
+    todo = left_to_run(items, lambda src, out, c, protocol: is_done(_result_path(out, src, protocol)),
+                       "food webs", "(web, protocol)", out_dir, progress)
     t0 = time.time()
     parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0

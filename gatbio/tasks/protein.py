@@ -544,7 +544,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.parallel import parallel_map
+    from gatbio.parallel import left_to_run, parallel_map
     from gatbio.results import prepare_out_dir
 
     check(cfg)
@@ -554,9 +554,11 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                           summary_only=summary_only)
-    todo = [(f, s) for f in cfg.fractions for s in cfg.seeds
-            if not all(is_done(_paths(cfg, f, s)[1] / f"{v}.json") for v in cfg.variants)]
-    if not summary_only and todo:  # a finished sweep resumed: no embedding is computed again
+    todo = [] if summary_only else left_to_run(
+        [(f, s) for f in cfg.fractions for s in cfg.seeds],
+        lambda f, s: all(is_done(_paths(cfg, f, s)[1] / f"{v}.json") for v in cfg.variants),
+        cfg.name, "(fraction, seed)", out, progress)
+    if todo:  # a finished sweep resumed: no embedding is computed again
         data = load_data(cfg.dataset)
         check_fractions(cfg, data)
         t0 = time.perf_counter()

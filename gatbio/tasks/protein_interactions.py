@@ -793,6 +793,22 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
     return rows
 
 
+def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> bool:
+    """Whether every run of one (split type, seed) is finished, with the checks the unit makes when it reads them
+    back: the saved split comes from this pair table, and each run from the same model options (else
+    :func:`_check_options` refuses, or says so under ``resume="anyway"``)."""
+    from gatbio.nn.pair_models import model_options
+
+    split_path, run_dir = _paths(cfg, kind, seed)
+    runs = [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
+    if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json") for g, m in runs):
+        return False
+    _split(cfg, data, kind, seed, save=False)  # refuses a split made from other input files
+    for g, m in runs:
+        _check_options(run_dir / g / f"{m}.json", m, model_options(m, _settings(cfg), _custom(cfg)), resume)
+    return True
+
+
 # ----------------------------------------------------------------------------------------------- the sweep
 def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "check",
         progress: bool = True) -> str:
@@ -805,7 +821,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.parallel import parallel_map
+    from gatbio.parallel import left_to_run, parallel_map
     from gatbio.results import prepare_out_dir
 
     check(cfg)
@@ -824,7 +840,8 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
                     summary_only=summary_only, inputs=input_files(cfg))
     if not summary_only:
         data = load_data(cfg)
-        units = [(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds]
+        units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
+                            cfg.name, "(split, seed)", cfg.out_dir, progress)
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
                      progress=progress)
     return summarize_runs(cfg)

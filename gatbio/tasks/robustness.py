@@ -42,7 +42,7 @@ from torch_geometric.data import Data
 
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
-from gatbio.parallel import parallel_map, unit_threads
+from gatbio.parallel import left_to_run, parallel_map, unit_threads
 from gatbio.results import atomic_write_text, holds_json, is_done, missing_runs_note, write_csv, write_json
 from gatbio.robustness import (
     PERTURBATIONS,
@@ -514,10 +514,16 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
         return _job_body(cfg, task, dataset, seed)
 
 
+def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> list[str]:
+    """The models of one (dataset, seed) with a perturbation still to run."""
+    out_dir = Path(cfg.out_dir)
+    return [m for m in cfg.models
+            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p)) for p in cfg.perturbations)]
+
+
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     out_dir = Path(cfg.out_dir)
-    todo = [m for m in cfg.models
-            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p)) for p in cfg.perturbations)]
+    todo = _todo_models(cfg, task, dataset, seed)
     if not todo:
         return {"dataset": dataset, "seed": seed, "fitted": 0, "seconds": 0.0}
     t_start = time.perf_counter()
@@ -701,9 +707,13 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                               summary_only=summary_only)
     if not summary_only:
         items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
+        todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
+                           "robustness", "(dataset, seed)", out_dir, progress)
         t0 = time.perf_counter()
-        done = parallel_map(_job, items, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
+        done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
+        # seconds and jobs: this call's (a resumed call's units finished before are not in them)
         write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
+                                             "units": len(items), "units_computed_this_call": len(todo),
                                              "config": config_to_dict(cfg)})
     return summarize(cfg)
 

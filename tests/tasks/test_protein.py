@@ -109,7 +109,7 @@ def test_fit_learns_communities_and_early_stops():
     assert acc > 0.9 and res.best_val > 0.9 and res.epochs_run <= 60
 
 
-def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch):
+def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch, capsys):
     overrides = [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4", "heads=2",
                  "inputs=[prone]", "embed_dim=8", "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"]
     cfg = P.load(None, overrides)
@@ -130,8 +130,10 @@ def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch
     time.sleep(0.01)
     with monkeypatch.context() as m:  # resume: nothing is redone, not even the embeddings
         m.setattr(P, "compute_inputs", lambda *a: (_ for _ in ()).throw(AssertionError("embeddings recomputed")))
+        capsys.readouterr()
         P.run(cfg)
     assert runs[0].stat().st_mtime_ns == stamp
+    assert "2 of 2 (fraction, seed) units already done in" in capsys.readouterr().err
     # another config that changes results is refused before any work, naming the key; the stored config stays
     from gatbio.results import ResumeConflictError
 

@@ -51,7 +51,7 @@ def config(files, **kw):
     return pi.load(None, [f"{k}={v}" for k, v in base.items()])
 
 
-def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, monkeypatch):
+def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, monkeypatch, capsys):
     cfg = config(files)
     text = pi.run(cfg)
     out = files / "out"
@@ -105,7 +105,11 @@ def test_sweep_writes_one_result_per_run_and_resumes_without_recomputing(files, 
         raise AssertionError("a finished run was recomputed")
 
     monkeypatch.setattr(pi, "train_model", boom)
+    capsys.readouterr()
     assert pi.run(cfg) == text
+    # the finished units are left out before the pool starts, and said so: progress times only this call's work
+    err = capsys.readouterr().err
+    assert "4 of 4 (split, seed) units already done in" in err and "0 to run" in err and "/4 done" not in err, err
     with pytest.raises(ValueError, match=r"different configuration \(epochs: 30 -> 31\)"):
         pi.run(config(files, epochs=31))
 
