@@ -10,7 +10,8 @@ that ``attn_bias`` and ``edge_attr`` given for a sparse input are given per stor
 
 What the layer returns as attention weights follows PyG's ``GATConv`` for each input form:
 
-- ``edge_index`` → ``(edge_index', alpha)`` with alpha (E', H) in the order of ``edge_index'``;
+- ``edge_index`` → ``(edge_index', alpha)`` with alpha (E', H) in the order of ``edge_index'`` (a plain tensor
+  for a PyG ``EdgeIndex`` too, whose sparse size is the layer's ``size`` when none is given);
 - ``torch.sparse`` → ``(adj', alpha)``: ``adj'`` in the input's layout, of shape (N_dst, N_src, H), holding
   alpha at each entry, alpha (E', H) in the order of those entries;
 - ``SparseTensor`` → ``adj'`` alone, holding alpha (E', H) as its values.
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import Tensor
+from torch_geometric import EdgeIndex
 from torch_geometric.typing import SparseTensor
 from torch_geometric.utils import (
     coalesce,
@@ -71,8 +73,18 @@ def read_adjacency(
     ``per_entry``: the caller has values per stored entry (``attn_bias``); a COO input whose repeated entries
     ``add_self_loops`` merges is then refused.
 
-    An edge list (anything but a sparse adjacency) is returned as given, for the layer's own checks.
+    An edge list (anything but a sparse adjacency) is returned as given, for the layer's own checks; a PyG
+    ``EdgeIndex`` as its plain (2, E) tensor, ``size`` defaulting to its sparse size (as PyG's ``MessagePassing``
+    reads it). The fused and Triton paths index raw storage, which the ``EdgeIndex`` subclass does not give.
     """
+    if isinstance(adj, EdgeIndex):
+        rows, cols = adj.sparse_size()  # (N_src, N_dst); None where unknown
+        if size is not None and any(n is not None and n != m for n, m in zip((rows, cols), size, strict=True)):
+            raise ValueError(f"size={tuple(size)} disagrees with the EdgeIndex's sparse_size {(rows, cols)}; leave "
+                             "size out, or build the EdgeIndex with sparse_size=size")
+        if size is None and rows is not None and cols is not None:
+            size = (rows, cols)
+        return adj.as_tensor(), edge_attr, size, None
     if not is_sparse(adj):
         return adj, edge_attr, size, None
     if isinstance(adj, SparseTensor):

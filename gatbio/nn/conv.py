@@ -487,7 +487,8 @@ class GATConv(MessagePassing):
                 x_d = lin_dst(x_dst_in).view(-1, H, C)  # (N_dst, H, C)
 
         # Self-loops: replace existing ones by one per node; the bias of added loops is 0.
-        edge_index_in = adj if isinstance(adj, Tensor) else edge_index  # the key of the fused plan's cache
+        # the key of the fused plan's cache: a torch.sparse input itself, else the edge list read from the input
+        edge_index_in = adj if sparse is not None and isinstance(adj, Tensor) else edge_index
         if attn_bias is not None and attn_bias.dim() == 1:
             attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
         if self.add_self_loops:

@@ -378,3 +378,33 @@ def test_repeated_coo_entries_are_merged_with_self_loops_as_pyg(attention):
     plain = GATConv(5, 4, heads=2, attention=attention, add_self_loops=False)
     _, (_, alpha_plain) = plain(x, fresh(), attn_bias=torch.zeros(3), return_attention_weights=True)
     assert alpha_plain.shape == (3, 2)
+
+
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_edge_index_subclass_equals_edge_index(impl, attention):
+    """A PyG ``EdgeIndex`` is an edge list: the same output and weights as its plain tensor on every path (the
+    fused path, which ``impl="auto"`` picks for larger graphs, failed on it with an AttributeError), and its sparse
+    size is the layer's size (PyG reads it so: a node with no edge beyond the largest index still gets a row)."""
+    from torch_geometric import EdgeIndex
+
+    torch.manual_seed(0)
+    x = torch.randn(8, 8)  # nodes 6 and 7 are in no edge: only the sparse size says they exist
+    conv = GATConv(8, 4, heads=3, attention=attention, impl=impl)
+    out, (ei, alpha) = conv(x, EI, return_attention_weights=True)
+    out_e, (ei_e, alpha_e) = conv(x, EdgeIndex(EI, sparse_size=(8, 8)), return_attention_weights=True)
+    torch.testing.assert_close(out_e, out, atol=1e-6, rtol=0)
+    assert torch.equal(ei_e, ei) and type(ei_e) is torch.Tensor
+    torch.testing.assert_close(alpha_e, alpha)
+    # bipartite: 8 sources, 7 targets from the sparse size alone
+    xb = (x, torch.randn(7, 8))
+    conv_b = GATConv((8, 8), 4, heads=3, attention=attention, impl=impl, add_self_loops=False)
+    torch.testing.assert_close(conv_b(xb, EdgeIndex(EI, sparse_size=(8, 7))), conv_b(xb, EI, size=(8, 7)))
+    with pytest.raises(ValueError, match=r"size=\(8, 9\) disagrees with the EdgeIndex's sparse_size \(8, 8\)"):
+        conv(x, EdgeIndex(EI, sparse_size=(8, 8)), size=(8, 9))
+    if attention != "dot":  # PyG's own layer agrees
+        ref = PYG[attention](8, 4, heads=3)
+        ours = GATConv(8, 4, heads=3, attention=attention, impl=impl)
+        ours.load_state_dict(ref.state_dict())
+        torch.testing.assert_close(ours(x, EdgeIndex(EI, sparse_size=(8, 8))),
+                                   ref(x, EdgeIndex(EI, sparse_size=(8, 8))), atol=1e-6, rtol=0)

@@ -198,6 +198,17 @@ def test_gat_bipartite_without_target_features(device):
     assert_same(run(ref, (xs, None), ei), run(tri, (xs, None), ei))
 
 
+def test_edge_index_subclass_matches_reference(device):
+    """A PyG ``EdgeIndex`` (a Tensor subclass whose storage the kernels cannot read as such) is read as its plain
+    edge list."""
+    from torch_geometric import EdgeIndex
+
+    x, ei, ea, bias = hub_graph(device)
+    ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, edge_dim=3, degree_norm="log")
+    n = x.size(0)
+    assert_same(run(ref, x, ei, ea, bias), run(tri, x, EdgeIndex(ei, sparse_size=(n, n)), ea, bias))
+
+
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_one_channel_and_one_edge_feature_match_reference(attention, device):
     """The narrowest tiles: heads of one channel (BLOCK_C = 1) and a single edge feature (BLOCK_D = 1)."""
