@@ -182,7 +182,9 @@ class GATConv(MessagePassing):
     Networks" (Wang et al., 2021), after which attention no longer sums to one. The temperature
     :math:`\tau_h` is fixed, or learnt per head as :math:`\tau_h = \tau_{\min} + \mathrm{softplus}(\rho_h)`
     (initialised to 1; to :math:`\tau_{\min} + 10^{-3}` when :math:`\tau_{\min} \ge 1`). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
-    of ``edge_index``; self-loops added by the layer get :math:`b = 0`.
+    of ``edge_index``; self-loops added by the layer get :math:`b = 0`. A bias of :math:`-\infty` masks the edge:
+    weight 0 and no gradient through it, as if absent (the degrees of the degree options still count it); a
+    target whose every edge is masked gets no message (its output is the layer's bias), as a node without edges.
 
     Under ``torch.autocast`` (bf16 or fp16) the projections run in low precision on every path; the scores,
     degree terms, temperature and softmax are computed in float32 (float64 for a float64 model) and the
@@ -433,7 +435,7 @@ class GATConv(MessagePassing):
                 ``GATConv`` ignores them silently).
             attn_bias: optional (E,) or (E, H) additive bias of the attention logits of the edges of
                 ``edge_index``, or of the stored entries of a sparse adjacency in the order of
-                :func:`~torch_geometric.utils.to_edge_index` (added self-loops get 0).
+                :func:`~torch_geometric.utils.to_edge_index` (added self-loops get 0); ``-inf`` masks an edge.
             size: optional ``(N_src, N_dst)``; a sparse adjacency carries its own.
             return_attention_weights: if true, also return the attention weights as PyG does for this
                 form of ``edge_index``: ``(edge_index', alpha)`` with the self-loops the layer added and

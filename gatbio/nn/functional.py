@@ -166,7 +166,8 @@ def attention_weights(
         scores: (E, H) raw scores.
         edge_index: (2, E) with self-loops already added (if any).
         num_dst: number of target nodes.
-        attn_bias: optional (E, H) bias (already broadcast to H heads).
+        attn_bias: optional (E, H) bias (already broadcast to H heads); ``-inf`` masks an edge (weight 0, no
+            gradient; a target with every edge masked gets weights 0).
         temperature: scalar, (H,) tensor, or ``None`` (= 1).
         degree_norm: ``None``, ``"log"`` or ``"sym"``.
         degree_lambda: (H,) strengths of the log-degree prior (``"log"`` only).
@@ -183,16 +184,28 @@ def attention_weights(
     if degree_norm == "log":
         log_d = deg.clamp(min=1).log().index_select(0, src)  # (E,)
         z = z - degree_lambda.view(1, -1) * log_d.unsqueeze(-1)  # (E, H)
+    masked = None
     if attn_bias is not None:
-        z = z + attn_bias.to(z.dtype)  # a float64 bias does not widen a float32 model's weights
+        bias = attn_bias.to(z.dtype)  # a float64 bias does not widen a float32 model's weights
+        # A bias of -inf masks the edge. Left in, it made the temperature's gradient 0 * inf = NaN, and a target
+        # whose edges are all masked a NaN row (PyG's softmax subtracts a maximum of -inf) whose NaN gradients
+        # reached every parameter. So the masked edges' logits stay finite through the temperature, then become
+        # the dtype's lowest finite value (weight 0 where the target has an unmasked edge; masked_fill passes
+        # them no gradient), and their weights are set to 0 below.
+        masked = torch.isneginf(bias)
+        z = z + bias.masked_fill(masked, 0.0)
     if temperature is not None:
         if isinstance(temperature, Tensor):
             z = z / temperature.view(1, -1)
         elif temperature != 1.0:
             z = z / temperature
+    if masked is not None:
+        z = z.masked_fill(masked, torch.finfo(z.dtype).min)
     alpha = softmax(z, dst, num_nodes=num_dst)  # (E, H)
     if degree_norm == "sym":
         d = deg.clamp(min=1)
         factor = (d.index_select(0, dst) / d.index_select(0, src)).sqrt()  # (E,)
         alpha = alpha * factor.unsqueeze(-1)
+    if masked is not None:
+        alpha = alpha.masked_fill(masked, 0.0)  # a target with every edge masked: a zero row, as with no edges
     return alpha

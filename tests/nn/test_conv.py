@@ -135,6 +135,52 @@ def test_bias_changes_attention_and_self_loops_get_zero():
     torch.testing.assert_close(a3, a4)
 
 
+@pytest.mark.parametrize("impl", ["reference", "fused"])
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_a_bias_of_minus_inf_masks_the_edge_as_if_it_were_absent(attention, impl):
+    """-inf in attn_bias removes the edge: output, weights and every gradient (the learnable temperature's
+    included) equal those of the graph without it, also for a target whose every edge is masked (a zero row, as a
+    node without edges gets). The temperature's gradient was NaN (0 * inf) and a fully masked target's row NaN,
+    whose gradients made every parameter's NaN."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(6, 8, generator=g, dtype=torch.float64)
+    ei = torch.tensor([[0, 2, 3, 1, 4, 5, 0, 3], [1, 1, 2, 3, 3, 4, 5, 5]])  # node 1's two edges both masked
+    bias = torch.randn(ei.size(1), 2, generator=g, dtype=torch.float64)
+    masked = torch.tensor([True, True, False, True, False, False, True, False])  # all of 1's, one of 3's and 5's
+    bias[masked, 0] = float("-inf")
+    bias[masked, 1] = float("-inf")
+    torch.manual_seed(0)
+    conv = GATConv(8, 4, heads=2, attention=attention, temperature="learn", add_self_loops=False,
+                   impl=impl).double()
+    with torch.no_grad():
+        conv.temperature_rho.add_(torch.tensor([0.3, -0.2], dtype=torch.float64))
+    w = torch.randn(6, 8, generator=g, dtype=torch.float64)  # a fixed random loss
+
+    def run(edge_index, b):
+        conv.zero_grad()
+        out, (_, alpha) = conv(x, edge_index, attn_bias=b, return_attention_weights=True)
+        (out * w).sum().backward()
+        return out.detach(), alpha.detach(), {n: p.grad.clone() for n, p in conv.named_parameters()}
+
+    out, alpha, grads = run(ei, bias)
+    out_r, alpha_r, grads_r = run(ei[:, ~masked], bias[~masked])
+    torch.testing.assert_close(out, out_r)
+    assert torch.all(alpha[masked] == 0)
+    torch.testing.assert_close(alpha[~masked], alpha_r)
+    torch.testing.assert_close(out[1], conv.bias.detach())  # no unmasked edge: the layer's bias alone
+    for name, grad in grads.items():
+        assert grad.isfinite().all(), name
+        torch.testing.assert_close(grad, grads_r[name], msg=name)
+    # with the degree options too (degrees count the masked edges: no comparison, but nothing is NaN)
+    for degree_norm in ("log", "sym"):
+        conv = GATConv(8, 4, heads=2, attention=attention, temperature="learn", degree_norm=degree_norm,
+                       add_self_loops=False, impl=impl).double()
+        out = conv(x, ei, attn_bias=bias)
+        (out * w).sum().backward()
+        assert out.isfinite().all() and torch.all(out[1] == conv.bias)
+        assert all(p.grad.isfinite().all() for p in conv.parameters() if p.grad is not None)
+
+
 @pytest.mark.parametrize("attention,temperature,degree_norm", ALL_MODES)
 def test_permutation_equivariance(attention, temperature, degree_norm):
     x, ei, ea = small_graph()

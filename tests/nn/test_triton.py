@@ -198,6 +198,26 @@ def test_gat_bipartite_without_target_features(device):
     assert_same(run(ref, (xs, None), ei), run(tri, (xs, None), ei))
 
 
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_minus_inf_bias_masks_edges_as_the_reference(attention, device):
+    """-inf in the bias masks an edge: the hub's first blocks of edges wholly masked (the running maximum starts at
+    -inf), and a target whose every edge is masked (a zero row); no NaN in the outputs or any gradient, the
+    temperature's included (it summed 0 * -inf)."""
+    x, ei, ea, bias = hub_graph(device)
+    masked = torch.zeros(ei.size(1), dtype=torch.bool, device=ei.device)
+    masked[:20] = True  # 20 of the hub's 50 incoming edges
+    masked |= ei[1] == 2  # every edge into node 2
+    bias = bias.masked_fill(masked[:, None], float("-inf"))
+    for add_loops in (False, True):
+        ref, tri = pair(device, in_channels=8, out_channels=5, heads=2, attention=attention, edge_dim=3,
+                        temperature="learn", add_self_loops=add_loops)
+        truth, got = run(ref, x, ei, ea, bias), run(tri, x, ei, ea, bias)
+        assert got[0].isfinite().all() and all(g is None or g.isfinite().all() for g in got[3])
+        assert_same(truth, got)
+        if not add_loops:
+            assert torch.all(got[0][2] == tri.bias)
+
+
 def test_edge_index_subclass_matches_reference(device):
     """A PyG ``EdgeIndex`` (a Tensor subclass whose storage the kernels cannot read as such) is read as its plain
     edge list."""

@@ -284,14 +284,16 @@ def attention_fwd(
             MODE, HAS_EDGE_PRE, HAS_EA, HAS_BIAS, LOG_DEG)
         z = tl.where(emask, z, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(z, 0))
-        rescale = tl.exp(m_i - m_new)
-        p = tl.exp(z - m_new)  # (BLOCK_E,), 0 on masked lanes
+        # every logit so far -inf (an attention bias of -inf masks an edge): exp(-inf - -inf) would be NaN
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        rescale = tl.exp(m_i - m_safe)
+        p = tl.exp(z - m_safe)  # (BLOCK_E,), 0 on masked lanes
         l_i = l_i * rescale + tl.sum(p, 0)
         w = p * _edge_factor(j, e, emask, h, H, d_i, deg_ptr, seed, p_drop, keep_scale, SYM, DROPOUT)
         acc = acc * rescale + tl.sum(w[:, None] * rows, 0)
         m_i = m_new
 
-    has_edges = end > start
+    has_edges = l_i > 0.0  # an unmasked edge (the largest logit adds exp(0) = 1); else a zero row, lse 0
     l_safe = tl.where(has_edges, l_i, 1.0)
     lse = tl.where(has_edges, m_i + tl.log(l_safe), 0.0)
     tl.store(out_ptr + (i * H + h) * C + offs_c, (acc / l_safe).to(out_ptr.dtype.element_ty), mask=cmask)
@@ -356,7 +358,7 @@ def attention_bwd_dst(
             g_abar += tl.load(galpha_ptr + e * H + h, mask=emask, other=0.0).to(tl.float32)
         g_z = tl.where(emask, p * (g_abar * f - delta), 0.0)  # softmax backward
         g_u = g_z * inv_tau  # dL/du: the gradient of the score, of the bias and (negated) of the prior
-        acc_tau += tl.sum(tl.where(emask, g_z * z, 0.0), 0)
+        acc_tau += tl.sum(g_z * tl.where(emask & (p > 0.0), z, 0.0), 0)  # a masked edge: g_z = 0, z = -inf
         if LOG_DEG:
             acc_lam += tl.sum(g_u * tl.log(tl.load(deg_ptr + j, mask=emask, other=1.0)), 0)
         tl.store(abar_ptr + e * H + h, abar, mask=emask)
