@@ -157,7 +157,9 @@ class GATConv(MessagePassing):
     With ``attention="gat"``, ``temperature=1.0``, ``degree_norm=None`` and no ``attn_bias`` this is
     exactly PyG's :class:`~torch_geometric.nn.conv.GATConv` (Veličković et al., ICLR 2018): same
     arguments, defaults, parameter names and outputs. With ``attention="gatv2"`` it is PyG's
-    :class:`~torch_geometric.nn.conv.GATv2Conv` (Brody et al., ICLR 2022).
+    :class:`~torch_geometric.nn.conv.GATv2Conv` (Brody et al., ICLR 2022). One difference by design: attention
+    dropout in training on the CPU draws its mask as ``rand >= p`` (:func:`gatbio.nn.functional.dropout`, 3-4x
+    faster), the same distribution as PyG's but not the same mask for a given seed.
 
     For an edge :math:`j \to i` and head :math:`h` (:math:`W` shared projection, :math:`d` in-degrees with
     self-loops, :math:`b` the ``attn_bias``), in this order:
@@ -731,7 +733,11 @@ class GATConv(MessagePassing):
         if x_src.size(1) != self._src_channels:
             raise ValueError(f"x has {x_src.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")
-        if x_dst is not None and x_dst is not x_src and x_dst.size(1) != self._dst_channels:
+        if x_dst is not None and x_dst.size(1) != self._dst_channels:
+            if x_dst is x_src:  # one tensor (or the same one twice) for a layer built bipartite
+                raise ValueError(f"this layer was built for two node sets (in_channels={self.in_channels}: "
+                                 f"{self._src_channels} source and {self._dst_channels} target features) but x is "
+                                 "one node set; pass x as a pair (x_src, x_dst)")
             raise ValueError(f"x_dst has {x_dst.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")
         if size is not None:
@@ -759,6 +765,10 @@ class GATConv(MessagePassing):
                 raise ValueError("edge_attr was given but this layer was built with edge_dim=None (PyG's GATConv "
                                  "would ignore them silently); pass edge_dim=<edge feature size> to the "
                                  "constructor, or leave edge_attr out")
+            if not isinstance(edge_attr, Tensor) or not edge_attr.is_floating_point():
+                what = edge_attr.dtype if isinstance(edge_attr, Tensor) else type(edge_attr).__name__
+                raise ValueError(f"edge_attr has dtype {what}: edge features enter a linear projection, give "
+                                 "floating-point values (e.g. edge_attr.float())")
             width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
             if self._edge_channels == -1 and edge_attr.dim() <= 2 and edge_attr.size(0) == E:
                 self._edge_channels = width  # edge_dim=-1: lazy, as in_channels=-1 (from a well-formed first call)

@@ -516,6 +516,34 @@ def test_numpy_temperature_fill_value_length_and_bias_dtype():
     torch.testing.assert_close(out, conv(x, ei, attn_bias=torch.ones(4)))
 
 
+def test_one_node_set_for_a_bipartite_layer_and_integer_edge_features_are_refused_plainly():
+    """A layer built for two node sets given one tensor (or the same one twice) ended in torch's "mat1 and mat2
+    shapes cannot be multiplied"; integer edge features were refused (reference path) or cast (fused path)
+    depending on the graph's size."""
+    x, ei = torch.randn(6, 4), torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    for xin in (x, (x, x)):
+        with pytest.raises(ValueError, match=r"built for two node sets \(in_channels=\(4, 2\): 4 source and 2 "
+                                             r"target features\).*pass x as a pair \(x_src, x_dst\)"):
+            GATConv((4, 2), 3)(xin, ei)
+    assert GATConv((4, 4), 3)(x, ei).shape == (6, 3)  # one node set with equal widths is fine
+    for impl in ("reference", "fused"):
+        conv = GATConv(4, 3, edge_dim=1, impl=impl)
+        with pytest.raises(ValueError, match=r"edge_attr has dtype torch.int64.*edge_attr.float\(\)"):
+            conv(x, ei, torch.tensor([1, 2, 3, 4]))
+        assert conv(x, ei, torch.tensor([1.0, 2, 3, 4])).shape == (6, 3)
+
+
+def test_every_exported_name_resolves():
+    """``gatbio.nn`` loads its models on first use: they are in ``__all__`` and ``dir()`` and come with ``import *``
+    (they resolved by attribute only)."""
+    import gatbio.nn as gnn
+
+    names = {}
+    exec("from gatbio.nn import *", names)
+    assert {"GATConv", "GATNodeClassifier", "FoodWebGAT", "TrophicBias", "GATPairModel"} <= set(names)
+    assert set(gnn.__all__) <= set(dir(gnn)) and all(getattr(gnn, n) is names[n] for n in gnn.__all__)
+
+
 # ---------------------------------------------------------------- PyG's contract on every path
 def big_graph_pair(seed, **kw):
     """2,000 nodes, 40,000 random edges (impl='auto' takes the fused path at 4 heads x 4 channels) and a gatbio
