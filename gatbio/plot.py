@@ -300,7 +300,7 @@ def protein_prediction_figure(data, predictions: pd.DataFrame, explain: pd.DataF
     neighbours = explain[explain["protein"].astype(str) == protein]
     if neighbours.empty:
         raise ValueError(f"protein {protein!r} has no interactions: there is no neighbourhood to draw")
-    labels = str(row["predicted"].iloc[0]).split(";")
+    labels = str(row["top_functions"].iloc[0]).split(";")
     scores = [float(v) for v in str(row["scores"].iloc[0]).split(";")]
     shown = {protein, *map(str, neighbours["neighbour"])}
     names = [str(s) for s in data.node_names]

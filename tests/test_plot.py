@@ -89,7 +89,7 @@ def test_protein_prediction_figure_picks_the_best_linked_protein():
     data = Data(edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]), num_nodes=4,
                 node_names=["P0", "P1", "P2", "LONE"])
     pred = pd.DataFrame({"protein": ["P1", "LONE"], "isolated": [False, True],
-                         "predicted": ["kinase;transport", "transport;kinase"], "scores": ["0.7000;0.1000", "0.9900;0.1"]})
+                         "top_functions": ["kinase;transport", "transport;kinase"], "scores": ["0.7000;0.1000", "0.9900;0.1"]})
     explain = pd.DataFrame({"protein": ["P1", "P1"], "neighbour": ["P0", "P2"], "attention": [0.6, 0.4],
                             "top_prediction": ["kinase"] * 2, "neighbour_known_labels": ["kinase", ""]})
     assert plot.best_predicted_protein(pred) == "P1"  # LONE scores higher but has nothing to draw

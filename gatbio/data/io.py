@@ -47,6 +47,7 @@ from gatbio.data.tables import (
     data_head,
     data_lines,
     decompression_error,
+    first_few,
     is_header_word,
     note,
     open_text,
@@ -760,7 +761,9 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
                                      (" (its first two tab-separated fields; one is empty)" if sep == "\t" else ""))
         if any(ch in who for ch in " \t,;|"):
             raise MalformedFileError(path, table.line(r), f"{who!r} was read as one protein id: this line is not "
-                                                          f"separated like the file's other lines (by {sep!r})")
+                                                          f"separated like the file's other lines (by "
+                                                          f"{_SEP_WORDS.get(sep, repr(sep))}); use one separator "
+                                                          "in the whole file")
         if outside and who in outside:
             raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
@@ -893,6 +896,42 @@ def read_biogrid_tab3(
 # --------------------------------------------------------------------------------------------------------
 
 
+# A field that is a list of ontology ids (GO:0006915, HP:0001250) or numbers joined by commas or spaces; a single
+# name such as '1,3-bisphosphoglycerate' or 'DNA repair' is not one.
+_ID_LIST = re.compile(r"(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+)(?:(?:\s*,\s*|\s+)(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+))+")
+# header words that name the label column of a table of named columns
+_LABEL_WORDS = frozenset("label labels function functions go term terms annotation annotations class classes "
+                         "category categories pathway pathways".split())
+
+
+def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]]) -> int | None:
+    """The column of the labels in a label table whose header names three or more columns and whose lines all
+    have that many fields (``protein go_id go_name evidence``): the one column whose name says labels (GO, term,
+    function, ...), the id column among several (``go_id`` over ``go_name``); said on stderr. None for the
+    node2vec layout (``node label label ...``: no such header, or lines of other lengths)."""
+    if len(head) < 3 or not rows or any(len(r) != len(head) for r in rows):
+        return None
+
+    def words(name: str) -> set[str]:
+        return {w.rstrip("0123456789") for w in re.split(r"[^a-z0-9]+", name.lower()) if w}
+
+    cands = [j for j in range(1, len(head)) if words(head[j]) & _LABEL_WORDS]
+    if len(cands) > 1:
+        cands = [j for j in cands if words(head[j]) & {"id", "ids", "accession"}] or cands
+    if len(cands) != 1:
+        raise MalformedFileError(path, line, f"the header names {len(head)} columns ({', '.join(head)}), and which "
+                                 "of them holds the labels is not clear (every column after the node was read as "
+                                 "labels before): keep the node column and the label column (e.g. cut -f1,2), "
+                                 "or name the label column 'label'")
+    left = [h for j, h in enumerate(head[1:], 1) if j != cands[0]]
+    note(f"{path}: a table of {len(head)} named columns: labels read from column {head[cands[0]]!r}; "
+         f"{first_few(left, 4)} not read")
+    return cands[0]
+
+
+_SEP_WORDS = {r"\s+": "spaces or tabs", "\t": "tabs", ",": "commas", ";": "semicolons", "|": "'|'"}
+
+
 def read_label_table(
     path: str | Path,
     node_names: Sequence[str],
@@ -945,7 +984,10 @@ def read_label_table(
             header = True
             note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
                  "--no-header / header=False reads it as data)")
+        label_col = None  # a table of named columns: the one holding the labels
         if header:
+            label_col = _label_column(path, numbers[0], first, [fields(s, no) for no, s in
+                                                                 zip(numbers[1:1001], lines[1:1001], strict=True)])
             lines, numbers, first_data = lines[1:], numbers[1:], None
     joined = 0  # fields holding several labels joined by ';' or '|'
     for no, s in zip(numbers, lines, strict=True):
@@ -957,12 +999,15 @@ def read_label_table(
         if node not in index:
             unknown.append((no, node))
             continue
-        for cell in parts[1:]:  # 'GO:1;GO:2' in one field (a common layout): one label each
+        for cell in (parts[1:] if label_col is None else parts[label_col:label_col + 1]):
+            # 'GO:1;GO:2' in one field (a common layout): one label each
             joiners = r"[;|,]" if sep is None else r"[;|]"  # whitespace columns: a comma joins labels too
             # ... except in a quoted field of whitespace columns (the only way one holds a space): one label,
             # '"DNA repair, double-strand"'
             whole = sep in (";", "|") or (sep is None and re.search(r"\s", cell) is not None)
             labs = [cell.strip()] if whole else [x.strip() for x in re.split(joiners, cell) if x.strip()]
+            if len(labs) == 1 and _ID_LIST.fullmatch(labs[0]):  # 'GO:1,GO:2' or 'GO:1 GO:2' in one tab/CSV field
+                labs = re.split(r"\s*,\s*|\s+", labs[0])
             joined += len(labs) > 1
             rows.extend((index[node], lab, no) for lab in labs)
     if unknown:
@@ -977,7 +1022,8 @@ def read_label_table(
         raise MalformedFileError(path, None, "the file has no label rows")
     if joined:
         note(f"{path}: {joined} field(s) hold several labels joined by ';' or '|'"
-             + (" (or ',': the columns are separated by whitespace)" if sep is None else "") + ", read as one label each")
+             + (" (or ',': the columns are separated by whitespace)" if sep is None else
+                " (or by ',' or spaces between ontology ids such as GO:0006915)") + ", read as one label each")
     if label_names is None:
         labs = {lab for _, lab, _ in rows}
         if sort_labels:

@@ -109,6 +109,21 @@ def compression_of(path: str | Path) -> str | None:
     return None
 
 
+def _archive_kind(path: str | Path) -> str | None:
+    """What a binary file gatbio does not decompress is, from its first bytes (for the error message)."""
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head[:4] == b"PK\x03\x04":
+        return "a zip archive (an Excel .xlsx workbook is one too: save the sheet as CSV or TSV instead)"
+    if head[:4] == b"\x28\xb5\x2f\xfd":
+        return "Zstandard-compressed (unzstd FILE)"
+    if head[:6] == b"7z\xbc\xaf\x27\x1c":
+        return "a 7-Zip archive"
+    if head[:4] == b"Rar!":
+        return "a RAR archive"
+    return None
+
+
 #: How each compression :func:`compression_of` names is opened.
 _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 
@@ -119,6 +134,9 @@ def open_text(path: str | Path, encoding: str = "utf-8"):
     encoding = "utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding
     opener = _OPENERS.get(compression_of(path))
     if opener is None:
+        if (archive := _archive_kind(path)) is not None:  # said as what it is, not as undecodable bytes
+            raise MalformedFileError(path, None, f"{archive}, not text: gatbio reads plain text, or text compressed "
+                                                 "with gzip, bzip2 or xz; unpack it first")
         return open(path, encoding=encoding)
     return opener(path, "rt", encoding=encoding)
 

@@ -710,7 +710,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
     ``label_names``. A tenth of the annotated proteins is held out for early stopping. Returns
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
-    ``isolated`` flag (no interaction: predicted from its own inputs only), and one row per (protein, attended
+    ``isolated`` flag (no interaction: no input but the network's, so the same scores for each), and one row per (protein, attended
     neighbour) with the last layer's attention (heads averaged). ``progress``: say on stderr what runs, with a
     bar over the training epochs. ``device``: where the model trains (default ``cfg.device``, see
     :mod:`gatbio.device`); the tables are computed on the CPU.
@@ -754,7 +754,7 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     for i in unknown:
         order = np.argsort(-proba[i])[:top]
         rows.append({"protein": names[i], "isolated": bool(deg[i] == 0),
-                     "predicted": ";".join(lnames[j] for j in order),
+                     "top_functions": ";".join(lnames[j] for j in order),
                      "scores": ";".join(f"{proba[i, j]:.4f}" for j in order)})
     ei, alpha = last_layer_attention(model, data, x, known)  # (2, E'), (E',)
     dst, src = ei[1].cpu().numpy(), ei[0].cpu().numpy()  # (E',)

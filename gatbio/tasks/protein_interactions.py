@@ -911,16 +911,22 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     if n < 2:
         raise ValueError(f"the interaction file has {n} pair(s); need at least 2 to train and validate")
     carve = carve_validation(data.pairs, list(range(n)), data.num_nodes, "random", seed, cfg.val_fraction)
-    if len(carve["val"]) < 20:
-        print(f"# note: {len(carve['val'])} held-out pair(s) of {n} for early stopping"
-              + (" and the choice of model" if model_name == "gat" else "")
-              + ": with so few known pairs, expect rough predictions", file=sys.stderr)
-    if progress:
-        print(f"# {model_name} on {len(carve['fit'])} pairs ({len(carve['val'])} held out for early stopping), "
-              f"{data.x.size(1)} sequence features per protein", file=sys.stderr, flush=True)
+    seen = (data.pair_modes > 0).any(0)  # (7,)
+    if not bool(seen.all()):
+        unseen = [m for m, s in zip(data.mode_names, seen.tolist(), strict=True) if not s]
+        print(f"# note: no known pair has the mode(s) {', '.join(unseen)}: the model cannot learn them, and their "
+              "scores (near 0) say only that", file=sys.stderr)
     from gatbio.nn.pair_models import model_options
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
+    held_for = "to choose the rule's threshold" if opts.get("kind") == "profile_rule" else "for early stopping"
+    if len(carve["val"]) < 20:
+        print(f"# note: {len(carve['val'])} held-out pair(s) of {n} {held_for}"
+              + (" and the choice of model" if model_name == "gat" else "")
+              + ": with so few known pairs, expect rough predictions", file=sys.stderr)
+    if progress:
+        print(f"# {model_name} on {len(carve['fit'])} pairs ({len(carve['val'])} held out {held_for}), "
+              f"{data.x.size(1)} sequence features per protein", file=sys.stderr, flush=True)
     every = list(range(n))
     best, chosen = None, model_name
     cache: dict = {}  # a choice's mean reuses the networks trained for the other candidates

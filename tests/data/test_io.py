@@ -287,6 +287,40 @@ def test_label_table_unknown_nodes_shows_a_few(tmp_path):
 
 
 
+def test_label_table_of_named_columns_reads_the_label_column(tmp_path, caplog):
+    """A long table 'protein go_id go_name evidence' read every column after the node as labels (each GO name and
+    the evidence code 'IDA' became functions of every annotated protein), silently. The label column is the one the
+    header names so (the id column among several); an unclear one is refused, naming the columns."""
+    p = write(tmp_path, "l.tsv", "protein\tgo_id\tgo_name\tevidence\nP1\tGO:1\tapoptosis\tIDA\n"
+                                 "P1\tGO:2\tDNA repair\tIMP\nP2\tGO:2\tDNA repair\tIDA\n")
+    y, names = read_label_table(p, ["P1", "P2", "P3"])
+    assert names == ["GO:1", "GO:2"] and y.tolist() == [[1, 1], [0, 1], [0, 0]]
+    assert "labels read from column 'go_id'; go_name, evidence not read" in caplog.text
+    p = write(tmp_path, "l2.csv", "gene,evidence,function\nP1,IDA,kinase\nP2,IMP,DNA repair\n")
+    assert read_label_table(p, ["P1", "P2"])[1] == ["DNA repair", "kinase"]
+    p = write(tmp_path, "l3.tsv", "protein\tgo_name\tgo_term\nP1\tapoptosis\tx\n")
+    with pytest.raises(MalformedFileError, match=r"l3\.tsv:1: the header names 3 columns \(protein, go_name, "
+                                                 r"go_term\), and which of them holds the labels is not clear"):
+        read_label_table(p, ["P1"])
+    # the node2vec layout with a header (lines of several lengths) reads every field after the node, as before
+    p = write(tmp_path, "l4.txt", "protein label labels\nP1 a b c\nP2 d\n")
+    assert read_label_table(p, ["P1", "P2"])[1] == ["a", "b", "c", "d"]
+
+
+def test_ontology_ids_joined_by_commas_or_spaces_in_one_field_are_several_labels(tmp_path, caplog):
+    """'GO:1,GO:2' in a tab-separated or quoted CSV field was one label (74 combined 'functions' on a real table),
+    with no note; a name holding a comma or spaces stays one label."""
+    p = write(tmp_path, "l.tsv", "protein\tfunctions\nP1\tGO:0000006,GO:0000016\nP2\tGO:0000002 GO:0000006\n"
+                                 "P3\t1,3-bisphosphoglycerate\nP3\tDNA repair, double-strand\n")
+    y, names = read_label_table(p, ["P1", "P2", "P3"])
+    assert names == ["1,3-bisphosphoglycerate", "DNA repair, double-strand", "GO:0000002", "GO:0000006",
+                     "GO:0000016"]
+    assert y.tolist() == [[0, 0, 0, 1, 1], [0, 0, 1, 1, 0], [1, 1, 0, 0, 0]]
+    assert "2 field(s) hold several labels" in caplog.text
+    p = write(tmp_path, "l.csv", 'protein,functions\nP1,"GO:0000006, GO:0000016"\nP2,"12,15"\n')
+    assert read_label_table(p, ["P1", "P2"])[1] == ["12", "15", "GO:0000006", "GO:0000016"]
+
+
 def test_label_table_and_node_list_read_quoted_names_in_whitespace_files(tmp_path):
     """The edge list reads '"heat shock 70" P2' as two fields; the label table and the node list read it the same
     way (they split '"heat' off, so the protein was 'not in the graph')."""

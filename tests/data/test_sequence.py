@@ -225,3 +225,24 @@ def test_own_protein_features_are_aligned_to_the_network(tmp_path, caplog):
     assert x.tolist() == [[1, 1], [2, 2], [3, 3]]
     with pytest.raises(MalformedFileError, match="no feature columns"):
         read_protein_features(write(tmp_path, "n.tsv", "P1\nP2\nP3\n"), names)
+
+
+def test_uniprot_style_ids_find_the_interaction_files_proteins(tmp_path, caplog):
+    """'>sp|P69905|HBA_HUMAN ...' headers give 'sp|P69905|HBA_HUMAN' ids: the network's 'P69905' found no
+    sequence, and the error named neither the ids read nor the fix."""
+    from torch_geometric.data import Data
+
+    from gatbio.data.ppi import attach_sequences
+    from gatbio.data.sequence import read_sequences
+    from gatbio.data.tables import MalformedFileError
+
+    fa = tmp_path / "u.fasta"
+    fa.write_text(">sp|P69905|HBA_HUMAN Hemoglobin subunit alpha OS=Homo sapiens\nMVLSPADKTNVKAAW\n"
+                  ">sp|P68871|HBB_HUMAN Hemoglobin subunit beta\nMVHLTPEEKSAVTAL\n>Q1 plain\nMKKL\n")
+    data = attach_sequences(Data(node_names=["P68871", "HBA_HUMAN", "Q1"]), read_sequences(fa), fa)
+    assert data.sequences == ["MVHLTPEEKSAVTAL", "MVLSPADKTNVKAAW", "MKKL"]
+    assert "2 protein(s) found by a field of a UniProt-style id ('P68871' in 'sp|P68871|HBB_HUMAN')" in caplog.text
+    with pytest.raises(MalformedFileError, match=r"u\.fasta: 1 protein\(s\) of the interaction file have no "
+                                                 r"sequence, e\.g\. \['P99999'\]; the sequence file's ids are "
+                                                 r"'sp\|P69905\|HBA_HUMAN', 'sp\|P68871\|HBB_HUMAN', 'Q1': each needs"):
+        attach_sequences(Data(node_names=["P69905", "P99999"]), read_sequences(fa), fa)

@@ -567,3 +567,23 @@ def test_first_few_names_the_rest_by_count():
     assert first_few([1, 2, 3, 4, 5], 2) == "1, 2 and 3 more"
     assert first_few(["x: 1", "y: 2", "z: 3"], 1, sep="; ") == "x: 1; and 2 more"
     assert first_few([], 4) == ""
+
+
+@pytest.mark.parametrize("reader", [
+    lambda p: read_edge_list(p), lambda p: read_label_table(p, ["a", "b"]), lambda p: data_head(p),
+    lambda p: read_foodweb_file(p), lambda p: read_sequences(p),
+])
+def test_archives_are_named_not_read_as_undecodable_text(tmp_path, reader):
+    """A zip (or an .xlsx workbook, which is one) or a Zstandard file was 'not utf-8 text (byte ...); is it a
+    spreadsheet or a binary file?'; a zip that stores its text uncompressed even decoded as text."""
+    import zipfile
+
+    p = tmp_path / "edges.zip"
+    with zipfile.ZipFile(p, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr("edges.txt", "a b\nb a\n")
+    with pytest.raises(MalformedFileError, match=r"edges\.zip: a zip archive \(an Excel \.xlsx workbook is one too"):
+        reader(p)
+    p = tmp_path / "edges.txt.zst"
+    p.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(200, 256)))
+    with pytest.raises(MalformedFileError, match=r"Zstandard-compressed \(unzstd FILE\), not text.*unpack it first"):
+        reader(p)

@@ -208,6 +208,12 @@ def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
     unirep_embeddings(SEQS[:2], tiny, progress=False, checkpoint=tmp_path / "emb.tsv.partial.npz")  # interrupted run
     assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out)]) == 0
     assert "resuming from" in capsys.readouterr().err and read_protein_features(out, ["P0"])[0].shape == (1, H)
+    # a .csv name gets commas, as the message for an unwritable table name promises (it got tabs)
+    assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out",
+                 str(tmp_path / "emb.csv")]) == 0
+    first = (tmp_path / "emb.csv").read_text().splitlines()[0].split(",")
+    assert first[0] == "P0" and len(first) == H + 1 and "\t" not in first[1]
+    np.testing.assert_allclose(read_protein_features(tmp_path / "emb.csv", ["P0"])[0], x[1:], atol=1e-5)
     assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
                  "--max-len", "-1"]) == 1
     assert "--max-len -1" in capsys.readouterr().err

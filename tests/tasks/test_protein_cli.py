@@ -25,14 +25,15 @@ def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, cap
     rc = main(["protein", "predict", "--edges", str(files / "edges.txt"), "--labels", str(files / "labels.txt"),
                "--nodes", str(files / "nodes.txt"), "--out", str(files / "pred.csv"),
                "--explain", str(files / "why.tsv"), "--epochs", "40", "--top", "2"])
-    out = capsys.readouterr().out
-    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged)" in out
+    out, err = capsys.readouterr()
+    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged: no interaction, so the same scores for each)" in out
+    assert "# note: 12 annotated proteins to learn from (1 held out for early stopping): with so few" in err
     assert "label homophily: an annotated neighbour shares a function" in out and "weak predictions" not in out
     assert "embedding: prone + netmf (25 nodes <= 8,000: exact dense matrix)" in out
     pred = pd.read_csv(files / "pred.csv")
     assert sorted(pred["protein"]) == sorted([f"{c}{i}" for c in "KT" for i in range(1, 12, 2)] + ["LONE"])
     assert pred.set_index("protein").loc["LONE", "isolated"] and not pred["isolated"].iloc[:-1].any()
-    top = pred.set_index("protein")["predicted"].str.split(";").str[0]
+    top = pred.set_index("protein")["top_functions"].str.split(";").str[0]
     assert (top[[f"K{i}" for i in range(1, 12, 2)]] == "kinase").all()
     assert (top[[f"T{i}" for i in range(1, 12, 2)]] == "transport").all()
     assert "\t" in (files / "why.tsv").read_text().splitlines()[0]  # .tsv: tab-separated

@@ -451,6 +451,8 @@ def test_predict_reports_threshold_self_pairs_small_networks_and_config_device(f
         maybe = {m for m in MODES if row[f"score_{m}"] > threshold - 1e-4}  # scores are rounded to 4 digits
         assert above <= set(filter(None, row["predicted"].split(";"))) <= maybe
     assert "warning: 1 pair(s) of a protein with itself (e.g. P5)" in err
+    # the fixture's pairs have three of the seven modes: the four others are named, not scored silently
+    assert "no known pair has the mode(s) expression, inhibition, ptmod, reaction: the model cannot learn" in err
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p2.csv"), "device=cuda"]) == 1
     assert "cuda" in capsys.readouterr().err.lower() and not (files / "p2.csv").exists()
