@@ -1295,6 +1295,7 @@ def read_pajek(path: str | Path) -> PajekFile:
                 if len(parts) < 2:
                     raise MalformedFileError(path, no, f"expected 'i j [weight]', found {line!r}")
                 w = parts[2] if len(parts) > 2 else "1"  # checked with every weight at the end (parse_weights)
+                net["weighted"] = net.get("weighted", False) or len(parts) > 2
                 pairs = [(ids[0], ids[1], w)]
             else:
                 pairs = [(ids[0], j, "1") for j in ids[1:]]
@@ -1363,9 +1364,13 @@ def pajek_to_data(
         src, dst = both[:, 0], both[:, 1]
         w = np.concatenate([net["arc_weight"], net["edge_weight"]])
     name = network or next(iter(pj.networks))
-    data = edges_to_data(src, dst, net["node_names"], weight=w, directed=directed, duplicates=duplicates,
-                         self_loops=self_loops, reduce="sum", name=name, path=pj.path,
-                         line_of_row=lambda r: int(lines[r]), stats=stats)
+    # Without a weight on any line the arcs are links, not flows: a repeated arc is the same link, counted once,
+    # as in an edge list (summing Pajek's default weight 1 made it weigh 2 and moved the trophic levels), and the
+    # web has no weights to read. With weights, repeated arcs' flows add up.
+    weighted = net.get("weighted", False)
+    data = edges_to_data(src, dst, net["node_names"], weight=w if weighted else None, directed=directed,
+                         duplicates=duplicates, self_loops=self_loops, reduce="sum", name=name,
+                         path=pj.path, line_of_row=lambda r: int(lines[r]), stats=stats)
     return data
 
 

@@ -358,16 +358,17 @@ def sniff_separator(lines: Sequence[str]) -> str | None:
 
 def data_lines(text: str, comment: str | None) -> tuple[str, np.ndarray]:
     """The non-blank, non-comment lines of ``text`` (``"\\n"``-joined) and their 1-based physical line numbers.
+    A line of separators only (``,,,`` or ``;;``: an empty row a spreadsheet saved) is blank too.
 
     Blank and comment lines are found by one regular-expression search for a line break followed by one of them
     (a literal-prefix search in C); a Python loop over every line would cost more than pandas' parse itself on a
     million-line file."""
     body = text[:-1] if text.endswith("\n") else text
-    if not body.strip():
+    if not body.strip(" \t\n\r\f\v,;"):
         return "", np.zeros(0, dtype=np.int64)
     ends = r"\n|\Z" + ("|" + re.escape(comment) if comment else "")
     drop, line, pos, scan = [], 0, 0, "\n" + body
-    for m in re.finditer(r"\n[ \t\f\v\r]*(?=" + ends + ")", scan):
+    for m in re.finditer(r"\n[ \t\f\v\r,;]*(?=" + ends + ")", scan):
         line += scan.count("\n", pos, m.start())
         pos = m.start()
         drop.append(line)  # the line that starts after this line break (0-based)
@@ -469,13 +470,20 @@ def _parse(path: Path, text: str, numbers: np.ndarray, sep: str, expected_desc: 
     if quotes(sep) and len(df) != len(numbers):  # a quoted field ran over line ends: rows were merged
         raise MalformedFileError(path, _unclosed_quote_line(text, numbers, sep),
                                  _QUOTE_HINT.format(sep=_SEP_WORDS.get(sep, repr(sep))))
+    texts = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
     if sep not in (r"\s+", " +"):
-        for c in df.columns:
-            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
-                df[c] = df[c].str.strip()
-                if not quotes(sep):  # "grass" (a field quoted whole, R's TSV): grass
-                    df[c] = df[c].str.replace(r'^"(.*)"$', r"\1", regex=True)
+        for c in texts:
+            df[c] = df[c].str.strip()
+            if not quotes(sep):  # "grass" (a field quoted whole, R's TSV): grass
+                df[c] = df[c].str.replace(r'^"(.*)"$', r"\1", regex=True)
+    if not text.isascii():  # a no-break or zero-width space ending a name ('rabbit\xa0', pasted from a web page)
+        for c in texts:  # made it another species than 'rabbit' where whitespace separates (pandas splits on ASCII)
+            df[c] = df[c].str.replace(_EDGE_SPACE, "", regex=True)
     return df
+
+
+#: Unicode spaces and invisible marks at the start or end of a field (a name, read without them)
+_EDGE_SPACE = re.compile(r"^[\s\u200b\u200c\u200d\u2060\ufeff]+|[\s\u200b\u200c\u200d\u2060\ufeff]+$")
 
 
 _QUOTE_HINT = ("a double quote opens a field that does not close on this line (fields separated by {sep} may be "

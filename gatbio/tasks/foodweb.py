@@ -1153,7 +1153,9 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
 
     The ranking does not depend on the order of the file's rows: the species are numbered by name first (the
     GAT's inputs include each species' adjacency row, and the folds follow the link order, so a file's order
-    would otherwise choose which random draws each species gets).
+    would otherwise choose which random draws each species gets). Renaming species can reorder them, which
+    changes those draws as another seed would: the ranking is stable up to the spread between seeds, which
+    averaging over ``seeds`` (five by default) narrows.
     """
     cfg = cfg or FoodWebConfig()
     if device is not None:
@@ -1180,7 +1182,8 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
         raise ValueError(f"{getattr(data, 'name', 'the web')}: every pair of its {n} species is already a link "
                          f"({A.nnz} links, both ways): there is no missing link to predict")
     if A.nnz < 5:
-        raise ValueError(f"{getattr(data, 'name', 'the web')} has only {A.nnz} links (other than self-loops); "
+        raise ValueError(f"{getattr(data, 'name', 'the web')} has only {A.nnz} link{'' if A.nnz == 1 else 's'} "
+                         "(other than self-loops); "
                          "at least 5 are needed to cross-fit the models")
     tr, _ = prepare_traits(x, names)
     model = "full" if tr is not None else "structure_only"
@@ -1193,6 +1196,10 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
     i, j = np.nonzero(cand)
+    if top > len(i):
+        from gatbio.data.tables import note
+
+        note(f"top {top}: the web has {len(i)} pairs of species that are not links; all of them are listed")
     order = np.argsort(-s[i, j], kind="stable")[:top]
     lv = observed_levels(A)
     return pd.DataFrame({

@@ -105,7 +105,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "traits of a GATEWAy folder or named web, else none)")
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
-                        "ensemble; with or without traits: one GAT per seed)")
+                        "ensemble; with or without traits: one GAT per seed). The ranking does not depend on the "
+                        "file's row order; renaming species may move it as much as another seed does, which more "
+                        "seeds narrow")
     q.add_argument("--format", default="auto", choices=FORMATS,
                    help="file format, as in gatbio trophic; auto: from the name")
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
@@ -290,8 +292,9 @@ def run_predict(args: argparse.Namespace) -> int:
     x = traits if traits is not None else getattr(data, "x", None)
     with_traits = not (x is None or np.asarray(x).ndim != 2 or np.asarray(x).shape[1] == 0)
     if not with_traits:
-        note(f"{args.file}: no species traits (no trait columns; add them with --traits): predicting from the links "
-             "alone (model structure_only)")
+        why = (f"--traits {args.traits} has no column of numbers" if args.traits else
+               f"{args.file}: no species traits (no trait columns; add them with --traits)")
+        note(f"{why}: predicting from the links alone (model structure_only)")
 
     progress = show_progress(args.quiet)
     announce_device(device, args.device, small_graphs=True)  # with the small-graph note on a GPU

@@ -461,6 +461,24 @@ def test_pajek_encodings_repeated_ids_unlisted_vertices_and_self_loops(tmp_path,
     assert "1 vertex label(s) repeat another, e.g. 'x' (vertices 1 and 3, line 4)" in caplog.text
 
 
+def test_pajek_without_weights_counts_a_repeated_arc_once_as_an_edge_list_does(tmp_path):
+    """A repeated arc of a Pajek file with no weights summed Pajek's default weight 1 to 2: the trophic levels
+    moved (fox 2.4 instead of the edge list's 2.3333) and the note said 'each counted once'. With weights, the
+    repeated arcs' flows add up."""
+    from gatbio.ecology import trophic_levels
+
+    net = "*Vertices 3\n1 grass\n2 rabbit\n3 fox\n*Arcs\n1 2\n1 3\n2 3\n2 3\n"
+    d = pajek_to_data(read_pajek(write(tmp_path, "w.net", net)), directed=True, duplicates="merge")
+    e = read_edge_list(write(tmp_path, "w.txt", "grass rabbit\ngrass fox\nrabbit fox\nrabbit fox\n"),
+                       duplicates="merge")
+    assert getattr(d, "edge_weight", None) is None and d.num_edges == 3
+    torch.testing.assert_close(trophic_levels(d), trophic_levels(e))
+    assert trophic_levels(d)[2].item() == pytest.approx(7 / 3)
+    weighted = net.replace("1 2\n1 3\n2 3\n2 3\n", "1 2 4\n1 3\n2 3 1.5\n2 3 2.5\n")  # 1 3: Pajek's default 1
+    d = pajek_to_data(read_pajek(write(tmp_path, "f.net", weighted)), directed=True, duplicates="merge")
+    assert d.edge_weight.tolist() == [4.0, 1.0, 4.0]
+
+
 # ---------------------------------------------------------------- adjacency matrices
 
 

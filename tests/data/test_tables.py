@@ -25,6 +25,7 @@ from gatbio.data.io import (
 from gatbio.data.sequence import read_sequences
 from gatbio.data.tables import (
     data_head,
+    data_lines,
     first_few,
     is_header_word,
     looks_like_header,
@@ -587,3 +588,24 @@ def test_archives_are_named_not_read_as_undecodable_text(tmp_path, reader):
     p.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(200, 256)))
     with pytest.raises(MalformedFileError, match=r"Zstandard-compressed \(unzstd FILE\), not text.*unpack it first"):
         reader(p)
+
+
+@pytest.mark.parametrize("sep", [" ", "\t", ","])
+def test_a_no_break_or_zero_width_space_ending_a_name_is_not_another_species(tmp_path, sep):
+    """'rabbit\\xa0' (a name pasted from a web page) was another species than 'rabbit' in whitespace-separated
+    files, whose parser splits on ASCII whitespace only: the chain fell apart, silently."""
+    p = tmp_path / "w.txt"
+    p.write_text(f"grass{sep}rabbit\u00a0\n\u200bgrass{sep}fox\nrabbit{sep}fox\u200b\n", encoding="utf-8")
+    d = read_edge_list(p)
+    assert d.node_names == ["grass", "rabbit", "fox"] and d.num_edges == 3
+
+
+def test_rows_of_empty_fields_a_spreadsheet_saved_are_blank_lines(tmp_path):
+    """Excel saves the empty rows under a table as ',,,': read as a link with an empty source, they stopped the
+    file ('source (column 1) is empty'); they hold nothing, as blank lines do."""
+    text, lines = data_lines("a,b,,\r\n,,,\r\nc,d,,\r\n;;\n  ,  \n", "#")
+    assert text.split("\n") == ["a,b,,\r", "c,d,,\r"] and lines.tolist() == [1, 3]
+    assert data_lines(",,,\n,,\n", "#")[0] == ""
+    p = tmp_path / "web.csv"
+    p.write_text("prey,predator\r\ngrass,rabbit\r\n,\r\nrabbit,fox\r\n,\r\n")
+    assert read_edge_list(p).num_edges == 2

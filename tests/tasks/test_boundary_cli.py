@@ -113,9 +113,14 @@ def test_foodweb_predict_traits_header_and_a_web_without_traits(tmp_path, gatbio
     rc, stdout, err = gatbio(["foodweb", "predict", str(web), "--top", "3", "--seeds", "0", "--out", str(out),
                            "--traits", str(only_species)])
     assert rc == 0, err
-    assert "no species traits" in err and "model structure_only" in err
+    # the given table is named (the note said "add them with --traits" to a user who had)
+    assert f"--traits {only_species} has no column of numbers" in err and "model structure_only" in err
+    assert "add them with --traits" not in err
     df = pd.read_csv(out)
     assert len(df) == 3 and (df["model"] == "structure_only").all()
+    # more links asked for than the web has candidate pairs: all of them, said
+    rc, _, err = gatbio(["foodweb", "predict", str(web), "--top", "10000", "--seeds", "0", "--quiet"])
+    assert rc == 0 and "top 10000: the web has" in err and "pairs of species that are not links; all of them" in err
     assert not {"prey", "predator"} & (set(df["resource"]) | set(df["consumer"]))
 
 
