@@ -518,8 +518,13 @@ def read_string_links(
     path = check_file(path)
     head = read_text_head(path).split(" ")
     if len(head) < 3 or head[0] != "protein1" or head[1] != "protein2" or score_column not in head:
+        first = head[0].split("\t")
+        hint = ("; this is a STRING actions file (the modes of each interaction): gatbio protein interactions reads "
+                "it" if first[:2] == ["item_id_a", "item_id_b"] else
+                "; this is a STRING web export (string_interactions.tsv): --format string-web reads it"
+                if first[:2] == ["#node1", "node2"] else "")
         raise MalformedFileError(path, 1, f"expected the header 'protein1 protein2 ... {score_column}' "
-                                          f"(space separated), found {' '.join(head)!r}")
+                                          f"(space separated), found {' '.join(head)[:120]!r}{hint}")
     # Fast path: C engine, only the needed columns, dtype hints (stays within ~2x of a bare read_csv).
     try:
         # The C parser builds the categorical codes straight from its token buffer (no Python string

@@ -44,6 +44,7 @@ import lzma
 import re
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,17 @@ log = logging.getLogger("gatbio.data")
 def note(message: str) -> None:
     """Say something the user should know about how a file was read (one line on stderr by default)."""
     log.warning("note: %s", message)
+
+
+@contextmanager
+def notes_said_before():
+    """No :func:`note` inside: for a file read a second time, whose notes were said at the first reading."""
+    previous = log.disabled
+    log.disabled = True
+    try:
+        yield
+    finally:
+        log.disabled = previous
 
 
 def first_few(items: Sequence, k: int, sep: str = ", ") -> str:

@@ -682,16 +682,21 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     check_inputs(inputs)
     check_outputs({"--out": args.out}, inputs, tables=("--out",))
     data = load_data(cfg)
+    import contextlib
+    from pathlib import Path
+
     import torch
 
     from gatbio.data.io import read_protein_pairs
-    from gatbio.data.tables import note
+    from gatbio.data.tables import note, notes_said_before
 
     seq_only: dict[str, str] = {}
     if args.sequences:  # proteins with a sequence but no interaction: predicted from their sequence alone
         from gatbio.data.sequence import read_sequences
 
-        given = read_sequences(args.sequences)
+        same = cfg.dataset == "files" and Path(cfg.sequences).resolve() == Path(args.sequences).resolve()
+        with notes_said_before() if same else contextlib.nullcontext():  # load_data read it: its notes once
+            given = read_sequences(args.sequences)
         network = dict(zip(map(str, data.node_names), data.sequences, strict=True))
         seq_only = {n: q for n, q in given.items() if n not in network}
         other = [n for n, q in given.items() if n in network and q != network[n]]

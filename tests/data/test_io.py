@@ -188,6 +188,11 @@ def test_string_links_merges_directions_and_thresholds(tmp_path):
     ("protein1 protein2 combined_score\na b 10\na b c 4\n", r"links\.txt:3: expected 3 columns \(space separated: protein1 protein2 combined_score\), found 4"),
     ("protein1 protein2 combined_score\na b 10\nc d high\n", r"links\.txt:3: combined_score must be an integer, found 'high'"),
     ("protein1 protein2 combined_score\na b 10\nc d 1200\n", r"links\.txt:3: combined_score must be in 0\.\.1000"),
+    # the other STRING files named, with what reads them
+    ("item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore\na\tb\tbinding\t\tf\tf\t900\n",
+     r"links\.txt:1: .*this is a STRING actions file .*gatbio protein interactions reads it"),
+    ("#node1\tnode2\tnode1_string_internal_id\tcombined_score\na\tb\t1\t0.9\n",
+     r"links\.txt:1: .*this is a STRING web export .*--format string-web reads it"),
 ])
 def test_string_links_malformed(tmp_path, text, msg):
     with pytest.raises(MalformedFileError, match=msg):

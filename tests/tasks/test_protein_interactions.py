@@ -794,3 +794,14 @@ def test_the_quick_config_constant_mirrors_its_yaml():
                           for k, v in pi.QUICK_CONFIG.items()])
     theirs = pi.load(REPO_CONFIGS / "shs27k_quick.yaml")
     assert dataclasses.replace(ours, out_dir=theirs.out_dir) == theirs
+
+
+def test_predict_says_a_sequence_files_notes_once(files, caplog):
+    """--sequences is read for the network and again for proteins outside it: its notes (here: a header line) were
+    said twice."""
+    (files / "seqs_hdr.tsv").write_text("protein\tsequence\n" + (files / "seqs.tsv").read_text())
+    (files / "q.txt").write_text("P0 P2\n")
+    assert main(["protein", "interactions", "predict", "--actions", str(files / "actions.txt"), "--sequences",
+                 str(files / "seqs_hdr.tsv"), "features=[aac,ct]", "--model", "profile_rule", "--pairs",
+                 str(files / "q.txt"), "--out", str(files / "p.csv"), "--device", "cpu"]) == 0
+    assert caplog.text.count("read as a header") == 1
