@@ -33,11 +33,22 @@ __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_w
 GATEWAY_TRAIT_ORDER = ("met_", "mov_", "log_mass", "mass_missing")
 
 
+def _is_missing_trait(v: str) -> bool:
+    """``NA`` (any case, as R and GATEWAy write a value not measured) or an empty field (with a separator that
+    allows one): a missing trait."""
+    return v == "" or v.upper() == "NA"
+
+
 def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_column: str = "id") -> pd.DataFrame:
     """Read a node-trait table (header row, one row per node, first column ``id`` = 0..N-1 in order).
 
-    Raises :class:`MalformedFileError` (with ``file:line``) on a wrong column count, a missing or
-    non-numeric value (NaN traits), or ids that are not ``0..N-1`` in order.
+    A missing trait (``NA`` or an empty field) is imputed with its column's median (0 when the column has no
+    value) and flagged in a 0/1 column ``<trait>_missing`` (``mass_missing`` for ``log_mass``, GATEWAy's flag;
+    an existing flag column is set to 1 there), with a note counting them: as a ``--traits`` table's missing
+    values are (:func:`gatbio.tasks.foodweb.prepare_traits`), so that the traits hold no NaN.
+
+    Raises :class:`MalformedFileError` (with ``file:line``) on a wrong column count, a non-numeric value, a
+    ``nan`` / ``inf`` trait, a missing id, or ids that are not ``0..N-1`` in order.
     """
     path = check_file(path)
     lines = [ln.rstrip("\r") for ln in read_text(path).split("\n")]
@@ -49,20 +60,32 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     if header[0] != id_column:
         raise MalformedFileError(path, 1, f"expected the first column to be {id_column!r}, found {header[0]!r}")
     rows = [(no, ln) for no, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    fields = []
     for no, ln in rows:
         parts = ln.split() if sep == r"\s+" else ln.split(sep)
         if len(parts) != len(header):
             raise MalformedFileError(path, no, f"expected {len(header)} columns ({' '.join(header)}), found {len(parts)} "
                                                "(inconsistent trait columns)")
         for col, v in zip(header, parts, strict=False):
+            if _is_missing_trait(v):
+                if col == id_column:
+                    raise MalformedFileError(path, no, f"{id_column} is {v or 'empty'}: each row starts with its "
+                                                       f"node id (0..N-1 in order)")
+                continue  # a missing trait: imputed and flagged below
             try:
                 f = float(v)
             except ValueError:
-                raise MalformedFileError(path, no, f"trait {col!r} must be a number, found {v!r}") from None
+                raise MalformedFileError(path, no, f"trait {col!r} must be a number, found {v!r} (one-hot encode a "
+                                                   "categorical trait, e.g. met_plant 0/1; write NA for a value not "
+                                                   "measured: it is imputed and flagged)") from None
+            # A literal nan / inf stays an error (unlike NA): in a trait file it is most often a computation gone
+            # wrong (log10 of a mass of 0 or below), which an imputation would hide.
             if not np.isfinite(f):
-                raise MalformedFileError(path, no, f"trait {col!r} is {v} (NaN/inf traits are not allowed; "
-                                                   "impute them and add a *_missing flag column)")
-    df = pd.DataFrame([ln.split() if sep == r"\s+" else ln.split(sep) for _, ln in rows], columns=header).astype(float)
+                raise MalformedFileError(path, no, f"trait {col!r} is {v} (NaN/inf traits are not allowed: "
+                                                   "check how the value was computed, or write NA for a value not "
+                                                   "measured: it is imputed and flagged)")
+        fields.append([np.nan if _is_missing_trait(v) else v for v in parts])
+    df = pd.DataFrame(fields, columns=header).astype(float)
     ids = df[id_column].to_numpy()
     wrong = next((k for k in range(min(len(ids), num_nodes)) if ids[k] != k), None)
     if wrong is not None:  # the line, and what it holds
@@ -72,6 +95,33 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     if len(df) != num_nodes:
         raise MalformedFileError(path, None, f"expected one row per node with ids 0..{num_nodes - 1} in order, "
                                              f"found {len(df)} rows")
+    return _impute_missing_traits(path, df, id_column)
+
+
+def _impute_missing_traits(path: Path, df: pd.DataFrame, id_column: str) -> pd.DataFrame:
+    """``df`` with its NaN traits imputed and flagged (see :func:`read_trait_table`), and a note counting them.
+
+    Imputed here rather than left as NaN: every reader of a web's ``x`` may rely on it holding no NaN (the module
+    docstring says so), while :func:`gatbio.tasks.foodweb.prepare_traits`, which imputes the NaN of a
+    ``--traits`` table, does the same thing to these values: the column's median (0 when it has none) and a 0/1
+    flag, so the models see what they would see from a ``--traits`` table with the same NA cells (the flag here
+    is then standardised as any trait column, an affine change that carries the same information)."""
+    miss = {c: df[c].isna().to_numpy() for c in df.columns if c != id_column and df[c].isna().any()}
+    if not miss:
+        return df
+    for c, m in miss.items():
+        seen = df.loc[~m, c]
+        df.loc[m, c] = float(seen.median()) if len(seen) else 0.0
+    flags = []
+    for c, m in miss.items():
+        flag = "mass_missing" if c == "log_mass" else f"{c}_missing"
+        df[flag] = np.maximum(df[flag].to_numpy(), m) if flag in df.columns else m.astype(float)
+        flags.append(flag)
+    count = int(sum(m.sum() for m in miss.values()))
+    rows = int(np.any(np.stack(list(miss.values())), axis=0).sum())
+    note(f"{path}: {count} missing trait value{'s' if count > 1 else ''} (NA) in {rows} of {len(df)} rows, in "
+         f"{first_few(list(miss), 5)}: imputed with the column's median (0 when it has none) and flagged in "
+         f"{first_few(list(dict.fromkeys(flags)), 5)}, as for a --traits table")
     return df
 
 
@@ -204,8 +254,11 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
     n = len(node_names) if node_names is not None else None
     if attrs and n is None:
         n = sum(1 for ln in read_text(attrs[0]).split("\n") if ln.strip()) - 1  # rows after the header
-    data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, node_names=node_names, directed=True,
-                          duplicates="error", self_loops=self_loops, name=folder.name)
+    try:
+        data = read_edge_list(edges[0], numeric_ids=True, num_nodes=n, node_names=node_names, directed=True,
+                              duplicates="error", self_loops=self_loops, name=folder.name)
+    except MalformedFileError as err:  # an id outside 0..N-1: say where N comes from, and the fix
+        raise _gateway_id_error(err, edges[0], attrs[0] if attrs else None, n, node_names is not None) from None
     if n is None:  # no node table: the web's species are the ids 0..max; an id in no link is a guess
         unlinked = sorted(set(range(data.num_nodes)) - set(data.edge_index.unique().tolist()))
         if unlinked:
@@ -223,6 +276,37 @@ def read_gateway_web(folder: str | Path, *, node_names: list[str] | None = None,
         data.trait_names = cols
     data.web_id = folder.name
     return data
+
+
+def _gateway_id_error(err: MalformedFileError, edge_file: Path, attr_file: Path | None, n: int | None,
+                      named: bool) -> MalformedFileError:
+    """``err`` (from the generic edge-list reader) said for a GATEWAy folder, when it is about an id outside
+    ``0..N-1``: which id the line uses, where the node count ``N`` comes from (the node table's rows, or the
+    web's species list) and how to fix it; any other error as it is."""
+    out = re.match(r"node id (-?\d+) is out of range", err.message)
+    below = err.message.startswith("node id below index_base")
+    if not (out or below) or err.line is None:
+        return err
+    if out:
+        k = int(out.group(1))
+    else:  # the generic message does not say the id: read it from the line
+        fields = re.split(r"[\s,;]+", read_text(edge_file).split("\n")[err.line - 1])
+        k = next((int(f) for f in fields if re.fullmatch(r"-\d+", f)), -1)
+    if k < 0:
+        size = f" (N = {n} here: ids 0..{n - 1})" if n else ""
+        return MalformedFileError(edge_file, err.line, f"node id {k} is negative: ids are 0..N-1 for a web of N "
+                                                       f"species{size}; correct the id")
+    has = f"has {n} row{'s' if n != 1 else ''}, ids 0..{n - 1}" if n else "has a header and no rows"
+    if named:
+        src, fix = f"the web's species list (node_ids.csv of the collection) has {n} species, ids 0..{n - 1}", \
+            "correct the id, or add the species to node_ids.csv and to n_nodes in web_index.csv"
+    elif attr_file is not None:
+        src, fix = f"{attr_file.name} (the node table: its rows are the web's species) {has}", \
+            (f"add the missing species' rows to {attr_file.name} (one row per species, ids 0..N-1 in order), or "
+             "correct the id")
+    else:
+        return err
+    return MalformedFileError(edge_file, err.line, f"node id {k} is not a species of the web: {src}; {fix}")
 
 
 def _log10_with_flag(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -254,6 +338,35 @@ def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPoli
     return data
 
 
+def _cheddar_weights(path: Path, link_table) -> np.ndarray | None:
+    """The link weights of a cheddar ``trophic.links.csv``: its ``biomass.flow`` column, else its
+    ``diet.fraction`` column (a note says which when it has both), checked by the one weight parser. A weight
+    column that is empty on every row is no weight (read unweighted, with a note); one empty cell in a column
+    that has values is an error naming its line and column: reading the web unweighted there would silently drop
+    every other link's weight (and with them the flow-weighted trophic levels)."""
+    links = link_table.df
+    present = [wc for wc in ("diet.fraction", "biomass.flow") if wc in links.columns]
+    filled = [wc for wc in present if links[wc].notna().any()]
+    for wc in present:
+        if wc not in filled and len(links):
+            note(f"{path}: column {wc!r} is empty on every row: not used as link weights")
+    if not filled:
+        return None
+    wc = filled[-1]  # biomass.flow (an amount) before diet.fraction (a share of each consumer's diet)
+    if len(filled) > 1:
+        note(f"{path}: both {filled[0]!r} and {wc!r} columns: {wc!r} is used as the link weight, "
+             f"{filled[0]!r} is not read")
+    empty = links[wc].isna().to_numpy()
+    if empty.any():
+        r = int(np.flatnonzero(empty)[0])
+        col = int(links.columns.get_loc(wc)) + 1
+        raise MalformedFileError(path, link_table.line(r),
+                                 f"{wc} (column {col}) is empty, but other links have a {wc}: write this link's "
+                                 f"{wc} (0: no flow), or remove the {wc} column to read the web unweighted "
+                                 f"({int(empty.sum())} empty in all)")
+    return link_table.weights(wc, wc)
+
+
 def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
     """Read a community saved in cheddar's CSV layout (``nodes.csv``, ``trophic.links.csv``, optional
     ``properties.csv``); see :func:`load_cheddar` for what comes out.
@@ -261,8 +374,8 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
     The files are read by the one table reader (:func:`gatbio.data.tables.read_table`: any compression, header
     row required, messages with ``file:line``): ``nodes.csv`` needs a ``node`` column, ``trophic.links.csv`` a
     ``resource`` and a ``consumer`` column; ``M`` / ``N`` must be numbers where given (empty: missing), and a
-    ``diet.fraction`` / ``biomass.flow`` column complete on every row is the link weight, checked by the one
-    weight parser."""
+    ``biomass.flow`` (else ``diet.fraction``) column is the link weight, checked by the one weight parser: an
+    empty cell in it is an error, a column empty on every row is no weight (:func:`_cheddar_weights`)."""
     folder = Path(folder)
     for f in ("nodes.csv", "trophic.links.csv"):
         if not (folder / f).is_file():
@@ -270,7 +383,7 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
                                     "trophic.links.csv)")
     node_table = read_table(folder / "nodes.csv", sep=",", header=True, comment=None)
     link_table = read_table(folder / "trophic.links.csv", sep=",", header=True, comment=None)
-    nodes, links = node_table.df, link_table.df
+    nodes = node_table.df
     names = node_table.column("node").astype(str).tolist()
     index = pd.Index(names)
     if not index.is_unique:
@@ -283,10 +396,7 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
         r = int(np.flatnonzero(bad)[0])
         raise MalformedFileError(folder / "trophic.links.csv", link_table.line(r),
                                  f"link names a node that is not in nodes.csv: {[res.iloc[r], con.iloc[r]]}")
-    w = None
-    for wc in ("diet.fraction", "biomass.flow"):
-        if wc in links.columns and links[wc].notna().all():
-            w = link_table.weights(wc, wc)
+    w = _cheddar_weights(folder / "trophic.links.csv", link_table)
     data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="error", self_loops=self_loops,
                          name=folder.name, path=folder / "trophic.links.csv", line_of_row=link_table.line)
     feats, fnames = [], []
