@@ -23,7 +23,8 @@ without a header a third column of numbers (with a note; ``--unweighted`` ignore
 (``study_id``, ``year``, notes) is not read, and a note names it.
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first
-(not for tables whose header names the prey and predator columns: their names say it).
+(not for tables whose header names the prey and predator columns: their names say it, nor for a Pajek flow web,
+whose arcs are flows from prey to predator).
 
 Usage::
 
@@ -97,6 +98,7 @@ def read_foodweb_file(
     weight: str | None = "auto",
     convention: str | None = None,
     header: bool | None = None,
+    header_shared: bool = False,
 ):
     """A food web from a file, folder or named web, as prey → predator :class:`Data` (see the module docstring
     for the formats).
@@ -107,6 +109,11 @@ def read_foodweb_file(
     header a third column of numbers; ``None``: no weights), checked by the one weight parser (finite,
     ``>= 0``); a link listed twice is merged
     into one (weights summed, as the trophic-level equations add parallel links), with a note on stderr.
+
+    Options that do not apply to what ``file`` is (``header`` for a Pajek file, a folder or a named web; the
+    table options for a named web, a folder or a Pajek flow web; ``format`` for a named web) are refused with a
+    ``ValueError`` rather than ignored; ``header_shared``: ``header`` also reads another table (``foodweb
+    predict --traits``), so it is not refused where ``file`` has no header row.
     """
     from gatbio.data import io
     from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_pajek_foodweb
@@ -119,11 +126,16 @@ def read_foodweb_file(
         from gatbio.data import DATASETS, load
 
         base = str(file).split("/", 1)[0]
-        if base in DATASETS and "/" in str(file):
-            refuse_table_options(file, "a named web", direction=direction, source=source, target=target,
-                                 weight=weight, convention=convention)
-            return load(str(file))  # named webs are already prey -> predator
         collections = [n for n, i in DATASETS.items() if i.kind == "foodweb"]
+        if base in collections and "/" not in str(file):
+            return load(base)  # raises: a collection, with how to name one of its webs (as for 'gateway/')
+        if base in DATASETS and "/" in str(file):
+            if format not in ("auto", base):  # a named web of a collection is read as the collection reads it
+                raise ValueError(f"--format {format}: {file} is a named web, read as the {base} collection is "
+                                 "read; --format applies to files and folders only: leave it out")
+            refuse_table_options(file, "a named web", direction=direction, source=source, target=target,
+                                 weight=weight, convention=convention, header=None if header_shared else header)
+            return load(str(file))  # named webs are already prey -> predator
         member = str(file).partition("/")[2]
         close = [f"{b}/{member}" for b in difflib.get_close_matches(base, collections, n=2, cutoff=0.75)] \
             if member else difflib.get_close_matches(str(file), collections, n=2, cutoff=0.75)
@@ -133,7 +145,7 @@ def read_foodweb_file(
     if fmt in ("cheddar", "gateway"):
         refuse_table_options(file, "a cheddar community folder" if fmt == "cheddar" else "a GATEWAy web folder",
                              direction=direction, source=source, target=target, weight=weight,
-                             convention=convention)
+                             convention=convention, header=None if header_shared else header)
     if fmt == "cheddar":
         data = read_cheddar(path)
     elif fmt == "gateway":
@@ -141,9 +153,14 @@ def read_foodweb_file(
 
         data = read_gateway_web(path, node_names=gateway_folder_names(path))  # species names when in a collection
     elif fmt == "pajek":
-        _refuse_options(file, "a Pajek file (its *Arcs are the links)", source=source, target=target,
-                        convention=convention)
+        _refuse_options(file, "a Pajek file (its *Arcs are the links, with their weights; --unweighted ignores "
+                              "them)", source=source, target=target, weight=None if weight in (None, "auto") else weight,
+                        convention=convention, header=None if header_shared else header)
         pj = io.read_pajek(path)
+        flow_web = any(k.lower().startswith("eco") for k in pj.partitions)
+        if flow_web:  # SCOR flow webs (Ulanowicz's) list every arc as a flow from prey to predator, like pajek/baydry
+            refuse_table_options(file, "a Pajek flow web (an ECO types partition: its *Arcs are flows from prey to "
+                                       "predator)", direction=direction)
         net = pj.network(None)
         if len(pj.networks) > 1:
             io.note(f"{path}: {len(pj.networks)} networks in this project ({', '.join(list(pj.networks)[:4])}); "
@@ -157,24 +174,28 @@ def read_foodweb_file(
         if len(net["edges"]):
             io.note(f"{path}: {len(net['edges'])} undirected *Edges read as links both ways (prey and predator of "
                     "each other) beside the *Arcs")
-        if any(k.lower().startswith("eco") for k in pj.partitions):
+        if flow_web:
             data = read_pajek_foodweb(path)
         else:
             stats: dict[str, int] = {}
             data = io.pajek_to_data(pj, directed=True, duplicates="merge", stats=stats)
-            io.report_changes(path, stats, True, "sum")
+            # weights summed where the file gives them; links without weights counted once
+            io.report_changes(path, stats, True, "sum" if getattr(data, "edge_weight", None) is not None else None)
             data.name = path.stem
     elif fmt in ("csv", "edgelist"):
         _refuse_options(file, "an edge list (one link per row)", convention=convention)
         data = _read_edge_table(path, fmt, direction=direction, source=source, target=target, weight=weight,
                                 header=header)
     elif fmt == "adjacency":
-        _refuse_options(file, "an adjacency matrix (rows and columns are species; --weight keeps its values)",
-                        source=source, target=target)
+        _refuse_options(file, "an adjacency matrix (rows and columns are species, its entries the link weights; "
+                              "--unweighted reads them as 0/1)", source=source, target=target,
+                        weight=None if weight in (None, "auto") else weight)
+        head = data_head(path, "#", numbered=True)
+        _refuse_pajek_text(path, head)
         if convention is None:
             raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
                              "or col_to_row (A[i, j] means j -> i)")
-        sep = _table_separator("edgelist", data_head(path, "#"))
+        sep = _table_separator("edgelist", [x for _, x in head])
         data = io.read_adjacency_matrix(path, convention=convention, sep=sep, weighted=weight is not None,
                                         header=header)
     else:
@@ -183,25 +204,29 @@ def read_foodweb_file(
 
 
 def refuse_table_options(file, what: str, *, direction: str = "prey-predator", source: str | None = None,
-                         target: str | None = None, weight: str | None = None, convention: str | None = None) -> None:
+                         target: str | None = None, weight: str | None = None, convention: str | None = None,
+                         header: bool | None = None) -> None:
     """The options that say how to read a table (``--direction``, ``--source``, ``--target``, ``--weight``,
-    ``--convention``), refused for ``file`` when it is ``what`` (a named web, a GATEWAy or cheddar folder): those
-    are read as prey -> predator with known columns, and the options would be silently ignored or, for the
-    direction, reverse the web."""
+    ``--convention``, ``--header``/``--no-header``), refused for ``file`` when it is ``what`` (a named web, a
+    GATEWAy or cheddar folder, a Pajek flow web): those are read as prey -> predator with known columns, and the
+    options would be silently ignored or, for the direction, reverse the web."""
     given = [f"--{k} {v}" for k, v, default in (("direction", direction, "prey-predator"), ("source", source, None),
                                                 ("target", target, None), ("weight", weight, "auto"),
                                                 ("convention", convention, None))
              if v is not None and v != default]
+    if header is not None:
+        given.append("--header" if header else "--no-header")
     if given:
         raise ValueError(f"{', '.join(given)}: {file} is {what}, already read as prey -> predator; --direction, "
-                         "--source, --target, --weight and --convention apply to table files only (edge list, CSV, "
-                         "adjacency matrix): leave them out")
+                         "--source, --target, --weight, --convention and --header/--no-header apply to table files "
+                         "only (edge list, CSV, adjacency matrix): leave them out")
 
 
 def _refuse_options(file, what: str, **given) -> None:
     """Options of another table format (``--source``/``--target`` name edge-list columns, ``--convention`` reads an
     adjacency matrix) refused for ``file``, which is ``what``: they would be silently ignored."""
-    shown = [f"--{k} {v}" for k, v in given.items() if v is not None]
+    shown = [(f"--{k}" if v else f"--no-{k}") if isinstance(v, bool) else f"--{k} {v}"
+             for k, v in given.items() if v is not None]
     if shown:
         they = len(shown) > 1
         raise ValueError(f"{', '.join(shown)}: {file} is read as {what}, where {'they do' if they else 'it does'} "
@@ -341,11 +366,54 @@ def _refuse_a_matrix(path, rows: list[list[str]]) -> None:
         what, n = "with column names", len(body)  # 'grass rabbit fox' above rows of numbers
     elif k >= 4 and all(len(r) == k for r in rows) and entries(rows) and (len(rows) == k or not complete):
         what, n = "", len(rows)
+    elif k == 3 and len(rows) == 3 and all(len(r) == 3 for r in rows) and _small_matrix(rows):
+        what, n = "", 3
     if what is not None:
         raise MalformedFileError(path, None, f"looks like an adjacency matrix ({n} rows of {n} entries"
                                              f"{', ' + what if what else ''}), not an edge list (one link per "
                                              "line): read it with --format adjacency --convention row_to_col "
                                              "(A[i, j] > 0: j eats i) or col_to_row (A[i, j] > 0: i eats j)")
+
+
+def _refuse_pajek_text(path, head: list[tuple[int, str]]) -> None:
+    """A Pajek file (first line ``*Vertices n``, or in a project ``*Network name``, ``*Partition ...``, after any
+    ``%`` comments) read as a table (named ``.txt``, or ``--format edgelist``): refused with the option that reads
+    it, not at its ``*Arcs`` line."""
+    import re
+
+    from gatbio.data.io import MalformedFileError
+
+    no, line = next(((no, x.lstrip("\ufeff \t")) for no, x in head if not x.lstrip("\ufeff \t").startswith("%")),
+                    (None, ""))
+    if no is not None and re.match(r"\*(vertices|network|partition|vector|arcs|edges|arcslist|edgeslist)(\s|$)", line,
+                                     re.IGNORECASE):
+        pajek_name = Path(path).suffix.lower() in (".net", ".paj")
+        fix = "leave out --format (or pass --format pajek)" if pajek_name else "name it .net or pass --format pajek"
+        raise MalformedFileError(path, no, f"{line.split()[0]!r}: looks like a Pajek file, not a table: {fix}")
+
+
+def _small_matrix(rows: list[list[str]]) -> bool:
+    """Three rows of three numbers (the whole file) that are a 3 x 3 adjacency matrix, not ``prey predator weight``
+    links between species numbered like ``1 2 0.5``: a zero diagonal (as a link list: species 0 the prey of the
+    first link and the predator of the second, and a third link of weight 0) together with entries that are all
+    0/1, a species number that is not a whole number (``0.5``), two links of weight 0, or a link listed twice; or
+    links of weight 0 only between species 0 and 1."""
+    import math
+
+    from gatbio.data.tables import is_number
+
+    try:
+        a = [[float(c) for c in r] for r in rows if all(is_number(c) for c in r)]
+    except ValueError:
+        return False
+    if len(a) != 3 or not all(math.isfinite(v) for r in a for v in r):
+        return False
+    binary = all(v in (0, 1) for r in a for v in r)
+    if all(r[2] == 0 for r in a) and all(v in (0, 1) for r in a for v in r[:2]):
+        return True
+    return all(a[i][i] == 0 for i in range(3)) and (
+        binary or any(v != int(v) for r in a for v in r[:2]) or sum(r[2] == 0 for r in a) >= 2
+        or len({(r[0], r[1]) for r in a}) < 3)
 
 
 def _names_elsewhere(path, after_line: int, sep: str, names: list[str], cols: list[int]) -> str | None:
@@ -378,6 +446,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     from gatbio.data.tables import data_head, first_few, header_note, is_number, looks_like_header, note
 
     head = data_head(path, "#", numbered=True)  # [(line number, line)] of the first data lines
+    _refuse_pajek_text(path, head)
     sep = _table_separator(fmt, [x for _, x in head])
     rows = [io.split_line(x, sep) for _, x in head]
     if source is None and target is None:
@@ -577,7 +646,8 @@ def read_foodweb(args: argparse.Namespace):
                              direction=getattr(args, "direction", "prey-predator"),
                              source=getattr(args, "source", None), target=getattr(args, "target", None),
                              weight=weight, convention=getattr(args, "convention", None),
-                             header=getattr(args, "header", None))
+                             header=getattr(args, "header", None),
+                             header_shared=getattr(args, "traits", None) is not None)  # foodweb predict --traits
 
 
 def trophic_table(data, method: str = "mackay", weighted: bool = True):

@@ -210,7 +210,8 @@ def read_predict_web(args: argparse.Namespace):
         from gatbio.tasks.foodweb import read_web_folder
 
         refuse_table_options(args.file, "a GATEWAy web folder", direction=args.direction, source=args.source,
-                             target=args.target, weight=args.weight, convention=args.convention)
+                             target=args.target, weight=args.weight, convention=args.convention,
+                             header=None if args.traits else args.header)  # --header reads --traits too
         data = read_web_folder(path, self_loops="keep")  # run_predict leaves the cannibal links out, with a note
         names = gateway_folder_names(path)
         if names is not None and len(names) == data.num_nodes:

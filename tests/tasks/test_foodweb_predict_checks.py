@@ -72,13 +72,13 @@ def _gateway_folder(tmp_path):
 
 
 @pytest.mark.parametrize("option", [["--direction", "predator-prey"], ["--source", "x"], ["--target", "y"],
-                                    ["--weight", "w"], ["--convention", "row_to_col"]])
+                                    ["--weight", "w"], ["--convention", "row_to_col"], ["--no-header"]])
 def test_table_options_are_refused_for_gateway_folders_and_named_webs(tmp_path, capsys, captured, option):
     for file in (str(_gateway_folder(tmp_path)), "gateway/281"):
         assert gatbio_main(["foodweb", "predict", file, "--seeds", "0", "--device", "cpu", *option]) == 1
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "Traceback" not in err
-        assert f"{option[0]} {option[1]}" in err and "apply to table files only" in err
+        assert " ".join(option) in err and "apply to table files only" in err
     assert not captured  # refused before any training
 
 
