@@ -20,6 +20,7 @@ package's docstring style: :func:`plain_text` turns the markup into plain text f
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import re
 import sys
@@ -196,6 +197,22 @@ def run_guarded(prog: str, func) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:
+        # The machine's limits, met while reading or writing (a full disk, a symlink loop, a read-only file
+        # system): the user's to fix, said in one line with what to do; other OS errors keep their traceback.
+        fix = _OS_FIXES.get(err.errno)
+        if fix is None:
+            raise
+        print(f"{prog}: error: {err.strerror}: {err.filename or ''} ({fix})".replace(":  (", " ("), file=sys.stderr)
+        return 1
+
+
+_OS_FIXES = {errno.ENOSPC: "free some disk space there, or write to another folder",
+             errno.EDQUOT: "your disk quota is used up: free some space, or write to another folder",
+             errno.ELOOP: "a symbolic link in this path points back to itself: fix or remove it",
+             errno.EROFS: "that file system is read-only: write to another folder",
+             errno.ENAMETOOLONG: "use a shorter path",
+             errno.EMFILE: "too many open files: raise the limit (ulimit -n) or use fewer jobs"}
 
 
 if __name__ == "__main__":  # pragma: no cover

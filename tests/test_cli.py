@@ -318,3 +318,27 @@ def test_an_unknown_option_shows_the_usage_of_the_command_as_typed(capsys, argv,
     assert exit_.value.code == 2
     assert f"{usage}: error: unrecognized arguments: --bogus" in err
     assert err.startswith(f"usage: {usage} ")
+
+
+def test_a_full_disk_or_a_symlink_loop_is_one_line_with_the_fix(capsys):
+    """A download into a full disk ended in a traceback ('OSError: [Errno 28] No space left on device'), as did
+    a root that is a symlink loop; other OS errors are bugs or unknown and keep their traceback."""
+    import errno
+
+    import pytest
+
+    from gatbio.cli import run_guarded
+
+    def fail(code, path):
+        def func():
+            raise OSError(code, __import__("os").strerror(code), path)
+        return func
+
+    assert run_guarded("gatbio datasets", fail(errno.ENOSPC, "/data/x.tsv")) == 1
+    err = capsys.readouterr().err
+    assert err == ("gatbio datasets: error: No space left on device: /data/x.tsv (free some disk space there, or "
+                   "write to another folder)\n")
+    assert run_guarded("gatbio datasets", fail(errno.ELOOP, "loop")) == 1
+    assert "points back to itself" in capsys.readouterr().err
+    with pytest.raises(OSError):
+        run_guarded("gatbio datasets", fail(errno.EIO, "x"))

@@ -120,7 +120,8 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
         where; :func:`download` fetches those with a public URL).
     """
     root_path = Path(root) if root is not None else data_root()
-    key = (name, str(root_path), repr(sorted(kwargs.items())))
+    # the absolute root: a relative one (root="d", GATBIO_DATA=d) names another folder after a chdir
+    key = (name, str(root_path.resolve()), repr(sorted(kwargs.items())))
     if key not in _CACHE:
         _CACHE[key] = _load_uncached(name, root_path, kwargs)
     return copy.deepcopy(_CACHE[key])

@@ -25,7 +25,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--root", default=None, help="data root (default: $GATBIO_DATA, ../shared/data, ~/.cache/gatbio)")
     p.add_argument("--long", action="store_true", help="also show license and citation columns")
     p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
-    p.add_argument("--download", metavar="NAME", help="download the missing files of a dataset (sha256 checked)")
+    p.add_argument("--download", metavar="NAME",
+                   help="download the missing files of a dataset (sha256 checked; files without a public URL are "
+                        "named, to place by hand); GATBIO_MIRROR=URL or a folder fetches them through a mirror "
+                        "(the URL's scheme replaced: GATBIO_MIRROR=http://mirror/x fetches "
+                        "https://host/path as http://mirror/x/host/path)")
     p.add_argument("--verify", metavar="NAME", nargs="?", const="all",
                    help="check the sha256 of the present files (all datasets, or NAME); exit 1 on a mismatch, and when "
                         "NAME's files are missing")

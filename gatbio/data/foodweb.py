@@ -192,7 +192,7 @@ def gateway_folder_names(folder: str | Path) -> list[str] | None:
     collection = folder.resolve().parent.parent
     if not ((collection / "web_index.csv").is_file() and (collection / "node_ids.csv").is_file()):
         return None
-    index, node_ids = _gateway_tables(str(collection))
+    index, node_ids = _gateway_tables(str(Path(collection).resolve()))  # cached by absolute path
     row = index[index["data_dir"].astype(str) == folder.resolve().name] if "data_dir" in index else index[:0]
     if len(row) != 1:
         return None
@@ -215,7 +215,7 @@ def load_gateway(web: str | int, root: Path | None = None) -> Data:
     wid = int(folder_name.rsplit("_", 1)[1])
     edge_file, attr_file = f"webs/{folder_name}/{wid}_edge_list.txt", f"webs/{folder_name}/{wid}_node_attr_list.txt"
     folder = require_files("gateway", [edge_file, attr_file, "web_index.csv", "node_ids.csv"], root=root)
-    index, node_ids = _gateway_tables(str(folder))
+    index, node_ids = _gateway_tables(str(Path(folder).resolve()))  # cached by absolute path
     row = index[index["web_id"] == wid]
     if len(row) != 1:
         raise MalformedFileError(folder / "web_index.csv", None, f"expected one row for web_id {wid}, found {len(row)}")

@@ -510,6 +510,21 @@ def _failure(url: str, err: BaseException) -> str:
     return f"download failed: {url}: {err or type(err).__name__}"
 
 
+def in_the_way(path: Path, root: Path) -> str | None:
+    """What stands where a dataset file ``path`` (under ``root``) should be, or None: a folder, a broken symbolic
+    link, or a file where one of its folders should be (such a file is 'missing' and cannot be written)."""
+    if path.is_dir():
+        return f"{path} is a folder, not the file: remove it"
+    if path.is_symlink() and not path.exists():
+        return f"{path} is a symbolic link to nothing: remove it"
+    for parent in path.parents:
+        if parent == root or root not in parent.parents:
+            break
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file where a folder should be: remove or rename it"
+    return None
+
+
 def missing_message(name: str, missing: list[FileSource], root: Path, reason: str = "") -> str:
     info = DATASETS[name]
     folder = root / info.folder
@@ -517,7 +532,8 @@ def missing_message(name: str, missing: list[FileSource], root: Path, reason: st
              + (f" ({reason})" if reason else "") + ":"]
     for f in missing[:5]:
         src = f" (from {f.url}{' member ' + f.member if f.member else ''})" if f.url else " (no public URL: place it by hand)"
-        lines.append(f"  put {f.path} at {folder / f.path}{src}")
+        way = in_the_way(folder / f.path, root)
+        lines.append(f"  put {f.path} at {folder / f.path}{src}" + (f"; {way}" if way else ""))
     if len(missing) > 5:
         lines.append(f"  ... and {len(missing) - 5} more (see datasets/{info.doc}.md)")
     lines.append("or set GATBIO_DATA to a folder that has it")
@@ -587,19 +603,24 @@ def download(
     Before anything is fetched, the root must be a folder gatbio can write to (or one it can create):
     :class:`DataRootError` otherwise.
 
-    Returns the paths written.
+    Returns the paths written. Files without a public URL: the others are fetched, then
+    :class:`DatasetNotFoundError` names them (to place by hand) and says how many were written.
     """
     if name not in DATASETS:
         raise unknown_name("dataset", name, sorted(DATASETS))
     info = DATASETS[name]
     base = check_data_root(root, must_exist=False)  # a file: refused before anything else
     todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]
+    # Files without a public URL are placed by hand: the others are fetched first (a collection such as gateway
+    # has a few index files without one beside a hundred web files with one), then they are named.
     no_url = [f for f in todo if f.url is None]
-    if no_url:
-        raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL"))
+    todo = [f for f in todo if f.url is not None]
     if todo:  # before any download: a mirror that cannot be used, a root that cannot be written
         mirror = mirror_base(mirror)
         check_data_root(base, must_exist=False, writable=True)
+        blocked = [way for f in todo if (way := in_the_way(base / info.folder / f.path, base))]
+        if blocked:  # found now, not as an OS error on the temporary file once fetched
+            raise ValueError(f"dataset {name!r}: cannot write {len(blocked)} file(s): {'; '.join(blocked[:3])}")
 
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
@@ -622,7 +643,7 @@ def download(
                 raise
             # Nothing of this file was written: the payload is only written (atomically) once whole and checked.
             # Every file not written yet is named (all members of an archive that failed, and those after it).
-            raise DatasetNotFoundError(missing_message(name, todo[k:], base, _failure(url, err))) from err
+            raise DatasetNotFoundError(missing_message(name, todo[k:] + no_url, base, _failure(url, err))) from err
         if verify and f.sha256 is not None:
             got = hashlib.sha256(payload).hexdigest()
             if got != f.sha256:
@@ -632,6 +653,9 @@ def download(
         dest = base / info.folder / f.path
         _atomic_write(dest, payload)
         written.append(dest)
+    if no_url:
+        done = f"\n({len(written)} other file(s) with a public URL written)" if written else ""
+        raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL") + done)
     return written
 
 

@@ -230,6 +230,23 @@ def test_load_returns_independent_copies(data_root):
     assert int(b.edge_index[0, 0]) != 999 and b.node_names[0] != "changed"
 
 
+def test_a_relative_root_is_another_folder_after_a_chdir(data_root, tmp_path, monkeypatch):
+    """The in-memory cache keyed a relative root by its text: after a chdir, root="d" (or GATBIO_DATA=d) naming a
+    folder without the files still returned the first folder's graph."""
+    import shutil
+
+    from gatbio.data.sources import DatasetNotFoundError
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(data_root / "string_web_export_sample", a / "d" / "string_web_export_sample")
+    (b / "d").mkdir(parents=True)
+    monkeypatch.chdir(a)
+    assert load("string-web-sample", root="d").num_nodes == 12
+    monkeypatch.chdir(b)
+    with pytest.raises(DatasetNotFoundError):
+        load("string-web-sample", root="d")
+
+
 def test_list_datasets_reports_presence(data_root, tmp_path):
     df = list_datasets(root=data_root)
     assert set(df["name"]) >= {"node2vec-ppi", "gateway/<web>", "ppi"}

@@ -325,3 +325,36 @@ def test_download_into_a_root_it_cannot_write_fails_before_fetching(tmp_path, mo
                                                     r"\(Permission denied\)"):
         download("fake", files=["edges.txt"], fetch=fetched.append)
     assert fetched == []
+
+
+def test_something_in_the_way_of_a_file_is_named_before_fetching(tmp_path, fake_dataset):
+    """A folder where a dataset file should be was 'missing' ('put edges.txt at ...'), then the download failed on
+    an internal temporary file ('[Errno 21] Is a directory: .../.edges.txt.64wjl8_o.tmp'); a file where the
+    dataset's folder should be, with '[Errno 17] File exists'."""
+    fetched = []
+    root = tmp_path / "data"
+    (root / "fake_folder" / "edges.txt").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"cannot write 1 file\(s\): .*edges\.txt is a folder, not the file: "
+                                         r"remove it"):
+        download("fake", root=root, files=["edges.txt"], fetch=fetched.append)
+    assert fetched == []
+    msg = sources.missing_message("fake", [fake_dataset[0].files[0]], root)
+    assert "edges.txt is a folder, not the file: remove it" in msg
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "fake_folder").write_text("x\n")
+    with pytest.raises(ValueError, match=r"fake_folder is a file where a folder should be: remove or rename it"):
+        download("fake", root=other, files=["edges.txt"], fetch=fetched.append)
+    assert fetched == []
+
+
+def test_files_with_a_url_are_fetched_beside_those_without(server, tmp_path, fake_dataset):
+    """`--download gateway` fetched nothing (3 index files without a URL refused the 114 web files that have
+    one); now the others are written and those to place by hand are named."""
+    base, www = server
+    info, payload = fake_dataset
+    serve(www, info.files[0].url, payload)
+    with pytest.raises(DatasetNotFoundError, match=r"(?s)put notes\.txt at .*no public URL: place it by hand.*"
+                                                   r"\(1 other file\(s\) with a public URL written\)"):
+        download("fake", root=tmp_path / "data", mirror=base)
+    assert (tmp_path / "data" / "fake_folder" / "edges.txt").read_bytes() == payload
