@@ -43,6 +43,12 @@ def run(args: argparse.Namespace) -> int:
     from gatbio.data import DATASETS, download, list_datasets
     from gatbio.data.sources import check_data_root, missing_files, root_label, unknown_name, verify
 
+    actions = [f"--{k}" for k in ("verify", "download", "members") if getattr(args, k, None)]
+    if len(actions) > 1:  # one ran and the others were dropped without a word
+        from gatbio.cli import UsageError
+
+        raise UsageError(f"{' and '.join(actions)}: give one of them per command")
+
     root = args.root
     option = "--root" if root is not None else None  # else GATBIO_DATA or the default, named as such
     if args.verify:

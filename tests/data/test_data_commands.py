@@ -131,3 +131,10 @@ def test_download_from_a_plain_folder_mirror(data_root, tmp_path, capsys, monkey
     monkeypatch.setenv("GATBIO_MIRROR", str(mirror))
     assert main(["datasets", "--download", "string-web-sample", "--root", str(tmp_path / "data")]) == 0
     assert "string-web-sample: 1 file(s) written" in capsys.readouterr().out
+
+
+def test_two_actions_at_once_are_refused_not_one_dropped(capsys):
+    """`--verify X --download X` only verified, `--verify --members gateway` ignored --members (exit 0)."""
+    assert main(["datasets", "--verify", "gateway", "--members", "gateway"]) == 2
+    assert "--verify and --members: give one of them per command" in capsys.readouterr().err
+    assert main(["datasets", "--verify", "fake", "--download", "fake"]) == 2
