@@ -610,6 +610,10 @@ def download(
         raise unknown_name("dataset", name, sorted(DATASETS))
     info = DATASETS[name]
     base = check_data_root(root, must_exist=False)  # a file: refused before anything else
+    if files is not None and (unknown := [p for p in files if p not in {f.path for f in info.files}]):
+        from gatbio.data.tables import first_few
+
+        raise ValueError(f"files={unknown}: not files of dataset {name!r} ({first_few([f.path for f in info.files], 5)})")
     todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]
     # Files without a public URL are placed by hand: the others are fetched first (a collection such as gateway
     # has a few index files without one beside a hundred web files with one), then they are named.

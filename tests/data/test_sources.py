@@ -358,3 +358,9 @@ def test_files_with_a_url_are_fetched_beside_those_without(server, tmp_path, fak
                                                    r"\(1 other file\(s\) with a public URL written\)"):
         download("fake", root=tmp_path / "data", mirror=base)
     assert (tmp_path / "data" / "fake_folder" / "edges.txt").read_bytes() == payload
+
+
+def test_a_misspelt_file_name_is_refused(tmp_path, fake_dataset):
+    """download(..., files=["edges.tx"]) returned [] and wrote nothing, silently."""
+    with pytest.raises(ValueError, match=r"files=\['edges\.tx'\]: not files of dataset 'fake' \(edges\.txt, notes"):
+        download("fake", root=tmp_path, files=["edges.tx"], fetch=lambda url: b"")
