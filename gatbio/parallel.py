@@ -44,8 +44,8 @@ def parallel_map(
         if not isinstance(args, (tuple, list)):
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
-    if scheduler is None and jobs == 1:
-        return [fn(*args) for args in _track(items, len(items), desc, progress)]
+    if scheduler is None and jobs == 1:  # progress counts results, not items handed out (a unit done when it ends)
+        return list(_track((fn(*args) for args in items), len(items), desc, progress))
 
     from joblib import Parallel, delayed, parallel_backend
 

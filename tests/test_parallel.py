@@ -151,6 +151,19 @@ def test_progress_lines_known_answer(monkeypatch):
                                            "food webs: 4/4 done, 1:40 elapsed"]
 
 
+def test_one_process_counts_a_unit_done_when_it_ends(capsys):
+    """With jobs=1 the progress wrapped the items: 'food webs: 2/2 done' was printed when the last unit started
+    (an interrupted run then had one result), and every time-left estimate was a unit early."""
+    seen = []
+
+    def unit(k):
+        seen.append(capsys.readouterr().err)  # what progress said before this unit ran
+        return k
+
+    assert parallel_map(unit, [(1,), (2,)], jobs=1, desc="units") == [1, 2]
+    assert "2/2 done" not in "".join(seen) and "units: 2/2 done" in capsys.readouterr().err
+
+
 def test_left_to_run_keeps_the_unfinished_in_order_and_says_how_many_were_done(capsys):
     from gatbio.parallel import left_to_run
 
