@@ -378,9 +378,12 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     return out
 
 
-def is_done(path: str | Path) -> bool:
+def is_done(path: str | Path, keys: Sequence[str] = ()) -> bool:
     """True when a result file exists and holds a result: JSON that parses and is not empty (``{}``, ``[]`` or
-    ``null`` is no result). A resumed sweep skips that run, and redoes one whose file is damaged."""
+    ``null`` is no result), and with ``keys`` an object that has them (a task's run files name their run: JSON
+    of another shape, hand-edited or another program's, is no result either; it crashed the summary or, read as
+    done, left the run out of the tables for good). A resumed sweep skips that run, and redoes one whose file
+    is damaged."""
     path = Path(path)
     if not path.is_file():
         return False
@@ -388,14 +391,16 @@ def is_done(path: str | Path) -> bool:
         data = read_json(path)
     except (json.JSONDecodeError, OSError):
         return False
+    if keys:
+        return isinstance(data, dict) and all(k in data for k in keys)
     return data not in ({}, [], None)
 
 
-def missing_runs_note(files: Sequence[str | Path], where: str | Path) -> str | None:
+def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = ()) -> str | None:
     """For a summary of the run files ``files`` a config names: ``None`` when every one holds a result, else a
     line (also given as a note on stderr) saying how many are missing or damaged, with an example, and that the
     tables leave them out."""
-    absent = [Path(f) for f in files if not is_done(f)]
+    absent = [Path(f) for f in files if not is_done(f, keys)]
     if not absent:
         return None
     damaged = [f for f in absent if f.is_file()]

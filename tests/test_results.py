@@ -314,6 +314,23 @@ def test_empty_or_damaged_result_files_are_not_done_and_summaries_say_so(tmp_pat
     assert missing_runs_note(files[:1], tmp_path) is None
 
 
+def test_a_file_of_another_shape_is_no_run_of_the_task(tmp_path):
+    """A run file that parses but is not the task's ({"foo": 1}, a list) crashed the robustness summary
+    (KeyError: 'dataset') and, read as done, was never redone (protein run, interactions: the tables lost the run
+    and the incomplete note said nothing)."""
+    from gatbio.results import is_done, missing_runs_note
+
+    keys = ("dataset", "seed")
+    files = [tmp_path / f"r{k}.json" for k in range(3)]
+    files[0].write_text('{"dataset": "x", "seed": 0, "f1": 0.5}')
+    files[1].write_text('{"foo": 1}')
+    files[2].write_text("[1, 2]")
+    assert [is_done(f, keys) for f in files] == [True, False, False]
+    assert [is_done(f) for f in files] == [True, True, True]  # without keys: any non-empty JSON, as before
+    assert missing_runs_note(files, tmp_path, keys).startswith("incomplete: 2 of the 3 runs this config names have "
+                                                               "no result (2 with a damaged or empty file")
+
+
 def test_holds_json_compares_as_write_json_writes(tmp_path):
     import numpy as np
 

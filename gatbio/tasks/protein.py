@@ -169,6 +169,8 @@ RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions"
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
            "attention_example.json")
+#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
+RUN_KEYS = ("fraction", "variant", "seed")
 
 
 def check(cfg: ProteinConfig) -> None:
@@ -446,7 +448,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
     y_np = data.y.cpu().numpy()
     probas: dict[str, np.ndarray] = {}
     results = []
-    todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json")]
+    todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json", RUN_KEYS)]
     needed = set(todo) | {m for v in todo if v in ENSEMBLES for m in ENSEMBLES[v]}
     att_variant = next((v for v in ("gat_labels", "gat") if v in needed), None)  # whose attention is saved
     val_np = np.asarray(sp["val"])
@@ -556,7 +558,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
                           summary_only=summary_only)
     todo = [] if summary_only else left_to_run(
         [(f, s) for f in cfg.fractions for s in cfg.seeds],
-        lambda f, s: all(is_done(_paths(cfg, f, s)[1] / f"{v}.json") for v in cfg.variants),
+        lambda f, s: all(is_done(_paths(cfg, f, s)[1] / f"{v}.json", RUN_KEYS) for v in cfg.variants),
         cfg.name, "(fraction, seed)", out, progress)
     if todo:  # a finished sweep resumed: no embedding is computed again
         data = load_data(cfg.dataset)
@@ -581,10 +583,10 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     """``summary.csv`` (mean/std/n), ``summary.md`` (mean ± std) and the F1 figure from the run files."""
     out = Path(cfg.out_dir)
     files = [_paths(cfg, f, s)[1] / f"{v}.json" for f in cfg.fractions for s in cfg.seeds for v in cfg.variants]
-    rows = [read_json(p) for p in files if is_done(p)]
+    rows = [read_json(p) for p in files if is_done(p, RUN_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
-    incomplete = missing_runs_note(files, out)
+    incomplete = missing_runs_note(files, out, RUN_KEYS)
     df = pd.DataFrame(rows)
     metrics = [m for m in _metrics(cfg) if m in df.columns]
     order = {v: i for i, v in enumerate(VARIANTS)}

@@ -169,6 +169,8 @@ SETTING_RULES = {
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
                     "custom_models")
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")
+#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
+RUN_KEYS = ("split", "graph", "model", "seed")
 #: Model settings of the config passed to every model (gatbio.nn.pair_models.MODEL_DEFAULTS keys).
 MODEL_SETTINGS = ("hidden", "layers", "heads", "dropout", "input_dropout", "attn_dropout", "decoder_dropout")
 
@@ -737,7 +739,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
         ``need_proba`` its probabilities are put in ``cache`` (read back, or the run made again)."""
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
-        if is_done(path):
+        if is_done(path, RUN_KEYS):
             _check_options(path, name, opts, resume)
             row = read_json(path)
             if not need_proba:
@@ -801,7 +803,7 @@ def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str 
 
     split_path, run_dir = _paths(cfg, kind, seed)
     runs = [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
-    if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json") for g, m in runs):
+    if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json", RUN_KEYS) for g, m in runs):
         return False
     _split(cfg, data, kind, seed, save=False)  # refuses a split made from other input files
     for g, m in runs:
@@ -855,7 +857,7 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     out = Path(cfg.out_dir)
     files = [out / "runs" / k / f"s{s}" / g / f"{m}.json"
              for k in cfg.splits for s in cfg.seeds for g in cfg.graphs for m in cfg.models]
-    rows = [read_json(p) for p in files if is_done(p)]
+    rows = [read_json(p) for p in files if is_done(p, RUN_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
     df = pd.DataFrame(rows)

@@ -189,6 +189,8 @@ RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "models", "perturbatio
 
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary", "figures", "timing.json")
+#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
+RUN_KEYS = ("task", "dataset", "model", "seed", "perturbation", "metric", "curve")
 
 
 def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
@@ -518,7 +520,7 @@ def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> l
     """The models of one (dataset, seed) with a perturbation still to run."""
     out_dir = Path(cfg.out_dir)
     return [m for m in cfg.models
-            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p)) for p in cfg.perturbations)]
+            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p), RUN_KEYS) for p in cfg.perturbations)]
 
 
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
@@ -557,7 +559,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
         att_stats = _attention_stats(clean_att, hubs, n)
         for p in cfg.perturbations:
             path = _run_path(out_dir, task, dataset, model_name, seed, p)
-            if is_done(path):
+            if is_done(path, RUN_KEYS):
                 continue
             curve = [{"fraction": f, **problem.evaluate(model, clean_out, clean_att, perts[(p, f)])}
                      for f in cfg.fractions]
@@ -623,7 +625,8 @@ def summarize(cfg: RobustnessConfig) -> str:
     out_dir = Path(cfg.out_dir)
     df = rs.load_runs(out_dir, select=run_selection(cfg))
     incomplete = missing_runs_note([_run_path(out_dir, task, dataset, m, seed, pert) for task, dataset in _datasets(cfg)
-                                    for m in cfg.models for seed in cfg.seeds for pert in cfg.perturbations], out_dir)
+                                    for m in cfg.models for seed in cfg.seeds for pert in cfg.perturbations], out_dir,
+                                   RUN_KEYS)
     curves, auc = rs.curve_table(df), rs.auc_table(df)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
     head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)

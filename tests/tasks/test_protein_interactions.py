@@ -190,6 +190,12 @@ def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refuse
     # the same files again: the splits match (the folder last recorded the reversed file, reused anyway)
     pi.run(config(files, **kw), resume="anyway")
     pi.run(config(files, **kw))  # and now resumes plainly
+    # a run file of another shape is no result: made again (it was read as done, and the tables lost the run)
+    run = files / "out/runs/random/s0/train/profile_rule.json"
+    good = json.loads(run.read_text())
+    run.write_text('{"foo": 1}')
+    pi.run(config(files, **kw))
+    assert json.loads(run.read_text())["micro_f1"] == good["micro_f1"]
     missing = config(files, **kw, out_dir=str(files / "fresh"), actions=str(files / "actoins.txt"))
     with pytest.raises(FileNotFoundError, match=r"config actions: .*actoins\.txt: no such file"):
         pi.run(missing)

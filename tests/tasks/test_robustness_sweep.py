@@ -223,6 +223,14 @@ def test_resume_skips_finished_runs(quick_run):
     # every unit was finished: none ran (left out before the pool, so progress times only this call's work)
     assert timing["jobs"] == [] and timing["units_computed_this_call"] == 0 and timing["units"] > 0
     assert before == {p: p.stat().st_mtime_ns for p in out.glob("runs/**/*.json")}
+    # a run file of another shape is no result: the summary says so (it crashed: KeyError 'dataset'), a run
+    # makes it again
+    victim = sorted(before)[0]
+    good = json.loads(victim.read_text())
+    victim.write_text('{"foo": 1}')
+    assert "incomplete: 1 of the" in rb.run(cfg, summary_only=True, progress=False)
+    rb.run(cfg, progress=False)
+    assert json.loads(victim.read_text())["curve"] == good["curve"]
     from gatbio.results import ResumeConflictError
 
     with pytest.raises(ResumeConflictError, match=r"fractions: \[0\.0, 0\.05, 0\.2\] -> \[0\.0, 0\.1\]"):
