@@ -746,6 +746,34 @@ def _result_path(out_dir: str | Path, source: str | Path, protocol: str) -> Path
     return Path(out_dir) / "webs" / f"{_web_name(source)}.{protocol}.json"
 
 
+def _web_digest(source: str | Path) -> str | None:
+    """sha256 of a web folder's files (names and contents, in name order); None for a named web (its files are
+    checked against the registry's sha256 when loaded)."""
+    import hashlib
+
+    folder = Path(source)
+    if not folder.is_dir():
+        return None
+    h = hashlib.sha256()
+    for f in sorted(p for p in folder.iterdir() if p.is_file()):
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _same_web(path: Path, source: str | Path) -> bool:
+    """True when the finished result ``path`` was made from the web folder ``source`` as it is now (or records no
+    digest: made before they were recorded); else a ValueError: the web's files changed since, and reusing the
+    result would credit it to a web it was not computed on (``webs`` may point elsewhere on a resume)."""
+    from gatbio.results import read_json
+
+    stored = read_json(path).get("web_sha256")
+    if stored is None or stored == _web_digest(source):
+        return True
+    raise ValueError(f"{path}: made from another version of the web {source} (its files changed since: sha256 "
+                     f"{stored[:12]}... then, {str(_web_digest(source))[:12]}... now); --restart makes the folder's "
+                     "results again, or give another --out")
+
+
 def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
     from gatbio.device import resolve_device
     from gatbio.results import is_done, write_json
@@ -754,7 +782,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
     web = _web_name(folder)
     path = _result_path(out_dir, folder, protocol)
-    if is_done(path):
+    if is_done(path) and _same_web(path, folder):
         return str(path)
     t0 = time.time()
     if is_named:
@@ -801,7 +829,8 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
                              "seed": seed, "roc_auc": roc_auc(y, s[f["test"]]), "pr_auc": pr_auc(y, s[f["test"]]),
                              "n_pos": int(y.sum()), "n_neg": int((~y).sum())})
         fold_seconds.append(time.time() - t1)
-    write_json(path, {"web": web, "protocol": protocol, "num_nodes": n, "num_links": L,
+    write_json(path, {"web": web, "protocol": protocol, "web_sha256": _web_digest(folder), "num_nodes": n,
+                      "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names,
                       "device": str(resolve_device(cfg.device, small_graphs=True)),
                       "seconds": time.time() - t0,
@@ -1086,8 +1115,9 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
-    todo = left_to_run(items, lambda src, out, c, protocol: is_done(_result_path(out, src, protocol)),
-                       "food webs", "(web, protocol)", out_dir, progress)
+    # (a finished unit of a web whose files changed since is refused here, before any work: _same_web)
+    todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol))
+                       and _same_web(p, src), "food webs", "(web, protocol)", out_dir, progress)
     t0 = time.time()
     parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
     wall = time.time() - t0

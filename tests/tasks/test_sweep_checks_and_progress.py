@@ -231,3 +231,26 @@ def test_a_saved_split_that_differs_from_the_seeds_is_refused_on_resume(tmp_path
     assert cli_main(args + ["models=[gcn,pyg_gat,gat_log]"]) == 1
     err = capsys.readouterr().err
     assert f"{split}: the saved split differs from the one this code and data give" in err and "--restart" in err
+
+
+def test_a_web_whose_files_changed_is_not_credited_with_its_old_result(tmp_path, capsys):
+    """`webs` is free on a resume (another copy of the webs): a web folder of the same name with other links was
+    credited with the old result, silently (num_links 24 in the file, 14 in the web)."""
+    web = tmp_path / "webs" / "A_1"
+    web.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    A = np.triu(rng.random((14, 14)) < 0.35, 1)
+    lines = [f"{i} {j}\n" for i, j in zip(*np.nonzero(A), strict=True)]
+    (web / "1_edge_list.txt").write_text("".join(lines))
+    args = ["foodweb", "benchmark", "--webs", str(tmp_path / "webs"), "--out", str(tmp_path / "out"),
+            "protocols=[links]", "models=[l3_ra]", "--quiet"]
+    assert cli_main(args) == 0
+    assert len(json.loads((tmp_path / "out/webs/A_1.links.json").read_text())["web_sha256"]) == 64
+    assert cli_main(args) == 0  # the same files: resumed
+    (web / "1_edge_list.txt").write_text("".join(lines[:-3]))
+    capsys.readouterr()
+    assert cli_main(args) == 1
+    err = capsys.readouterr().err
+    assert "A_1.links.json: made from another version of the web" in err and "--restart" in err, err
+    assert cli_main([*args, "--restart"]) == 0
+    assert json.loads((tmp_path / "out/webs/A_1.links.json").read_text())["num_links"] == len(lines) - 3
