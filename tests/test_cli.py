@@ -255,7 +255,9 @@ def test_protein_predict_draws_the_best_prediction(files, capsys, monkeypatch): 
     assert pd.read_csv(f / "why.csv").groupby("protein").size().max() <= 5  # the table keeps 5 per protein
     assert cli.main([*base, "--plot", str(f / "p.svg"), "--plot-protein", "T3", "--quiet"]) == 0
     captured = capsys.readouterr()
-    assert "attention neighbourhood of T3" in captured.out and captured.err == ""
+    # --quiet: no progress; what remains on stderr is the note on the 12 annotated proteins
+    assert "attention neighbourhood of T3" in captured.out
+    assert [ln for ln in captured.err.splitlines() if not ln.startswith("# note: 12 annotated proteins")] == []
     check_image(f / "p.svg", plot.PROTEIN_SIZE)
 
 
