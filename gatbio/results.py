@@ -249,7 +249,7 @@ def _stored_settings(out: Path, schema: type, free_keys: Sequence[str]) -> dict[
             return {"config.yaml": "unreadable"}
 
 
-def _stored_task(out: Path) -> str | None:
+def stored_task(out: Path) -> str | None:
     """The config schema's name recorded in ``out``'s ``fingerprint.json`` (``None``: none recorded)."""
     try:
         task = read_json(out / FINGERPRINT_FILE).get("task")
@@ -331,7 +331,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         stored = None  # a config recorded by a run that failed before any result: nothing to protect
     task = type(cfg).__name__
     if stored is not None:
-        other = _stored_task(out)
+        other = stored_task(out)
         shared = len(set(stored) & set(now))
         if (other is not None and other != task) or (other is None and stored and shared < len(stored) / 2):
             what = f"results of another task ({other})" if other else \

@@ -164,6 +164,12 @@ def run_summarize(args: argparse.Namespace) -> int:
     if args.webs is not None:
         check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
                                              "reference rows")
+    from gatbio.results import stored_task
+
+    other = stored_task(Path(args.out))
+    if other is not None and other != FoodWebConfig.__name__:  # its config.yaml would be refused key by key
+        raise ValueError(f"{args.out} holds results of another task ({other}), not of gatbio foodweb benchmark: "
+                         "give the folder of a food-web benchmark")
     cfg_path = Path(args.out) / "config.yaml"
     cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
     webs = args.webs or cfg.webs or None

@@ -254,3 +254,14 @@ def test_a_web_whose_files_changed_is_not_credited_with_its_old_result(tmp_path,
     assert "A_1.links.json: made from another version of the web" in err and "--restart" in err, err
     assert cli_main([*args, "--restart"]) == 0
     assert json.loads((tmp_path / "out/webs/A_1.links.json").read_text())["num_links"] == len(lines) - 3
+
+
+def test_summarize_names_another_tasks_folder(tmp_path, capsys):
+    """`gatbio foodweb summarize` on a robustness folder said "bad config in .../config.yaml:1: Key 'name' not in
+    'FoodWebConfig'. Did you mean: 'named'?"."""
+    out = tmp_path / "rob"
+    out.mkdir()
+    (out / "fingerprint.json").write_text(json.dumps({"task": "RobustnessConfig", "settings": {}}))
+    (out / "config.yaml").write_text("name: tiny\n")
+    assert cli_main(["foodweb", "summarize", str(out)]) == 1
+    assert "holds results of another task (RobustnessConfig), not of gatbio foodweb benchmark" in capsys.readouterr().err
