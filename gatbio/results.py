@@ -429,7 +429,8 @@ def summarize(
     """Mean, std and count of ``metrics`` over seeds, grouped by ``by``.
 
     Returns a DataFrame with ``by`` columns, then ``<metric>_mean``, ``<metric>_std`` for each metric and
-    ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; 0 for a single run). The statistics
+    ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; NaN for a single run, which has no
+    spread to measure: a 0 read as "no variation between seeds", as the robustness tables leave it empty). The statistics
     are rounded to ``digits`` (``None``: not rounded; a display table made with :func:`format_mean_std` from a
     rounded summary would round twice: 0.86749 -> 0.8675 -> 0.868).
     """
@@ -438,7 +439,7 @@ def summarize(
     for m in metrics:
         stats = g[m].agg(["mean", "std"]).reset_index(drop=True)
         out[f"{m}_mean"] = stats["mean"].to_numpy()
-        out[f"{m}_std"] = stats["std"].fillna(0.0).to_numpy()
+        out[f"{m}_std"] = stats["std"].to_numpy()
     return out if digits is None else round_stats(out, digits)
 
 
@@ -448,10 +449,12 @@ def round_stats(summary: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
 
 
 def format_mean_std(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int = 3) -> pd.DataFrame:
-    """A display table with ``mean ± std`` strings, from the output of :func:`summarize`."""
+    """A display table with ``mean ± std`` strings, from the output of :func:`summarize` (``± –`` where there is
+    no std: a single run)."""
     out = df[list(by) + ["n"]].copy()
     for m in metrics:
-        out[m] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
+        out[m] = [f"{a:.{digits}f} ± " + ("–" if pd.isna(b) else f"{b:.{digits}f}")
+                  for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
     return out
 
 

@@ -11,7 +11,7 @@ def test_markdown_table_of_a_mean_std_summary():
     assert markdown_table(table) == ("| variant | n | f1 |\n"
                                      "|---|---|---|\n"
                                      "| a | 2 | 0.300 ± 0.141 |\n"
-                                     "| b | 1 | 0.500 ± 0.000 |")
+                                     "| b | 1 | 0.500 ± – |")  # one run: no spread (was '± 0.000')
 
 
 def test_a_display_table_rounds_once():
