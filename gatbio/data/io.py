@@ -39,6 +39,7 @@ import torch
 from torch_geometric.data import Data
 
 from gatbio.data.tables import (
+    _SEP_WORDS,
     DECOMPRESSION_ERRORS,
     MalformedFileError,
     check_file,
@@ -932,9 +933,6 @@ def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]])
     note(f"{path}: a table of {len(head)} named columns: labels read from column {head[cands[0]]!r}; "
          f"{first_few(left, 4)} not read")
     return cands[0]
-
-
-_SEP_WORDS = {r"\s+": "spaces or tabs", "\t": "tabs", ",": "commas", ";": "semicolons", "|": "'|'"}
 
 
 def read_label_table(

@@ -166,7 +166,7 @@ def test_protein_pairs_tab_separated_table_keeps_its_columns(tmp_path):
 def test_protein_pairs_line_with_another_separator_is_named(tmp_path):
     names = ["P2", "P1", "P3"]
     with pytest.raises(MalformedFileError, match=r"q\.csv:2: 'P2 P1' was read as one protein id: this line is not "
-                                                 r"separated like the file's other lines \(by commas\); use one "
+                                                 r"separated like the file's other lines \(by a comma\); use one "
                                                  r"separator in the whole file"):
         read_protein_pairs(write(tmp_path, "q.csv", "P1,P3\nP2 P1,\n"), names)
     with pytest.raises(MalformedFileError, match=r"q2\.txt:3: 'P2,P1' was read as one protein id: .*\(by spaces "
