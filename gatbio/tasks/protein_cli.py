@@ -71,7 +71,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept and flagged 'isolated' (the model's inputs come from the "
-                    "network, so they all get the same scores, close to how common each function is)")
+                    "network, so they all get the same scores)")
     pr.add_argument("--out", required=True, metavar="CSV",
                     help="predictions, one row per unannotated protein: protein, isolated, top_functions (its "
                          "--top highest-scoring functions, best first, ';'-separated: a ranking, not a yes / no), "
