@@ -536,6 +536,14 @@ def missing_message(name: str, missing: list[FileSource], root: Path, reason: st
         lines.append(f"  put {f.path} at {folder / f.path}{src}" + (f"; {way}" if way else ""))
     if len(missing) > 5:
         lines.append(f"  ... and {len(missing) - 5} more (see datasets/{info.doc}.md)")
+    top = info.folder.split("/")[0]
+    if root.name == top and not (root / top).exists():
+        lines.append(f"the data root {root} looks like the dataset's own folder: the root is the folder above it "
+                     f"({root.parent})")
+    else:
+        deeper = [p for p in (sorted(root.glob(f"*/{top}"))[:1] if root.is_dir() else []) if p.is_dir()]
+        if deeper and not (root / top).exists():
+            lines.append(f"{deeper[0]} exists: the data root may be one level down ({deeper[0].parent})")
     lines.append("or set GATBIO_DATA to a folder that has it")
     return "\n".join(lines)
 

@@ -364,3 +364,14 @@ def test_a_misspelt_file_name_is_refused(tmp_path, fake_dataset):
     """download(..., files=["edges.tx"]) returned [] and wrote nothing, silently."""
     with pytest.raises(ValueError, match=r"files=\['edges\.tx'\]: not files of dataset 'fake' \(edges\.txt, notes"):
         download("fake", root=tmp_path, files=["edges.tx"], fetch=lambda url: b"")
+
+
+def test_a_data_root_one_level_off_is_pointed_out(tmp_path, fake_dataset):
+    """GATBIO_DATA set to the dataset's own folder, or to the folder above the root: the message said where to put
+    the files, one level off, with no hint."""
+    (tmp_path / "data" / "fake_folder").mkdir(parents=True)
+    msg = sources.missing_message("fake", list(fake_dataset[0].files), tmp_path / "data" / "fake_folder")
+    assert f"looks like the dataset's own folder: the root is the folder above it ({tmp_path / 'data'})" in msg
+    msg = sources.missing_message("fake", list(fake_dataset[0].files), tmp_path)
+    assert f"the data root may be one level down ({tmp_path / 'data'})" in msg
+    assert "the data root" not in sources.missing_message("fake", list(fake_dataset[0].files), tmp_path / "data")
