@@ -92,6 +92,8 @@ def _load_uncached(name: str, root: Path | None, kwargs: dict):
         "ppi-partial": ppi.load_ppi_partial,
     }
     coll = {"gateway": foodweb.load_gateway, "cheddar": foodweb.load_cheddar, "pajek": foodweb.load_pajek_foodweb}
+    if member and base.lower() in coll:  # 'GATEWAY/11': the collection's name in any case (its members keep theirs)
+        base = base.lower()
     if base in simple and not member:
         return simple[base](root, **kwargs)
     if base in coll:

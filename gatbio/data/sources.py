@@ -144,6 +144,7 @@ def unknown_name(kind: str, name: str, choices: list[str], *, prefix: str = "", 
 
     lower = {c.lower(): c for c in reversed(choices)}  # case is ignored when matching ("tl84" -> "TL84")
     close = list(dict.fromkeys(lower[c] for c in difflib.get_close_matches(name.lower(), list(lower), n=3, cutoff=0.6)))
+    close = close or list(dict.fromkeys(c for c in choices if c.lower().startswith(name.lower())))[:3]  # 'yeast'
     hint = f"; did you mean {' or '.join(prefix + c for c in close)}?" if close else ""
     shown = listing or ", ".join(prefix + c for c in choices)
     return UnknownDatasetError(f"unknown {kind} {prefix + name!r}{hint} (known: {shown})")

@@ -202,6 +202,7 @@ def test_load_unknown_and_collection_errors(data_root):
     ("cheddar/tl84", r"did you mean cheddar/TL84"),  # case is ignored when matching
     ("pajek/baydy", r"did you mean pajek/baydry"),
     ("node2vec_ppi", r"unknown dataset 'node2vec_ppi'; did you mean node2vec-ppi"),
+    ("yeast", r"unknown dataset 'yeast'; did you mean yeast-bu2003\? \("),  # a prefix (was no suggestion)
 ])
 def test_unknown_names_are_one_line_with_close_matches(tmp_path, name, expected):
     from gatbio.data import UnknownDatasetError
@@ -210,6 +211,11 @@ def test_unknown_names_are_one_line_with_close_matches(tmp_path, name, expected)
         load(name, root=tmp_path)  # the registry answers before any file is needed
     assert isinstance(err.value, KeyError) and isinstance(err.value, ValueError)
     assert "\n" not in str(err.value) and not str(err.value).startswith('"')  # not KeyError's repr
+
+
+def test_a_collection_name_in_capitals_is_the_collection(data_root):
+    """'GATEWAY/11' was unknown (with three unrelated suggestions); a collection's name is read in any case."""
+    assert load("GATEWAY/11", root=data_root).num_nodes == load("gateway/11", root=data_root).num_nodes
 
 
 def test_unknown_named_web_on_the_command_line_is_one_line(capsys):
