@@ -1,4 +1,5 @@
-"""experiments/bench_embed.py, bench_batch_seeds.py, bench_readers.py, bench_string_scale.py and bench_foodweb_fit.py: arguments
+"""experiments/bench_embed.py, bench_batch_seeds.py, bench_readers.py, bench_string_scale.py, bench_foodweb_fit.py and
+bench_attention_mask.py: arguments
 checked before any work (one line, exit 2), and the side-by-side figures they print."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from conftest import experiment_script
     ("bench_foodweb_fit", ["--seeds", "0"], "--seeds 0: give at least 1"),
     ("bench_foodweb_fit", ["--against", "/nonexistent"], "--against /nonexistent: not a gatbio checkout"),
     ("bench_foodweb_fit", ["--json", "."], "--json .: is a folder"),
+    ("bench_attention_mask", ["--edges", "0"], "--edges 0: give at least 1"),
+    ("bench_attention_mask", ["--repeats", "0"], "--repeats 0: give at least 1"),
 ])
 def test_bad_arguments_stop_before_any_work(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -57,3 +60,10 @@ def test_foodweb_fit_is_timed_side_by_side_with_the_same_models(tmp_path, capsys
     assert row["BP2_170.ratio_vs_against"] == pytest.approx(row["BP2_170.seconds"] / row["BP2_170.against_seconds"],
                                                            rel=0.01)
     assert "same models: yes" in capsys.readouterr().out
+
+
+def test_attention_mask_cost_is_timed_side_by_side_with_the_same_weights(capsys):
+    """The two computations give the same weights (asserted inside, rtol = atol = 0), and the ratio is printed."""
+    assert experiment_script("bench_attention_mask").main(["--nodes", "50", "--edges", "400", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "the same weights" in out and "without masking" in out and "ratio             :" in out
