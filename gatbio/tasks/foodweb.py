@@ -747,15 +747,16 @@ def _result_path(out_dir: str | Path, source: str | Path, protocol: str) -> Path
 
 
 def _web_digest(source: str | Path) -> str | None:
-    """sha256 of a web folder's files (names and contents, in name order); None for a named web (its files are
-    checked against the registry's sha256 when loaded)."""
+    """sha256 of the files a web folder is read from (its edge list and node table: names and contents, in name
+    order; a note or a picture beside them does not count); None for a named web (its files are checked against
+    the registry's sha256 when loaded)."""
     import hashlib
 
     folder = Path(source)
     if not folder.is_dir():
         return None
     h = hashlib.sha256()
-    for f in sorted(p for p in folder.iterdir() if p.is_file()):
+    for f in sorted(p for pattern in ("*_edge_list.txt", "*_node_attr_list.txt") for p in folder.glob(pattern)):
         h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -782,7 +783,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
     web = _web_name(folder)
     path = _result_path(out_dir, folder, protocol)
-    if is_done(path) and _same_web(path, folder):
+    if is_done(path, RECORD_KEYS) and _same_web(path, folder):
         return str(path)
     t0 = time.time()
     if is_named:
@@ -1116,7 +1117,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
     # (a finished unit of a web whose files changed since is refused here, before any work: _same_web)
-    todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol))
+    todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol), RECORD_KEYS)
                        and _same_web(p, src), "food webs", "(web, protocol)", out_dir, progress)
     t0 = time.time()
     parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)

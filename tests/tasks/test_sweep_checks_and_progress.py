@@ -246,7 +246,12 @@ def test_a_web_whose_files_changed_is_not_credited_with_its_old_result(tmp_path,
             "protocols=[links]", "models=[l3_ra]", "--quiet"]
     assert cli_main(args) == 0
     assert len(json.loads((tmp_path / "out/webs/A_1.links.json").read_text())["web_sha256"]) == 64
+    (web / "notes.txt").write_text("sampled in 1998\n")  # a file the web is not read from changes nothing
     assert cli_main(args) == 0  # the same files: resumed
+    result = tmp_path / "out/webs/A_1.links.json"
+    kept = result.read_text()
+    result.write_text("[1, 2]")  # not a result of the benchmark: made again (it crashed the digest check)
+    assert cli_main(args) == 0 and json.loads(result.read_text())["rows"] == json.loads(kept)["rows"]
     (web / "1_edge_list.txt").write_text("".join(lines[:-3]))
     capsys.readouterr()
     assert cli_main(args) == 1
