@@ -203,7 +203,8 @@ def run_guarded(prog: str, func) -> int:
         fix = _OS_FIXES.get(err.errno)
         if fix is None:
             raise
-        print(f"{prog}: error: {err.strerror}: {err.filename or ''} ({fix})".replace(":  (", " ("), file=sys.stderr)
+        where = f": {err.filename}" if err.filename else ""
+        print(f"{prog}: error: {err.strerror}{where} ({fix})", file=sys.stderr)
         return 1
 
 

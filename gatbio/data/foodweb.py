@@ -98,6 +98,15 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     return _impute_missing_traits(path, df, id_column)
 
 
+def impute_missing(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values with every non-finite one set to the median of the finite ones (0 when there are none), where
+    they were)``: the one imputation of missing traits (a web's node table, a ``--traits`` table)."""
+    v = np.array(values, dtype=float)
+    bad = ~np.isfinite(v)
+    v[bad] = np.median(v[~bad]) if (~bad).any() else 0.0
+    return v, bad
+
+
 def _impute_missing_traits(path: Path, df: pd.DataFrame, id_column: str) -> pd.DataFrame:
     """``df`` with its NaN traits imputed and flagged (see :func:`read_trait_table`), and a note counting them.
 
@@ -109,9 +118,8 @@ def _impute_missing_traits(path: Path, df: pd.DataFrame, id_column: str) -> pd.D
     miss = {c: df[c].isna().to_numpy() for c in df.columns if c != id_column and df[c].isna().any()}
     if not miss:
         return df
-    for c, m in miss.items():
-        seen = df.loc[~m, c]
-        df.loc[m, c] = float(seen.median()) if len(seen) else 0.0
+    for c in miss:
+        df[c] = impute_missing(df[c].to_numpy(float))[0]
     flags = []
     for c, m in miss.items():
         flag = "mass_missing" if c == "log_mass" else f"{c}_missing"

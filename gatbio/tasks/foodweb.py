@@ -55,6 +55,7 @@ import torch.nn.functional as F
 from torch_geometric.data import Data
 
 from gatbio import linkpred as lp
+from gatbio.data.foodweb import impute_missing
 from gatbio.metrics import pr_auc, roc_auc
 from gatbio.parallel import unit_threads
 
@@ -224,12 +225,7 @@ def prepare_traits(x, names: list[str] | None = None) -> tuple[np.ndarray | None
     names = list(names) if names is not None else [f"x{i}" for i in range(x.shape[1])]
     cols, out_names = [], []
     for k in range(x.shape[1]):
-        v = x[:, k].copy()
-        bad = ~np.isfinite(v)
-        if bad.all():
-            v[:] = 0.0
-        elif bad.any():
-            v[bad] = np.median(v[~bad])
+        v, bad = impute_missing(x[:, k])
         sd = v.std()
         cols.append((v - v.mean()) / (sd if sd > 0 else 1.0))
         out_names.append(names[k])

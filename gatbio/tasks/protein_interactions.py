@@ -917,7 +917,7 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     if not bool(seen.all()):
         unseen = [m for m, s in zip(data.mode_names, seen.tolist(), strict=True) if not s]
         print(f"# note: no known pair has the mode(s) {', '.join(unseen)}: the model cannot learn them, and their "
-              "scores (near 0) say only that", file=sys.stderr)
+              "scores say only that", file=sys.stderr)
     from gatbio.nn.pair_models import model_options
 
     opts = model_options(model_name, _settings(cfg), _custom(cfg))
