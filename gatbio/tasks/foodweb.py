@@ -1105,8 +1105,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # The links protocol first (its units cost 5-10x a web's new-species unit). In one process, smallest webs
     # first: an interrupted run has most webs done. In parallel, largest first: a large web started last keeps
     # the other workers idle while it runs (on an H200 machine's 16 CPU cores the 6 largest webs' links units were
-    # still running after 300 s; modelled from its unit times, 333 s of units before, 296 s now: experiments/
-    # gpu_runs/2026-11-26e-h200).
+    # still running after 300 s; modelled from its unit times, 333 s of units before, 296 s now, 366 s and 329 s
+    # with the start-up: experiments/gpu_runs/2026-11-26e-h200/schedule.py).
     folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size, reverse=cfg.jobs != 1)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
