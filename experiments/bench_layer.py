@@ -657,7 +657,7 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     device_us = sum(e.device_time for e in kernels)  # kernels' own time (µs), all launches of the steps
     sort = "self_device_time_total" if cuda else "self_cpu_time_total"
     table = prof.key_averages().table(sort_by=sort, row_limit=40, max_name_column_width=70)
-    by_shape = prof.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=25,
+    by_shape = prof.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=40,
                                                                   max_name_column_width=40, max_shapes_column_width=80)
     by_caller = _operators_by_caller(prof.events(), cuda)
     per_step = dict(profile_kernels=round(len(kernels) / PROFILE_STEPS, 1),
@@ -667,7 +667,7 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     path.write_text(f"{PROFILE_STEPS} steps (forward + backward), sorted by {sort}; per step: "
                     + ", ".join(f"{k} {v}" for k, v in per_step.items()) + f", median wall {wall_s * 1e3:.3f} ms"
                     + "\n\n" + table
-                    + "\n\nThe same operators by input shapes (top 25):\n\n" + by_shape
+                    + "\n\nThe same operators by input shapes (top 40):\n\n" + by_shape
                     + "\n\nThe outermost aten operators by shapes and by who called them (top 15):\n\n"
                     + by_caller + "\n")
     return per_step
