@@ -29,7 +29,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="download the missing files of a dataset (sha256 checked; files without a public URL are "
                         "named, to place by hand); GATBIO_MIRROR=URL or a folder fetches them through a mirror "
                         "(the URL's scheme replaced: GATBIO_MIRROR=http://mirror/x fetches "
-                        "https://host/path as http://mirror/x/host/path)")
+                        "https://host/path as http://mirror/x/host/path); GATBIO_TIMEOUT=SECONDS: how long a silent "
+                        "server is waited for (default 60); bars on a terminal")
     p.add_argument("--verify", metavar="NAME", nargs="?", const="all",
                    help="check the sha256 of the present files (all datasets, or NAME); exit 1 on a mismatch, and when "
                         "NAME's files are missing")

@@ -18,7 +18,9 @@ Registry
 convention, published counts and its files (path, public URL, sha256). :func:`download` fetches the files of a
 dataset from their public URLs (``urllib``), checks each sha256 and writes atomically. When a file is missing
 and cannot be downloaded, :class:`DatasetNotFoundError` says which file to put where. ``GATBIO_MIRROR`` (a base
-URL, or a plain folder taken as ``file://``) redirects the downloads.
+URL, or a plain folder taken as ``file://``) redirects the downloads. A download shows a bar per file on a terminal
+(bytes, for files over a few MB, and files, for a collection), and gives up on a server silent for
+``GATBIO_TIMEOUT`` seconds (default 60: the wait for each reply or block of data, not for the whole file).
 
 Loading checks each registered file it reads (:func:`require_files`): its size against the registry's (free),
 and its sha256 once per process and file version for files up to :data:`HASH_ON_LOAD_MAX_BYTES` (a few ms in
@@ -33,10 +35,12 @@ skipped (documented in ``datasets/ppi.md``), the only such file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import http.client
 import io
 import os
+import sys
 import urllib.error
 import urllib.request
 import zipfile
@@ -48,7 +52,7 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_url", "mirrored", "dataset_path", "sha256_file", "verify"]
+           "fetch_url", "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -481,29 +485,84 @@ def _incomplete(url: str, err: http.client.IncompleteRead) -> str:
     return f"download incomplete: {url} sent {got:,}{total} bytes before the connection closed; run it again"
 
 
-def fetch_url(url: str, *, timeout: float = 60.0) -> bytes:
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a download waits for the server to answer or send more data (``GATBIO_TIMEOUT`` overrides it)."""
+
+
+def download_timeout() -> float:
+    """``$GATBIO_TIMEOUT`` in seconds (a positive number), else :data:`DEFAULT_TIMEOUT`.
+
+    Raises:
+        ValueError: the variable is set to something else (one line naming it and the accepted form).
+    """
+    text = os.environ.get("GATBIO_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"GATBIO_TIMEOUT={text}: give the seconds a download may wait for the server, a positive "
+                         f"number such as 300 (default {DEFAULT_TIMEOUT:g})")
+    return value
+
+
+def _show_progress(progress: bool | None) -> bool:
+    """``progress`` as given, or (None) whether stderr is a terminal: logs and tests get no bars."""
+    return sys.stderr.isatty() if progress is None else progress
+
+
+_BAR_DELAY = 1.0  # seconds before a byte bar appears: small files show none
+_BLOCK = 1 << 20  # read the body a MiB at a time, so that the bar moves and a stall is seen within the timeout
+
+
+def fetch_url(url: str, *, timeout: float | None = None, progress: bool | None = None) -> bytes:
     """GET ``url``, the whole body in memory.
 
-    Raises ``urllib.error.URLError`` / ``OSError`` when offline or the server fails, and
-    ``urllib.error.ContentTooShortError`` (a ``URLError``) when the reply is shorter than its ``Content-Length``
-    (a download cut short); nothing is returned (nor written) then.
+    ``timeout``: seconds to wait for the server to answer or to send the next block (default
+    :func:`download_timeout`). ``progress``: a byte bar on stderr (default: when stderr is a terminal); it
+    appears after a second, so small files show none.
+
+    Raises ``urllib.error.URLError`` / ``OSError`` (``TimeoutError`` for a silent server) when offline or the
+    server fails, and ``urllib.error.ContentTooShortError`` (a ``URLError``) when the reply is shorter than its
+    ``Content-Length`` (a download cut short); nothing is returned (nor written) then.
     """
+    from tqdm.auto import tqdm
+
     req = urllib.request.Request(url, headers={"User-Agent": "gatbio"})
+    timeout = download_timeout() if timeout is None else timeout
+    got = bytearray()
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return resp.read()
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            with tqdm(total=total, desc=url.rsplit("/", 1)[-1][:40], unit="B", unit_scale=True, unit_divisor=1024,
+                      leave=False, delay=_BAR_DELAY, disable=not _show_progress(progress)) as bar:
+                while block := resp.read(_BLOCK):
+                    got += block
+                    bar.update(len(block))
     except http.client.IncompleteRead as err:
         raise urllib.error.ContentTooShortError(_incomplete(url, err), err.partial) from err
+    if total is not None and len(got) < total:  # read in blocks, a body cut short is not raised by http.client
+        raise urllib.error.ContentTooShortError(_incomplete(url, http.client.IncompleteRead(bytes(got),
+                                                                                            total - len(got))),
+                                                bytes(got))
+    return bytes(got)
 
 
-def _failure(url: str, err: BaseException) -> str:
-    """The reason of a failed download, one line naming the URL that was fetched."""
+def _failure(url: str, err: BaseException, timeout: float | None = None) -> str:
+    """The reason of a failed download, one line naming the URL that was fetched (``timeout``: the seconds it
+    waited, default :func:`download_timeout`)."""
     if isinstance(err, http.client.IncompleteRead):
         return _incomplete(url, err)
     if isinstance(err, urllib.error.ContentTooShortError):
         return str(err.reason)
     if isinstance(err, urllib.error.HTTPError):
         return f"download failed: {url}: HTTP {err.code} {err.reason}"
+    if isinstance(err, TimeoutError) or isinstance(getattr(err, "reason", None), TimeoutError):
+        return (f"download failed: {url}: the server sent nothing for {timeout or download_timeout():g} s; run it again, or "
+                "set GATBIO_TIMEOUT=SECONDS to wait longer")
     if isinstance(err, urllib.error.URLError):
         return f"download failed: {url}: {err.reason}"
     if isinstance(err, zipfile.BadZipFile):
@@ -592,9 +651,11 @@ def download(
     *,
     root: str | Path | None = None,
     files: list[str] | None = None,
-    fetch: Callable[[str], bytes] = fetch_url,
+    fetch: Callable[[str], bytes] | None = None,
     verify: bool = True,
     mirror: str | None = None,
+    timeout: float | None = None,
+    progress: bool | None = None,
 ) -> list[Path]:
     """Download the missing files of dataset ``name`` into ``<root>/<folder>/`` (default root: :func:`data_root`).
 
@@ -608,6 +669,10 @@ def download(
     ``http://localhost:8000`` the file ``https://raw.githubusercontent.com/a/b/c`` is fetched from
     ``http://localhost:8000/raw.githubusercontent.com/a/b/c`` (an institutional mirror, or a test server); a plain
     folder is taken as a ``file://`` mirror.
+
+    ``fetch``: the function that GETs a URL (default :func:`fetch_url` with ``timeout``, seconds a silent server
+    is waited for, default ``$GATBIO_TIMEOUT`` or 60, and ``progress``). ``progress``: bars on stderr, bytes per
+    file and files per dataset (default: when stderr is a terminal).
 
     Before anything is fetched, the root must be a folder gatbio can write to (or one it can create):
     :class:`DataRootError` otherwise.
@@ -635,37 +700,46 @@ def download(
         if blocked:  # found now, not as an OS error on the temporary file once fetched
             raise ValueError(f"dataset {name!r}: cannot write {len(blocked)} file(s): {'; '.join(blocked[:3])}")
 
+    if fetch is None:
+        timeout = download_timeout() if timeout is None else timeout
+        fetch = functools.partial(fetch_url, timeout=timeout, progress=progress)
+    from tqdm.auto import tqdm
+
     archives: dict[str, zipfile.ZipFile] = {}
     written: list[Path] = []
-    for k, f in enumerate(todo):
-        url = mirrored(f.url, mirror)
-        try:
-            if f.member is not None:
-                if f.url not in archives:
-                    archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(url)))
-                zf = archives[f.url]
-                names = [n for n in zf.namelist() if n == f.member or n.endswith("/" + f.member)]
-                if not names:
-                    raise DatasetNotFoundError(f"{f.url}: the archive has no member {f.member!r}")
-                payload = zf.read(names[0])
-            else:
-                payload = fetch(url)
-        # http.client.HTTPException: a reply cut short (IncompleteRead), a garbled status line, a bad URL.
-        except (urllib.error.URLError, OSError, TimeoutError, zipfile.BadZipFile, http.client.HTTPException) as err:
-            if isinstance(err, DatasetNotFoundError):
-                raise
-            # Nothing of this file was written: the payload is only written (atomically) once whole and checked.
-            # Every file not written yet is named (all members of an archive that failed, and those after it).
-            raise DatasetNotFoundError(missing_message(name, todo[k:] + no_url, base, _failure(url, err))) from err
-        if verify and f.sha256 is not None:
-            got = hashlib.sha256(payload).hexdigest()
-            if got != f.sha256:
-                via = f" (through the mirror, for {f.url})" if url != f.url else ""
-                raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
-                                 "the file was not written")
-        dest = base / info.folder / f.path
-        _atomic_write(dest, payload)
-        written.append(dest)
+    with tqdm(total=len(todo), desc=name, unit="file", leave=False,
+              disable=len(todo) < 2 or not _show_progress(progress)) as bar:
+        for k, f in enumerate(todo):
+            url = mirrored(f.url, mirror)
+            try:
+                if f.member is not None:
+                    if f.url not in archives:
+                        archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(url)))
+                    zf = archives[f.url]
+                    names = [n for n in zf.namelist() if n == f.member or n.endswith("/" + f.member)]
+                    if not names:
+                        raise DatasetNotFoundError(f"{f.url}: the archive has no member {f.member!r}")
+                    payload = zf.read(names[0])
+                else:
+                    payload = fetch(url)
+            # http.client.HTTPException: a reply cut short (IncompleteRead), a garbled status line, a bad URL.
+            except (urllib.error.URLError, OSError, TimeoutError, zipfile.BadZipFile, http.client.HTTPException) as err:
+                if isinstance(err, DatasetNotFoundError):
+                    raise
+                # Nothing of this file was written: the payload is only written (atomically) once whole and checked.
+                # Every file not written yet is named (all members of an archive that failed, and those after it).
+                raise DatasetNotFoundError(missing_message(name, todo[k:] + no_url, base,
+                                                           _failure(url, err, timeout))) from err
+            if verify and f.sha256 is not None:
+                got = hashlib.sha256(payload).hexdigest()
+                if got != f.sha256:
+                    via = f" (through the mirror, for {f.url})" if url != f.url else ""
+                    raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
+                                     "the file was not written")
+            dest = base / info.folder / f.path
+            _atomic_write(dest, payload)
+            written.append(dest)
+            bar.update()
     if no_url:
         done = f"\n({len(written)} other file(s) with a public URL written)" if written else ""
         raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL") + done)

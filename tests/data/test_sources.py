@@ -375,3 +375,71 @@ def test_a_data_root_one_level_off_is_pointed_out(tmp_path, fake_dataset):
     msg = sources.missing_message("fake", list(fake_dataset[0].files), tmp_path)
     assert f"the data root may be one level down ({tmp_path / 'data'})" in msg
     assert "the data root" not in sources.missing_message("fake", list(fake_dataset[0].files), tmp_path / "data")
+
+
+class _SlowReplies(http.server.BaseHTTPRequestHandler):
+    """``/silent/...`` waits 3 s before answering; ``/trickle/...`` sends 3 blocks of 4 bytes, 0.05 s apart."""
+
+    def do_GET(self):
+        import time
+
+        if self.path.startswith("/silent/"):
+            time.sleep(3)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Length", "12")
+            self.end_headers()
+            for _ in range(3):
+                self.wfile.write(b"a b\n")
+                self.wfile.flush()
+                if self.path.startswith("/trickle/"):
+                    time.sleep(0.05)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (the timeout test)
+            pass
+
+    def log_message(self, *args, **kwargs):
+        pass
+
+
+@pytest.fixture
+def slow_server():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowReplies)
+    httpd.daemon_threads = True
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_silent_server_is_given_up_after_gatbio_timeout_seconds(slow_server, tmp_path, fake_dataset,
+                                                                   monkeypatch):
+    # was a fixed 60 s, and its failure did not say what to change
+    monkeypatch.setenv("GATBIO_TIMEOUT", "0.3")
+    with pytest.raises(DatasetNotFoundError) as err:
+        download("fake", root=tmp_path, mirror=slow_server + "/silent", files=["edges.txt"])
+    assert "the server sent nothing for 0.3 s; run it again, or set GATBIO_TIMEOUT=SECONDS to wait longer" in str(err.value)
+    assert not (tmp_path / "fake_folder" / "edges.txt").exists()
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "inf"])
+def test_a_bad_gatbio_timeout_is_one_line(monkeypatch, value):
+    monkeypatch.setenv("GATBIO_TIMEOUT", value)
+    with pytest.raises(ValueError, match=rf"^GATBIO_TIMEOUT={value}: give the seconds .* a positive number"):
+        sources.download_timeout()
+
+
+def test_download_shows_bytes_and_files_bars_when_asked(slow_server, tmp_path, monkeypatch, capsys):
+    payload = b"a b\n" * 3
+    info = DatasetInfo("fake2", "fake2", "ppi", "t", "c", "l", "undirected", "3", "2", "none",
+                       tuple(FileSource(f"e{i}.txt", f"https://example.org/r/e{i}.txt",
+                                        hashlib.sha256(payload).hexdigest()) for i in range(2)))
+    monkeypatch.setitem(DATASETS, "fake2", info)
+    monkeypatch.setattr(sources, "_BAR_DELAY", 0.0)
+    written = download("fake2", root=tmp_path, mirror=slow_server + "/trickle", progress=True)
+    assert [p.read_bytes() for p in written] == [payload, payload]
+    err = capsys.readouterr().err
+    assert "e0.txt:" in err and "/12.0 [" in err  # the byte bar of a file, its size from Content-Length
+    assert "fake2:" in err and "2/2" in err  # the files bar
+    download("fake2", root=tmp_path / "quiet", mirror=slow_server + "/trickle", progress=False)
+    assert capsys.readouterr().err == ""
