@@ -26,6 +26,7 @@ import time
 import torch
 from torch_geometric.utils import softmax
 
+from gatbio._options import check_at_least
 from gatbio.nn import functional as GF
 
 
@@ -43,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    for name, least in (("nodes", 2), ("edges", 1), ("heads", 1), ("repeats", 1), ("threads", 1)):
-        if getattr(args, name) < least:
-            ap.error(f"--{name} {getattr(args, name)}: give at least {least}")
+    check_at_least(ap, args, {"nodes": 2, "edges": 1, "heads": 1, "repeats": 1, "threads": 1})
     torch.set_num_threads(args.threads)
     g = torch.Generator().manual_seed(args.seed)
     ei = torch.randint(0, args.nodes, (2, args.edges), generator=g)

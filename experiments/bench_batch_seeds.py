@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gatbio._options import check_at_least
+
 
 def main(argv: list[str] | None = None) -> int:
     from gatbio.data import data_root
@@ -41,12 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from gatbio._paths import check_outputs
 
+    check_at_least(p, args, {"seeds": 1, "repeats": 1, "threads": 1})
     try:  # every argument checked before any work: one line each, not a traceback after the run
         dev = resolve_device(args.device)
         check_outputs({"--json": args.json})
-        for name in ("seeds", "repeats", "threads"):
-            if getattr(args, name) < 1:
-                raise ValueError(f"--{name} {getattr(args, name)}: give at least 1")
     except (ValueError, OSError) as err:
         p.error(str(err))
     announce_device(dev, args.device)

@@ -63,12 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=None, help="data root (default: GATBIO_DATA or ../shared/data)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
+    from gatbio._options import check_at_least
     from gatbio._paths import check_outputs
     from gatbio.data import data_root
 
-    for name in ("seeds", "rounds"):
-        if getattr(a, name) < 1:
-            ap.error(f"--{name} {getattr(a, name)}: give at least 1")
+    check_at_least(ap, a, {"seeds": 1, "rounds": 1})
     try:
         check_outputs({"--json": a.json})  # before the runs, not after them
         webs_dir = Path(a.root or data_root()) / "gateway_dev" / "webs"

@@ -78,11 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200, help="timed steps per process")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
+    from gatbio._options import check_at_least
     from gatbio._paths import check_outputs
 
-    for name in ("rounds", "steps"):
-        if getattr(a, name) < 1:
-            ap.error(f"--{name} {getattr(a, name)}: give at least 1")
+    check_at_least(ap, a, {"rounds": 1, "steps": 1})
     try:
         check_outputs({"--json": a.json})  # before the runs, not after them
     except (ValueError, OSError) as err:

@@ -83,6 +83,8 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gatbio._options import check_at_least
+
 
 @dataclass(frozen=True)
 class Size:
@@ -872,10 +874,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--device {args.device}: cpu or cuda (cuda:N)")
     if on_gpu and not torch.cuda.is_available():
         p.error("--device cuda was given but no CUDA device is available")
-    for name in ("repeats", "rounds", "scaling_repeats", "warmup"):
-        value = getattr(args, name)
-        if value is not None and value < (0 if name == "warmup" else 1):
-            p.error(f"--{name.replace('_', '-')} {value}: give at least {0 if name == 'warmup' else 1}")
+    check_at_least(p, args, {"repeats": 1, "rounds": 1, "scaling_repeats": 1, "warmup": 0})
     from gatbio._paths import check_outputs
 
     try:

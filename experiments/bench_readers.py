@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gatbio._options import check_at_least
 from gatbio.data.io import read_string_links
 
 
@@ -61,9 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    for name, least in (("lines", 2), ("proteins", 2), ("repeats", 1)):  # before the file is written
-        if getattr(args, name) < least:
-            ap.error(f"--{name} {getattr(args, name)}: give at least {least}")
+    check_at_least(ap, args, {"lines": 2, "proteins": 2, "repeats": 1})  # before the file is written
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "9606.protein.links.synthetic.txt"
         t0 = time.perf_counter()

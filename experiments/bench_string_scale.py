@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from gatbio._options import check_at_least
 from gatbio.data.synthetic import string_like, write_string_like
 
 
@@ -86,9 +87,7 @@ def run(proteins: int, edges: int, labels: int, labelled_fraction: float, seed: 
 def check_arguments(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     """What :func:`gatbio.data.synthetic.string_like` and ``gatbio protein predict`` accept, checked before any
     file is written (argparse's one line and status 2)."""
-    for name, least in (("proteins", 2), ("edges", 2), ("labels", 1), ("epochs", 1)):
-        if getattr(a, name) < least:
-            ap.error(f"--{name} {getattr(a, name)}: give at least {least}")
+    check_at_least(ap, a, {"proteins": 2, "edges": 2, "labels": 1, "epochs": 1})
     if a.edges % 2:
         ap.error(f"--edges {a.edges}: directed edges, both directions of each interaction: give an even number")
     if a.edges // 2 > a.proteins * (a.proteins - 1) // 2:

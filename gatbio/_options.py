@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["IntermixedParser", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
+__all__ = ["IntermixedParser", "check_at_least", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
            "pop_resume_flag"]
 
 
@@ -24,6 +24,16 @@ class IntermixedParser(argparse.ArgumentParser):
             return self.parse_known_intermixed_args(args, namespace)
         finally:
             self._inner = False
+
+
+def check_at_least(parser: argparse.ArgumentParser, args: argparse.Namespace, least: dict[str, int]) -> None:
+    """Refuse, with argparse's one line and exit status 2, any integer option under its least value, before any
+    work: ``check_at_least(p, args, {"repeats": 1, "warmup": 0})`` -> ``--repeats 0: give at least 1``. Options
+    left at ``None`` (not given, no default) are not checked; ``scaling_repeats`` is named ``--scaling-repeats``."""
+    for name, floor in least.items():
+        value = getattr(args, name)
+        if value is not None and value < floor:
+            parser.error(f"--{name.replace('_', '-')} {value}: give at least {floor}")
 
 
 def add_header_option(parser: argparse.ArgumentParser, what: str = "every table this command reads") -> None:
