@@ -71,17 +71,33 @@ def parallel_map(
 
 
 def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
-                progress: bool = True) -> list[tuple]:
+                progress: bool = True, files: Callable[..., Iterable] | None = None,
+                keys: Sequence[str] = ()) -> list[tuple]:
     """The ``items`` whose unit is not finished (``done(*item)`` false), saying on stderr how many were left out:
     ``food webs: 97 of 114 (web, protocol) units already done in OUT, 17 to run``.
 
     A resumed sweep calls it before :func:`parallel_map`, so that progress counts and times only this call's work:
     finished units, read back in a moment, made the time left look far shorter than it was.
+
+    ``files(*item)``, where given, are a unit's result files (holding ``keys``): those of the units to run that
+    exist but hold no result (:func:`gatbio.results.damage`) are counted in a note naming the first and why, also
+    without ``progress``:
+    ``food webs: 2 damaged result file(s) will be redone (e.g. OUT/x.json: empty)``. They were redone
+    silently, and a user who took the folder for finished learnt it only from the time the run took.
     """
     todo = [item for item in items if not done(*item)]
     if progress and len(todo) < len(items):
         print(f"{desc}: {len(items) - len(todo)} of {len(items)} {unit} units already done in {where}, "
               f"{len(todo)} to run", file=sys.stderr, flush=True)
+    if files is not None:
+        from gatbio.results import damage
+
+        damaged = [(path, why) for item in todo for path in files(*item) if (why := damage(path, keys))]
+        if damaged:
+            from gatbio.data.tables import note
+
+            path, why = damaged[0]
+            note(f"{desc}: {len(damaged)} damaged result file(s) will be redone (e.g. {path}: {why})")
     return todo
 
 

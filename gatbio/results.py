@@ -155,6 +155,9 @@ class InvalidJSONError(json.JSONDecodeError):
         return self.__class__, (self.path, self.msg, self.doc, self.pos)
 
 
+_EMPTY = "the file is empty"  # read_json's complaint about a file of no text (damage says "empty")
+
+
 def read_json(path: str | Path) -> Any:
     """The JSON of ``path``; a file that is not valid JSON raises :class:`InvalidJSONError` naming the file and
     line."""
@@ -165,7 +168,7 @@ def read_json(path: str | Path) -> Any:
         head = data[:err.start].decode("utf-8", "replace")
         raise InvalidJSONError(path, "not UTF-8 text", head, len(head)) from None
     if not text.strip():
-        raise InvalidJSONError(path, "the file is empty", text, 0)
+        raise InvalidJSONError(path, _EMPTY, text, 0)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
@@ -378,22 +381,35 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     return out
 
 
+def damage(path: str | Path, keys: Sequence[str] = ()) -> str | None:
+    """Why the file ``path`` holds no result (:func:`is_done`), for a message: ``"empty"``, ``"not valid JSON
+    (Expecting value, line 2)"``, ``"not a JSON object"``, ``"missing the keys seed"``; ``None`` when it holds one,
+    or when there is no file (a run not made yet is not damaged). A resumed sweep redoes such a file's run, which
+    it did silently: :func:`gatbio.parallel.left_to_run` says which files and why."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        data = read_json(path)
+    except InvalidJSONError as err:
+        return "empty" if err.msg == _EMPTY else f"not valid JSON ({err.msg}, line {err.lineno})"
+    except OSError as err:
+        return f"unreadable ({err.strerror or err})"
+    if not keys:
+        return f"no result ({json.dumps(data)})" if data in ({}, [], None) else None
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    missing = [k for k in keys if k not in data]
+    return f"missing the keys {', '.join(missing)}" if missing else None
+
+
 def is_done(path: str | Path, keys: Sequence[str] = ()) -> bool:
     """True when a result file exists and holds a result: JSON that parses and is not empty (``{}``, ``[]`` or
     ``null`` is no result), and with ``keys`` an object that has them (a task's run files name their run: JSON
     of another shape, hand-edited or another program's, is no result either; it crashed the summary or, read as
     done, left the run out of the tables for good). A resumed sweep skips that run, and redoes one whose file
-    is damaged."""
-    path = Path(path)
-    if not path.is_file():
-        return False
-    try:
-        data = read_json(path)
-    except (json.JSONDecodeError, OSError):
-        return False
-    if keys:
-        return isinstance(data, dict) and all(k in data for k in keys)
-    return data not in ({}, [], None)
+    is damaged (:func:`damage` says why)."""
+    return Path(path).is_file() and damage(path, keys) is None
 
 
 def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = ()) -> str | None:

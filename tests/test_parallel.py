@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import operator
 import sys
 
@@ -173,6 +174,38 @@ def test_left_to_run_keeps_the_unfinished_in_order_and_says_how_many_were_done(c
     assert left_to_run(items, lambda *_: False, "units", "(n, letter)", "OUT") == items  # nothing done: no line
     assert left_to_run(items, lambda *_: True, "units", "(n, letter)", "OUT", progress=False) == []
     assert capsys.readouterr().err == ""
+
+
+def test_left_to_run_names_the_damaged_result_files_it_will_redo(tmp_path, capsys, caplog):
+    """A resumed sweep redid a unit whose result file was damaged (empty, cut short, of another shape) without a
+    word: the files of the units left to run that exist but hold no result are counted in one note, with the
+    first one and why; missing files (not run yet) and the files of finished units are not."""
+    from gatbio.parallel import left_to_run
+    from gatbio.results import is_done
+
+    def files(n):
+        return [tmp_path / f"{n}{m}.json" for m in "ab"]
+
+    for n in range(4):
+        for path in files(n):
+            path.write_text(json.dumps({"n": n}))
+    (tmp_path / "1b.json").write_text('{"n": 1')  # cut short
+    (tmp_path / "2a.json").write_text("[]")  # another shape
+    (tmp_path / "3a.json").unlink()  # not run yet
+    items = [(n,) for n in range(4)]
+    todo = left_to_run(items, lambda n: all(is_done(p, ("n",)) for p in files(n)), "units", "(n,)", "OUT",
+                       files=files, keys=("n",))
+    assert todo == [(1,), (2,), (3,)]
+    assert capsys.readouterr().err == "units: 1 of 4 (n,) units already done in OUT, 3 to run\n"
+    notes = [r.getMessage() for r in caplog.records]
+    assert notes == [f"note: units: 2 damaged result file(s) will be redone (e.g. {tmp_path / '1b.json'}: not "
+                     "valid JSON (Expecting ',' delimiter, line 1))"]
+    caplog.clear()
+    left_to_run(items, lambda n: n == 0, "units", "(n,)", "OUT", progress=False, files=files, keys=("n",))
+    assert "2 damaged result file(s)" in caplog.text  # also when quiet: a warning, not progress
+    caplog.clear()
+    left_to_run(items[:1], lambda n: False, "units", "(n,)", "OUT", files=files, keys=("n",))
+    assert not caplog.records  # every file of the unit holds a result: nothing to say
 
 
 def test_progress_goes_to_a_log_as_lines(capsys, monkeypatch):

@@ -331,6 +331,30 @@ def test_a_file_of_another_shape_is_no_run_of_the_task(tmp_path):
                                                                "no result (2 with a damaged or empty file")
 
 
+@pytest.mark.parametrize("text, keys, why", [
+    ('{"dataset": "x", "seed": 0}', ("dataset", "seed"), None),
+    ('{"f1": 0.5}', (), None),
+    (None, ("dataset",), None),  # no file: a run not made yet, not a damaged one
+    ("", (), "empty"),
+    (" \n", ("dataset",), "empty"),
+    ('{"dataset": "x",\n "seed": ', ("dataset",), "not valid JSON (Expecting value, line 2)"),
+    ('{"a": "\udcff"}', (), "not valid JSON (not UTF-8 text, line 1)"),
+    ("{}", (), "no result ({})"),
+    ("null", (), "no result (null)"),
+    ("[1, 2]", ("dataset",), "not a JSON object"),
+    ('{"dataset": "x", "f1": 0.5}', ("dataset", "seed", "model"), "missing the keys seed, model"),
+])
+def test_damage_says_why_a_file_holds_no_result(tmp_path, text, keys, why):
+    """damage() is is_done's reason, for a message: None for a result or no file, else what is wrong."""
+    from gatbio.results import damage, is_done
+
+    path = tmp_path / "run.json"
+    if text is not None:
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert damage(path, keys) == why
+    assert is_done(path, keys) == (text is not None and why is None)
+
+
 def test_holds_json_compares_as_write_json_writes(tmp_path):
     import numpy as np
 

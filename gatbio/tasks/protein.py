@@ -556,10 +556,14 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                           summary_only=summary_only)
+
+    def run_files(f, s):  # a (fraction, seed) unit's result files, one per variant
+        return [_paths(cfg, f, s)[1] / f"{v}.json" for v in cfg.variants]
+
     todo = [] if summary_only else left_to_run(
         [(f, s) for f in cfg.fractions for s in cfg.seeds],
-        lambda f, s: all(is_done(_paths(cfg, f, s)[1] / f"{v}.json", RUN_KEYS) for v in cfg.variants),
-        cfg.name, "(fraction, seed)", out, progress)
+        lambda f, s: all(is_done(p, RUN_KEYS) for p in run_files(f, s)),
+        cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
     if todo:  # a finished sweep resumed: no embedding is computed again
         data = load_data(cfg.dataset)
         check_fractions(cfg, data)

@@ -795,6 +795,12 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
     return rows
 
 
+def _runs(cfg: InteractionsConfig) -> list[tuple[str, str]]:
+    """The (graph setting, model) runs of each unit: every model on the training graph, and on the all-pairs
+    graph the models that read a graph."""
+    return [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
+
+
 def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> bool:
     """Whether every run of one (split type, seed) is finished, with the checks the unit makes when it reads them
     back: the saved split comes from this pair table, and each run from the same model options (else
@@ -802,7 +808,7 @@ def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str 
     from gatbio.nn.pair_models import model_options
 
     split_path, run_dir = _paths(cfg, kind, seed)
-    runs = [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
+    runs = _runs(cfg)
     if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json", RUN_KEYS) for g, m in runs):
         return False
     _split(cfg, data, kind, seed, save=False)  # refuses a split made from other input files
@@ -843,7 +849,8 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     if not summary_only:
         data = load_data(cfg)
         units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
-                            cfg.name, "(split, seed)", cfg.out_dir, progress)
+                            cfg.name, "(split, seed)", cfg.out_dir, progress, keys=RUN_KEYS,
+                            files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
                      progress=progress)
     return summarize_runs(cfg)

@@ -638,8 +638,13 @@ def summarize(cfg: RobustnessConfig) -> str:
     for dataset in dict.fromkeys(curves["dataset"]):
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("_")
         rs.plot_curves(curves, dataset, "relative", out_dir / "figures" / f"curves_{name}.png")
+    # Seeds per row: one count for all in a finished sweep, said once; where they differ (an interrupted sweep
+    # summarised) each table gives its rows' n, as the CSVs do (one count said for all misstated the others).
+    counts = pd.concat([auc["n"], head["n"]])
+    most, uneven = int(counts.max()), counts.nunique() > 1
+    seeds = f"{int(counts.min())} to {most} seeds (each row's n below)" if uneven else f"{most} seeds"
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
-             f"{df['fraction'].nunique()} fractions x {df['seed'].nunique()} seeds -> {out_dir}"]
+             f"{df['fraction'].nunique()} fractions x {seeds} -> {out_dir}"]
     if incomplete:
         lines.append(incomplete)
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
@@ -662,7 +667,8 @@ def summarize(cfg: RobustnessConfig) -> str:
                       f"{at:.0%}, which this sweep does not run)"]
         for value in ("drop", "flip_rate") if not head.empty else ():
             h = head[head["value"] == value]
-            show = h[["dataset", "perturbation", "model", "clean", "mean", "ci_low", "ci_high", "ratio"]]
+            show = h[["dataset", "perturbation", "model", "clean", "mean", "ci_low", "ci_high", "ratio"]
+                     + (["n"] if uneven else [])]
             lines += [f"{value} at {at:.0%} (mean, 95% CI over seeds; ratio = / pyg_gat):",
                       show.round(4).to_string(index=False)]
         verdict = rs.headline_verdict(head)
@@ -673,10 +679,21 @@ def summarize(cfg: RobustnessConfig) -> str:
                                   for a, b in zip(v[f"{col}_ci_low"], v[f"{col}_ci_high"], strict=True)]
             cols = ["dataset", "perturbation", "value", "vanilla", "vanilla_ci", "best", "best_mean", "best_ci",
                     "ratio", "ratio_ci", "target_met"]
+            if uneven:  # the two rows of the headline table it compares
+                n_of = head.set_index(["task", "dataset", "perturbation", "value", "model"])["n"]
+                where = list(zip(v["task"], v["dataset"], v["perturbation"], v["value"], strict=True))
+                v["vanilla_n"] = [n_of[(*w, "pyg_gat")] for w in where]
+                v["best_n"] = [n_of[(*w, best)] for w, best in zip(where, v["best"], strict=True)]
+                cols += ["vanilla_n", "best_n"]
             lines += ["headline (target: the best variant's value <= 50% of vanilla GAT's):",
                       v[cols].round(4).to_string(index=False)]
-        wide = auc.pivot_table(index=["dataset", "model"], columns="perturbation", values="auc_mean", sort=False)
-        lines += ["area under the degradation curve (1 = no degradation):", wide.round(3).to_string()]
+        pivot = {"index": ["dataset", "model"], "columns": "perturbation", "sort": False}
+        area = auc.pivot_table(values="auc_mean", **pivot).round(3)
+        if uneven:  # a cell over fewer seeds than the most says how many
+            n = auc.pivot_table(values="n", **pivot).reindex_like(area)
+            area = area.astype(str) + n.map(lambda k: f" (n={k:.0f})" if k < most else "")
+        lines += ["area under the degradation curve (1 = no degradation"
+                  + (f"; over {most} seeds where no n= says fewer):" if uneven else "):"), area.to_string()]
     text = "\n".join(lines)
     atomic_write_text(out_dir / "summary" / "summary.txt", text + "\n")
     return text
@@ -711,7 +728,9 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     if not summary_only:
         items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
-                           "robustness", "(dataset, seed)", out_dir, progress)
+                           "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS,
+                           files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
+                                                                 for m in c.models for p in c.perturbations])
         t0 = time.perf_counter()
         done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
         # seconds and jobs: this call's (a resumed call's units finished before are not in them)

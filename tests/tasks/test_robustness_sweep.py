@@ -156,6 +156,35 @@ def test_the_summary_covers_the_configs_runs_only(tmp_path, caplog):
         "model"].tolist()
 
 
+def test_the_summary_gives_each_rows_seed_count_where_they_differ(tmp_path):
+    """summary.txt named one seed count for every row ('x 3 seeds'), though a summary of an interrupted sweep has
+    rows over fewer (the CSVs' n): where the counts differ, the tables give each row's; where they agree, the
+    first line alone says it."""
+    root = fake_runs(tmp_path)
+    cfg = rb.load(REPO / "experiments" / "configs" / "robustness_quick.yaml",
+                  [f"out_dir={root}", "perturbations=[degree]", "foodweb.enabled=false", "protein.dataset=node2vec-ppi",
+                   "models=[pyg_gat,gat_log]", "seeds=[0,1,2]"])
+
+    def table(text, title, lines=3):  # the first lines under the line that starts with title, split into cells
+        return [line.split() for line in text.split("\n" + title, 1)[1].splitlines()[1:1 + lines]]
+
+    text = rb.summarize(cfg)
+    assert " x 3 seeds -> " in text.splitlines()[0] and "n=" not in text
+    assert table(text, "drop at 5%")[0][-1] == "ratio" and table(text, "headline (target")[0][-1] == "target_met"
+    (root / "runs" / "gat_log" / "seed2" / "degree.json").unlink()  # gat_log's third seed never ran
+    text = rb.summarize(cfg)
+    assert (root / "summary" / "summary.txt").read_text() == text + "\n"
+    assert " x 2 to 3 seeds (each row's n below) -> " in text.splitlines()[0]
+    for title in ("drop at 5%", "flip_rate at 5%"):
+        header, *rows = table(text, title)
+        assert header[-1] == "n" and {row[2]: row[-1] for row in rows} == {"pyg_gat": "3", "gat_log": "2"}
+    header, row = table(text, "headline (target", 2)
+    assert header[-2:] == ["vanilla_n", "best_n"] and row[-2:] == ["3", "2"]
+    # the area of gat_log's curve over its 2 seeds (1 - 2 * mean(0.04, 0.05)) says so; pyg_gat's, over 3, not
+    assert table(text, "area under the degradation curve", 4)[2:] == [["node2vec-ppi", "gat_log", "0.91", "(n=2)"],
+                                                                    ["pyg_gat", "0.7"]]
+
+
 def test_mean_ci():
     m, lo, hi, n = rs.mean_ci([1.0, 2.0, 3.0])
     assert (m, n) == (2.0, 3) and lo == pytest.approx(2 - 4.302653 / np.sqrt(3), rel=1e-5) and hi > m

@@ -122,6 +122,39 @@ def test_robustness_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys, data_
     assert ("R50 (fraction" in out) == (perturbation == "degree") and ("R50: none" in out) != (perturbation == "degree")
 
 
+def test_a_resumed_benchmark_names_the_damaged_result_file_it_redoes(tmp_path, caplog):
+    """A result file cut short (a full disk, an interrupted copy) was redone on resume without a word, so a user
+    who took the folder for finished learnt it only from the time it took: the note names the file and why."""
+    args = _tiny_benchmark(tmp_path)
+    assert cli_main([*args, "--quiet"]) == 0
+    [result] = (tmp_path / "out" / "webs").glob("*.json")
+    text = result.read_text()
+    result.write_text(text[: len(text) // 2])
+    caplog.clear()
+    assert cli_main([*args, "--quiet"]) == 0
+    assert f"food webs: 1 damaged result file(s) will be redone (e.g. {result}: not valid JSON (" in caplog.text
+    assert json.loads(result.read_text())["web"] == json.loads(text)["web"]  # redone
+    caplog.clear()
+    assert cli_main([*args, "--quiet"]) == 0
+    assert "damaged" not in caplog.text  # finished: nothing to say
+
+
+def test_a_resumed_robustness_sweep_names_the_damaged_run_file_it_redoes(tmp_path, caplog, data_root):
+    """The same for the robustness sweep, whose (dataset, seed) unit has a file per model and perturbation: the
+    note counts the files, not the units."""
+    args = ["robustness", "--config", QUICK, "protein.enabled=false", "models=[gcn]", "perturbations=[degree]",
+            "fractions=[0.0,0.05]", "foodweb.epochs=3", "r50_random_orders=1", f"out_dir={tmp_path / 'out'}",
+            "--quiet"]
+    assert cli_main(args) == 0
+    run = sorted((tmp_path / "out" / "runs").rglob("*.json"))[0]
+    kept = json.loads(run.read_text())
+    run.write_text(json.dumps({k: v for k, v in kept.items() if k != "curve"}))  # another program's edit
+    caplog.clear()
+    assert cli_main(args) == 0
+    assert f"robustness: 1 damaged result file(s) will be redone (e.g. {run}: missing the keys curve)" in caplog.text
+    assert json.loads(run.read_text())["curve"] == kept["curve"]  # redone, as it was
+
+
 def _progress_seen(monkeypatch, module, name, argv, tty):
     seen = {}
 
@@ -146,14 +179,20 @@ def test_progress_follows_quiet(tmp_path, monkeypatch, quiet, tty, expected):
     assert _progress_seen(monkeypatch, fw, "benchmark", bench, tty) is expected
 
 
-def test_benchmark_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys):
+def _tiny_benchmark(tmp_path) -> list[str]:
+    """``gatbio foodweb benchmark`` arguments for one random acyclic 14-species web (prey i -> predator j > i)
+    and one fast model."""
     web = tmp_path / "webs" / "A_1"
     web.mkdir(parents=True)
     rng = np.random.default_rng(0)
-    A = np.triu(rng.random((14, 14)) < 0.35, 1)  # a random acyclic web: prey i -> predator j > i
+    A = np.triu(rng.random((14, 14)) < 0.35, 1)
     (web / "1_edge_list.txt").write_text("".join(f"{i} {j}\n" for i, j in zip(*np.nonzero(A), strict=True)))
-    args = ["foodweb", "benchmark", "--webs", str(tmp_path / "webs"), "--out", str(tmp_path / "out"),
+    return ["foodweb", "benchmark", "--webs", str(tmp_path / "webs"), "--out", str(tmp_path / "out"),
             "protocols=[links]", "models=[l3_ra]"]
+
+
+def test_benchmark_progress_in_a_log_is_lines_not_a_bar(tmp_path, capsys):
+    args = _tiny_benchmark(tmp_path)
     assert cli_main(args) == 0
     err = capsys.readouterr().err
     assert not any(mark in err for mark in TQDM_MARKS) and "\r" not in err, err
