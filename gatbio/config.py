@@ -35,18 +35,22 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         overrides: optional ``["key=value", "nested.key=value"]`` strings (the command line's leftovers).
 
     Raises:
-        ValueError: with the file, the key and what is allowed, for unknown keys or wrong types.
+        ValueError: with the file, the key and what is allowed, for unknown keys or wrong types; a value of the
+            wrong shape (a single value for a section, a mapping for a list, ...) with its dotted key and line.
     """
     base = OmegaConf.structured(schema)
     where, text, from_file = "defaults", None, True
     try:
         if isinstance(path, Mapping):
             where = "the built-in config"
+            _check_shapes(schema, path, where, None)
             base = OmegaConf.merge(base, OmegaConf.create(dict(path)))
         elif path is not None:
             where = str(path)
             text = _read_yaml_text(Path(path))
-            base = OmegaConf.merge(base, OmegaConf.create(_parse_yaml(text, where)))
+            doc = _parse_yaml(text, where)
+            _check_shapes(schema, doc, where, text)
+            base = OmegaConf.merge(base, OmegaConf.create(doc))
         if overrides:
             where, text = "command-line overrides " + " ".join(overrides), None  # no file line for an override
             from_file = False
@@ -55,11 +59,13 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
                 raise ValueError(f"override {bad[0]!r} is not of the form key=value")
             for o in overrides:  # one at a time, so that a value YAML cannot read is named with its override
                 try:
-                    base = OmegaConf.merge(base, OmegaConf.from_dotlist([o]))
+                    one = OmegaConf.from_dotlist([o])
                 except yaml.YAMLError as err:
                     what = str(getattr(err, "problem", None) or err).split("\n")[0]
                     raise ValueError(f"override {o!r}: its value is not valid YAML ({what}); e.g. seeds=[0,1], "
                                      "name=text, epochs=50 (quote the whole override in the shell)") from None
+                _check_shapes(schema, OmegaConf.to_container(one), where, None)
+                base = OmegaConf.merge(base, one)
         obj = OmegaConf.to_object(base)
     except OmegaConfBaseException as err:
         key = getattr(err, "full_key", None) or getattr(err, "key", None)
@@ -164,14 +170,134 @@ def _parse_yaml(text: str, where: str) -> dict:
 
 
 def _key_line(text: str, key: str | None) -> int | None:
-    """The line of ``key`` (its last component) in the YAML ``text``, for messages."""
+    """The line of the dotted ``key`` (``"foodweb.epochs"``, ``"seeds[1]"``) in the YAML ``text``, for messages.
+
+    The path is followed through the YAML's nodes, so that ``foodweb.epochs`` is not reported at the line of
+    ``protein.epochs``; as far as the path is found (a key that is not in the file: the line of its section). Text
+    that PyYAML cannot compose falls back to the first line naming the key's last component.
+    """
     if not key:
         return None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        node = None
+    line = None
+    for part in re.findall(r"\[\d+\]|[^.\[\]]+", str(key)):
+        if isinstance(node, yaml.MappingNode):
+            found = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part]
+            if not found:
+                break
+            line, node = found[-1][0].start_mark.line + 1, found[-1][1]
+        elif isinstance(node, yaml.SequenceNode) and part.startswith("[") and int(part[1:-1]) < len(node.value):
+            node = node.value[int(part[1:-1])]
+            line = node.start_mark.line + 1
+        else:
+            break
+    if line is not None:
+        return line
     last = re.sub(r"(\[\d+\])+$", "", str(key).split(".")[-1])  # seeds[0] (an element): the line of seeds
     for no, line in enumerate(text.split("\n"), start=1):
         if re.match(rf"\s*{re.escape(last)}\s*:", line):
             return no
     return None
+
+
+#: What a single value of each type is called in messages (other types: "a single value").
+_SCALAR_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
+
+
+def _check_shapes(schema: type, doc: Mapping, where: str, text: str | None, prefix: str = "") -> None:
+    """Refuse a value whose shape is not the one ``schema`` expects: a single value or a list for a section of
+    settings (``protein: 3``), a mapping for a list or a single value (often a line indented by mistake), a list
+    for a single value. OmegaConf would say "Merge error: int is not a subclass of ProteinSettings" without the
+    key, or fail with a bare TypeError; this says which key, on which line, and what it should be.
+
+    Args:
+        schema: the dataclass that ``doc`` fills (a section's, when recursing).
+        doc: the parsed YAML (or one override, or a built-in mapping).
+        where: the file (or ``"command-line overrides ..."``) for the message; ``text`` (the file's YAML, or
+            ``None``) gives the line.
+        prefix: the dotted path of ``schema`` in the whole config (``"protein."``).
+
+    Unknown keys, nulls (but for a section), interpolations and values of the right shape but the wrong type are
+    left to OmegaConf, whose messages for them are handled in :func:`load_config`.
+    """
+    try:
+        hints = typing.get_type_hints(schema)
+    except Exception:  # an annotation that cannot be resolved: OmegaConf's message stands
+        return
+    for key, value in doc.items():
+        tp = _unwrap_optional(hints.get(key)) if isinstance(key, str) else None
+        section = isinstance(tp, type) and dataclasses.is_dataclass(tp)
+        if (tp is None or (value is None and (not section or tp is not hints.get(key)))
+                or (isinstance(value, str) and ("${" in value or value == "???"))):
+            continue  # a null for an optional section or a single value: OmegaConf says whether it may be null
+        dotted, shown = f"{prefix}{key}", _shown(value)
+        if value is None:  # `protein:` with every line below it commented out
+            shown = "nothing (null); delete the line to keep every default"
+        is_map, is_list = isinstance(value, Mapping), isinstance(value, (list, tuple))
+        problem = None
+        if section:
+            if is_map:
+                _check_shapes(tp, value, where, text, f"{dotted}.")
+                continue
+            keys = f"keys of {dotted}: {', '.join(f.name for f in dataclasses.fields(tp))}"
+            problem = ("expected a mapping of settings (indented 'key: value' lines under it; " + keys + ")"
+                       if text is not None else
+                       f"expected a mapping of settings, set one at a time as {dotted}.KEY=VALUE ({keys})")
+        elif tp in (dict, Mapping) or typing.get_origin(tp) in (dict, Mapping):
+            if not is_map:
+                problem = "expected a mapping of 'name: value' entries"
+        elif _is_list_type(tp):  # a single value for a list: OmegaConf's error, made plain in load_config
+            if is_map:
+                problem = ("expected a list ([a, b], or '- a' lines under it)" if text is not None
+                           else f"expected a list, e.g. {dotted}=[0,1]")
+            elif is_list:
+                args = typing.get_args(tp)
+                item = _unwrap_optional(args[0]) if args else None
+                for i, v in enumerate(value):
+                    if item in _SCALAR_WORDS and isinstance(v, (Mapping, list, tuple)):
+                        _refuse(where, text, f"{dotted}[{i}]",
+                                f"expected a single value ({_SCALAR_WORDS[item]}), got {_shown(v)}")
+        elif tp in _SCALAR_WORDS and (is_map or is_list):
+            problem = f"expected a single value ({_SCALAR_WORDS[tp]})"
+            if is_map and any(k in hints for k in value):  # `jobs:` with `  seeds: [1]` below it
+                shown += " (is the line below it indented by mistake?)"
+        if problem:
+            _refuse(where, text, dotted, f"{problem}, got {shown}")
+
+
+def _refuse(where: str, text: str | None, key: str, what: str) -> typing.NoReturn:
+    """Raise the one-line message of :func:`load_config`: ``bad config in FILE:LINE: KEY: WHAT``."""
+    line = _key_line(text, key) if text else None
+    raise ValueError(f"bad config in {where}{f':{line}' if line else ''}: {key}: {what}")
+
+
+def _unwrap_optional(tp: Any) -> Any:
+    """``X | None`` -> ``X``; other unions -> ``None`` (no shape to check)."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0] if len(args) == 1 else None
+    return tp
+
+
+def _shown(value: Any) -> str:
+    """A value as the user wrote it, for messages: ``3``, ``'fast'``, ``a list [1, 2]``, ``a mapping {a: 1}``."""
+    if isinstance(value, (Mapping, list, tuple)):
+        kind = "a mapping" if isinstance(value, Mapping) else "a list"
+        flow = yaml.safe_dump(_plain(value), default_flow_style=True, width=10**6).strip()
+        return f"{kind} {flow if len(flow) <= 60 else flow[:57] + '...'}"
+    return repr(value)
+
+
+def _plain(value: Any) -> Any:
+    """Mappings and lists as plain dicts and lists (OmegaConf's containers and tuples included), for yaml.dump."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value if value is None or isinstance(value, (int, float, str, bool)) else str(value)
 
 
 #: Constraint words of :func:`check_settings`.

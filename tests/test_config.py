@@ -191,3 +191,81 @@ def test_check_settings_unique_names_the_repeated_value():
     with pytest.raises(ValueError, match=r"config seeds=\[0, 1, 0\]: 0 is listed twice; give each value once"):
         check_settings(C(), {"seeds": "nonempty; unique; >=0"})
     check_settings(C(seeds=[0, 1]), {"seeds": "unique", "models": "unique"})
+
+
+@dataclass
+class Shapes:
+    jobs: int = 1
+    seeds: list[int] = field(default_factory=lambda: [0])
+    extra: dict[str, int] = field(default_factory=dict)
+    inner: Inner = field(default_factory=Inner)
+    other: Inner = field(default_factory=Inner)
+
+
+@pytest.mark.parametrize("text,msg", [
+    # was: "Merge error: int is not a subclass of Inner. value: 3" with the top-level keys, and no key or line
+    ("jobs: 2\ninner: 3\n", ":2: inner: expected a mapping of settings (indented 'key: value' lines under it; keys "
+                            "of inner: epochs), got 3"),
+    ("jobs: 2\ninner: [1, 2]\n", ":2: inner: expected a mapping of settings (indented 'key: value' lines under it; "
+                                 "keys of inner: epochs), got a list [1, 2]"),
+    # was: a TypeError traceback ("Cannot merge incompatible container types")
+    ("seeds:\n  a: 1\n", ":1: seeds: expected a list ([a, b], or '- a' lines under it), got a mapping {a: 1}"),
+    # was: "Value '{'a': 1}' of type 'DictConfig' could not be converted to Integer"; the line below `jobs:` is
+    # indented by mistake, and the message says so
+    ("jobs:\n  seeds: [1]\n", ":1: jobs: expected a single value (a whole number), got a mapping {seeds: [1]} "
+                              "(is the line below it indented by mistake?)"),
+    ("seeds: [0, [1]]\n", ":1: seeds[1]: expected a single value (a whole number), got a list [1]"),
+    ("extra: 3\n", ":1: extra: expected a mapping of 'name: value' entries, got 3"),
+    ("jobs: 2\ninner:\n#  epochs: 3\n", ":2: inner: expected a mapping of settings (indented 'key: value' lines under "
+                                       "it; keys of inner: epochs), got nothing (null); delete the line to keep every "
+                                       "default"),
+    # the line of the key in its own section, not of the first key of that name (other.epochs, not inner.epochs)
+    ("inner:\n  epochs: 2\nother:\n  epochs: {a: 1}\n", ":4: other.epochs: expected a single value (a whole "
+                                                        "number), got a mapping {a: 1}"),
+])
+def test_a_value_of_the_wrong_shape_names_file_line_and_key(tmp_path, text, msg):
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(Shapes, p)
+    assert str(err.value) == f"bad config in {p}{msg}"
+
+
+def test_a_value_of_the_wrong_shape_in_an_override_says_how_to_set_it():
+    with pytest.raises(ValueError) as err:
+        load_config(Shapes, None, ["inner=3"])
+    assert str(err.value) == ("bad config in command-line overrides inner=3: inner: expected a mapping of settings, "
+                              "set one at a time as inner.KEY=VALUE (keys of inner: epochs), got 3")
+    with pytest.raises(ValueError, match=r"seeds: expected a list, e.g. seeds=\[0,1\], got a mapping \{a: 1\}$"):
+        load_config(Shapes, None, ["seeds={a: 1}"])
+
+
+@pytest.mark.parametrize("command,config,edit,msg", [
+    # a section's indented lines replaced by a single value, or by a list
+    (["robustness"], "robustness_quick.yaml", (r"^protein:\n(  .*\n)+", "protein: 3\n"),
+     "protein: expected a mapping of settings (indented 'key: value' lines under it; keys of protein: enabled, "),
+    (["foodweb", "benchmark"], "foodweb_full.yaml", (r"^gat:\n(  .*\n)+", "gat: [16, 4]\n"),
+     "gat: expected a mapping of settings (indented 'key: value' lines under it; keys of gat: "),
+    # every line of a section commented out: was "field 'protein' is not Optional"
+    (["robustness"], "robustness_quick.yaml", (r"^protein:\n(  .*\n)+", "protein:\n#  dim: 32\n"),
+     "protein: expected a mapping of settings (indented 'key: value' lines under it; keys of protein: "),
+    # a mapping for a list: was a TypeError traceback
+    (["robustness"], "robustness_quick.yaml", (r"^seeds: \[0\]\n", "seeds:\n  first: 0\n"),
+     "seeds: expected a list ([a, b], or '- a' lines under it), got a mapping {first: 0}"),
+    (["protein", "interactions"], "shs27k.yaml", (r"^test_fraction: 0.2\n", "test_fraction: {a: 1}\n"),
+     "test_fraction: expected a single value (a number), got a mapping {a: 1}"),
+])
+def test_a_real_config_with_a_value_of_the_wrong_shape_is_one_line(tmp_path, capsys, command, config, edit, msg):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "experiments" / "configs" / config).read_text()
+    text, n = re.subn(edit[0], edit[1], text, count=1, flags=re.M)
+    assert n == 1  # the shipped config still has what the test edits
+    line = text.split("\n").index(edit[1].split("\n")[0]) + 1
+    p = tmp_path / "cfg.yaml"
+    p.write_text(text)
+    assert main(command + ["--config", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert f"error: bad config in {p}:{line}: {msg}" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
