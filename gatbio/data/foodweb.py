@@ -147,11 +147,16 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     and line. A species of the table that is not in the web is an error (``K = 0``), or with ``add_unknown`` a
     species of the web without links yet (a species whose diet is the question), its row after the web's in file
     order. A table with no trait column gives ``F = 0``.
+
+    A line starting with ``#`` is skipped as a comment, as in every table, but a trait table (a CSV from a
+    spreadsheet or R) documents no comments: such a line is more likely a species named ``#...`` or a row
+    commented out, so one note per file says how many were skipped and the first one's line (a quoted
+    ``"#name"`` is read as a name).
     """
     values, names, extra = read_node_table(path, species, what="species", where="web", header=header,
                                            unknown="add" if add_unknown else "error", value_word="trait",
                                            value_hint="(one-hot encode categorical traits; leave missing values "
-                                                      "empty)")
+                                                      "empty)", comment_note=True)
     return values, names, extra if add_unknown else []
 
 

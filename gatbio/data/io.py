@@ -276,6 +276,7 @@ def read_edge_list(
     name: str | None = None,
     report: bool = False,
     extra_columns: Literal["note", "error", "ignore"] = "note",
+    comment_note: bool = False,
 ) -> Data:
     """Read an edge list (CSV / TSV / whitespace, optional header, comments, weights; any compression).
 
@@ -288,6 +289,8 @@ def read_edge_list(
         header: ``True``: the first non-comment line names the columns; ``False``: it is data; ``None``
             (default): detected (:mod:`gatbio.data.tables`; what was decided is said on stderr).
         comment: lines starting with this are skipped.
+        comment_note: also say how many were skipped, and the first one's line, in one note: for a format that
+            documents no comments (a CSV food web), where such a line may be a species named ``#...``.
         source, target, weight: column positions (or names, with a header). ``weight="auto"``: the third
             column when the file has one and it holds numbers (a third column of text is ignored, with a note).
             Weights go through :func:`gatbio.data.tables.parse_weights` (finite numbers ``>= 0``).
@@ -325,7 +328,8 @@ def read_edge_list(
         known = known_set.__contains__
     table = read_table(path, sep=sep, header=header, comment=comment, expected=ncols_needed, expected_desc=desc,
                        name_columns=[c for c in (source, target) if isinstance(c, int)] if not numeric_ids else (),
-                       known_names=known, numeric_columns=[source, target] if numeric_ids else ())
+                       known_names=known, numeric_columns=[source, target] if numeric_ids else (),
+                       comment_note=comment_note)
     path = table.path
     s, t = table.column(source), table.column(target)
     missing = (s.isna() | t.isna()).to_numpy()

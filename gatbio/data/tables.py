@@ -533,6 +533,7 @@ def read_table(
     expected: int | None = None,
     expected_desc: str = "",
     numeric_columns: Sequence[int | str] = (),
+    comment_note: bool = False,
 ) -> Table:
     """Read a delimited text table (any compression) with exact line numbers and header detection.
 
@@ -546,9 +547,15 @@ def read_table(
         expected: the number of columns needed (fewer is an error naming the line and ``expected_desc``).
         numeric_columns: columns (positions, or header names) parsed by pandas' C number parser; every other
             column is text (names stay as written: ``007``, ``NA``, ``nan``). A missing field is NaN.
+        comment_note: say in one note how many comment lines were skipped, and the first one's line: for a format
+            whose documentation promises no comments (a CSV table), where such a line may be a name that starts
+            with ``comment`` or a row commented out, not a note the user meant to leave.
     """
     path = check_file(path)
-    text, numbers = data_lines(read_text(path), comment)
+    raw = read_text(path)
+    text, numbers = data_lines(raw, comment)
+    if comment_note and comment:
+        _note_comment_lines(path, raw, comment)
     if not len(numbers):
         raise MalformedFileError(path, None, "the file has no data rows")
     head: list[str] | None = None
@@ -601,6 +608,19 @@ def read_table(
     return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None)
 
 
+def _note_comment_lines(path: Path, raw: str, comment: str) -> None:
+    """One note for the lines of ``raw`` that :func:`data_lines` skips as comments (the same lines: ``comment``
+    after blanks or separators), with their count and the first one's physical line; nothing when there are none."""
+    found = re.finditer(r"^[ \t\f\v\r,;]*" + re.escape(comment), raw, flags=re.M)
+    first = next(found, None)
+    if first is None:
+        return
+    n, line = 1 + sum(1 for _ in found), raw.count("\n", 0, first.start()) + 1
+    s = "s" if n > 1 else ""
+    note(f"{path}: {n} line{s} starting with {comment!r} skipped as comment{s} (the first: line {line}); a name "
+         f"that starts with {comment!r} is read when quoted (\"{comment}name\")")
+
+
 # --------------------------------------------------------------------------------------------------------
 # weights
 # --------------------------------------------------------------------------------------------------------
@@ -638,7 +658,8 @@ def weight_problem(raw, what: str = "weight") -> str:
 
 def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
                     header: bool | None = None, unknown: str = "error", value_word: str = "value",
-                    value_hint: str = "", missing: str = "nan") -> tuple[np.ndarray, list[str], int | list[str]]:
+                    value_hint: str = "", missing: str = "nan", comment_note: bool = False
+                    ) -> tuple[np.ndarray, list[str], int | list[str]]:
     """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
 
     One row per node: its name (the ``what`` column when the header has one, else the first column), then numbers.
@@ -651,7 +672,8 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     the list of added names). Duplicate rows, rows longer than the header and values that are not
     finite numbers are errors naming the file and line (``value_hint`` is appended to the last). Empty fields and
     ``NA`` / ``nan`` are NaN (``missing="nan"``), or an error naming the line (``missing="error"``: an embedding has
-    no missing values). A header this function detects is said in a note, as :func:`read_table`'s.
+    no missing values). A header this function detects is said in a note, as :func:`read_table`'s. Lines starting
+    with ``#`` are skipped as comments; ``comment_note`` says how many in a note (:func:`read_table`).
     """
     if unknown not in ("error", "ignore", "add"):
         raise ValueError(f"unknown={unknown!r}: 'error', 'ignore' or 'add'")
@@ -666,7 +688,8 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         if first not in known and (first.lower() == what or is_header_word(first)):
             header = True
             header_note(path, head[0][0], head[0][1], used=True)
-    table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__)
+    table = read_table(path, sep=sep, header=header, name_columns=(0,), known_names=known.__contains__,
+                       comment_note=comment_note)
     df = table.df
     id_col = what if table.header is not None and what in df.columns else df.columns[0]
     ids = df[id_col].astype(str)

@@ -574,7 +574,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     for text in notes:
         note(text)
     data = io.read_edge_list(path, sep=sep, header=bool(has_header), source=src, target=dst, weight=w,
-                             duplicates="merge", reduce="sum", report=True, extra_columns="ignore")
+                             duplicates="merge", reduce="sum", report=True, extra_columns="ignore",
+                             comment_note=fmt == "csv")  # a CSV documents no comments: '#' lines are said
     if w == "auto" and getattr(data, "edge_weight", None) is not None:
         note(f"{path}: column 3 read as link weights (--unweighted to ignore)")
     return data

@@ -1,12 +1,13 @@
 """Input handling of the food-web folder readers (:mod:`gatbio.data.foodweb`): cheddar link weights, GATEWAy ids
-outside the node table, and missing (``NA``) traits in a GATEWAy node table."""
+outside the node table, missing (``NA``) traits in a GATEWAy node table, and ``#`` lines of a species-trait table."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gatbio.cli import main
-from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_trait_table
+from gatbio.data.foodweb import read_cheddar, read_gateway_web, read_species_traits, read_trait_table
 from gatbio.data.io import MalformedFileError
 
 # ---------------------------------------------------------------- cheddar link weights
@@ -148,3 +149,38 @@ def test_trait_table_refusals_say_the_fix(tmp_path):
     with pytest.raises(MalformedFileError, match=r"t\.txt:2: trait 'mass' is -inf \(NaN/inf traits are not allowed: "
                                                  r"check how the value was computed, or write NA"):
         read_trait_table(path, 1)
+
+
+# ---------------------------------------------------------------- '#' lines of a species-trait table
+
+
+def _hash_notes(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "starting with '#'" in r.getMessage()]
+
+
+def test_hash_lines_of_a_trait_table_are_said_once_with_the_first_line(tmp_path, caplog):
+    """A trait CSV (``--traits``) documents no comments, yet a line starting with '#' is skipped as one (as in every
+    table): a species named '#moth' or a commented-out row would be dropped without a word. One note per file says
+    how many such lines and the first; quoted, the name is read."""
+    species = ["grass", "#moth", "fox"]
+    path = tmp_path / "traits.csv"
+    path.write_text("species,mass\ngrass,1\n#moth,0.1\nfox,5\n  # fox,6\n")
+    x, names, _ = read_species_traits(path, species)
+    assert names == ["mass"] and x[:, 0].tolist()[::2] == [1.0, 5.0] and np.isnan(x[1, 0])  # the row was dropped
+    assert _hash_notes(caplog) == [f"note: {path}: 2 lines starting with '#' skipped as comments (the first: line 3); "
+                                   "a name that starts with '#' is read when quoted (\"#name\")"]
+    caplog.clear()
+    path.write_text('species,mass\ngrass,1\n"#moth",0.1\nfox,5\n')  # quoted, as the note says: read
+    x, _, _ = read_species_traits(path, species)
+    assert x[:, 0].tolist() == [1.0, 0.1, 5.0] and _hash_notes(caplog) == []
+
+
+def test_hash_inside_a_name_or_in_a_gateway_edge_list_says_nothing(tmp_path, caplog):
+    """Only skipped lines are said, and only where '#' comments are not documented: an edge list (GATEWAy's
+    ``*_edge_list.txt`` included) documents them, so its comment lines stay silent."""
+    table = tmp_path / "t.csv"
+    table.write_text("species,mass\nfox#2,3\n")
+    assert read_species_traits(table, ["fox#2"])[0][:, 0].tolist() == [3.0]
+    d = read_gateway_web(gateway(tmp_path, "# resource consumer\n0 1\n# 1 2\n1 2\n", None))
+    assert d.edge_index.tolist() == [[0, 1], [1, 2]]
+    assert _hash_notes(caplog) == []

@@ -276,6 +276,27 @@ def test_a_comment_character_inside_a_name_is_text(tmp_path):
     assert d.node_names == ["algae", "Daphnia#1", "Daphnia#2", "fish"] and d.num_edges == 3
 
 
+def test_comment_note_counts_the_lines_skipped_as_comments_once(tmp_path, caplog):
+    """``comment_note`` (a format that documents no comments: a CSV food web, a trait table) says, in one note, as
+    many lines as the reader skipped, the first one's line among them: a '#' after blanks or a spreadsheet's empty
+    fields is a comment line too, a '#' inside a line is not; without the option the lines go unsaid, as before."""
+    text = "resource,consumer\nalgae,Daphnia#1\n  # a note\n,,#moth,fish\nDaphnia#1,fish\n#algae,fish\n"
+    path = write(tmp_path, "w.csv", text)
+    kept = data_lines(text, "#")[1]
+    skipped = [k for k in range(1, 7) if k not in kept]
+    assert skipped == [3, 4, 6]
+    d = read_edge_list(path, sep=",", comment_note=True)
+    assert d.num_edges == 2
+    said = [r.getMessage() for r in caplog.records if "starting with '#'" in r.getMessage()]
+    assert said == [f"note: {path}: 3 lines starting with '#' skipped as comments (the first: line 3); a name that "
+                    "starts with '#' is read when quoted (\"#name\")"]
+    caplog.clear()
+    read_edge_list(path, sep=",")
+    assert "starting with '#'" not in caplog.text
+    read_edge_list(write(tmp_path, "x.csv", "a,b\nb,c#1\n"), sep=",", comment_note=True)
+    assert "starting with '#'" not in caplog.text
+
+
 @pytest.mark.parametrize("reader", [
     lambda p: read_edge_list(p), lambda p: read_label_table(p, ["a"]), lambda p: read_pajek(p),
     lambda p: read_adjacency_matrix(p, convention="row_to_col"), lambda p: read_species_traits(p, ["a"]),

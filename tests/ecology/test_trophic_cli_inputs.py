@@ -224,3 +224,15 @@ def test_a_pajek_file_without_weights_counts_a_repeated_arc_once_and_says_so(tmp
     levels = pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"]
     assert levels["fox"] == pytest.approx(7 / 3, abs=1e-4)
     assert "1 duplicate link merged, each counted once" in caplog.text and "weights: sum" not in caplog.text
+
+
+@pytest.mark.parametrize("suffix, noted", [(".csv", True), (".txt", False)])
+def test_hash_lines_of_a_csv_web_are_counted_in_a_note(tmp_path, caplog, suffix, noted):
+    # a CSV documents no comments: '#moth,fox' was dropped without a word (an edge list's '#' lines are comments)
+    web = tmp_path / f"web{suffix}"
+    web.write_text("prey,predator\ngrass,rabbit\n#moth,fox\nrabbit,fox\n# old: grass,fox\n"
+                   if suffix == ".csv" else "grass rabbit\n#moth fox\nrabbit fox\n")
+    assert main(["trophic", str(web)]) == 0
+    err = caplog.text
+    said = f"{web}: 2 lines starting with '#' skipped as comments (the first: line 3)"
+    assert (said in err) is noted and ("skipped as comment" in err) is noted
