@@ -433,6 +433,30 @@ def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequ
     return line
 
 
+def mixed_configs_note(out: str | Path) -> str | None:
+    """For a summary of the folder ``out``: ``None``, or (when a run was resumed with ``--resume-anyway`` after the
+    settings changed, as ``fingerprint.json`` records) a line, also a note on stderr, saying that its results may
+    mix configurations and what differed: ``mixed: these results may mix configurations (resumed with
+    --resume-anyway after epochs: 200 -> 50); --restart redoes them all``. It was recorded in fingerprint.json alone, where a
+    reader of the tables months later would not look."""
+    path = Path(out) / FINGERPRINT_FILE
+    try:
+        history = read_json(path).get("resumed_anyway") if path.is_file() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not history or not isinstance(history, list):
+        return None
+    from gatbio.data.tables import first_few, note
+
+    diffs = [d for h in history if isinstance(h, dict) for d in h.get("differences", [])]
+    times = f" ({len(history)} times)" if len(history) > 1 else ""
+    line = (f"mixed: these results may mix configurations (resumed with --resume-anyway{times} after "
+            f"{first_few(list(dict.fromkeys(map(str, diffs))), 4, sep='; ')}); --restart redoes them all "
+            f"({path})")
+    note(line)
+    return line
+
+
 def collect(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Read many flat ``results.json`` files into one DataFrame (one row per file)."""
     rows = [read_json(p) for p in paths]

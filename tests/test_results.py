@@ -37,6 +37,7 @@ from gatbio.results import (  # noqa: E402
     ResumeConflictError,
     atomic_write_many,
     atomic_write_text,
+    mixed_configs_note,
     prepare_out_dir,
     write_csv,
     write_json,
@@ -162,6 +163,23 @@ def test_resume_anyway_is_recorded(tmp_path):
     fp = json.loads((out / FINGERPRINT_FILE).read_text())
     assert fp["resumed_anyway"][0]["differences"] == ["lr: 0.01 -> 0.1"]
     assert (out / "runs" / "seed0.json").is_file()
+
+
+def test_a_summary_of_a_folder_resumed_anyway_says_it_may_mix_configurations(tmp_path, caplog):
+    # the mix was in fingerprint.json only: the tables read as one experiment
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    assert mixed_configs_note(out) is None
+    prepare(out, resume="anyway", lr=0.1)
+    prepare(out, resume="anyway", lr=0.1, sub=Sub(epochs=3))
+    prepare(out, lr=0.1, sub=Sub(epochs=3))  # a plain resume afterwards: the folder still holds both
+    line = mixed_configs_note(out)
+    assert line == (f"mixed: these results may mix configurations (resumed with --resume-anyway (2 times) after "
+                    f"lr: 0.01 -> 0.1; sub.epochs: 10 -> 3); --restart redoes them all ({out / FINGERPRINT_FILE})")
+    assert line in caplog.text
+    prepare(out, resume="restart", lr=0.1, sub=Sub(epochs=3))
+    assert mixed_configs_note(out) is None
 
 
 def test_summary_only_writes_nothing(tmp_path, capsys):

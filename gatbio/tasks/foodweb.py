@@ -903,8 +903,9 @@ def read_web_result(path: str | Path) -> dict[str, Any]:
 
 def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
                       ) -> dict[str, pd.DataFrame]:
-    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring)."""
-    from gatbio.results import write_csv
+    """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring); a folder
+    resumed with ``--resume-anyway`` after its settings changed is said to mix configurations (a note)."""
+    from gatbio.results import mixed_configs_note, write_csv
 
     cfg = cfg or FoodWebConfig()
     out_dir = Path(out_dir)
@@ -912,6 +913,7 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
     if not files:
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_web_result(p) for p in files]
+    mixed_configs_note(out_dir)
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
     if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
         raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "

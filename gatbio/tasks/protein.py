@@ -58,6 +58,7 @@ from gatbio.results import (
     is_done,
     markdown_table,
     missing_runs_note,
+    mixed_configs_note,
     read_json,
     round_stats,
     summarize,
@@ -599,8 +600,9 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
     text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
-    if incomplete:
-        text += f"\n\n{incomplete}"
+    for line in (incomplete, mixed_configs_note(out)):
+        if line:
+            text += f"\n\n{line}"
     from gatbio.results import atomic_write_text
 
     atomic_write_text(out / "summary.md", text + "\n")

@@ -80,6 +80,8 @@ from gatbio.results import (
     format_mean_std,
     is_done,
     markdown_table,
+    missing_runs_note,
+    mixed_configs_note,
     read_json,
     round_stats,
     summarize,
@@ -862,11 +864,11 @@ METRICS = ("micro_f1", "macro_f1", "micro_f1_bs", "micro_f1_es", "micro_f1_ns")
 def summarize_runs(cfg: InteractionsConfig) -> str:
     """``summary.csv`` (mean / std / n per split, graph, model) and ``summary.md`` (one table per split type)."""
     out = Path(cfg.out_dir)
-    files = [out / "runs" / k / f"s{s}" / g / f"{m}.json"
-             for k in cfg.splits for s in cfg.seeds for g in cfg.graphs for m in cfg.models]
+    files = [_paths(cfg, k, s)[1] / g / f"{m}.json" for k in cfg.splits for s in cfg.seeds for g, m in _runs(cfg)]
     rows = [read_json(p) for p in files if is_done(p, RUN_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
+    notes = [line for line in (missing_runs_note(files, out, RUN_KEYS), mixed_configs_note(out)) if line]
     df = pd.DataFrame(rows)
     for m in METRICS:
         df[m] = pd.to_numeric(df.get(m), errors="coerce")
@@ -885,7 +887,7 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
              "with both / one / neither protein in a training pair."]
     for k in [s for s in cfg.splits if s in set(table["split"])]:
         parts.append(f"## {k}\n\n{markdown_table(table[table['split'] == k].drop(columns='split'))}")
-    text = "\n\n".join(parts)
+    text = "\n\n".join(parts + notes)
     atomic_write_text(out / "summary.md", text + "\n")
     return text
 

@@ -43,7 +43,15 @@ from torch_geometric.data import Data
 from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import left_to_run, parallel_map, unit_threads
-from gatbio.results import atomic_write_text, holds_json, is_done, missing_runs_note, write_csv, write_json
+from gatbio.results import (
+    atomic_write_text,
+    holds_json,
+    is_done,
+    missing_runs_note,
+    mixed_configs_note,
+    write_csv,
+    write_json,
+)
 from gatbio.robustness import (
     PERTURBATIONS,
     Perturbation,
@@ -645,8 +653,7 @@ def summarize(cfg: RobustnessConfig) -> str:
     seeds = f"{int(counts.min())} to {most} seeds (each row's n below)" if uneven else f"{most} seeds"
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {seeds} -> {out_dir}"]
-    if incomplete:
-        lines.append(incomplete)
+    lines += [line for line in (incomplete, mixed_configs_note(out_dir)) if line]
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
     if not (cfg.foodweb.enabled and orders):  # no R50 this time: an earlier summary's would pass for this one's
         for stale in (out_dir / "summary" / "r50.csv", out_dir / "summary" / "extinction_curves.csv",

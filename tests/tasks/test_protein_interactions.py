@@ -190,6 +190,14 @@ def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refuse
     # the same files again: the splits match (the folder last recorded the reversed file, reused anyway)
     pi.run(config(files, **kw), resume="anyway")
     pi.run(config(files, **kw))  # and now resumes plainly
+    # the summary says the folder was resumed anyway after its input changed (was in fingerprint.json only)
+    assert "mixed: these results may mix configurations (resumed with --resume-anyway" in \
+        (files / "out/summary.md").read_text()
+    # a run file gone: the summary-only tables say how many runs they leave out (they did not)
+    extra = config(files, **{**kw, "models": "[profile_rule,seq_mlp]"})
+    pi.run(extra)
+    (files / "out/runs/random/s0/train/seq_mlp.json").unlink()
+    assert "incomplete: 1 of the 2 runs this config names have no result" in pi.run(extra, summary_only=True)
     # a run file of another shape is no result: made again (it was read as done, and the tables lost the run)
     run = files / "out/runs/random/s0/train/profile_rule.json"
     good = json.loads(run.read_text())
