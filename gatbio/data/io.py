@@ -493,7 +493,9 @@ def report_changes(path, stats: dict[str, int], directed: bool, reduce: str | No
     if k:
         what = ("link" if directed else "interaction") + ("s" if k > 1 else "")
         mirror = "" if directed else " (a row and its mirror image are one interaction)"
-        how = f"; weights: {reduce}" if reduce else ""
+        # "counted once" alone read as if the weights were too, when they are summed (or averaged...)
+        how = {"sum": "; their weights summed", "mean": "; their weights averaged", "max": "; the largest weight kept",
+               "first": "; the first row's weight kept"}.get(reduce, f"; weights: {reduce}" if reduce else "")
         note(f"{path}: {k} duplicate {what} merged, each counted once{mirror}{how}")
     if stats.get("self_loops_removed"):
         note(f"{path}: {stats['self_loops_removed']} self-loop(s) removed")

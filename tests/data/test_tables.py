@@ -406,7 +406,7 @@ def test_duplicates_merged_are_counted_once_and_reported(tmp_path, caplog):
     p = write(tmp_path, "e.txt", "A B 1\nB C 1\nA B 2\n")
     d = read_edge_list(p, weight=2, duplicates="merge", reduce="sum", report=True)
     assert d.num_edges == 2 and d.edge_weight.tolist() == [3.0, 1.0]
-    assert "1 duplicate link merged, each counted once; weights: sum" in notes(caplog)
+    assert "1 duplicate link merged, each counted once; their weights summed" in notes(caplog)
 
 
 def test_notes_reach_stderr_without_logging_setup(tmp_path):

@@ -223,7 +223,7 @@ def test_a_pajek_file_without_weights_counts_a_repeated_arc_once_and_says_so(tmp
     assert main(["trophic", str(p), "--csv", str(tmp_path / "l.csv")]) == 0
     levels = pd.read_csv(tmp_path / "l.csv").set_index("species")["trophic_level"]
     assert levels["fox"] == pytest.approx(7 / 3, abs=1e-4)
-    assert "1 duplicate link merged, each counted once" in caplog.text and "weights: sum" not in caplog.text
+    assert "1 duplicate link merged, each counted once" in caplog.text and "weights summed" not in caplog.text
 
 
 @pytest.mark.parametrize("suffix, noted", [(".csv", True), (".txt", False)])
