@@ -10,6 +10,9 @@ it reads or trains anything. Each check names the option and the fix:
 - a place gatbio cannot write to (checked by creating and removing a probe file in the nearest existing folder,
   which is also right for the superuser and for read-only file systems, where permission bits say nothing).
 
+Once every check passed, an output whose folder does not exist yet is said in one note per folder (the writers
+of :mod:`gatbio.results` create it without a word, so a typo in a folder name would leave a stray folder).
+
 Standard library only: the ``gatbio`` command imports this module while it builds its parser.
 """
 
@@ -78,7 +81,10 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
     """Check every output before any work (module docstring). Keys are the option names used in messages
     (``"--out"``); ``None`` values are skipped. The options named in ``tables`` are tables, written as plain
     text (comma-separated, or tab-separated for ``.tsv`` / ``.tab``: :func:`gatbio.results.write_csv`): a name
-    that promises compression or a spreadsheet is refused, not written as plain text under that name."""
+    that promises compression or a spreadsheet is refused, not written as plain text under that name.
+
+    ``files`` are the outputs the user named (on the command line): once all checks passed, a folder of theirs that
+    does not exist yet is said, one note per folder (:func:`_say_new_folders`)."""
     outs = [(opt, Path(p)) for opt, p in files.items() if p is not None]
     ins = [(opt, Path(p)) for opt, p in (inputs or {}).items() if p is not None]
     for k, (opt, path) in enumerate(outs):
@@ -100,6 +106,25 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
     for opt, p in (dirs or {}).items():
         if p is not None:
             check_output_dir(p, opt)
+    _say_new_folders(outs)
+
+
+def _say_new_folders(outs: list[tuple[str, Path]]) -> None:
+    """One note per folder of ``outs`` (option, file) that does not exist yet, naming the options written there:
+    the writers create it when they write (:func:`gatbio.results.atomic_write_bytes`), and a typo in a folder name
+    would otherwise leave a stray folder without a word. Said in advance, as the check cannot know whether the
+    command gets as far as writing."""
+    new: dict[Path, tuple[Path, list[str]]] = {}  # resolved folder -> (the folder as given, its options)
+    for opt, path in outs:
+        if not path.parent.exists():
+            new.setdefault(path.parent.resolve(), (path.parent, []))[1].append(opt)
+    if not new:
+        return
+    # imported here, not at the top: the gatbio command imports this module while it builds its parser
+    from gatbio.data.tables import note
+
+    for folder, opts in new.values():
+        note(f"the folder {folder} does not exist: it will be created for {' and '.join(opts)}")
 
 
 #: Names a table output cannot have: the tables are written as plain text (CSV, or tab-separated for .tsv).

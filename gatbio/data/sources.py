@@ -17,10 +17,12 @@ Registry
 :data:`DATASETS` maps each named dataset to its folder under the data root, citation, license, direction
 convention, published counts and its files (path, public URL, sha256). :func:`download` fetches the files of a
 dataset from their public URLs (``urllib``), checks each sha256 and writes atomically. When a file is missing
-and cannot be downloaded, :class:`DatasetNotFoundError` says which file to put where. ``GATBIO_MIRROR`` (a base
-URL, or a plain folder taken as ``file://``) redirects the downloads. A download shows a bar per file on a terminal
-(bytes, for files over a few MB, and files, for a collection), and gives up on a server silent for
-``GATBIO_TIMEOUT`` seconds (default 60: the wait for each reply or block of data, not for the whole file).
+and cannot be downloaded, :class:`DatasetNotFoundError` says which file to put where, and how to fetch it
+(``gatbio datasets --download NAME``, or in Python ``gatbio.data.download(NAME)``: :func:`fetch_hint`).
+``GATBIO_MIRROR`` (a base URL, or a plain folder taken as ``file://``) redirects the downloads. A download shows a
+bar per file on a terminal (bytes, for files over a few MB, and files, for a collection), and gives up on a server
+silent for ``GATBIO_TIMEOUT`` seconds (default 60: the wait for each reply or block of data, not for the whole
+file).
 
 Loading checks each registered file it reads (:func:`require_files`): its size against the registry's (free),
 and its sha256 once per process and file version for files up to :data:`HASH_ON_LOAD_MAX_BYTES` (a few ms in
@@ -52,7 +54,8 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_url", "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
+           "fetch_hint", "elsewhere_hint", "fetch_url", "download_timeout", "mirrored", "dataset_path", "sha256_file",
+           "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -585,7 +588,43 @@ def in_the_way(path: Path, root: Path) -> str | None:
     return None
 
 
-def missing_message(name: str, missing: list[FileSource], root: Path, reason: str = "") -> str:
+def _given_root(root: str | Path, option: str | None) -> bool:
+    """Whether ``root`` was given (``option``, or a root other than the one :func:`data_root` finds): a command
+    that should fetch into it must then name it."""
+    return bool(option) or Path(root).expanduser() != data_root()
+
+
+def fetch_hint(name: str, root: str | Path, option: str | None = None, what: str = "the files that have a "
+               "public URL") -> str:
+    """How to fetch dataset ``name`` into ``root``: the ``gatbio datasets --download`` command a command-line
+    user runs and the Python call, both naming ``root`` when it is not the one found by default (``option``:
+    where it came from, e.g. ``"--root"``). ``gatbio datasets --download pajek fetches the files that have a public
+    URL (in Python: gatbio.data.download('pajek'))``; ``what``: what is fetched, in place of the default."""
+    import shlex
+
+    cmd, call = f"gatbio datasets --download {name}", f"gatbio.data.download({name!r}"
+    if _given_root(root, option):
+        cmd, call = f"{cmd} --root {shlex.quote(str(root))}", f"{call}, root={str(root)!r}"
+    return f"{cmd} fetches {what} (in Python: {call}))"
+
+
+def elsewhere_hint(root: str | Path, option: str | None = None, what: str = "it") -> str:
+    """The other way out when the data are not under ``root``: a root that has them, named as the root was
+    given (``option`` such as ``"--root"``; ``GATBIO_DATA`` when that variable names the root or when the root is
+    the default, which that variable changes; else a data root given in Python or a config)."""
+    label = root_label(root, option)
+    if option:
+        return f"or give {option} a folder that has {what}"
+    if label.startswith("GATBIO_DATA=") or not _given_root(root, option):
+        return f"or set GATBIO_DATA to a folder that has {what}"
+    return f"or give a data root that has {what}"
+
+
+def missing_message(name: str, missing: list[FileSource], root: Path, reason: str = "",
+                    option: str | None = None) -> str:
+    """The message for files of dataset ``name`` missing under ``root``: where to put each one (and its URL),
+    a root one level off, and the other root to use (:func:`elsewhere_hint`; ``option``: where ``root`` came
+    from, e.g. ``"--root"``)."""
     info = DATASETS[name]
     folder = root / info.folder
     lines = [f"dataset {name!r}: {len(missing)} file(s) missing under {folder}"
@@ -604,7 +643,7 @@ def missing_message(name: str, missing: list[FileSource], root: Path, reason: st
         deeper = [p for p in (sorted(root.glob(f"*/{top}"))[:1] if root.is_dir() else []) if p.is_dir()]
         if deeper and not (root / top).exists():
             lines.append(f"{deeper[0]} exists: the data root may be one level down ({deeper[0].parent})")
-    lines.append("or set GATBIO_DATA to a folder that has it")
+    lines.append(elsewhere_hint(root, option))
     return "\n".join(lines)
 
 
@@ -800,8 +839,12 @@ def _check_intact(name: str, folder: Path, f: FileSource) -> None:
     _VERIFIED.add(key)
 
 
-def require_files(name: str, paths: list[str], *, root: str | Path | None = None) -> Path:
+def require_files(name: str, paths: list[str], *, root: str | Path | None = None, option: str | None = None) -> Path:
     """The dataset folder, after checking that ``paths`` exist there and are the registered files.
+
+    A missing file's message says where to put it, and how to fetch those with a public URL: the
+    ``gatbio datasets --download`` command and the Python call (:func:`fetch_hint`). ``option``: where ``root``
+    came from (``"--root"``), named in the messages instead of ``GATBIO_DATA`` (:func:`root_label`).
 
     Raises:
         DataRootError: the root is a file, or a folder named by ``GATBIO_DATA`` (or given) that does not exist.
@@ -811,15 +854,14 @@ def require_files(name: str, paths: list[str], *, root: str | Path | None = None
     """
     info = DATASETS[name]
     base = Path(root).expanduser() if root is not None else data_root()
-    check_data_root(base)  # a file, or a folder that does not exist (but the default cache): one line
+    check_data_root(base, option=option)  # a file, or a folder that does not exist (but the default cache)
     folder = base / info.folder
     missing = [p for p in paths if not (folder / p).is_file()]
     by_path = {f.path: f for f in info.files}
     if missing:
         srcs = [by_path.get(p, FileSource(p, None, None)) for p in missing]
-        hint = f"\n(gatbio.data.download({name!r}) fetches the files that have a public URL)" \
-            if any(f.url for f in srcs) else ""
-        raise DatasetNotFoundError(missing_message(name, srcs, base) + hint)
+        hint = "\n" + fetch_hint(name, base, option) if any(f.url for f in srcs) else ""
+        raise DatasetNotFoundError(missing_message(name, srcs, base, option=option) + hint)
     for p in paths:
         if p in by_path:
             _check_intact(name, folder, by_path[p])

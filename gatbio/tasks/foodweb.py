@@ -1094,7 +1094,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     dev = resolve_device(spec, small_graphs=True)
     cfg = dataclasses.replace(cfg, device=str(dev))
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
-    folders = find_web_folders(webs_dir) if not cfg.named else []
+    folders = [] if cfg.named else find_web_folders(webs_dir) if cfg.webs else _gateway_web_folders()
     if cfg.only and not cfg.named:
         names = {p.name for p in folders}
         unknown = [w for w in cfg.only if w not in names]
@@ -1162,6 +1162,26 @@ def _default_webs_dir() -> Path:
     from gatbio.data import data_root
 
     return data_root() / "gateway_dev" / "webs"
+
+
+def _gateway_web_folders() -> list[Path]:
+    """The web folders of the GATEWAy webs under the data root (``webs`` left empty), for :func:`benchmark`.
+
+    A data root that does not exist is refused as such; webs that are not there say how to get them (``gatbio
+    datasets --download gateway``, the root to set, or ``--webs``), which a bare ``no such folder`` did not.
+    """
+    from gatbio.data.sources import check_data_root, elsewhere_hint, fetch_hint, root_label
+
+    root = check_data_root()  # GATBIO_DATA naming a file, or a folder that does not exist: one line
+    webs_dir = _default_webs_dir()
+    how = (f"{fetch_hint('gateway', root, what='them')}; {elsewhere_hint(root, what='them')}, or give --webs DIR "
+           "(config webs)")
+    if not webs_dir.exists():
+        raise FileNotFoundError(f"{root_label(root)}: no GATEWAy webs (no folder {webs_dir}): {how}")
+    try:
+        return find_web_folders(webs_dir)
+    except FileNotFoundError as err:  # the folder, without a web folder in it (a download cut short)
+        raise FileNotFoundError(f"{err}; {how}") from None
 
 
 # ----------------------------------------------------------------------------------------------------------

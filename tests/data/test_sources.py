@@ -443,3 +443,35 @@ def test_download_shows_bytes_and_files_bars_when_asked(slow_server, tmp_path, m
     assert "fake2:" in err and "2/2" in err  # the files bar
     download("fake2", root=tmp_path / "quiet", mirror=slow_server + "/trickle", progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_missing_dataset_names_the_download_command_and_the_python_call(tmp_path, monkeypatch, capsys):
+    # was: only "(gatbio.data.download('pajek') fetches ...)": no word of the command a command-line user runs
+    from gatbio.cli import main
+
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path))
+    assert main(["trophic", "pajek/baydry"]) == 1
+    err = capsys.readouterr().err
+    assert f"put baydry.paj at {tmp_path / 'foodwebs_ulanowicz_pajek' / 'baydry.paj'}" in err
+    assert ("gatbio datasets --download pajek fetches the files that have a public URL (in Python: "
+            "gatbio.data.download('pajek'))") in err
+    assert "or set GATBIO_DATA to a folder that has it" in err
+
+
+def test_a_missing_dataset_under_root_names_that_root_and_its_option(tmp_path, monkeypatch):
+    # was: "or set GATBIO_DATA to a folder that has it" for a root given as --root (or root=), and a download
+    # command that would fetch into GATBIO_DATA's folder, not the root that was read
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path / "elsewhere"))
+    with pytest.raises(DatasetNotFoundError) as err:
+        sources.require_files("pajek", ["baydry.paj"], root=tmp_path, option="--root")
+    msg = str(err.value)
+    assert "GATBIO_DATA" not in msg and "or give --root a folder that has it" in msg
+    assert (f"gatbio datasets --download pajek --root {tmp_path} fetches the files that have a public URL "
+            f"(in Python: gatbio.data.download('pajek', root='{tmp_path}'))") in msg
+    with pytest.raises(DatasetNotFoundError) as err:  # a root given in Python (or a config): no option to name
+        sources.require_files("pajek", ["baydry.paj"], root=tmp_path)
+    msg = str(err.value)
+    assert "GATBIO_DATA" not in msg and "or give a data root that has it" in msg
+    assert f"gatbio datasets --download pajek --root {tmp_path} " in msg
+    with pytest.raises(sources.DataRootError, match=rf"^--root {tmp_path / 'none'}: no such folder"):
+        sources.require_files("pajek", ["baydry.paj"], root=tmp_path / "none", option="--root")

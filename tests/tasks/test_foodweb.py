@@ -495,3 +495,25 @@ def test_training_masks_never_show_a_supervised_link_among_its_inputs():
             A_msg = fw.adjacency_of(msg, n)
             assert torch.equal(x, fw.node_inputs(A_msg, fw.observed_levels(A_msg), None, params.adjacency_inputs))
             assert torch.allclose(lv, torch.tensor(fw.observed_levels(A_msg), dtype=torch.float))
+
+
+def test_benchmark_without_the_gateway_data_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    # was: "<root>/gateway_dev/webs: no such folder" with no word of how to get the webs
+    root = tmp_path / "data"
+    root.mkdir()
+    monkeypatch.setenv("GATBIO_DATA", str(root))
+    quick = Path(__file__).resolve().parents[2] / "experiments" / "configs" / "foodweb_quick.yaml"
+    assert gatbio_main(["foodweb", "benchmark", "--config", str(quick), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert f"GATBIO_DATA={root}: no GATEWAy webs (no folder {root / 'gateway_dev' / 'webs'})" in err
+    assert "gatbio datasets --download gateway fetches them" in err
+    assert "gatbio.data.download('gateway')" in err and "set GATBIO_DATA to a folder that has them" in err
+    assert "or give --webs DIR" in err
+    (root / "gateway_dev" / "webs").mkdir(parents=True)  # there, but without a web folder
+    with pytest.raises(FileNotFoundError, match=r"no web folders with a \*_edge_list.txt file.*"
+                                                r"gatbio datasets --download gateway fetches them"):
+        fw.benchmark(tiny_cfg(tmp_path, webs=""), progress=False)
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path / "none"))  # the root itself is missing: said as such
+    with pytest.raises(FileNotFoundError, match=rf"^GATBIO_DATA={tmp_path / 'none'}: no such folder \(the data root"):
+        fw.benchmark(tiny_cfg(tmp_path, webs=""), progress=False)
