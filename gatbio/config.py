@@ -9,6 +9,8 @@ the wrong type fails with the key's name instead of being silently ignored.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import importlib
 import math
 import re
 import types
@@ -22,6 +24,21 @@ from omegaconf import ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 T = TypeVar("T")
+
+#: The config schema of each command that reads a ``--config`` file: ``"module:Class" -> (the command, how to
+#: run it on a FILE)``. A config of one task given to another task's command is recognised by its keys and the
+#: command that reads it is named (:func:`_refuse_other_task`), as ``gatbio foodweb summarize`` names another
+#: task's results folder (:func:`gatbio.results.stored_task`); a new task with a config adds its line here. The
+#: modules are imported only for that message (building the ``gatbio`` parser must not import torch).
+TASK_SCHEMAS: dict[str, tuple[str, str]] = {
+    "gatbio.tasks.protein:ProteinConfig": ("gatbio protein run", "gatbio protein run --config {file}"),
+    "gatbio.tasks.protein_interactions:InteractionsConfig": ("gatbio protein interactions",
+                                                             "gatbio protein interactions --config {file}"),
+    "gatbio.tasks.foodweb:FoodWebConfig": ("gatbio foodweb benchmark", "gatbio foodweb benchmark --config {file}"),
+    "gatbio.tasks.robustness:RobustnessConfig": ("gatbio robustness", "gatbio robustness --config {file}"),
+    "gatbio.tasks.protein_ppi:PPIBenchConfig": ("python experiments/protein_function.py --ppi24",
+                                                "python experiments/protein_function.py --ppi24 {file}"),
+}
 
 
 def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = None,
@@ -49,6 +66,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             where = str(path)
             text = _read_yaml_text(Path(path))
             doc = _parse_yaml(text, where)
+            _refuse_other_task(schema, doc, where)  # before any key-by-key message about another task's keys
             _check_shapes(schema, doc, where, text)
             base = OmegaConf.merge(base, OmegaConf.create(doc))
         if overrides:
@@ -84,6 +102,44 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         what = f"allowed keys of {section}" if section else "allowed top-level keys"
         raise ValueError(f"bad config in {where}: {msg} ({what}: {allowed})") from None
     return obj  # type: ignore[return-value]
+
+
+def _refuse_other_task(schema: type, doc: Mapping, where: str) -> None:
+    """Refuse a config file of another task, naming the command that reads it: its top-level keys that ``schema``
+    lacks are mostly keys of another schema of :data:`TASK_SCHEMAS`, which holds more of the file's keys than
+    ``schema`` does. OmegaConf would name the first such key alone (``Key 'splits' not in 'ProteinConfig'``, or a
+    misleading ``Did you mean: 'heads'?`` for ``out_heads``), which reads as a typo to fix line by line.
+
+    A single unknown key close to one of ``schema``'s (a typo such as ``epoch``) is left to OmegaConf's message and
+    its "Did you mean"; so are files whose unknown keys belong to no other task.
+    """
+    own = {f.name for f in dataclasses.fields(schema)}
+    unknown = [k for k in doc if k not in own]
+    if not unknown or (len(unknown) == 1 and difflib.get_close_matches(str(unknown[0]), own, n=1, cutoff=0.6)):
+        return
+    best: tuple[int, int, list, str, str] | None = None  # (its unknown keys, its keys of the file, ...)
+    for ref, (command, usage) in TASK_SCHEMAS.items():
+        module, name = ref.split(":")
+        if (schema.__module__, schema.__qualname__) == (module, name):
+            continue
+        try:
+            other = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):  # a task that cannot be imported here: not a candidate
+            continue
+        keys = {f.name for f in dataclasses.fields(other)}
+        theirs = [k for k in unknown if k in keys]
+        fits = sum(k in keys for k in doc)
+        if best is None or (len(theirs), fits) > best[:2]:
+            best = (len(theirs), fits, theirs, command, usage)
+    if best is None or 2 * best[0] <= len(unknown) or best[1] <= len(doc) - len(unknown):
+        return  # not mostly another task's keys, or it fits this task's schema as well: key-by-key messages
+    from gatbio.data.tables import first_few
+
+    _, _, theirs, command, usage = best
+    mine = TASK_SCHEMAS.get(f"{schema.__module__}:{schema.__qualname__}", (schema.__name__,))[0]
+    keys = f"key {theirs[0]} is its setting" if len(theirs) == 1 else f"keys {first_few(theirs, 4)} are its settings"
+    raise ValueError(f"bad config in {where}: this is a config of {command} ({keys}), not of {mine}: run "
+                     f"{usage.format(file=where)}")
 
 
 def _section(schema: type, key: str) -> tuple[str, type]:

@@ -80,6 +80,21 @@ def test_help_is_plain_text_and_documents_every_argument(words):
             assert action.help is not argparse.SUPPRESS, f"gatbio {' '.join(words)}: {action.dest} is hidden"
 
 
+def test_a_command_with_actions_names_each_in_its_help_line_and_every_command_describes_itself():
+    """`gatbio --help` said "protein   protein function prediction (predict for your files, or run the
+    benchmark)", leaving out its interactions and embed; `gatbio foodweb summarize --help` had no description."""
+    parser = build_parser()
+    top = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    lines = {c.dest: c.help for c in top._choices_actions}
+    for name, sub in top.choices.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                missing = [w for w in action.choices if not re.search(rf"\b{w}\b", lines[name])]
+                assert not missing, f"gatbio --help: {name}'s line ({lines[name]!r}) does not name {missing}"
+    for words, sub in all_parsers(parser):
+        assert sub.description, f"gatbio {' '.join(words)} --help has no description"
+
+
 def test_defaults_are_shown_once():
     parsers = dict(all_parsers(build_parser()))
     text = " ".join(parsers[("foodweb", "predict")].format_help().split())

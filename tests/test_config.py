@@ -269,3 +269,71 @@ def test_a_real_config_with_a_value_of_the_wrong_shape_is_one_line(tmp_path, cap
     err = capsys.readouterr().err
     assert f"error: bad config in {p}:{line}: {msg}" in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _schemas() -> dict[str, type]:
+    """Every registered config schema, by the command that reads its files (gatbio.config.TASK_SCHEMAS)."""
+    import importlib
+
+    from gatbio.config import TASK_SCHEMAS
+
+    out = {}
+    for ref, (command, _) in TASK_SCHEMAS.items():
+        module, name = ref.split(":")
+        out[command] = getattr(importlib.import_module(module), name)
+    return out
+
+
+def test_every_shipped_config_given_to_another_command_names_the_one_that_reads_it():
+    # was: "Key 'splits' not in 'ProteinConfig' (allowed top-level keys: ...)" for shs27k_quick.yaml, and "Key
+    # 'out_heads' not in 'ProteinConfig'. Did you mean one of: 'threads', 'heads', 'out_dir'?" for protein_ppi24.yaml
+    from pathlib import Path
+
+    schemas = _schemas()
+    configs = sorted((Path(__file__).parents[1] / "experiments" / "configs").glob("*.yaml"))
+    assert len(configs) >= 20
+    for path in configs:
+        readers = []
+        for command, schema in schemas.items():
+            try:
+                load_config(schema, path)
+                readers.append(command)
+            except ValueError:
+                pass
+        assert len(readers) == 1, f"{path.name} loads with {readers}"  # the shipped configs: one task each
+        for command, schema in schemas.items():
+            if command == readers[0]:
+                continue
+            with pytest.raises(ValueError) as err:
+                load_config(schema, path)
+            msg = str(err.value)
+            assert msg.startswith(f"bad config in {path}: this is a config of {readers[0]} (key"), msg
+            assert f", not of {command}: run {readers[0]} " in msg and msg.endswith(f" {path}"), msg
+
+
+def test_another_tasks_config_names_its_keys_and_command(tmp_path, capsys):
+    p = tmp_path / "ppi.yaml"
+    p.write_text("name: mine\nsplits: [bfs]\ngraphs: [all]\nepochs: 5\n")
+    assert main(["protein", "run", "--config", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"gatbio protein run: error: bad config in {p}: this is a config of gatbio protein interactions "
+                   f"(keys splits, graphs are its settings), not of gatbio protein run: run gatbio protein "
+                   f"interactions --config {p}\n")
+
+
+@pytest.mark.parametrize("text,msg", [
+    # one misspelt key: the typo message and its suggestion stand
+    ("name: x\nepoch: 5\n", "Key 'epoch' not in 'ProteinConfig'. Did you mean: 'epochs'?"),
+    # a key of another task among this task's keys: not another task's file, the key is named
+    ("name: x\nfractions: [0.5]\nvariants: [gat]\ngraphs: [all]\n", "Key 'graphs' not in 'ProteinConfig' (allowed"),
+    # keys of no task at all
+    ("colour: red\nshape: round\n", "Key 'colour' not in 'ProteinConfig' (allowed"),
+])
+def test_a_typo_or_a_stray_key_keeps_the_key_by_key_message(tmp_path, text, msg):
+    from gatbio.tasks.protein import ProteinConfig
+
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ValueError) as err:
+        load_config(ProteinConfig, p)
+    assert msg in str(err.value) and "this is a config of" not in str(err.value)

@@ -55,7 +55,8 @@ Columns:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("foodweb", help="food-web link inference (GATEWAy benchmark, missing-link prediction)",
+    p = subparsers.add_parser("foodweb", help="food-web link inference (the GATEWAy benchmark, predict missing "
+                                              "links, summarize a benchmark's results)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="foodweb_command", metavar="ACTION")
 
@@ -84,7 +85,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
 
-    s = sub.add_parser("summarize", help="rebuild the tables of a results folder")
+    s = sub.add_parser("summarize", help="rebuild the tables of a results folder",
+                       description="Rebuild the tables of a gatbio foodweb benchmark results folder (summary.csv, "
+                                   "per_web.csv, ablation.csv, ...) from its per-web results (OUT/webs/*.json) "
+                                   "and the config saved next to them, without training: after a change to the "
+                                   "tables, or for the webs an interrupted run has finished.",
+                       epilog="example: gatbio foodweb summarize results/foodweb_quick")
     s.add_argument("out", metavar="OUT", help="results folder of gatbio foodweb benchmark")
     s.add_argument("--webs", default=None, metavar="DIR",
                    help="the webs folder, for the published reference rows (default: the one in OUT/config.yaml)")
@@ -363,13 +369,17 @@ def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]
 
 
 def _parse_seeds(text: str) -> list[int]:
-    """``--seeds 0,1,2`` as a non-empty list of non-negative integers."""
+    """``--seeds 0,1,2`` as a non-empty list of distinct non-negative integers."""
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         raise ValueError(f"--seeds {text!r}: expected comma-separated integers such as 0,1,2") from None
     if not seeds or min(seeds) < 0:
         raise ValueError(f"--seeds {text!r}: give at least one non-negative integer seed, e.g. 0 or 0,1,2")
+    twice = next((s for k, s in enumerate(seeds) if s in seeds[:k]), None)
+    if twice is not None:  # the same GAT twice would count twice in the average: a silent reweighting
+        raise ValueError(f"--seeds {text!r}: seed {twice} is given twice; give each seed once, e.g. "
+                         f"{','.join(map(str, dict.fromkeys(seeds)))}")
     return seeds
 
 

@@ -718,7 +718,8 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
     ``label_names``. A tenth of the annotated proteins is held out for early stopping. Returns
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
-    ``isolated`` flag (no interaction: no input but the network's, so the same scores for each), and one row per (protein, attended
+    ``isolated`` flag (no interaction with another protein, self-loops not counting: no input but the network's,
+    so the same scores for each), and one row per (protein, attended
     neighbour) with the last layer's attention (heads averaged). ``progress``: say on stderr what runs, with a
     bar over the training epochs. ``device``: where the model trains (default ``cfg.device``, see
     :mod:`gatbio.device`); the tables are computed on the CPU.
@@ -754,7 +755,8 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     from gatbio.train import predict
 
     proba = predict(model, x, data.edge_index, data.y, known).cpu().numpy()
-    deg = torch.bincount(data.edge_index[1], minlength=data.num_nodes).cpu().numpy()
+    ei = data.edge_index
+    deg = torch.bincount(ei[1][ei[0] != ei[1]], minlength=data.num_nodes).cpu().numpy()  # a self-loop: no neighbour
     names = [str(n) for n in data.node_names]
     lnames = [str(n) for n in data.label_names]
     unknown = (~known_mask).nonzero().view(-1).tolist()

@@ -3,8 +3,8 @@
 ``gatbio protein predict --edges FILE --labels FILE [--format F] [--nodes FILE] --out predictions.csv [--explain FILE]``
 trains the ``gat_labels`` model (:func:`gatbio.tasks.protein.predict_unannotated`) on the annotated proteins and
 writes one row per unannotated protein (its highest-scoring functions and their scores; ``isolated`` flags
-proteins without interactions: with no neighbourhood to read, they all get the same scores), and with
-``--explain`` the attended neighbours.
+proteins without an interaction with another protein, self-loops being removed: with no neighbourhood to read,
+they all get the same scores), and with ``--explain`` the attended neighbours.
 
 ``gatbio protein run --config FILE [key=value ...]`` runs :func:`gatbio.tasks.protein.run`.
 
@@ -42,8 +42,12 @@ FORMATS = {
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("protein", help="protein function prediction (predict for your files, or run the benchmark)",
-                              description="Protein function prediction with graph attention networks.")
+    p = subparsers.add_parser("protein", help="protein function prediction (predict for your files, run the "
+                                              "benchmark), interaction types of protein pairs (interactions), "
+                                              "sequence embeddings (embed)",
+                              description="Protein function prediction with graph attention networks (predict, "
+                                          "run), the interaction types of protein pairs (interactions), and UniRep "
+                                          "embeddings of protein sequences (embed).")
     sub = p.add_subparsers(dest="protein_command", metavar="{predict,run,interactions,embed}", required=True)
 
     pr = sub.add_parser(
@@ -54,8 +58,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                "--explain evidence.csv")
     pr.add_argument("--edges", required=True, metavar="FILE", help="interactions, one per line (see --format)")
     pr.add_argument("--labels", required=True, metavar="FILE",
-                    help="known functions: one line per protein, 'protein label1 label2 ...' (node2vec format), "
-                         "or a GO annotation file (GAF 2.x: GO terms, NOT and electronic IEA rows left out)")
+                    help="known functions: 'protein label1 label2 ...' lines (node2vec format; a protein may "
+                         "have several lines); labels joined by ';' in one field are several labels, and so are "
+                         "ontology ids joined by commas (GO:1,GO:2); tab- or comma-separated columns let a label "
+                         "hold spaces; a table whose header names its columns (protein go_id go_name evidence) "
+                         "is read from its label column (named label, function, GO or term; the id column among "
+                         "several), said on stderr; or a GO annotation file (GAF 2.x: GO terms, NOT and electronic "
+                         "IEA rows left out)")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
@@ -73,7 +82,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "without interactions are kept and flagged 'isolated' (the model's inputs come from the "
                     "network, so they all get the same scores)")
     pr.add_argument("--out", required=True, metavar="CSV",
-                    help="predictions, one row per unannotated protein: protein, isolated, top_functions (its "
+                    help="predictions, one row per unannotated protein: protein, isolated (no interaction with "
+                         "another protein; self-loops are removed), top_functions (its "
                          "--top highest-scoring functions, best first, ';'-separated: a ranking, not a yes / no), "
                          "scores (the model's probability of each); "
                          "comma-separated, or tab-separated when the name ends in .tsv")
@@ -199,6 +209,8 @@ def run_main(args: argparse.Namespace) -> int:
 def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None,
                  min_score: float | None = None, organism: int | None = None):
     """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins.
+    ``self_loop_only`` names the file's proteins whose only rows were self-loops (not for SIF, whose lines may name
+    a protein alone), so that their ``isolated`` flag can say why.
 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
     ``min_score``: STRING formats only, :func:`string_threshold`; ``organism``: BioGRID only (an NCBI taxonomy id).
@@ -221,6 +233,14 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
+    if reader != "read_sif":  # these readers name only proteins of rows: one without an interaction with another
+        # protein was in self-loops only (removed), said as such by predict_main (a SIF line may name one alone)
+        import torch
+
+        ei = data.edge_index
+        linked = torch.zeros(data.num_nodes, dtype=torch.bool)
+        linked[ei[:, ei[0] != ei[1]].reshape(-1)] = True
+        data.self_loop_only = [str(data.node_names[i]) for i in (~linked).nonzero().view(-1).tolist()]
     if reader == "read_biogrid_tab3":  # what "no interaction in the edge file" means for a label's protein
         data.rows_left_out = "non-physical" + (" or of another organism" if organism is not None else "")
     if reader == "read_edge_list" and getattr(data, "edge_weight", None) is not None:
@@ -436,14 +456,27 @@ def predict_main(args: argparse.Namespace) -> int:
         protein = args.plot_protein or best_predicted_protein(pred)
         outputs[args.plot] = figure_bytes(protein_prediction_figure(data, pred, explain, protein), args.plot)
     atomic_write_many(outputs)  # all or none
-    n_iso = int(pred["isolated"].sum())
-    iso = (f"{n_iso} isolated, flagged: no interaction, so the same scores for each" if n_iso else "0 isolated")
-    print(f"{len(pred)} unannotated protein{'' if len(pred) == 1 else 's'} predicted ({iso}) → {args.out}")
+    print(f"{len(pred)} unannotated protein{'' if len(pred) == 1 else 's'} predicted ({isolated_line(data, pred)}) "
+          f"→ {args.out}")
     if args.explain:
         print(f"attended neighbours ({len(table)} rows) → {args.explain}")
     if args.plot:
         print(f"attention neighbourhood of {protein} → {args.plot}")
     return 0
+
+
+def isolated_line(data, pred) -> str:
+    """What the ``isolated`` flags of ``pred`` mean, for the closing line of ``protein predict``: no interaction
+    with another protein. A protein whose only rows in the edge file are self-loops (``read_network`` removes
+    them, with a note) is said to be one, so that a protein seen in the file is not read as missing from it."""
+    isolated = pred.loc[pred["isolated"], "protein"].astype(str).tolist()
+    if not isolated:
+        return "0 isolated"
+    selves = len(set(isolated) & set(getattr(data, "self_loop_only", None) or []))
+    why = ("no interaction other than with itself (self-loops are removed)" if selves == len(isolated) else
+           f"no interaction with another protein ({selves} of them only with itself: self-loops are removed)"
+           if selves else "no interaction with another protein")
+    return f"{len(isolated)} isolated, flagged: {why}, so the same scores for each"
 
 
 def _refuse_biogrid(edges: str, fmt: str) -> None:
@@ -674,9 +707,10 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     check(cfg)
     model = args.model or PREDICT_MODEL
     from gatbio.nn.pair_models import model_options
-    from gatbio.tasks.protein_interactions import _custom, _settings
+    from gatbio.tasks.protein_interactions import _custom, _settings, check_model_name
 
-    model_options(model, _settings(cfg), _custom(cfg))  # an unknown model is named before any reading
+    check_model_name(model, cfg, "--model")  # an unknown model is named, with the closest, before any reading
+    model_options(model, _settings(cfg), _custom(cfg))
     inputs = {"--pairs": args.pairs, "--actions": args.actions, "--sequences": args.sequences,
               "--config": args.config}
     check_inputs(inputs)

@@ -201,7 +201,8 @@ def check(cfg: InteractionsConfig) -> None:
     if not cfg.models:
         raise ValueError("config models=[]: give at least one model, e.g. models=[gat]")
     for name in cfg.models:
-        opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown names and bases named here
+        check_model_name(name, cfg, "config models")
+        opts = model_options(name, _settings(cfg), _custom(cfg))  # unknown bases named here
         check_options(name, opts)
         kind = opts.get("kind")
         if kind in ("choice", "mean"):
@@ -236,6 +237,21 @@ def input_files(cfg: InteractionsConfig) -> dict[str, str | None]:
     """The files the config names (config key: path), each checked before any work is recorded."""
     return {"actions": cfg.actions, "sequences": cfg.sequences, "embedding": cfg.embedding,
             "protein_features": cfg.protein_features}
+
+
+def check_model_name(name: str, cfg: InteractionsConfig, what: str) -> None:
+    """Refuse a model ``name`` that is neither a preset (:data:`gatbio.nn.pair_models.PAIR_MODELS`) nor a
+    ``custom_models`` entry of ``cfg``, with the closest names (``seq_cnnn``: did you mean seq_cnn?), as for
+    dataset names; ``what`` says where the name was given (``--model``, ``config models``)."""
+    from gatbio.data.sources import unknown_name
+    from gatbio.nn.pair_models import PAIR_MODELS
+
+    custom = _custom(cfg)
+    if name in PAIR_MODELS or name in custom:
+        return
+    known = [*PAIR_MODELS, *custom]
+    err = unknown_name("model", str(name), known, listing=", ".join(known) + "; or define it under custom_models")
+    raise ValueError(f"{what}: {err}") from None
 
 
 def _settings(cfg: InteractionsConfig) -> dict[str, Any]:

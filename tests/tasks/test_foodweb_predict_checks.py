@@ -251,3 +251,13 @@ def test_species_names_are_drawn_as_written_and_the_table_is_written_first(tmp_p
                         "--plot", str(tmp_path / "other.svg")]) == 1
     assert pd.read_csv(out)["consumer"].tolist() == ["fox_{1}"] and not (tmp_path / "other.svg").exists()
     assert "cannot draw" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seeds,twice", [("0,0", 0), ("0,1,2,1", 1)])
+def test_a_seed_given_twice_is_refused_before_any_reading(tmp_path, capsys, seeds, twice):
+    """`--seeds 0,0` trained the same GAT twice and averaged it with itself, silently (the configs' seeds lists
+    refuse a repeated seed)."""
+    assert gatbio_main(["foodweb", "predict", str(tmp_path / "no_such_web.txt"), "--seeds", seeds]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"gatbio foodweb predict: error: --seeds '{seeds}': seed {twice} is given twice; give each seed "
+                   f"once, e.g. {','.join(dict.fromkeys(seeds.split(',')))}\n")

@@ -26,7 +26,8 @@ def test_predict_writes_one_row_per_unannotated_protein_with_evidence(files, cap
                "--nodes", str(files / "nodes.txt"), "--out", str(files / "pred.csv"),
                "--explain", str(files / "why.tsv"), "--epochs", "40", "--top", "2"])
     out, err = capsys.readouterr()
-    assert rc == 0 and "13 unannotated proteins predicted (1 isolated, flagged: no interaction, so the same scores for each)" in out
+    assert rc == 0 and ("13 unannotated proteins predicted (1 isolated, flagged: no interaction with another "
+                        "protein, so the same scores for each)") in out
     assert "# note: 12 annotated proteins to learn from (1 held out for early stopping): with so few" in err
     assert "label homophily: an annotated neighbour shares a function" in out and "weak predictions" not in out
     assert "embedding: prone + netmf (25 nodes <= 8,000: exact dense matrix)" in out
@@ -322,3 +323,51 @@ def test_whitespace_rows_with_names_with_spaces_are_refused_at_their_line(tmp_pa
     (tmp_path / "one.txt").write_text("MAP2K3 MAPK14\nMAPK14\nMAP2K4 MAPK14\n")  # was an IndexError traceback
     with pytest.raises(MalformedFileError, match=r"one\.txt:2: expected 2 columns \(source target\), found 1"):
         read_network(str(tmp_path / "one.txt"), "edgelist")
+
+
+def test_labels_help_names_the_forms_the_reader_takes(tmp_path):
+    """--labels' help named the node2vec format and GAF only; the reader also takes ';'-joined labels, comma-joined
+    GO ids in one field and tables of named columns. Each form the help names gives the same labels."""
+    from types import SimpleNamespace
+
+    from gatbio.cli import build_parser
+    from gatbio.tasks.protein_cli import read_labels
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["protein"]
+    predict = next(a for a in sub._actions if a.dest == "protein_command").choices["predict"]
+    text = " ".join(next(a for a in predict._actions if a.dest == "labels").help.split())
+    for promise in ("'protein label1 label2 ...' lines (node2vec format", "joined by ';' in one field",
+                    "ontology ids joined by commas (GO:1,GO:2)", "(protein go_id go_name evidence)", "label column",
+                    "GAF 2.x"):
+        assert promise in text, promise
+    forms = {
+        "node2vec.txt": "P1 GO:1 GO:2\nP2 GO:2\n",
+        "several_lines.txt": "P1 GO:1\nP1 GO:2\nP2 GO:2\n",
+        "semicolons.tsv": "P1\tGO:1;GO:2\nP2\tGO:2\n",
+        "commas.tsv": "P1\tGO:1,GO:2\nP2\tGO:2\n",
+        "named.tsv": "protein\tgo_id\tgo_name\tevidence\nP1\tGO:1\tkinase activity\tIDA\n"
+                     "P1\tGO:2\tATP binding\tIDA\nP2\tGO:2\tATP binding\tIPI\n",
+    }
+    for name, content in forms.items():
+        (tmp_path / name).write_text(content)
+        data = read_labels(SimpleNamespace(node_names=["P1", "P2", "P3"]), str(tmp_path / name))
+        assert data.label_names == ["GO:1", "GO:2"], name
+        assert data.y.tolist() == [[1, 1], [0, 1], [0, 0]], name
+
+
+def test_a_protein_with_only_a_self_loop_is_said_to_have_one(files, capsys, caplog):
+    """A protein whose only line in the edge file is a self-loop (removed, with a note) was flagged 'isolated' with
+    'no interaction', as if the file did not name it (node2vec_PPI.edgelist has 7 such proteins)."""
+    edges = (files / "edges.txt").read_text() + "SELF SELF\n"
+    (files / "loops.txt").write_text(edges)
+    base = ["protein", "predict", "--edges", str(files / "loops.txt"), "--labels", str(files / "labels.txt"),
+            "--out", str(files / "pred.csv"), "--epochs", "3", "--quiet"]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "loops.txt: 1 self-loop(s) removed" in caplog.text
+    assert "13 unannotated proteins predicted (1 isolated, flagged: no interaction other than with itself " \
+           "(self-loops are removed), so the same scores for each)" in out
+    assert pd.read_csv(files / "pred.csv").set_index("protein").loc["SELF", "isolated"]
+    assert main([*base, "--nodes", str(files / "nodes.txt")]) == 0  # and LONE, in --nodes only
+    assert "14 unannotated proteins predicted (2 isolated, flagged: no interaction with another protein (1 of " \
+           "them only with itself: self-loops are removed), so the same scores for each)" in capsys.readouterr().out

@@ -819,3 +819,20 @@ def test_predict_says_a_sequence_files_notes_once(files, caplog):
                  str(files / "seqs_hdr.tsv"), "features=[aac,ct]", "--model", "profile_rule", "--pairs",
                  str(files / "q.txt"), "--out", str(files / "p.csv"), "--device", "cpu"]) == 0
     assert caplog.text.count("read as a header") == 1
+
+
+def test_a_misspelt_model_gets_the_closest_names(files, capsys):
+    """`--model seq_cnnn` said "unknown model 'seq_cnnn'; choose from ..." with no suggestion, where a misspelt
+    dataset name gets "did you mean"; the config's models too. Refused before any file is read."""
+    (files / "q.txt").write_text("P0 P2\n")
+    base = ["protein", "interactions", "predict", "--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]
+    assert main([*base, "--model", "seq_cnnn", "--actions", str(files / "missing.txt"), "--sequences",
+                 str(files / "missing.fa")]) == 1
+    err = capsys.readouterr().err
+    assert "error: --model: unknown model 'seq_cnnn'; did you mean seq_cnn? (known: gat_region, " in err, err
+    assert "missing" not in err and err.count("\n") == 1 and not (files / "p.csv").exists()
+    with pytest.raises(ValueError, match=r"config models: unknown model 'gat_regoin'; did you mean gat_region"):
+        pi.load(None, ["models=[gat_regoin]"])
+    cfg = pi.load(None, ["custom_models={gat_log: {base: gat_plain}}", "models=[gat_log]"])
+    with pytest.raises(ValueError, match=r"unknown model 'gat_lgo'; did you mean gat_log or .*, gat_log; or define it under"):
+        pi.check_model_name("gat_lgo", cfg, "--model")
