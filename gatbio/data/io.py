@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ __all__ = [
     "PajekFile",
     "read_adjacency_matrix",
     "edges_to_data",
+    "check_edge_index",
 ]
 
 
@@ -95,6 +97,80 @@ def _read_table(path, *, sep: str, header: bool | None, comment: str | None, exp
     """:func:`gatbio.data.tables.read_table`'s rows as text (a missing field is NaN); ``dtype``/``names`` unused."""
     return read_table(path, sep=sep, header=header, comment=comment, expected=expected,
                       expected_desc=expected_desc).df
+
+
+# --------------------------------------------------------------------------------------------------------
+# arguments from Python (a notebook): checked before anything is read or trained
+# --------------------------------------------------------------------------------------------------------
+
+
+def _kind(value) -> str:
+    """What a value is, for a message: ``a pandas DataFrame``, ``a StringIO``, ``a Data``."""
+    cls = type(value)
+    return "a pandas DataFrame" if isinstance(value, pd.DataFrame) else f"a {cls.__name__}"
+
+
+def check_path(path, reader: str) -> None:
+    """Refuse what is not a path (a table in memory, a StringIO, an open file) in one :class:`TypeError` that
+    says what to use instead: the readers name files in their messages and detect compression from the bytes on
+    disk, so they take a path only (pathlib's own error did not say so)."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path is {_kind(path)}: {reader} reads a file, so give its path (a str or pathlib.Path); "
+                        "for a table already in memory build the graph with gatbio.data.io.edges_to_data(src, dst, "
+                        "node_names) (integer ids, e.g. from pandas.factorize)")
+
+
+def node_ids(values, num_nodes: int | None, what: str) -> np.ndarray:
+    """``values`` (any shape) as int64 node indices, or one error naming ``what``: each must be a whole number
+    (a float one is read as it is; casting would have turned 1.5 into 1, another graph) in ``0..num_nodes - 1``
+    (``None``: non-negative), since an index past the last node is an edge to no node."""
+    a = values.detach().cpu().numpy() if torch.is_tensor(values) else np.asarray(values)
+    if a.size and (a.dtype == bool or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating))):
+        raise TypeError(f"{what} holds {a.dtype} values: node ids are integers 0..N-1 (indices into the node list; "
+                        "for names, code them first, e.g. pandas.factorize)")
+    flat = a.reshape(-1)
+    if np.issubdtype(a.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+        if len(bad):
+            raise ValueError(f"{what} holds {flat[bad[0]].item()!r} (position {bad[0]}), not a whole number: node ids are "
+                             "integers 0..N-1 (indices; they are not rounded)")
+    a, flat = a.astype(np.int64), flat.astype(np.int64)
+    hi = np.inf if num_nodes is None else num_nodes
+    bad = np.flatnonzero((flat < 0) | (flat >= hi))
+    if len(bad):
+        span = "0 or more" if num_nodes is None else f"0..{num_nodes - 1}"
+        raise ValueError(f"{what} holds node id {flat[bad[0]]} (position {bad[0]}), outside {span}"
+                         + ("" if num_nodes is None else f" (the graph has {num_nodes} nodes)"))
+    return a
+
+
+def check_edge_index(edge_index, num_nodes: int | None = None, what: str = "edge_index") -> np.ndarray:
+    """A user's ``edge_index`` as an int64 ``(2, E)`` array, or one error naming ``what``, what was given and the
+    fix: a path or a table (read or build the graph first), an ``(E, 2)`` array (transpose it; it was reshaped
+    into another graph before), ids that are not whole numbers in ``0..num_nodes - 1`` (:func:`node_ids`)."""
+    if isinstance(edge_index, str | os.PathLike):
+        raise TypeError(f"{what} is a path ({str(edge_index)!r}): read the web first and pass the Data: "
+                        "gatbio.ecology.commands.read_foodweb_file(path) (any food-web file or folder, as "
+                        "`gatbio trophic` reads it), gatbio.data.io.read_edge_list(path) or gatbio.data.load(name)")
+    if isinstance(edge_index, pd.DataFrame | pd.Series):
+        raise TypeError(f"{what} is {_kind(edge_index)}: give a Data or a (2, E) integer edge_index, e.g. "
+                        "gatbio.data.io.edges_to_data(src, dst, node_names) from its id columns, or read the file "
+                        "with gatbio.ecology.commands.read_foodweb_file(path)")
+    shape = tuple(edge_index.shape) if hasattr(edge_index, "shape") else np.shape(edge_index)
+    if len(shape) != 2 or shape[0] != 2:
+        fix = " (it looks like (E, 2): pass edge_index.t())" if len(shape) == 2 and shape[1] == 2 else ""
+        raise ValueError(f"{what} has shape {shape}: expected (2, E), row 0 the sources and row 1 the targets{fix}")
+    return node_ids(edge_index, num_nodes, what)
+
+
+def _check_policies(duplicates: str, self_loops: str, reduce: str) -> None:
+    """The edge readers' policies (module docstring), checked before anything is read."""
+    for key, value, allowed in (("duplicates", duplicates, ("keep", "merge", "error")),
+                                ("self_loops", self_loops, ("keep", "remove", "error")),
+                                ("reduce", reduce, ("max", "sum", "mean", "first"))):
+        if value not in allowed:
+            raise ValueError(f"{key}={value!r}: expected " + ", ".join(map(repr, allowed[:-1]))
+                             + f" or {allowed[-1]!r}")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -124,19 +200,17 @@ def edges_to_data(
     mirror images (a self-loop is stored once).
 
     Args:
-        src, dst: ``(E,)`` integer node indices into ``node_names``.
+        src, dst: ``(E,)`` integer node indices into ``node_names`` (whole numbers in ``0..N-1``, else an error).
         weight: optional ``(E,)`` edge weights (kept as ``edge_weight``, float).
         line_of_row: optional callable ``row -> file line`` for error messages.
         stats: optional dict, filled with ``duplicates`` (rows merged away) and ``self_loops_removed``.
     """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
+    _check_policies(duplicates, self_loops, reduce)
     n = len(node_names)
+    src, dst = node_ids(src, n, "src"), node_ids(dst, n, "dst")
+    if src.ndim != 1 or src.shape != dst.shape:
+        raise ValueError(f"src has {src.size} ids but dst has {dst.size}: give two (E,) arrays, one id per edge each")
     where = (lambda r: line_of_row(r)) if line_of_row is not None else (lambda r: None)
-    if duplicates not in ("keep", "merge", "error"):
-        raise ValueError(f"duplicates={duplicates!r}: expected 'keep', 'merge' or 'error'")
-    if self_loops not in ("keep", "remove", "error"):
-        raise ValueError(f"self_loops={self_loops!r}: expected 'keep', 'remove' or 'error'")
 
     loop = src == dst
     if loop.any():
@@ -311,6 +385,8 @@ def read_edge_list(
         :class:`Data` with ``edge_index``, ``num_nodes``, ``node_names``, ``name`` and ``edge_weight``
         when ``weight`` is given. Edges keep the file's line order.
     """
+    check_path(path, "read_edge_list")
+    _check_policies(duplicates, self_loops, reduce)
     if extra_columns not in ("note", "error", "ignore"):
         raise ValueError(f"extra_columns={extra_columns!r}: expected 'note', 'error' or 'ignore'")
     if sep is None:
@@ -971,6 +1047,10 @@ def read_label_table(
     Returns:
         ``(y, label_names)``: ``y`` float ``(N, L)`` multi-hot.
     """
+    check_path(path, "read_label_table")
+    if isinstance(node_names, Data | str):
+        raise TypeError(f"node_names is {'a Data' if isinstance(node_names, Data) else 'a str'}: pass data.node_names "
+                        "(the graph's node names, a list of str)")
     path = check_file(path)
     index = {str(n): i for i, n in enumerate(node_names)}
     rows: list[tuple[int, str, int]] = []  # (node index, label, line)
@@ -1453,6 +1533,7 @@ def read_adjacency_matrix(
         weighted: keep the nonzero values as ``edge_weight``. Entries are read as weights either way
             (:func:`gatbio.data.tables.parse_weights`: finite, ``>= 0``).
     """
+    check_path(path, "read_adjacency_matrix")
     if convention not in ("row_to_col", "col_to_row"):
         raise ValueError(f"convention={convention!r}: expected 'row_to_col' (A[i, j] means i -> j) "
                          "or 'col_to_row' (A[i, j] means j -> i)")

@@ -11,6 +11,11 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names are im
 __all__ = ["trophic_levels", "trophic_incoherence", "TrophicLevel", "basal_nodes"]
 
 
+def __dir__() -> list[str]:
+    # the lazily imported names too (tab completion, dir()), as gatbio.nn does
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str):
     # Imported on first use (PEP 562), so that `gatbio --help` (which imports gatbio.ecology.commands) does not
     # import torch.

@@ -77,23 +77,21 @@ Method = Literal["mackay", "levine"]
 def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_loops: str
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, list[str] | None]:
     """(src, dst, weight, N, node_names) as numpy, self-loops handled."""
-    names = None
+    from gatbio.data.io import check_edge_index
+
+    names, what = None, "data_or_edge_index"
     if isinstance(data_or_edge_index, Data):
         d = data_or_edge_index
-        ei = d.edge_index
+        ei, what = d.edge_index, "data.edge_index"
         num_nodes = d.num_nodes if num_nodes is None else num_nodes
         if edge_weight is None and weighted:
             edge_weight = getattr(d, "edge_weight", None)
         names = getattr(d, "node_names", None)
     else:
         ei = data_or_edge_index
-    ei = torch.as_tensor(ei)
-    if ei.dim() != 2 or ei.size(0) != 2:
-        raise ValueError(f"edge_index must have shape (2, E), got {tuple(ei.shape)}")
-    src, dst = ei[0].cpu().numpy().astype(np.int64), ei[1].cpu().numpy().astype(np.int64)
+    # a path, a table, an (E, 2) array or ids like 1.5 (truncated before) are refused, saying what to pass
+    src, dst = check_edge_index(ei, None if num_nodes is None else int(num_nodes), what)
     n = int(num_nodes) if num_nodes is not None else (int(max(src.max(), dst.max())) + 1 if len(src) else 0)
-    if len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
-        raise ValueError(f"edge_index has node ids outside 0..{n - 1} (num_nodes={n})")
     if edge_weight is None or not weighted:
         w = np.ones(len(src))
     else:
@@ -228,7 +226,8 @@ def trophic_levels(
 
     Args:
         data_or_edge_index: a :class:`Data` (its ``edge_weight`` is used when present and ``weighted``) or an
-            ``edge_index`` long ``(2, E)`` with edges prey → predator.
+            ``edge_index`` long ``(2, E)`` with edges prey → predator (whole numbers; a path or a table is refused:
+            read it first, e.g. with :func:`gatbio.ecology.commands.read_foodweb_file`).
         method: ``"mackay"`` (any directed graph; per weakly connected component, minimum level 1) or
             ``"levine"`` (basal species at 1; needs every node reachable from a basal species).
         num_nodes: number of nodes (default: from ``data`` or the largest id + 1).

@@ -42,6 +42,21 @@ from gatbio.nn.conv import GATConv, _cached_plan
 __all__ = ["TrophicBias", "FoodWebGAT"]
 
 
+def _check_levels(levels: Tensor | None, x: Tensor) -> Tensor:
+    """``levels`` as one value per node of ``x``, in ``x``'s dtype (:func:`gatbio.ecology.trophic_levels` returns
+    float64, and a float64 bias met float32 weights in torch's 'expected m1 and m2 to have the same dtype'), or one
+    error saying what was given. The levels are an input of every call, with ``trophic_bias=False`` too."""
+    if levels is None:
+        raise ValueError("levels is None: FoodWebGAT takes the trophic levels (N,) of the observed web in every call "
+                         "(trophic_bias=False included); compute them with "
+                         "gatbio.ecology.trophic_levels(edge_index, num_nodes=x.size(0))")
+    levels = torch.as_tensor(levels)
+    if tuple(levels.shape) != (x.size(0),):
+        raise ValueError(f"levels has shape {tuple(levels.shape)}, expected ({x.size(0)},): one trophic level per "
+                         "node of x")
+    return levels.to(x.dtype)
+
+
 class TrophicBias(nn.Module):
     r"""A learned per-head function of the trophic-level difference, :math:`\Delta h \mapsto (H,)`.
 
@@ -72,6 +87,7 @@ class TrophicBias(nn.Module):
         nn.init.zeros_(self.lin.weight)
 
     def forward(self, delta: Tensor) -> Tensor:
+        delta = delta.to(self.centers.dtype)  # levels come as float64 (trophic_levels); the weights are float32
         rbf = torch.exp(-0.5 * ((delta[:, None] - self.centers[None, :]) / self.width).square())  # (E, K)
         return self.lin(rbf)  # (E, H)
 
@@ -97,7 +113,8 @@ class FoodWebGAT(nn.Module):
 
     Shapes:
         - **input:** node features :math:`(N, F_{in})`, observed edges :math:`(2, E)` prey → predator,
-          trophic levels :math:`(N,)`.
+          trophic levels :math:`(N,)` (required, also with ``trophic_bias=False``; any float dtype, used in
+          :math:`x`'s).
         - **output:** :meth:`forward`: scores :math:`(N, N)`, entry (i, j) for "j eats i" (logits).
     """
 
@@ -159,6 +176,7 @@ class FoodWebGAT(nn.Module):
         ``(layer, "prey"|"consumers", edge_index, alpha (E, H))``."""
         # consumer -> resource: one tensor per input graph (kept with it in the layer's plan cache), so that the
         # consumer layers find their own cached plans at every training step (a new flip each call rebuilt them)
+        levels = _check_levels(levels, x)
         rev = _cached_plan(edge_index, ("reversed",), lambda: edge_index.flip(0))
         d_fwd = levels[edge_index[1]] - levels[edge_index[0]]  # (E,) level of the receiver minus the sender
         att = []
@@ -184,6 +202,7 @@ class FoodWebGAT(nn.Module):
         s = r @ c.transpose(-1, -2) / r.size(-1) ** 0.5  # (..., N, N)
         s = s + self.res_bias(z) + self.con_bias(z).transpose(-1, -2)
         if self.pair_bias is not None:
+            levels = levels.to(z.dtype)
             d = levels[..., None, :] - levels[..., :, None]  # (..., N, N): h_j - h_i
             s = s + self.pair_bias(d.reshape(-1)).view_as(s)
         return s

@@ -196,8 +196,11 @@ def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
 
 
 def adjacency_of(edge_index, num_nodes: int) -> sp.csr_matrix:
-    """The binary (N, N) adjacency of a prey → predator edge index."""
-    ei = np.asarray(torch.as_tensor(edge_index).cpu().numpy()).reshape(2, -1)
+    """The binary (N, N) adjacency of a prey → predator edge index (2, E) of ids in 0..N-1: anything else is
+    refused (:func:`gatbio.data.io.check_edge_index`), never reshaped, which made an (E, 2) array another web."""
+    from gatbio.data.io import check_edge_index
+
+    ei = check_edge_index(edge_index, num_nodes)
     return lp.as_adjacency(sp.csr_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(num_nodes, num_nodes)))
 
 
@@ -1196,10 +1199,14 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
 
     Uses the best model available: ``full`` with traits (``data.x`` or ``traits``), ``structure_only``
     otherwise, trained on the whole web; ``seeds`` (default ``cfg.seeds``) are the GAT seeds either model averages
-    (the CLI passes 5, as the benchmark's ``full``; the benchmark's ``structure_only`` trains one). Columns: ``rank, resource, consumer, score, resource_level,
-    consumer_level`` (score: the pooled log-odds of :func:`pool`, higher is likelier, not a calibrated
-    probability; levels: MacKay trophic levels of the web). ``progress``: a progress bar on stderr, one step per
-    fitted stack or GAT seed. ``device``: where the GATs train (default ``cfg.device``; :mod:`gatbio.device`).
+    (the CLI passes 5, as the benchmark's ``full``; the benchmark's ``structure_only`` trains one; an int is one
+    seed). Columns: ``rank, resource, consumer, score, resource_level, consumer_level, model`` (score: the pooled
+    log-odds of :func:`pool`, higher is likelier, not a calibrated probability; levels: MacKay trophic levels of
+    the web; model: ``full`` or ``structure_only``). ``progress``: a progress bar on stderr, one step per fitted
+    stack or GAT seed. ``device``: where the GATs train (default ``cfg.device``; :mod:`gatbio.device`).
+
+    The arguments are checked before any training: ``data.edge_index`` (2, E) of whole-number ids, one name per
+    species in ``data.node_names``, one trait row per species, an integer ``top`` and at least one integer seed.
 
     The ranking does not depend on the order of the file's rows: the species are numbered by name first (the
     GAT's inputs include each species' adjacency row, and the folds follow the link order, so a file's order
@@ -1211,22 +1218,22 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     if device is not None:
         cfg = dataclasses.replace(cfg, device=str(device))
     n = data.num_nodes
-    node_names = list(getattr(data, "node_names", None) or [str(k) for k in range(n)])
     x = traits if traits is not None else getattr(data, "x", None)
     names = trait_names if trait_names is not None else getattr(data, "trait_names", None)
+    use = _check_predict_args(data, n, top, list(cfg.seeds) if seeds is None else seeds, x,
+                              "traits" if traits is not None else "data.x", names)
+    node_names = list(getattr(data, "node_names", None) or [str(k) for k in range(n)])
     if getattr(data, "node_names", None) and len(node_names) == n and len(set(node_names)) == n:
         perm = np.argsort(np.asarray(node_names, dtype=object), kind="stable")  # new index -> old index
         rank = np.empty(n, dtype=np.int64)
         rank[perm] = np.arange(n)  # old index -> new index
         node_names = [node_names[k] for k in perm]
-        edge_index = torch.from_numpy(rank)[data.edge_index.cpu()]
+        edge_index = torch.from_numpy(rank)[data.edge_index.cpu().long()]  # checked: whole numbers
         data = Data(edge_index=edge_index, num_nodes=n, **({"name": data.name} if "name" in data else {}))
         if x is not None:
             x = x[perm] if isinstance(x, np.ndarray) else x[torch.from_numpy(perm)]
     if data.num_edges == 0:
         raise ValueError(f"{getattr(data, 'name', 'the web')} has no links: nothing to learn from")
-    if top < 1:
-        raise ValueError(f"--top must be at least 1, got {top}")
     A = adjacency_of(data.edge_index, n)
     if A.nnz and A.nnz == n * (n - 1):  # no candidate pair: say so before any training
         raise ValueError(f"{getattr(data, 'name', 'the web')}: every pair of its {n} species is already a link "
@@ -1241,7 +1248,7 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     from tqdm.auto import tqdm
 
     with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar:
-        use = list(seeds or cfg.seeds)  # every seed for either model: one GAT's ranking depends on its start
+        # every seed for either model: one GAT's ranking depends on its start
         s = fold_scores(A, tr, cfg, "links", use, progress=bar, structure_seeds=use)[model][0]
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
@@ -1259,6 +1266,38 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
         "resource_level": lv[i[order]].round(4), "consumer_level": lv[j[order]].round(4),
         "model": model,
     })
+
+
+def _check_predict_args(data: Data, n: int, top, seeds, x, x_what: str, trait_names) -> list[int]:
+    """:func:`predict_missing_links`'s arguments, checked before minutes of training (an IndexError at the end,
+    or a ranking of another graph, before): one ValueError / TypeError naming the argument, what was given and
+    the fix. Returns the seeds as a list (an int is one seed)."""
+    from gatbio.data.io import check_edge_index
+
+    check_edge_index(data.edge_index, n, "data.edge_index")
+    node_names = getattr(data, "node_names", None)
+    if node_names is not None and len(node_names) != n:
+        raise ValueError(f"data.node_names has {len(node_names)} names for the web's {n} species "
+                         "(data.num_nodes): give one name per species, in node order")
+    if x is not None and np.ndim(x) == 2 and len(x) != n:
+        raise ValueError(f"{x_what} has {len(x)} rows for the web's {n} species: give one row per species, in "
+                         "node order (NaN for a missing value)")
+    if x is not None and np.ndim(x) == 2 and trait_names is not None and len(trait_names) != np.shape(x)[1]:
+        raise ValueError(f"trait_names has {len(trait_names)} name{'' if len(trait_names) == 1 else 's'} for "
+                         f"{np.shape(x)[1]} trait columns: one name per column")
+    if isinstance(top, bool) or not isinstance(top, int | np.integer):
+        raise TypeError(f"top={top!r}: expected an integer, the number of links to list (e.g. top=20)")
+    if top < 1:
+        raise ValueError(f"top={top}: must be at least 1 (the number of links to list)")
+    seeds = [seeds] if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool) else seeds
+    if isinstance(seeds, str) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds={seeds!r}: expected a list of integer GAT seeds, e.g. seeds=[0, 1, 2]")
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds=[]: give at least one GAT seed, e.g. seeds=[0] (or None for cfg.seeds)")
+    if any(isinstance(k, bool) or not isinstance(k, int | np.integer) for k in seeds):
+        raise TypeError(f"seeds={seeds!r}: the GAT seeds are integers, e.g. seeds=[0, 1, 2]")
+    return [int(k) for k in seeds]
 
 
 def explain_web(data: Data, params: GATParams | None = None, top: int = 10, seed: int = 0,

@@ -623,3 +623,47 @@ def test_gateway_folder_without_node_table_notes_ids_in_no_link(tmp_path, caplog
     assert "in no link" not in caplog.text
     with pytest.raises(NotADirectoryError, match=r"10_edge_list\.txt: is a file; a GATEWAy web is a folder"):
         read_gateway_web(web / "10_edge_list.txt")
+
+
+# ---------------------------------------------------------------- from Python: arguments checked up front
+
+
+def test_edges_to_data_refuses_ids_that_are_not_nodes():
+    """Node 5 of a 3-node graph, -1, or 1.5 (truncated to 1) made another graph, silently."""
+    from gatbio.data.io import edges_to_data
+
+    for src, dst, msg in (([0, 1], [1, 5], r"dst holds node id 5 \(position 1\), outside 0\.\.2"),
+                          ([0, -1], [1, 2], r"src holds node id -1 \(position 1\), outside 0\.\.2"),
+                          ([0, 1.5], [1, 2], r"src holds 1\.5 \(position 1\), not a whole number"),
+                          (["a", "b"], [1, 2], r"src holds <U1 values: node ids are integers"),
+                          ([0, 1], [1], r"src has 2 ids but dst has 1")):
+        with pytest.raises((ValueError, TypeError), match=msg):
+            edges_to_data(src, dst, ["a", "b", "c"])
+    d = edges_to_data(np.array([0.0, 1.0]), [1, 2], ["a", "b", "c"])  # whole numbers: read as they are
+    assert d.edge_index.tolist() == [[0, 1], [1, 2]] and d.edge_index.dtype == torch.long
+
+
+def test_reduce_is_checked_as_duplicates_and_self_loops_are(tmp_path):
+    p = write(tmp_path, "e.txt", "a b 1\nb c 5\na b 3\n")
+    for kw in ({"weight": 2}, {}):  # with weights pandas' AttributeError; without, the typo passed silently
+        with pytest.raises(ValueError, match=r"reduce='bogus': expected 'max', 'sum', 'mean' or 'first'"):
+            read_edge_list(p, duplicates="merge", reduce="bogus", **kw)
+
+
+def test_readers_take_a_path_and_say_what_to_use_for_a_table_in_memory(tmp_path):
+    import io
+
+    import pandas as pd
+
+    p = write(tmp_path, "e.txt", "a b\nb c\n")
+    with open(p) as handle:
+        for given, what in ((pd.DataFrame({"a": ["a"], "b": ["b"]}), "a pandas DataFrame"),
+                            (io.StringIO("a b\n"), "a StringIO"), (handle, "a TextIOWrapper")):
+            with pytest.raises(TypeError, match=rf"path is {what}: read_edge_list reads a file.*edges_to_data"):
+                read_edge_list(given)
+    labels = write(tmp_path, "labels.txt", "a 1\nb 2\n")
+    data = read_edge_list(p)
+    with pytest.raises(TypeError, match=r"node_names is a Data: pass data\.node_names"):
+        read_label_table(labels, data)
+    y, _ = read_label_table(labels, data.node_names)
+    assert y.shape == (3, 2)

@@ -248,3 +248,36 @@ def test_a_link_listed_twice_in_a_binary_web_counts_once():
     summed = trophic_levels(twice, num_nodes=3, method="levine", edge_weight=w)
     torch.testing.assert_close(summed, trophic_levels(once, num_nodes=3, method="levine",
                                                       edge_weight=torch.tensor([2.0, 1.0, 1.0])))
+
+
+def test_dir_lists_the_lazily_imported_names():
+    """``dir(gatbio.ecology)`` (tab completion in a notebook) lists what the package offers, though the names are
+    imported on first use."""
+    import gatbio.ecology
+
+    assert set(gatbio.ecology.__all__) <= set(dir(gatbio.ecology))
+
+
+def test_a_path_or_a_table_is_refused_with_the_reader_to_use(tmp_path):
+    import pandas as pd
+
+    web = tmp_path / "web.csv"
+    web.write_text("a,b\nb,c\n")
+    for given in ("web.csv", web):
+        with pytest.raises(TypeError, match=r"data_or_edge_index is a path.*read_foodweb_file.*gatbio\.data\.load"):
+            trophic_levels(given)
+    table = pd.DataFrame({"prey": [0, 1], "predator": [1, 2]})
+    with pytest.raises(TypeError, match=r"data_or_edge_index is a pandas DataFrame.*edges_to_data"):
+        trophic_levels(table)
+
+
+def test_node_ids_must_be_whole_numbers_and_the_shape_2_by_e():
+    """1.5 was truncated to 1 (another web, silently); whole numbers in a float tensor read as they are."""
+    with pytest.raises(ValueError, match=r"edge_index holds 1\.5.*whole number"):
+        trophic_levels(torch.tensor([[0.0, 1.5], [1.0, 2.0]]))
+    torch.testing.assert_close(trophic_levels(torch.tensor([[0.0, 1.0], [1.0, 2.0]])),
+                               trophic_levels(ei([(0, 1), (1, 2)])))
+    with pytest.raises(ValueError, match=r"edge_index has shape \(3, 2\).*\(2, E\).*\.t\(\)"):
+        trophic_levels(ei([(0, 1), (1, 2), (2, 3)]).t())
+    with pytest.raises(ValueError, match=r"edge_index holds node id 3.*0\.\.2"):
+        trophic_levels(ei([(0, 1), (1, 3)]), num_nodes=3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from gatbio.nn.link_models import FoodWebGAT, TrophicBias
@@ -98,3 +99,36 @@ def test_the_reversed_graph_is_one_tensor_per_input_graph(monkeypatch):
         m(x, ei, LEVELS).sum().backward()
     assert first > 0 and len(built) == first  # both directions' plans found again at every step
     assert sum(k[0] == id(ei) and "reversed" in k for k in C._PLANS) == 1
+
+
+def test_levels_as_trophic_levels_returns_them_float64_give_the_float32_scores():
+    """``trophic_levels`` returns float64 (documented); the model takes them as they come, in x's dtype, instead
+    of torch's 'expected m1 and m2 to have the same dtype' from inside the bias."""
+    from gatbio.ecology import trophic_levels
+
+    torch.manual_seed(0)
+    m = FoodWebGAT(4, 8, heads=2, decoder_bias=True).eval()
+    with torch.no_grad():
+        for b in (*m.bias_prey, *m.bias_consumers, m.pair_bias):
+            b.lin.weight.normal_()  # a non-zero bias: the levels change the scores
+    x = torch.randn(5, 4)
+    lv64 = trophic_levels(EI, num_nodes=5)
+    assert lv64.dtype == torch.float64
+    s = m(x, EI, lv64)
+    assert s.dtype == torch.float32
+    torch.testing.assert_close(s, m(x, EI, lv64.float()))
+    delta = torch.tensor([-1.0, 0.5], dtype=torch.float64)
+    torch.testing.assert_close(m.bias_prey[0](delta), m.bias_prey[0](delta.float()))
+
+
+def test_levels_must_be_one_per_node_and_are_needed_without_the_bias_too():
+    m = FoodWebGAT(4, 8, heads=2)
+    x = torch.randn(5, 4)
+    with pytest.raises(ValueError, match=r"levels has shape \(4,\).*\(5,\).*one trophic level per node"):
+        m(x, EI, LEVELS[:4])
+    with pytest.raises(ValueError, match=r"levels has shape \(5, 1\)"):
+        m(x, EI, LEVELS[:, None])
+    # the docstring makes levels an input of every call; without the bias too, the error says how to get them
+    for bias in (True, False):
+        with pytest.raises(ValueError, match=r"levels is None.*gatbio\.ecology\.trophic_levels"):
+            FoodWebGAT(4, 8, heads=2, trophic_bias=bias)(x, EI, None)

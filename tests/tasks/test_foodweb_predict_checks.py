@@ -261,3 +261,63 @@ def test_a_seed_given_twice_is_refused_before_any_reading(tmp_path, capsys, seed
     err = capsys.readouterr().err
     assert err == (f"gatbio foodweb predict: error: --seeds '{seeds}': seed {twice} is given twice; give each seed "
                    f"once, e.g. {','.join(dict.fromkeys(seeds.split(',')))}\n")
+
+
+def _no_training(monkeypatch):
+    """Fail any test that reaches training: the calls below must be refused before it."""
+    def trained(*args, **kwargs):
+        raise AssertionError("trained before refusing the call")
+
+    monkeypatch.setattr(fw, "fold_scores", trained)
+
+
+def _bad_calls():
+    web = _cycle_web()
+    names = web.node_names
+    ei = web.edge_index
+    return [
+        # an (E, 2) edge_index was reshaped into (2, E): another graph, ranked silently
+        ({"data": Data(edge_index=ei.t().contiguous(), num_nodes=8, node_names=names)}, ValueError,
+         r"data\.edge_index has shape \(11, 2\).*\(2, E\).*\.t\(\)"),
+        ({"data": Data(edge_index=ei.float() + 0.5, num_nodes=8, node_names=names)}, ValueError,
+         r"data\.edge_index holds 0\.5.*whole number"),
+        ({"data": Data(edge_index=ei, num_nodes=8, node_names=names[:5])}, ValueError,
+         r"data\.node_names has 5 names for the web's 8 species"),
+        ({"traits": np.zeros((3, 2))}, ValueError, r"traits has 3 rows for the web's 8 species"),
+        ({"data": Data(edge_index=ei, num_nodes=8, node_names=names, x=torch.zeros(7, 2))}, ValueError,
+         r"data\.x has 7 rows for the web's 8 species"),
+        ({"traits": np.zeros((8, 2)), "trait_names": ["mass"]}, ValueError,
+         r"trait_names has 1 name for 2 trait columns"),
+        ({"seeds": []}, ValueError, r"seeds=\[\]: give at least one GAT seed"),
+        ({"seeds": [0.5]}, TypeError, r"seeds=\[0\.5\]: the GAT seeds are integers"),
+        ({"top": "5"}, TypeError, r"top='5': expected an integer"),
+        ({"top": 0}, ValueError, r"top=0: must be at least 1"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_bad_calls())))
+def test_predict_refuses_bad_arguments_before_training(monkeypatch, case):
+    """Each was an IndexError or TypeError after minutes of training, a ranking of another graph, or a silent
+    fallback to the default seeds; now one error naming the argument, what was given and the fix."""
+    _no_training(monkeypatch)
+    kwargs, error, msg = _bad_calls()[case]
+    kwargs = {"data": _cycle_web(), "top": 3, "seeds": [0], **kwargs}
+    with pytest.raises(error, match=msg):
+        PREDICT(cfg=tiny(), **kwargs)
+
+
+def test_predict_takes_one_seed_as_an_int_and_lists_the_columns_its_docstring_names(monkeypatch):
+    """``seeds=0`` fell back to the default seeds (0 is falsy); an int is one seed. The docstring's column list
+    left out ``model``."""
+    used = []
+
+    def scores(A, tr, cfg, protocol, seeds, progress=None, structure_seeds=None):
+        used.append(list(seeds))
+        return {"structure_only": [np.zeros(A.shape)]}
+
+    monkeypatch.setattr(fw, "fold_scores", scores)
+    out = PREDICT(_cycle_web(), top=3, cfg=tiny(), seeds=0)
+    assert used == [[0]] and len(out) == 3
+    doc = " ".join(PREDICT.__doc__.split())
+    listed = doc.split("Columns: ``", 1)[1].split("``", 1)[0].split(", ")
+    assert listed == list(out.columns)
