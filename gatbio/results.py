@@ -457,16 +457,21 @@ def mixed_configs_note(out: str | Path) -> str | None:
     return line
 
 
-def collect(paths: Iterable[str | Path]) -> pd.DataFrame:
-    """Read many flat ``results.json`` files into one DataFrame (one row per file)."""
-    rows = [read_json(p) for p in paths]
+def _as_list(items: Any) -> list:
+    """``items`` as a list, one ``str`` / path being one item: iterated, ``"f1"`` would be the columns ``f``, ``1``."""
+    return [items] if isinstance(items, str | Path) else list(items)
+
+
+def collect(paths: Iterable[str | Path] | str | Path) -> pd.DataFrame:
+    """Read many flat ``results.json`` files (or one) into one DataFrame (one row per file)."""
+    rows = [read_json(p) for p in _as_list(paths)]
     return pd.DataFrame(rows)
 
 
 def summarize(
-    df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int | None = 4
+    df: pd.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str, digits: int | None = 4
 ) -> pd.DataFrame:
-    """Mean, std and count of ``metrics`` over seeds, grouped by ``by``.
+    """Mean, std and count of ``metrics`` over seeds, grouped by ``by`` (column names; one name may be a str).
 
     Returns a DataFrame with ``by`` columns, then ``<metric>_mean``, ``<metric>_std`` for each metric and
     ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; NaN for a single run, which has no
@@ -474,9 +479,9 @@ def summarize(
     are rounded to ``digits`` (``None``: not rounded; a display table made with :func:`format_mean_std` from a
     rounded summary would round twice: 0.86749 -> 0.8675 -> 0.868).
     """
-    g = df.groupby(list(by), sort=False)
+    g = df.groupby(_as_list(by), sort=False)
     out = g.size().rename("n").reset_index()
-    for m in metrics:
+    for m in _as_list(metrics):
         stats = g[m].agg(["mean", "std"]).reset_index(drop=True)
         out[f"{m}_mean"] = stats["mean"].to_numpy()
         out[f"{m}_std"] = stats["std"].to_numpy()
@@ -488,11 +493,12 @@ def round_stats(summary: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     return summary.round({c: digits for c in summary.columns if str(c).endswith(("_mean", "_std"))})
 
 
-def format_mean_std(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], digits: int = 3) -> pd.DataFrame:
+def format_mean_std(df: pd.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,
+                    digits: int = 3) -> pd.DataFrame:
     """A display table with ``mean ± std`` strings, from the output of :func:`summarize` (``± –`` where there is
-    no std: a single run)."""
-    out = df[list(by) + ["n"]].copy()
-    for m in metrics:
+    no std: a single run); ``by`` and ``metrics`` as there."""
+    out = df[_as_list(by) + ["n"]].copy()
+    for m in _as_list(metrics):
         out[m] = [f"{a:.{digits}f} ± " + ("–" if pd.isna(b) else f"{b:.{digits}f}")
                   for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
     return out

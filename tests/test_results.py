@@ -382,3 +382,21 @@ def test_holds_json_compares_as_write_json_writes(tmp_path):
     write_json(tmp_path / "s.json", obj)
     assert holds_json(tmp_path / "s.json", obj)
     assert not holds_json(tmp_path / "s.json", {**obj, "train": np.arange(2)})
+
+
+def test_one_column_or_file_may_be_given_as_a_string(tmp_path):
+    """A str was iterated as characters: summarize(df, by="model", ...) gave KeyError 'm', collect("out/b.json")
+    FileNotFoundError 'o'."""
+    from gatbio.results import collect
+
+    df = pd.DataFrame({"model": ["a", "a", "b"], "f1": [0.5, 0.7, 0.9], "acc": [1.0, 0.0, 1.0]})
+    as_lists = summarize(df, ["model"], ["f1"])
+    pd.testing.assert_frame_equal(summarize(df, "model", "f1"), as_lists)
+    pd.testing.assert_frame_equal(summarize(df, by="model", metrics=["f1"]), as_lists)
+    assert list(as_lists.columns) == ["model", "n", "f1_mean", "f1_std"] and as_lists["n"].tolist() == [2, 1]
+    pd.testing.assert_frame_equal(format_mean_std(as_lists, "model", "f1"),
+                                  format_mean_std(as_lists, ["model"], ["f1"]))
+    (tmp_path / "b.json").write_text('{"model": "b", "f1": 0.9}')
+    for path in (str(tmp_path / "b.json"), tmp_path / "b.json"):
+        assert collect(path).to_dict("records") == [{"model": "b", "f1": 0.9}]
+    assert len(collect([tmp_path / "b.json"] * 2)) == 2

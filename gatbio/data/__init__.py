@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from gatbio.data.sources import (
     DATASETS,
+    DataRootError,
     DatasetNotFoundError,
     UnknownDatasetError,
     data_root,
@@ -56,7 +57,7 @@ from gatbio.data.sources import (
 )
 
 __all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "UnknownDatasetError",
-           "dataset_names"]
+           "DataRootError", "dataset_names"]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,7 +79,8 @@ def dataset_names(expand: bool = False) -> list[str]:
     return out
 
 
-def _load_uncached(name: str, root: Path | None, kwargs: dict):
+def _loader(name: str):
+    """``(loader, args)`` of dataset ``name``: ``loader(*args, root, **kwargs)`` reads it."""
     from gatbio.data import foodweb, ppi
 
     base, _, member = name.partition("/")
@@ -95,14 +97,14 @@ def _load_uncached(name: str, root: Path | None, kwargs: dict):
     if member and base.lower() in coll:  # 'GATEWAY/11': the collection's name in any case (its members keep theirs)
         base = base.lower()
     if base in simple and not member:
-        return simple[base](root, **kwargs)
+        return simple[base], ()
     if base in coll:
         if not member:
             raise UnknownDatasetError(f"{base!r} is a collection: name one web, e.g. {base}/{DATASETS[base].members[0]} "
                                       f"(all: gatbio datasets --members {base})")
         if base == "pajek" and member.endswith(".paj"):
             member = member[:-4]
-        return coll[base](member, root, **kwargs)
+        return coll[base], (member,)
     raise unknown_name("dataset", name, dataset_names(expand=True) + dataset_names(),
                        listing=", ".join(dataset_names()))
 
@@ -114,19 +116,40 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
         name: e.g. ``"node2vec-ppi"``, ``"yeast-bu2003"``, ``"gateway/11"``, ``"cheddar/TL84"``,
             ``"pajek/baydry"`` (see the module docstring).
         root: data root (default :func:`data_root`).
-        **kwargs: passed to the loader (e.g. ``self_loops="remove"``).
+        **kwargs: passed to the loader (e.g. ``self_loops="remove"``, which the PPI graphs, ``cheddar/`` and
+            ``pajek/`` take; ``shs27k`` takes ``min_score``, ``features``, ``max_len``, ``extra``); a keyword the
+            dataset does not take is a ``TypeError`` naming those it takes.
 
     Raises:
         UnknownDatasetError: unknown name (a ``KeyError`` and a ``ValueError``; the message names the closest
         known names). :class:`DatasetNotFoundError`: files missing (the message says which file to put
-        where; :func:`download` fetches those with a public URL).
+        where; :func:`download` fetches those with a public URL); :class:`DataRootError` (one of them): the data
+        root is not a usable folder.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"load(name): name must be a dataset name (a str, e.g. 'node2vec-ppi'); got "
+                        f"{type(name).__name__} (the names: gatbio.data.dataset_names())")
+    loader, args = _loader(name)
+    _check_keywords(name, loader, kwargs)
     root_path = Path(root) if root is not None else data_root()
     # the absolute root: a relative one (root="d", GATBIO_DATA=d) names another folder after a chdir
     key = (name, str(root_path.resolve()), repr(sorted(kwargs.items())))
     if key not in _CACHE:
-        _CACHE[key] = _load_uncached(name, root_path, kwargs)
+        _CACHE[key] = loader(*args, root_path, **kwargs)
     return copy.deepcopy(_CACHE[key])
+
+
+def _check_keywords(name: str, loader, kwargs: dict) -> None:
+    """A ``TypeError`` naming the dataset and the keywords its loader takes, for a keyword it does not take (Python's
+    own message names the private loader: ``load_shs27k() got an unexpected keyword argument``)."""
+    import inspect
+
+    params = inspect.signature(loader).parameters
+    takes = [p for p, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY]
+    bad = sorted(set(kwargs) - set(takes))
+    if bad:
+        raise TypeError(f"load({name!r}) got the keyword(s) {', '.join(bad)}, which this dataset does not take; it "
+                        + (f"takes {', '.join(takes)}" if takes else "takes none (only root=)"))
 
 
 def list_datasets(root: str | Path | None = None) -> pd.DataFrame:

@@ -41,6 +41,20 @@ CONVS = ("gatbio", "pyg-gat", "gcn", "mlp")
 TASKS = ("multilabel", "multiclass")
 
 
+def _check_float_tensor(t: object, name: str, dtype: torch.dtype) -> None:
+    """A ``TypeError`` naming ``name`` unless ``t`` is a tensor of the model's floating dtype (any floating dtype
+    under ``torch.autocast``, which casts for the layers): the model does not cast its inputs, and a float64 array
+    through ``torch.from_numpy`` would otherwise fail inside the first linear layer with torch's dtype mismatch."""
+    if not isinstance(t, Tensor):
+        what = "None" if t is None else type(t).__name__
+        raise TypeError(f"{name} must be a torch.Tensor of dtype {dtype}; got {what} "
+                        f"(use torch.as_tensor({name}, dtype={dtype}))")
+    if t.dtype != dtype and not (t.is_floating_point() and torch.is_autocast_enabled(t.device.type)):
+        fix = f"{name}.float()" if dtype == torch.float32 else f"{name}.to({dtype})"
+        raise TypeError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}: pass {fix} "
+                        f"(or convert the model, e.g. model.to({t.dtype}))")
+
+
 class GATNodeClassifier(nn.Module):
     r"""Multi-label or single-label node classifier built on :class:`gatbio.nn.GATConv`.
 
@@ -63,7 +77,8 @@ class GATNodeClassifier(nn.Module):
             ``degree_norm="log"``, ``temperature="learn"``).
 
     Shapes:
-        - input: x (N, F), edge_index (2, E), label_input (N, label_channels) or ``None``
+        - input: x (N, F) of the parameters' dtype (float32 unless the model is converted; not cast: pass
+          ``x.float()``), edge_index (2, E), label_input (N, label_channels) or ``None``
         - output: logits (N, L); with ``return_attention_weights=True`` also a list of
           ``(edge_index, alpha)`` per GAT layer, alpha (E', H)
     """
@@ -94,6 +109,10 @@ class GATNodeClassifier(nn.Module):
             raise ValueError(f"conv={conv!r}: choose one of {', '.join(CONVS)}")
         if num_layers < 1:
             raise ValueError(f"num_layers={num_layers}: need at least 1 layer")
+        for arg, value in (("out_channels", out_channels), ("hidden_channels", hidden_channels), ("heads", heads),
+                           ("out_heads", out_heads)):  # named here: the layers would name their own arguments
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{arg}={value!r}: must be a positive integer")
         if embedding_dim and not num_nodes:
             raise ValueError("embedding_dim > 0 needs num_nodes (learnable node-ID embeddings)")
         if in_channels + label_channels + embedding_dim <= 0:
@@ -165,7 +184,8 @@ class GATNodeClassifier(nn.Module):
                 return_attention_weights: bool = False):
         parts = []
         if self.in_channels:
-            if x is None or x.dim() != 2 or x.size(1) != self.in_channels:
+            _check_float_tensor(x, "x", self.lin_in.weight.dtype)
+            if x.dim() != 2 or x.size(1) != self.in_channels:
                 raise ValueError(f"x must be (N, {self.in_channels}), got "
                                  f"{None if x is None else tuple(x.shape)}")
             parts.append(x)
@@ -191,10 +211,13 @@ class GATNodeClassifier(nn.Module):
         return (h, attention) if return_attention_weights else h
 
     def loss(self, logits: Tensor, target: Tensor) -> Tensor:
-        """BCE-with-logits (multi-label, target float (n, L)) or cross-entropy (multi-class, target long (n,))."""
+        """BCE-with-logits (multi-label, target float (n, L)) or cross-entropy (multi-class, target long (n,)).
+
+        Multi-class targets of ``-1`` (unlabelled, as ``gatbio.data.load("yeast-bu2003")``'s class U) are left out
+        of the mean (``ignore_index=-1``): the loss is that of the labelled nodes (NaN when none is labelled)."""
         if self.task == "multilabel":
             return F.binary_cross_entropy_with_logits(logits, target.float())
-        return F.cross_entropy(logits, target.long())
+        return F.cross_entropy(logits, target.long(), ignore_index=-1)
 
     def predict_proba(self, logits: Tensor) -> Tensor:
         """Per-label sigmoid (multi-label) or softmax over classes (multi-class)."""

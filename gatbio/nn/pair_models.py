@@ -63,7 +63,7 @@ __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
            "RESIDUE_CNN_DEFAULTS", "RECIPE_DEFAULTS", "PROFILE_RULE_DEFAULTS",
-           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding", "ADDED_OPTIONS", "NOT_NETWORKS"]
+           "IMPUTE_SIMILARITIES", "check_options", "PairEncoding", "ADDED_OPTIONS", "NOT_NETWORKS", "check_pairs"]
 
 PAIR_CONVS = ("gatbio", "pyg_gat", "gin", "gcn", "mlp")
 
@@ -174,6 +174,30 @@ RECIPE_DEFAULTS: dict[str, dict[str, Any]] = {"gat_pairs": GAT_PAIRS_DEFAULTS, "
 EDGE_FEATURES = (None, "score")
 
 
+def check_pairs(pairs: Any, num_nodes: int | None = None, name: str = "pairs") -> None:
+    """A ``ValueError`` / ``TypeError`` naming ``name`` unless ``pairs`` is a ``(P, 2)`` integer tensor (one row per
+    pair) with, when ``num_nodes`` is given, every index in ``0..num_nodes - 1``.
+
+    The models read ``pairs[:, 0]`` and ``pairs[:, 1]``: PyG's ``(2, P)`` edge_index layout would be read as two
+    pairs of the first ``P`` proteins' indices without any error, so it is refused with the fix (``.t()``). The range
+    is checked where ``num_nodes`` is given (it reads the values back: ``forward``, not the training loop's
+    ``decode``)."""
+    if not isinstance(pairs, Tensor):
+        raise TypeError(f"{name} must be a (P, 2) integer tensor, one row per pair; got {type(pairs).__name__} "
+                        f"(use torch.as_tensor({name}, dtype=torch.long))")
+    if pairs.dtype not in (torch.long, torch.int):
+        raise TypeError(f"{name} must hold integer protein indices; got dtype {pairs.dtype} (use {name}.long())")
+    if pairs.dim() != 2 or pairs.size(1) != 2:
+        hint = (f"; this looks like the (2, P) edge_index layout: pass {name}.t()"
+                if pairs.dim() == 2 and pairs.size(0) == 2 else "")
+        raise ValueError(f"{name} must be (P, 2), one row (a, b) per pair; got shape {tuple(pairs.shape)}{hint}")
+    if num_nodes is not None and pairs.numel() and not torch.compiler.is_compiling():
+        lo, hi = torch.stack([pairs.min(), pairs.max()]).tolist()
+        if lo < 0 or hi >= num_nodes:
+            raise ValueError(f"{name} holds protein index {lo if lo < 0 else hi} but there are {num_nodes} proteins "
+                             f"(valid indices 0..{num_nodes - 1})")
+
+
 class PairEncoder(nn.Module):
     r"""Node encoder: input layer, then ``layers`` residual message-passing layers (module docstring).
 
@@ -269,7 +293,8 @@ class PairClassifier(nn.Module):
             ``"score"`` (the pair's STRING score). (default: ``None``)
 
     Shapes:
-        - input: x (N, F), edge_index (2, E), pairs (P, 2), edge_attr (E, ·) or ``None``
+        - input: x (N, F), edge_index (2, E), pairs (P, 2) long (one row per pair, not edge_index's (2, P):
+          :func:`check_pairs`), edge_attr (E, ·) or ``None``
         - output: logits (P, M)
     """
 
@@ -283,10 +308,12 @@ class PairClassifier(nn.Module):
         return self.encoder(x, edge_index, edge_attr)  # (N, D)
 
     def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
+        check_pairs(pairs)
         z = h[pairs[:, 0]] * h[pairs[:, 1]]  # (P, D)
         return self.lin(F.dropout(z, self.dropout, self.training))  # (P, M)
 
     def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        check_pairs(pairs, x.size(0))  # before the encoder runs
         return self.decode(self.encode(x, edge_index, edge_attr), pairs)
 
     def loss(self, logits: Tensor, target: Tensor) -> Tensor:
@@ -522,7 +549,8 @@ class GATPairModel(nn.Module):
     ``pos_weight`` on every mode (> 1 favours recall; it moves the operating point of the 0.5 threshold).
 
     Shapes:
-        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``, pairs (P, 2)
+        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``, pairs (P, 2) long (one row per
+          pair: :func:`check_pairs`)
         - output: logits (P, M)
     """
 
@@ -634,6 +662,7 @@ class GATPairModel(nn.Module):
         return PairEncoding(z, prior, known)
 
     def decode(self, h: PairEncoding, pairs: Tensor) -> Tensor:
+        check_pairs(pairs)
         a, b = h.z[pairs[:, 0]], h.z[pairs[:, 1]]  # (P, D') each
         pair = torch.cat([a * b, (a - b).abs(), a + b], dim=1)  # (P, 3 D')
         out = self.dec(pair)  # (P, M)
@@ -672,6 +701,7 @@ class GATPairModel(nn.Module):
         return self.transfer((x_src, pair), edge_index, edge_attr=edge_attr, attn_bias=bias)  # (P, M)
 
     def forward(self, x: Tensor, edge_index: Tensor, pairs: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        check_pairs(pairs, x.size(0))  # before the encoder runs
         return self.decode(self.encode(x, edge_index, edge_attr), pairs)
 
     def loss(self, logits: Tensor, target: Tensor) -> Tensor:

@@ -41,7 +41,9 @@ without the neural members (a baseline: what the GAT adds; on node2vec-PPI and y
 
 from __future__ import annotations
 
+import copy
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,7 @@ __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
     "node_features", "knn_vote", "choose_prior_power", "make_model", "last_layer_attention",
     "attention_neighbourhood", "predict_unannotated", "check_functions_differ", "QUICK_CONFIG", "PREDICT_SETTINGS",
+    "check_predict_data",
 ]
 
 BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone", "knn_prone")
@@ -710,13 +713,56 @@ def check_functions_differ(data, labels: str = "the label table") -> None:
                      f"apart and nothing to predict; give a label table with {need}")
 
 
-def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, explain_top: int = 5,
+def check_predict_data(data):
+    """``data`` as :func:`predict_unannotated` reads it, or a ``ValueError`` / ``TypeError`` naming what is wrong
+    and the fix: ``y`` a tensor with one row per protein, multi-hot (N, L) of 0 / 1, or class ids (N,) in
+    ``-1..L-1`` (then returned as a shallow copy of ``data`` with their one-hot rows, said on stderr); ``node_names``
+    one per protein and ``label_names`` one per function (L)."""
+    import sys
+
+    n = data.num_nodes
+    y, names, lnames = (getattr(data, k, None) for k in ("y", "node_names", "label_names"))
+    if not isinstance(y, torch.Tensor):
+        raise TypeError("data.y must be a torch tensor, multi-hot (N, L) with an all-zero row for each unannotated "
+                        f"protein; got {type(y).__name__}" + ("" if y is None else " (use torch.as_tensor(data.y))"))
+    if names is None or lnames is None:
+        missing = " and ".join(k for k, v in (("node_names", names), ("label_names", lnames)) if v is None)
+        raise ValueError(f"data has no {missing}: the predictions name each protein (data.node_names, one per "
+                         "protein) and each function (data.label_names, one per column of y)")
+    if y.dim() not in (1, 2) or y.size(0) != n:
+        raise ValueError(f"data.y has shape {tuple(y.shape)} but the graph has {n} proteins (data.num_nodes): give "
+                         "one row per protein, multi-hot (N, L) with an all-zero row for each unannotated one")
+    if len(names) != n:
+        raise ValueError(f"data.node_names has {len(names)} names but the graph has {n} proteins: one per protein")
+    if y.dim() == 1:  # class ids, -1 = unannotated (yeast-bu2003)
+        if y.is_floating_point() or (len(y) and not -1 <= int(y.min()) <= int(y.max()) < len(lnames)):
+            raise ValueError(f"data.y is one value per protein (dtype {y.dtype}): as class ids it must be integers "
+                             f"in 0..{len(lnames) - 1} (one per data.label_names) or -1 for unannotated; or give "
+                             "multi-hot (N, L)")
+        print(f"# note: data.y holds class ids with -1 for unannotated: read as one-hot functions ({n}, "
+              f"{len(lnames)}), each scored on its own", file=sys.stderr)
+        data = copy.copy(data)  # the caller's data keeps its y
+        data.y = torch.nn.functional.one_hot(y.long().clamp_min(0), len(lnames)).float() * (y >= 0).unsqueeze(1)
+    elif y.size(1) != len(lnames):
+        raise ValueError(f"data.label_names has {len(lnames)} names but data.y has {y.size(1)} columns: one name "
+                         "per function")
+    elif not bool(((y == 0) | (y == 1)).all()):
+        raise ValueError("data.y must be multi-hot: 1 where a protein has a function, else 0 (all-zero row: "
+                         "unannotated)")
+    return data
+
+
+def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int = 5, explain_top: int = 5,
                         seed: int = 0, progress: bool = False, device: str | torch.device | None = None
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train ``gat_labels`` on every annotated protein of ``data`` and predict the others.
 
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
-    ``label_names``. A tenth of the annotated proteins is held out for early stopping. Returns
+    ``label_names``; class ids ``y`` (N,) with ``-1`` for unannotated (``gatbio.data.load("yeast-bu2003")``) are
+    read as their one-hot (N, L) rows, with a note on stderr (each function is then scored on its own, as for a
+    label table). A tenth of the annotated proteins is held out for early stopping. ``data`` is checked
+    (:func:`check_predict_data`) and ``cfg`` read (a ``dict`` of :class:`ProteinConfig` settings is taken over
+    :data:`PREDICT_SETTINGS`) before any work. Returns
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
     ``isolated`` flag (no interaction with another protein, self-loops not counting: no input but the network's,
     so the same scores for each), and one row per (protein, attended
@@ -727,8 +773,16 @@ def predict_unannotated(data, cfg: ProteinConfig | None = None, top: int = 5, ex
     from gatbio.config import check_settings
     from gatbio.device import resolve_device
 
+    if isinstance(cfg, Mapping):  # through the config loader: unknown keys and wrong types are named
+        try:
+            cfg = load_config(ProteinConfig, {**PREDICT_SETTINGS, **cfg})
+        except ValueError as err:
+            raise ValueError(str(err).replace("the built-in config", "cfg")) from None
+    elif cfg is not None and not isinstance(cfg, ProteinConfig):
+        raise TypeError(f"cfg must be a ProteinConfig, a dict of its settings or None; got {type(cfg).__name__}")
     cfg = cfg or ProteinConfig(**PREDICT_SETTINGS)
     check_settings(cfg, SETTING_RULES)
+    data = check_predict_data(data)
     dev = resolve_device(cfg.device if device is None else device)
     if top < 1 or explain_top < 1:
         raise ValueError(f"top={top}, explain_top={explain_top}: give positive numbers of functions / neighbours")

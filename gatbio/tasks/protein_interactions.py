@@ -909,7 +909,39 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- predict
-def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | None = None,
+def query_pairs(data, query) -> torch.Tensor:
+    """``query`` as :func:`predict_interactions` reads it: a long ``(Q, 2)`` tensor of protein indices, from a
+    ``(Q, 2)`` tensor or array, or a list of ``(a, b)`` pairs whose proteins are indices or names of
+    ``data.node_names``; anything else is a ``TypeError`` / ``ValueError`` naming ``query`` and the fix (PyG's
+    ``(2, Q)`` layout: transpose it; a name not in the network; an index past the last protein)."""
+    from gatbio.nn.pair_models import check_pairs
+
+    if isinstance(query, np.ndarray):
+        query = torch.from_numpy(query)
+    if not isinstance(query, torch.Tensor):
+        if isinstance(query, str | bytes) or not hasattr(query, "__iter__"):
+            raise TypeError(f"query must be a list of (a, b) pairs or a (Q, 2) tensor; got {type(query).__name__}")
+        index = {str(v): i for i, v in enumerate(data.node_names)}
+        rows = []
+        for pair in query:
+            if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
+                hint = (" (for one pair give [(a, b)])" if isinstance(pair, str | int)
+                        else " (the (2, Q) layout? give one (a, b) per pair: list(zip(*query)))"
+                        if hasattr(pair, "__len__") and len(pair) > 2 else "")
+                raise ValueError(f"query: each pair must be two proteins (a, b), indices or names; got {pair!r}{hint}")
+            for v in pair:
+                if isinstance(v, str) and v not in index:
+                    raise ValueError(f"query: protein {v!r} is not in the network ({len(index)} proteins, "
+                                     "data.node_names)")
+            rows.append([index[v] if isinstance(v, str) else v for v in pair])
+        if not rows:
+            raise ValueError("query has no pair: give at least one (a, b)")
+        query = torch.as_tensor(rows)
+    check_pairs(query, data.num_nodes, "query")
+    return query.long().cpu()
+
+
+def predict_interactions(data, query, cfg: InteractionsConfig | None = None,
                          model_name: str = PREDICT_MODEL, seed: int = 0, device=None,
                          progress: bool = False) -> pd.DataFrame:
     """Train ``model_name`` on every pair of ``data`` and predict the modes of the ``query`` pairs.
@@ -918,7 +950,8 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
     while training); the final predictions pass messages over every known pair. A ``choice`` (``gat``) keeps the
     candidate with the best micro-F1 on those held-out pairs (its ``mean`` reuses the networks trained for the
     others). ``data``: the output of
-    :func:`load_data`. ``query``: long ``(Q, 2)`` protein indices.
+    :func:`load_data`. ``query``: long ``(Q, 2)`` protein indices, or a list of ``(a, b)`` pairs of indices or of
+    names of ``data.node_names`` (:func:`query_pairs`; checked before any training).
 
     Returns one row per query pair: ``protein_a``, ``protein_b``, ``known`` (the pair is in the interaction file),
     ``known_modes``, ``predicted`` (modes with a score above the model's threshold, ';'-separated, best first)
@@ -934,6 +967,7 @@ def predict_interactions(data, query: torch.Tensor, cfg: InteractionsConfig | No
 
     cfg = cfg or InteractionsConfig()
     dev = resolve_device(cfg.device if device is None else device)
+    query = query_pairs(data, query)
     n = data.pairs.size(0)
     if n < 2:
         raise ValueError(f"the interaction file has {n} pair(s); need at least 2 to train and validate")

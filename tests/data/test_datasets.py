@@ -260,3 +260,33 @@ def test_list_datasets_reports_presence(data_root, tmp_path):
     assert status["node2vec-ppi"] == "yes" and status["ppi"] == "no"
     assert (list_datasets(root=tmp_path)["present"] == "no").all()
     assert "gateway/11" not in dataset_names() and "gateway/AEW03_11" in dataset_names(expand=True)
+
+
+@pytest.mark.parametrize("name,keyword,takes", [
+    ("shs27k", "self_loops", "it takes min_score, features, max_len, extra"),
+    ("gateway/11", "self_loops", "it takes none"),
+    ("string-web-sample", "self_loops", "it takes none"),
+    ("cheddar/TL84", "selfloops", "it takes self_loops$"),
+])
+def test_a_keyword_the_dataset_does_not_take_names_the_dataset_and_those_it_takes(tmp_path, name, keyword, takes):
+    """Was Python's own message naming a private loader: `load_shs27k() got an unexpected keyword argument`;
+    refused before any file is read (tmp_path holds none)."""
+    with pytest.raises(TypeError, match=rf"^load\('{name}'\) got the keyword\(s\) {keyword}, which this dataset does "
+                                        rf"not take; {takes}"):
+        load(name, root=tmp_path, **{keyword: "remove"})
+
+
+def test_self_loops_remove_is_taken_where_the_loader_takes_it(data_root):
+    assert n_self_loops(load("yeast-bu2003", root=data_root, self_loops="remove")) == 0
+
+
+def test_a_name_that_is_not_a_string_is_refused_clearly(tmp_path):
+    with pytest.raises(TypeError, match=r"name must be a dataset name \(a str, e.g. 'node2vec-ppi'\); got NoneType"):
+        load(None, root=tmp_path)
+
+
+def test_data_root_error_is_exported():
+    import gatbio.data
+    from gatbio.data import sources
+
+    assert gatbio.data.DataRootError is sources.DataRootError and "DataRootError" in gatbio.data.__all__

@@ -74,3 +74,37 @@ def test_constructor_errors_name_the_fix():
         GATNodeClassifier(3, 2, embedding_dim=4)
     with pytest.raises(ValueError, match=r"x must be \(N, 3\)"):
         GATNodeClassifier(3, 2)(torch.randn(4, 5), EI)
+
+
+def test_inputs_of_another_type_or_dtype_are_refused_with_the_cast():
+    """float64 is what torch.from_numpy gives for float64 features: torch's message was a dtype mismatch in a
+    matmul; a numpy array gave AttributeError 'dim'."""
+    m = GATNodeClassifier(5, 3, hidden_channels=2, heads=1).eval()
+    x = torch.randn(4, 5)
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64 but the model's parameters are torch.float32: "
+                                        r"pass x.float\(\)"):
+        m(x.double(), EI)
+    with pytest.raises(TypeError, match=r"x must be a torch.Tensor .*got ndarray \(use torch.as_tensor\(x, "
+                                        r"dtype=torch.float32\)\)"):
+        m(x.numpy(), EI)
+    with pytest.raises(TypeError, match="x has dtype torch.int64"):
+        m(x.long(), EI)
+    assert torch.allclose(m.double()(x.double(), EI), m.float()(x, EI).double(), atol=1e-5)  # a converted model
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # autocast casts for the layers: a bf16 x is fine there
+        assert m(x.bfloat16(), EI).shape == (4, 3)
+
+
+def test_multiclass_loss_leaves_out_unlabelled_targets():
+    """-1 (yeast-bu2003's unlabelled class U) gave torch's 'Target -1 is out of bounds'."""
+    m = GATNodeClassifier(5, 3, task="multiclass")
+    logits = torch.randn(4, 3)
+    target = torch.tensor([0, -1, 2, -1])
+    assert torch.allclose(m.loss(logits, target), m.loss(logits[[0, 2]], target[[0, 2]]))
+
+
+@pytest.mark.parametrize("arg", ["out_channels", "hidden_channels", "heads", "out_heads"])
+def test_a_size_of_zero_is_named_as_given(arg):
+    """hidden_channels=0 was reported as out_channels=0 (the layer's own argument)."""
+    kwargs = {"in_channels": 5, "out_channels": 3, arg: 0}
+    with pytest.raises(ValueError, match=rf"^{arg}=0: must be a positive integer"):
+        GATNodeClassifier(**kwargs)

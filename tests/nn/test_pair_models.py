@@ -275,3 +275,30 @@ def test_interolog_attention_starts_as_the_rule_and_learns_its_weights(attention
         check_options("d", {**opts, "interolog": 0})
     with pytest.raises(ValueError, match="interolog_heads=0"):
         check_options("d", {**opts, "interolog_heads": 0})
+
+
+@pytest.mark.parametrize("name", ["gat_plain", "gat_region"])
+def test_pairs_in_the_edge_index_layout_or_out_of_range_are_refused(name):
+    """PyG's (2, P) layout was read as two pairs of the first proteins (logits (2, M), no error)."""
+    x, ei, pairs = graph()
+    opts = model_options(name, {"hidden": 8, "heads": 2})
+    if name == "gat_region":  # the recipe without its builder's inputs: no profile block, no interologs
+        opts = {**opts, "hidden": 8, "heads": 2, "profile": False, "profile_skip": False, "interolog": 0}
+    model = build_pair_model(opts, 5, 7).eval()
+    edge_attr = torch.rand(ei.size(1), model.edge_dim) if getattr(model, "edge_dim", None) else None
+    assert model(x, ei, pairs, edge_attr).shape == (3, 7)
+    with pytest.raises(ValueError, match=r"pairs must be \(P, 2\).*got shape \(2, 3\).*pass pairs\.t\(\)"):
+        model(x, ei, pairs.t(), edge_attr)
+    with pytest.raises(ValueError, match=r"got shape \(3,\)$"):
+        model(x, ei, pairs[:, 0], edge_attr)
+    with pytest.raises(ValueError, match=r"protein index 6 but there are 6 proteins \(valid indices 0\.\.5\)"):
+        model(x, ei, torch.tensor([[0, 6]]), edge_attr)
+    with pytest.raises(ValueError, match="protein index -1"):
+        model(x, ei, torch.tensor([[-1, 2]]), edge_attr)
+    with pytest.raises(TypeError, match=r"integer protein indices; got dtype torch.float32 \(use pairs.long\(\)\)"):
+        model(x, ei, pairs.float(), edge_attr)
+    with pytest.raises(TypeError, match=r"got list \(use torch.as_tensor\(pairs, dtype=torch.long\)\)"):
+        model(x, ei, pairs.tolist(), edge_attr)
+    h = model.encode(x, ei, edge_attr)
+    with pytest.raises(ValueError, match=r"pass pairs\.t\(\)"):  # decode alone: the shape, without reading values
+        model.decode(h, pairs.t())

@@ -371,3 +371,57 @@ def test_a_protein_with_only_a_self_loop_is_said_to_have_one(files, capsys, capl
     assert main([*base, "--nodes", str(files / "nodes.txt")]) == 0  # and LONE, in --nodes only
     assert "14 unannotated proteins predicted (2 isolated, flagged: no interaction with another protein (1 of " \
            "them only with itself: self-loops are removed), so the same scores for each)" in capsys.readouterr().out
+
+
+def _two_communities(y_kind: str = "multi-hot"):
+    """Two 8-protein cliques (functions a, b), every other protein annotated, one bridge."""
+    import torch
+    from torch_geometric.data import Data
+
+    edges = [(c * 8 + i, c * 8 + j) for c in range(2) for i in range(8) for j in range(8) if i != j] + [(0, 8), (8, 0)]
+    ids = torch.tensor([c if i % 2 == 0 else -1 for c in range(2) for i in range(8)])
+    y = ids if y_kind == "class ids" else torch.nn.functional.one_hot(ids.clamp_min(0), 2).float() * (ids >= 0)[:, None]
+    return Data(edge_index=torch.tensor(edges).t(), num_nodes=16, y=y, label_names=["a", "b"],
+                node_names=[f"{'AB'[c]}{i}" for c in range(2) for i in range(8)])
+
+
+@pytest.mark.parametrize("change,error,match", [
+    (lambda d: setattr(d, "y", d.y.numpy()), TypeError, r"data.y must be a torch tensor.*got ndarray \(use "
+                                                        r"torch.as_tensor\(data.y\)\)"),
+    (lambda d: setattr(d, "y", d.y[:12]), ValueError, r"data.y has shape \(12, 2\) but the graph has 16 proteins"),
+    (lambda d: delattr(d, "node_names"), ValueError, "data has no node_names: the predictions name each protein"),
+    (lambda d: delattr(d, "label_names"), ValueError, "data has no label_names"),
+    (lambda d: setattr(d, "label_names", ["a"]), ValueError, "data.label_names has 1 names but data.y has 2 columns"),
+    (lambda d: setattr(d, "node_names", ["x"] * 15), ValueError, "data.node_names has 15 names but the graph has 16"),
+    (lambda d: setattr(d, "y", d.y * 2), ValueError, "data.y must be multi-hot: 1 where a protein has a function"),
+    (lambda d: setattr(d, "y", d.y.argmax(1) + 1), ValueError, r"as class ids it must be integers in 0\.\.1"),
+])
+def test_predict_unannotated_checks_its_data_before_any_work(monkeypatch, change, error, match):
+    """Each was found only after training (numpy's 'Calling nonzero on 0d arrays', AttributeError, IndexError) or
+    gave a false answer (y of 12 rows for 16 proteins: 'every protein in the graph is annotated')."""
+    from gatbio.tasks import protein
+
+    monkeypatch.setattr(protein, "node_features", lambda *a, **k: pytest.fail("computed the inputs"))
+    data = _two_communities()
+    change(data)
+    with pytest.raises(error, match=match):
+        protein.predict_unannotated(data)
+
+
+def test_predict_unannotated_reads_class_ids_as_one_hot_and_takes_a_dict_config(capsys):
+    """yeast-bu2003's y: long (N,) class ids with -1 for unlabelled; cfg as a dict (was AttributeError)."""
+    from gatbio.tasks.protein import predict_unannotated
+
+    data = _two_communities("class ids")
+    given = data.y.clone()
+    pred, explain = predict_unannotated(data, {"epochs": 30, "eval_every": 2}, top=1)
+    assert "data.y holds class ids with -1 for unannotated: read as one-hot functions (16, 2)" in capsys.readouterr().err
+    assert data.y.equal(given)  # the caller's data keeps its y
+    assert sorted(pred["protein"]) == sorted(f"{c}{i}" for c in "AB" for i in range(1, 8, 2))
+    assert (pred.set_index("protein")["top_functions"].str[0] == pred["protein"].str[0].str.lower().values).all()
+    known = {f"{c}{i}": c.lower() for c in "AB" for i in range(0, 8, 2)}  # the neighbours' functions, by name
+    assert (explain["neighbour_known_labels"] == explain["neighbour"].map(known).fillna("")).all()
+    with pytest.raises(ValueError, match=r"^bad config in cfg: Key 'epoch' not in 'ProteinConfig'"):
+        predict_unannotated(data, {"epoch": 5})
+    with pytest.raises(TypeError, match="cfg must be a ProteinConfig, a dict of its settings or None; got str"):
+        predict_unannotated(data, "config.yaml")

@@ -836,3 +836,35 @@ def test_a_misspelt_model_gets_the_closest_names(files, capsys):
     cfg = pi.load(None, ["custom_models={gat_log: {base: gat_plain}}", "models=[gat_log]"])
     with pytest.raises(ValueError, match=r"unknown model 'gat_lgo'; did you mean gat_log or .*, gat_log; or define it under"):
         pi.check_model_name("gat_lgo", cfg, "--model")
+
+
+@pytest.mark.parametrize("query,error,match", [
+    (torch.tensor([[0, 2, 1], [1, 3, 3]]), ValueError, r"query must be \(P, 2\).*got shape \(2, 3\).*pass query\.t\(\)"),
+    ([[0, 2, 1], [1, 3, 3]], ValueError, r"got \[0, 2, 1\] \(the \(2, Q\) layout\? give one \(a, b\) per pair"),
+    ([("P0", "P99")], ValueError, r"query: protein 'P99' is not in the network \(40 proteins, data.node_names\)"),
+    ([(0, 40)], ValueError, r"query holds protein index 40 but there are 40 proteins \(valid indices 0\.\.39\)"),
+    (("P0", "P2"), ValueError, r"got 'P0' \(for one pair give \[\(a, b\)\]\)"),
+    ([], ValueError, "query has no pair"),
+    (np.array([[0.0, 1.0]]), TypeError, "query must hold integer protein indices; got dtype torch.float64"),
+    ("P0 P2", TypeError, "query must be a list of \\(a, b\\) pairs or a \\(Q, 2\\) tensor; got str"),
+])
+def test_a_bad_query_is_refused_before_any_training(files, monkeypatch, query, error, match):
+    """Each was found after training ('too many values to unpack', "'list' object has no attribute 'tolist'",
+    'invalid literal for int()', a bare IndexError deep in pair_features) or not at all."""
+    data = pi.load_data(config(files))
+    monkeypatch.setattr(pi, "fit_and_score", lambda *a, **k: pytest.fail("trained"))
+    with pytest.raises(error, match=match):
+        pi.predict_interactions(data, query, config(files), "profile_rule")
+
+
+def test_a_query_may_be_a_list_of_pairs_of_indices_or_names(files):
+    data = pi.load_data(config(files))
+    names = list(map(str, data.node_names))
+    i0, i2, i1 = names.index("P0"), names.index("P2"), names.index("P1")
+    as_tensor = pi.query_pairs(data, torch.tensor([[i0, i2], [i1, i0]]))
+    assert as_tensor.dtype == torch.long and as_tensor.tolist() == [[i0, i2], [i1, i0]]
+    assert pi.query_pairs(data, [("P0", "P2"), ("P1", i0)]).equal(as_tensor)
+    assert pi.query_pairs(data, np.array([[i0, i2], [i1, i0]])).equal(as_tensor)
+    pred = pi.predict_interactions(data, [("P0", "P2"), ("P1", "P0")], config(files), "profile_rule")
+    assert pred[["protein_a", "protein_b"]].values.tolist() == [["P0", "P2"], ["P1", "P0"]]
+    assert pred[[f"score_{m}" for m in MODES]].apply(lambda c: c.between(0, 1)).all().all()
