@@ -8,6 +8,9 @@ Each results folder must be complete before its notebook runs: a notebook falls 
 its folder holds no results, and the committed notebook would then show quick results under the full title.
 Complete means: protein: ``summary.csv`` and ``attention_example.json``; robustness: ``runs/`` and
 ``summary/``; food webs: ``summary.csv``; interactions: ``summary.csv`` and ``config.yaml``. The notebooks print results paths relative to the repository.
+Each folder must also hold results of its notebook's task (the task its ``fingerprint.json`` records, else the one
+whose settings its ``config.yaml`` holds): a food-web notebook run on an interactions folder would be committed with
+another task's tables. Every folder is checked before any notebook runs.
 
 Each notebook runs top to bottom in a fresh kernel with its working directory in ``notebooks/`` (as
 ``tests/conftest.py::run_notebook``); the cells' execution timestamps are dropped, so that executing again
@@ -33,6 +36,61 @@ SETUP = {
     "protein_interactions": ("interactions", "GATBIO_INTERACTIONS_RESULTS", "results/shs27k_full",
                              ("summary.csv", "config.yaml")),
 }
+
+
+#: notebook → the task whose results it reads (the config schema's name, as ``fingerprint.json`` records it)
+TASKS = {"protein_function": "ProteinConfig", "hub_robustness": "RobustnessConfig",
+         "food_web_inference": "FoodWebConfig", "protein_interactions": "InteractionsConfig"}
+
+
+def folder_task(folder: Path) -> str | None:
+    """The task whose results ``folder`` holds: the config schema its ``fingerprint.json`` records
+    (:func:`gatbio.results.stored_task`), else the schema of :data:`gatbio.config.TASK_SCHEMAS` that holds the
+    most of its ``config.yaml``'s keys (every one of them); ``None`` when neither tells."""
+    import dataclasses
+    import importlib
+
+    import yaml
+
+    from gatbio.config import TASK_SCHEMAS
+    from gatbio.results import stored_task
+
+    task = stored_task(folder)
+    if task is not None:
+        return task
+    try:
+        doc = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if not isinstance(doc, dict) or not doc:
+        return None
+    keys = set(map(str, doc))
+    fits = []
+    for spec in TASK_SCHEMAS:
+        module, name = spec.split(":")
+        fields = {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}
+        if keys <= fields:
+            fits.append((len(fields - keys), name))  # the fewest fields the file leaves out: its own schema
+    fits.sort()
+    return fits[0][1] if fits and (len(fits) == 1 or fits[0][0] < fits[1][0]) else None
+
+
+def wrong_tasks(folders: dict[str, Path]) -> list[str]:
+    """One line per existing folder of ``folders`` (notebook → folder) that does not hold results of the
+    notebook's task, naming the folder, the task found and the one expected."""
+    lines = []
+    for name, folder in folders.items():
+        if not folder.is_dir():
+            continue  # named by the completeness check
+        option, expected = SETUP[name][0], TASKS[name]
+        found = folder_task(folder)
+        if found is None:
+            lines.append(f"--{option} {folder}: no fingerprint.json or config.yaml tells which task made it; "
+                         f"{name} reads results of {expected} (give the out_dir of that run)")
+        elif found != expected:
+            lines.append(f"--{option} {folder}: holds results of {found}, but {name} reads results of {expected} "
+                         f"(give the out_dir of that task's run as --{option})")
+    return lines
 
 
 def _without_tqdm_warning(output):
@@ -96,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown notebook(s) {unknown}; choose from {', '.join(SETUP)}")
     folders = {n: getattr(args, SETUP[n][0]) for n in names}
+    wrong = wrong_tasks(folders)
+    if wrong:  # before any notebook runs: a notebook would be rewritten with another task's results
+        print("\n".join(wrong), file=sys.stderr)
+        return 1
     missing = [f"{folders[n] / f}" for n in names for f in SETUP[n][3] if not (folders[n] / f).exists()]
     if missing:
         print("results are not complete (run the full configs first, or pass the folders):\n  "

@@ -11,8 +11,9 @@ from gatbio.tasks import protein_diagnostics
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=protein_diagnostics.__doc__.split("\n\n")[0])
-    ap.add_argument("--datasets", nargs="+", default=["yeast-bu2003", "node2vec-ppi"])
-    ap.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
+    ap.add_argument("--datasets", nargs="+", default=list(protein_diagnostics.DATASETS),
+                    help=f"of {', '.join(protein_diagnostics.DATASETS)}, each once (default: all)")
+    ap.add_argument("--seeds", nargs="+", type=int, default=list(range(10)), help="each once (default: 0 ... 9)")
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.5])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="results/protein_diagnostics")

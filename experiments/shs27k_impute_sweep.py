@@ -1,5 +1,6 @@
 """How the no-learning rule's homology settings were chosen: the profile rule over a grid, on the saved SHS27k
-splits of a results folder.
+splits of a results folder (on the pair table the folder was made from: its config.yaml's dataset; a split of
+another table is refused).
 
 - **Imputation** (default): a protein with no training pair (every protein of a BFS/DFS test region) has no label
   profile. The plain rule gives it the mean mode vector; with imputation it takes the similarity-weighted mean
@@ -37,11 +38,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _shs27k_common import check_split, folder_data, read_json  # noqa: E402
 
 KMERS = (2, 3, 4, 5, 6)
 NEIGHBORS = (0, 1, 3, 5, 10, 20)  # 0: no imputation (the plain rule)
@@ -87,14 +92,12 @@ def _settings(sims, interolog: bool):
 
 def sweep(results: Path, kinds=("bfs", "dfs"), interolog: bool = False) -> pd.DataFrame:
     """One row per (split type, setting): validation and test micro-F1 of the profile rule, mean over the seeds."""
-    import gatbio.data as gd
     from gatbio.data.pair_features import choose_threshold, profile_rule
     from gatbio.tasks.protein_interactions import evaluate_pairs
 
-    data = gd.load("shs27k", features=())
+    data, splits = _data_and_splits(results, kinds)
     pairs, y, n = data.pairs.numpy(), data.pair_modes.numpy(), data.num_nodes
     sims = _similarities(data, INTEROLOG_KMERS if interolog else KMERS)
-    splits = _split_files(results, kinds)
     rows = []
     for cols, kw in _settings(sims, interolog):
         for kind, sps in splits.items():
@@ -110,14 +113,25 @@ def sweep(results: Path, kinds=("bfs", "dfs"), interolog: bool = False) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def _split_files(results: Path, kinds) -> dict[str, list[dict]]:
+def _split_files(results: Path, kinds, folder=None) -> dict[str, list[dict]]:
+    """The saved splits of each kind (``splits/<kind>_s<seed>.json``); a damaged file stops with one line. With
+    ``folder`` (:func:`_shs27k_common.folder_data`), each is checked to index that pair table."""
     splits = {}
     for kind in kinds:
         files = sorted((results / "splits").glob(f"{kind}_s*.json"))
         if not files:
             raise SystemExit(f"{results}/splits: no {kind} split files (run `gatbio protein interactions` first)")
-        splits[kind] = [json.loads(f.read_text()) for f in files]
+        splits[kind] = [read_json(f, results, "split") for f in files]
+        if folder is not None:
+            for f, sp in zip(files, splits[kind], strict=True):
+                check_split(f, sp, folder)
     return splits
+
+
+def _data_and_splits(results: Path, kinds):
+    """The pair table the folder was made from (its config.yaml's dataset) and its splits, checked to index it."""
+    folder = folder_data(results)
+    return folder.data, _split_files(results, kinds, folder)
 
 
 def coverage(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
@@ -125,18 +139,17 @@ def coverage(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     for the recipe's setting (``GAT_PAIRS_DEFAULTS``: ``interolog`` homologues by ``impute_kmer``-mer similarity)."""
     import torch
 
-    import gatbio.data as gd
     from gatbio.data.pair_features import homologues, interolog_scores
     from gatbio.data.pair_splits import SUBSETS, pair_subsets
     from gatbio.data.sequence import kmer_similarity
     from gatbio.nn.pair_models import GAT_PAIRS_DEFAULTS
 
-    data = gd.load("shs27k", features=())
+    data, splits = _data_and_splits(results, kinds)
     pairs, y, n = data.pairs, data.pair_modes.float(), data.num_nodes
     index, weight = homologues(kmer_similarity(data.sequences, GAT_PAIRS_DEFAULTS["impute_kmer"]),
                                GAT_PAIRS_DEFAULTS["interolog"])
     rows = []
-    for kind, sps in _split_files(results, kinds).items():
+    for kind, sps in splits.items():
         hits = {"all": [], "es": [], "ns": []}
         for sp in sps:
             tr, te = torch.as_tensor(sp["train"]), torch.as_tensor(sp["test"])
@@ -181,17 +194,16 @@ def oracle(results: Path, kinds=("bfs", "dfs")) -> pd.DataFrame:
     micro-F1 at the best threshold on the test pairs, mean and std over the seeds (``ddof=0``: :data:`STD_NOTE`)."""
     import torch
 
-    import gatbio.data as gd
     from gatbio.data.pair_features import choose_threshold, homologues
     from gatbio.data.sequence import kmer_similarity
     from gatbio.nn.pair_models import GAT_PAIRS_DEFAULTS
 
-    data = gd.load("shs27k", features=())
+    data, splits = _data_and_splits(results, kinds)
     sim = torch.as_tensor(kmer_similarity(data.sequences, GAT_PAIRS_DEFAULTS["impute_kmer"])).float()
     index, weight = homologues(sim, GAT_PAIRS_DEFAULTS["interolog"])
     y = data.pair_modes.numpy()
     rows = []
-    for kind, sps in _split_files(results, kinds).items():
+    for kind, sps in splits.items():
         got = {"profile rule": [], "interolog rule": []}
         for sp in sps:
             te = np.asarray(sp["test"])

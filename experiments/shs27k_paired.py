@@ -1,5 +1,6 @@
 """Paired differences between models of one SHS27k results folder: each model minus a reference model on the same
-split type and seed (micro-F1 on the test pairs, or another metric of the results: ``--metric micro_f1_ns``), as
+split type and seed (micro-F1 on the test pairs, or another metric of the results: ``--metric`` macro_f1, or
+micro_f1_bs / micro_f1_es / micro_f1_ns on the test pairs with both / one / neither protein in a training pair), as
 the ablation and the model comparisons of experiments/README.md
 report them.
 
@@ -9,7 +10,8 @@ left out (their number is printed).
 
 ``--against OTHER`` pairs each model with the *same* model of another results folder instead (same split type and
 seed: folders made with the same splits, e.g. one setting such as ``protein_features`` changed): ``model here -
-model there``.
+model there``. Two folders whose saved splits differ (``splits/<split>_s<seed>.json``: another pair table, or other
+test pairs) are refused: their differences would mix models with test sets.
 
 Usage::
 
@@ -22,18 +24,27 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _shs27k_common import read_json  # noqa: E402
+
+#: The metrics of a run that ``--metric`` takes (test micro-F1, macro-F1, micro-F1 on the BS / ES / NS subsets).
+METRICS = ("micro_f1", "macro_f1", "micro_f1_bs", "micro_f1_es", "micro_f1_ns")
+
 
 def runs(results: Path, graph: str = "train", metric: str = "micro_f1") -> pd.DataFrame:
     """``split, seed, model, <metric>`` of every ``runs/<split>/s<seed>/<graph>/<model>.json``."""
+    if metric not in METRICS:
+        raise SystemExit(f"--metric {metric!r}: not a metric of the results; choose {', '.join(METRICS)}")
     rows = []
     for p in sorted((results / "runs").glob(f"*/s*/{graph}/*.json")):
-        r = json.loads(p.read_text())
+        r = read_json(p, results, "run")
         if metric not in r:
             raise SystemExit(f"{p}: no {metric!r} (metrics: micro_f1, macro_f1, micro_f1_bs / _es / _ns)")
         value = np.nan if r[metric] is None else r[metric]  # a subset without pairs (BS of a BFS split): None
@@ -68,6 +79,8 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     """As :func:`paired`, each model of ``results`` minus the same model of ``other`` (``ref`` names the folder)."""
     here, there = runs(results, graph, metric), runs(other, graph, metric)
     both = here.merge(there, on=["split", "seed", "model"], suffixes=("", "_other"))
+    for split, seed in dict.fromkeys(zip(both["split"], both["seed"], strict=True)):
+        same_split(results, other, split, seed)
     names = models or list(dict.fromkeys(here["model"]))
     missing = [m for m in names if m not in set(both["model"])]
     if missing:
@@ -81,6 +94,26 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     return pd.DataFrame(out)
 
 
+def same_split(results: Path, other: Path, split: str, seed: int) -> None:
+    """One line unless ``splits/<split>_s<seed>.json`` of both folders are the same split: made from the same pair
+    table (``pairs_sha256``, or ``num_pairs`` where one has no digest) with the same test pairs."""
+    name = f"{split}_s{seed}.json"
+    a, b = results / "splits" / name, other / "splits" / name
+    for p in (a, b):
+        if not p.is_file():
+            raise SystemExit(f"{p}: no such file: the two folders' splits cannot be compared (--against pairs "
+                             "folders made with the same splits)")
+    sa, sb = read_json(a, results, "split"), read_json(b, other, "split")
+    digests = sa.get("pairs_sha256"), sb.get("pairs_sha256")
+    table = digests if None not in digests else (sa.get("num_pairs"), sb.get("num_pairs"))
+    if table[0] != table[1]:
+        raise SystemExit(f"{b}: made from another pair table than {a}: --against pairs folders made with the same "
+                         "splits of the same data")
+    if sorted(sa.get("test") or []) != sorted(sb.get("test") or []):
+        raise SystemExit(f"{b}: other test pairs than {a}: --against pairs folders made with the same splits "
+                         "(same split settings and seeds)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path)
@@ -89,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     ref.add_argument("--against", type=Path, help="another results folder (differences are model - same model there)")
     ap.add_argument("--models", nargs="+", default=None, help="models to compare (default: all others)")
     ap.add_argument("--graph", default="train", choices=["train", "all"])
-    ap.add_argument("--metric", default="micro_f1", help="a metric of the results (default: micro_f1)")
+    ap.add_argument("--metric", default="micro_f1", choices=METRICS,
+                    help="the metric of the results to compare (default: micro_f1)")
     a = ap.parse_args(argv)
     table = (across(a.results, a.against, a.models, a.graph, a.metric) if a.against is not None
              else paired(a.results, a.ref, a.models, a.graph, a.metric))

@@ -16,25 +16,30 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _shs27k_common import check_split, folder_data, read_json  # noqa: E402
+
 
 def split_modes(results: Path) -> pd.DataFrame:
-    """One row per split file of ``results/splits`` (see the module docstring)."""
-    import gatbio.data as gd
-
+    """One row per split file of ``results/splits`` (see the module docstring), on the pair table the folder was
+    made from (its config.yaml's dataset; a split of another table is refused)."""
     files = sorted((results / "splits").glob("*.json"))
     if not files:
         raise SystemExit(f"{results}/splits: no split files (run `gatbio protein interactions --config ...` first)")
-    data = gd.load("shs27k")
+    splits = {f: read_json(f, results, "split") for f in files}  # a damaged file named before the data load
+    folder = folder_data(results)
+    data = folder.data
     y = data.pair_modes.numpy().astype(float)  # (P, M)
     rows = []
-    for f in files:
-        sp = json.loads(f.read_text())
+    for f, sp in splits.items():
+        check_split(f, sp, folder)
         tr, te = y[np.asarray(sp["train"])], y[np.asarray(sp["test"])]
         mix_tr, mix_te = tr.sum(0) / tr.sum(), te.sum(0) / te.sum()
         row = {"split": sp["kind"], "seed": sp["seed"], "modes/pair train": tr.sum(1).mean(),
@@ -59,7 +64,7 @@ def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | No
             p = results / "runs" / r.split / f"s{r.seed}" / "train" / f"{m}.json"
             if not p.is_file():
                 raise SystemExit(f"{p}: no result of model {m!r} for this split")
-            f1.append(json.loads(p.read_text())["micro_f1"])
+            f1.append(read_json(p, results, "run")["micro_f1"])
         rho, pval = spearmanr(regions["TV distance"], f1)
         rows.append({"model": m, "splits": len(f1), "spearman_rho": round(float(rho), 2), "p": round(float(pval), 3)})
     return pd.DataFrame(rows)

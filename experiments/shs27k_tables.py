@@ -9,8 +9,8 @@ graph), and for a ``choice`` model the candidate it chose with the candidates' v
 ``--compare OTHER`` sets the folder's summary beside another run's of the same benchmark (e.g. the same config on
 a GPU): OTHER is a results folder, its ``summary.csv``, or the tables the command printed (``summary.md`` or a log
 holding them; where a device sends back only the log). Per split, graph and model: both micro-F1 means, their
-difference and that difference in units of the seeds' spread (the two stds' root mean square); then the largest
-differences.
+difference and that difference in units of the seeds' spread (the two stds' root mean square; none where a side has a
+single seed, ``± –``); then the largest differences.
 
 Usage::
 
@@ -22,24 +22,41 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _shs27k_common import read_json  # noqa: E402
+
 
 def load_runs(results: Path) -> pd.DataFrame:
-    """Every ``runs/<split>/s<seed>/<graph>/<model>.json`` of ``results``, one row each."""
-    rows = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*/s*/*/*.json"))]
+    """Every ``runs/<split>/s<seed>/<graph>/<model>.json`` of ``results``, one row each (a damaged one: one line
+    that names it)."""
+    rows = [read_json(p, results, "run") for p in sorted((results / "runs").glob("*/s*/*/*.json"))]
     if not rows:
         raise SystemExit(f"{results}/runs: no results (run `gatbio protein interactions --config ...` first)")
     return pd.DataFrame(rows)
 
 
 def _ms(v: pd.Series) -> str:
+    """``mean ± std`` (sample std) as summary.md writes it: ``± –`` for a single run, ``–`` for none."""
     v = pd.to_numeric(v, errors="coerce").dropna()
-    return "–" if v.empty else f"{v.mean():.3f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.3f}"
+    if v.empty:
+        return "–"
+    return f"{v.mean():.3f} ± " + (f"{v.std(ddof=1):.3f}" if len(v) > 1 else "–")
+
+
+def _mean(v: pd.Series, digits: int = 0) -> str:
+    v = pd.to_numeric(v, errors="coerce").dropna()
+    return "–" if v.empty else f"{v.mean():.{digits}f}"
+
+
+#: The columns of a run that the tables read (a run without one: ``–``).
+COLUMNS = ["micro_f1", "macro_f1", "micro_f1_bs", "micro_f1_es", "micro_f1_ns", "seconds", "cpu_seconds"]
 
 
 def tables(results: Path) -> str:
@@ -57,18 +74,20 @@ def tables(results: Path) -> str:
         if part.empty:
             continue
         tr = part[part["graph"] == "train"]
-        n = tr.groupby("seed")[["n_bs", "n_es", "n_ns", "n_test"]].first().mean().round().astype(int)
-        lines = [f"#### {split} (test pairs per seed, mean: BS {n.n_bs}, ES {n.n_es}, NS {n.n_ns}, of {n.n_test})", "",
+        sizes = tr.reindex(columns=["seed", "n_bs", "n_es", "n_ns", "n_test"]).groupby("seed").first()
+        n = {c: _mean(sizes[c]) for c in sizes}  # (half to even); – without training-graph runs
+        lines = [f"#### {split} (test pairs per seed, mean: BS {n['n_bs']}, ES {n['n_es']}, NS {n['n_ns']}, of "
+                 f"{n['n_test']})", "",
                  "| model | micro-F1 (train graph) | macro-F1 | BS | ES | NS | micro-F1 (all-pairs graph) | "
                  "s / fit (cpu s) |", "|---|---|---|---|---|---|---|---|"]
         for m in models:
-            t = tr[tr["model"] == m]
-            if t.empty:
-                continue
+            t = tr[tr["model"] == m].reindex(columns=COLUMNS)
             a = part[(part["graph"] == "all") & (part["model"] == m)]
+            if t.empty and a.empty:
+                continue
             cells = [_ms(t["micro_f1"]), _ms(t["macro_f1"]), _ms(t["micro_f1_bs"]), _ms(t["micro_f1_es"]),
                      _ms(t["micro_f1_ns"]), _ms(a["micro_f1"]) if len(a) else "– (no graph)",
-                     f"{np.mean(t['seconds']):.0f} ({np.mean(t['cpu_seconds']):.0f})"]
+                     "–" if t.empty else f"{_mean(t['seconds'])} ({_mean(t['cpu_seconds'])})"]
             lines.append(f"| `{m}` | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -121,9 +140,11 @@ def read_summary(path: Path) -> pd.DataFrame:
                     raise SystemExit(f"{path}:{n}: {len(cells)} cells under a header of {len(cols)}")
                 r = dict(zip(cols, cells, strict=True))
                 try:
-                    mean, std = (float(v) for v in r["micro_f1"].split("±"))
+                    mean, std = r["micro_f1"].split("±")
+                    mean, std = float(mean), np.nan if std.strip() == "–" else float(std)  # –: a single run
                 except ValueError:
-                    raise SystemExit(f"{path}:{n}: micro_f1 {r['micro_f1']!r} is not 'mean ± std'") from None
+                    raise SystemExit(f"{path}:{n}: micro_f1 {r['micro_f1']!r} is not 'mean ± std' (or 'mean ± –' "
+                                     "for a single run)") from None
                 rows.append({"split": split, "graph": r["graph"], "model": r["model"], "micro_f1_mean": mean,
                              "micro_f1_std": std})
     if not rows:
@@ -156,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_rows", None):
             print(d.to_string(index=False))
         big = d.loc[d["delta"].abs().idxmax()]
-        zmax = d["z"].abs().max()
+        zmax = d["z"].abs().max()  # NaN where every row has a single run on one side (no std)
         print(f"\n{len(d)} rows; largest |delta| {abs(big['delta']):.3f} ({big['split']} {big['graph']} {big['model']}); "
-              f"largest |z| {zmax:.2f}; |delta| per split, train graph: "
+              f"largest |z| {'–' if pd.isna(zmax) else f'{zmax:.2f}'}; |delta| per split, train graph: "
               + ", ".join(f"{k} {v:.3f}" for k, v in d[d["graph"] == "train"].groupby("split", sort=False)["delta"]
                           .apply(lambda x: x.abs().max()).items()))
     elif a.per_seed:

@@ -1,5 +1,6 @@
 """Would a threshold chosen on validation beat the published 0.5? The learnt models' probabilities of an SHS27k
-results folder (``<model>.proba.npz`` beside each result: validation and test pairs), thresholded four ways:
+results folder (``<model>.proba.npz`` beside each result: validation and test pairs; scored on the pair table the
+folder was made from, its config.yaml's dataset), thresholded four ways:
 
 - ``fixed``: 0.5 for every mode, as published and as the tables report;
 - ``global``: one threshold for all modes, the best validation micro-F1 on a grid 0.20-0.80
@@ -15,6 +16,10 @@ results folder (``<model>.proba.npz`` beside each result: validation and test pa
 For each split type and model it prints the test micro-F1 of each way, mean over the seeds, and the paired
 difference to ``fixed`` with the number of seeds ahead. Every choice reads only the validation pairs.
 
+The no-learning rules (``profile_rule``, ``interolog_rule``: kind ``profile_rule``) are not compared: they choose
+their own threshold on validation (``threshold_chosen`` in their results, what the tables report), so 0.5 is not
+their published figure.
+
 Usage::
 
     python experiments/shs27k_thresholds.py results/shs27k_full
@@ -24,10 +29,17 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _shs27k_common import check_indices, check_split, folder_data, read_json, rerun_hint  # noqa: E402
 
 GRID = np.round(np.linspace(0.2, 0.8, 25), 3)
 LAMBDAS = (0.0, 0.25, 0.5, 1.0)
@@ -78,22 +90,55 @@ def proba_files(results: Path, models, graph: str = "train") -> dict[str, list[P
             there = sorted({f.name[:-len(".proba.npz")] for f in (results / "runs").glob(f"*/s*/{graph}/*.proba.npz")})
             raise SystemExit(f"{results}/runs/*/s*/{graph}: no {model}.proba.npz (a learnt model of that run?); "
                              f"models with probabilities there: {', '.join(there) or 'none'}")
+        for f in files:  # a rule's tables figure is at the threshold it chose, not at 0.5
+            run = f.with_name(f"{model}.json")
+            row = read_json(run, results, "run") if run.is_file() else {}
+            if "threshold_chosen" in row or (row.get("options") or {}).get("kind") == "profile_rule":
+                raise SystemExit(f"--models {model}: a no-learning rule (kind profile_rule) that chooses its own "
+                                 f"threshold on validation (threshold_chosen {row.get('threshold_chosen')} in {run}), "
+                                 "which is what the tables report, not 0.5: this script compares thresholds for the "
+                                 "learnt models' probabilities; leave it out")
     return found
+
+
+def read_proba(path: Path, results: Path) -> dict[str, np.ndarray]:
+    """The four arrays of a ``<model>.proba.npz``; a damaged file (cut short, not an npz, an array missing) stops
+    with one line that names it."""
+    keys = ("val_pairs", "val_proba", "test_pairs", "test_proba")
+    try:
+        with np.load(path) as z:
+            missing = [k for k in keys if k not in z.files]
+            if not missing:
+                return {k: z[k] for k in keys}
+            why = f"no {', '.join(missing)} in it"
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error):  # numpy: "pickled (object) data" for a non-archive
+        why = "not an npz archive: cut short or damaged?"
+    except OSError as err:
+        why = err.strerror or str(err)
+    hint = rerun_hint(results).replace("delete it", f"delete it and its {path.name[:-len('.proba.npz')]}.json")
+    raise SystemExit(f"{path}: not a readable probability file ({why}): {hint}")
 
 
 def compare(results: Path, models, graph: str = "train") -> pd.DataFrame:
     """One row per (split type, model, seed): test micro-F1 at 0.5, at the global and at the per-mode threshold, and
     decoded to the likeliest mode combination (with the ``lambda`` chosen on validation)."""
-    import gatbio.data as gd
     from gatbio.data.pair_features import choose_threshold
     from gatbio.tasks.protein_interactions import evaluate_pairs
 
     found = proba_files(results, models, graph)  # every name checked before the data load and the sweeps
-    y = gd.load("shs27k", features=()).pair_modes.numpy()
+    folder = folder_data(results)  # the pair table the folder was made from
+    y = folder.data.pair_modes.numpy()
+    checked = set()
     rows = []
     for model, files in found.items():
         for f in files:
-            z = np.load(f)
+            split = results / "splits" / f"{f.parts[-4]}_{f.parts[-3]}.json"
+            if split.is_file() and split not in checked:  # the indices below point into the split's pair table
+                check_split(split, read_json(split, results, "split"), folder)
+                checked.add(split)
+            z = read_proba(f, results)
+            check_indices(f, "val_pairs", z["val_pairs"], folder)
+            check_indices(f, "test_pairs", z["test_pairs"], folder)
             yv, pv, yt, pt = y[z["val_pairs"]], z["val_proba"], y[z["test_pairs"]], z["test_proba"]
             t_glob, _ = choose_threshold(yv, pv, GRID)
             t_mode = per_mode_thresholds(yv, pv)
@@ -129,7 +174,8 @@ def main(argv=None) -> None:
     ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path,
                     help="an SHS27k results folder of gatbio protein interactions (default: results/shs27k_full)")
     ap.add_argument("--models", nargs="+", default=list(MODELS), metavar="MODEL",
-                    help="learnt models whose <model>.proba.npz files to read (default: " + " ".join(MODELS) + ")")
+                    help="learnt models whose <model>.proba.npz files to read, not the rules that choose their own "
+                         "threshold (default: " + " ".join(MODELS) + ")")
     ap.add_argument("--graph", default="train", choices=["train", "all"],
                     help="the runs' message-passing graph, runs/<split>/s<seed>/<graph>/ (default: train)")
     args = ap.parse_args(argv)

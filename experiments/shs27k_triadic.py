@@ -58,8 +58,16 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kinds", nargs="+", default=["random"], choices=["random", "bfs", "dfs"])
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                    help="split seeds, each once, >= 0 (default: 0 1 2 3 4)")
     args = ap.parse_args(argv)
+    shown = " ".join(map(str, args.seeds))
+    if any(s < 0 for s in args.seeds):  # numpy's default_rng refuses them deep inside the split
+        ap.error(f"--seeds {shown}: give seeds >= 0")
+    if len(set(args.seeds)) < len(args.seeds):  # a repeated seed would count its split twice in the mean
+        ap.error(f"--seeds {shown}: each seed once")
+    if len(set(args.kinds)) < len(args.kinds):
+        ap.error(f"--kinds {' '.join(args.kinds)}: each split type once")
 
     d = gd.load("shs27k", features=())
     pairs, n = d.pairs.numpy(), d.num_nodes

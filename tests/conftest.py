@@ -47,6 +47,33 @@ def data_root() -> Path:
     return root
 
 
+def write_pair_files(folder: Path, n: int = 40, n_pairs: int = 120, seq_len: int = 60, seed: int = 0,
+                     score: int | None = None) -> None:
+    """A tiny interaction-types dataset in ``folder``: ``actions.txt`` (STRING actions layout) and ``seqs.tsv``.
+
+    ``n`` proteins ``P0..`` in two families, ``n_pairs`` pairs (a random tree, then random pairs); a pair's
+    modes follow its proteins' families (same: binding; different: activation and catalysis), and each family has
+    its own sequence alphabet, so a model can learn the modes from the sequences. ``score``: every pair's STRING
+    score, or (None) a random one per row.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    fam = np.arange(n) % 2
+    pairs = {(int(rng.integers(0, i)), i) for i in range(1, n)}
+    while len(pairs) < n_pairs:
+        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
+        pairs.add((a, b))
+    rows = ["item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore"]
+    for a, b in sorted(pairs):
+        modes = ["binding"] if fam[a] == fam[b] else ["activation", "catalysis"]
+        rows += [f"P{a}\tP{b}\t{m}\t\tf\tf\t{score if score is not None else int(rng.integers(150, 999))}"
+                 for m in modes]
+    (folder / "actions.txt").write_text("\n".join(rows) + "\n")
+    seqs = ["".join(rng.choice(list("AGVILFP" if fam[i] else "DEKRHNQ"), seq_len)) for i in range(n)]
+    (folder / "seqs.tsv").write_text("".join(f"P{i}\t{s}\n" for i, s in enumerate(seqs)))
+
+
 def experiment_script(name: str) -> ModuleType:
     """``experiments/<name>.py`` loaded as a module (the scripts are not a package; ``sys.path`` is left alone).
     It is registered in ``sys.modules`` before it runs, as ``dataclasses`` and ``pickle`` look modules up there."""

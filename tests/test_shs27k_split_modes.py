@@ -89,6 +89,10 @@ def test_paired_differences_against_another_folder(tmp_path, capsys):
         _write_run(there, "dfs", seed, "m", t)
     _write_run(there, "dfs", 2, "m", 0.9)  # a seed only there: left out
     _write_run(there, "dfs", 0, "other", 0.1)  # a model only there: not asked for
+    for root in (here, there):  # the same splits (checked: tests/test_shs27k_checks.py)
+        (root / "splits").mkdir()
+        for seed in (0, 1):
+            (root / "splits" / f"dfs_s{seed}.json").write_text(json.dumps({"num_pairs": 9, "test": [seed, 5]}))
     row = paired.across(here, there).iloc[0]
     assert (row["model"], row["seeds"], row["ahead"], row["per_seed"]) == ("m", 2, 1, [0.1, -0.05])
     assert row["ref"] == f"m of {there}"
@@ -107,7 +111,7 @@ def test_paired_differences_of_another_metric(tmp_path):
     assert row["per_seed"] == [0.07, -0.02] and row["ahead"] == 1
     assert paired.paired(tmp_path, "ref", metric="micro_f1")["delta_mean"].iloc[0] == 0
     assert paired.paired(tmp_path, "ref", metric="micro_f1_bs")["seeds"].iloc[0] == 0  # no BS pairs: no pairs
-    with pytest.raises(SystemExit, match="no 'recall'"):
+    with pytest.raises(SystemExit, match="--metric 'recall': not a metric of the results"):
         paired.paired(tmp_path, "ref", metric="recall")
 
 

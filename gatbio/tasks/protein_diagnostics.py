@@ -44,6 +44,9 @@ from gatbio.tasks import protein as pr
 
 ROWS_WINDOW = 3  #: NetMF window of the matrix rows in diagnostic 5
 BAG = 3  #: initialisations averaged in the "3 inits" rows
+#: What the diagnostics run on: the protein-function task's single-graph datasets with node labels
+#: (:func:`gatbio.tasks.protein.check`; the 24-graph benchmark, the tissue networks and the pair tables are not).
+DATASETS = ("yeast-bu2003", "node2vec-ppi")
 LR_MEMBERS = ("lr_prone", "lr_netmf", "knn_prone")  # = protein.ENSEMBLES["lr_ens"]
 NEURAL_MEMBERS = ("gat", "gatv2", "mlp")  # gat_ens = LR_MEMBERS + these
 
@@ -150,21 +153,30 @@ def summary(results: list[dict]) -> str:
 
 
 def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> None:
-    """The arguments of :func:`run`, checked before any work: known datasets with labels, seeds, at least one job,
-    labelled fractions in (0, 1) and a writable ``out``."""
+    """The arguments of :func:`run`, checked before any work: datasets of :data:`DATASETS`, each once; seeds >= 0,
+    each once; at least one job, labelled fractions in (0, 1) and a writable ``out``."""
     from gatbio._paths import check_output_dir
-    from gatbio.data import DATASETS
+    from gatbio.data import DATASETS as KNOWN
     from gatbio.data.sources import unknown_name
 
     for ds in datasets:
+        if ds not in KNOWN:
+            raise unknown_name("dataset", ds, list(DATASETS))
         if ds not in DATASETS:
-            raise unknown_name("dataset", ds, [n for n, i in DATASETS.items() if i.kind == "ppi"])
+            raise ValueError(f"--datasets {ds}: not a dataset these diagnostics run on (single-graph protein-function "
+                             f"datasets with node labels: {', '.join(DATASETS)})")
+    if len(set(datasets)) < len(datasets):
+        raise ValueError(f"--datasets {' '.join(datasets)}: give each dataset once")
     if not seeds or any(s < 0 for s in seeds):
         raise ValueError(f"--seeds {list(seeds)}: give one or more seeds >= 0")
+    if len(set(seeds)) < len(seeds):  # a repeated seed is the same split: it would count twice in the means
+        raise ValueError(f"--seeds {' '.join(map(str, seeds))}: give each seed once")
     if jobs < 1:
         raise ValueError(f"--jobs {jobs}: give at least 1")
     if not fractions or any(not 0 < f < 1 for f in fractions):
         raise ValueError(f"--fractions {list(fractions)}: each labelled fraction must be in (0, 1)")
+    if len(set(fractions)) < len(fractions):
+        raise ValueError(f"--fractions {' '.join(map(str, fractions))}: give each fraction once")
     check_output_dir(out, "--out")
 
 

@@ -51,3 +51,29 @@ def test_yeast_unit_has_every_row_and_resumes(data_root, tmp_path, monkeypatch):
     assert rows["gat"] != rows["gat (3 inits)"]  # three initialisations are not one
     monkeypatch.setattr(diag, "_setup", lambda ds: pytest.fail("a finished unit must be read back, not rerun"))
     assert diag.unit("yeast-bu2003", 0.5, 0, tmp_path) == res
+
+
+@pytest.mark.parametrize("datasets,message", [
+    (["shs27k"], "--datasets shs27k: not a dataset these diagnostics run on (single-graph protein-function datasets "
+                 "with node labels: yeast-bu2003, node2vec-ppi)"),
+    (["yeast-bu2003", "ppi-tissues"], "--datasets ppi-tissues: not a dataset these diagnostics run on"),
+    (["ppi"], "--datasets ppi: not a dataset"),
+    (["nope"], "unknown dataset 'nope' (known: yeast-bu2003, node2vec-ppi)"),
+    (["yeast-bu2003", "yeast-bu2003"], "--datasets yeast-bu2003 yeast-bu2003: give each dataset once"),
+])
+def test_check_takes_only_the_single_graph_labelled_datasets(datasets, message, tmp_path):
+    """shs27k (a pair table: a TypeError deep in its loader) and ppi-tissues (several graphs: an AttributeError) were
+    let through; the error lists the datasets the diagnostics run on."""
+    with pytest.raises(ValueError) as err:
+        diag.check(datasets, [0], 1, tmp_path / "out", [0.5])
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("seeds,fractions,message", [([0, 0], [0.5], "--seeds 0 0: give each seed once"),
+                                                     ([0, 1, 1], [0.5], "--seeds 0 1 1: give each seed once"),
+                                                     ([0], [0.5, 0.5], "--fractions 0.5 0.5: give each fraction")])
+def test_check_refuses_repeated_seeds_and_fractions(seeds, fractions, message, tmp_path):
+    """A repeated seed is the same split again: it would count twice in the means over seeds."""
+    with pytest.raises(ValueError, match=message):
+        diag.check(["yeast-bu2003"], seeds, 1, tmp_path / "out", fractions)
+    diag.check(["yeast-bu2003", "node2vec-ppi"], [0, 1], 1, tmp_path / "out", [0.5, 0.9])  # the good ones pass

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import write_pair_files
 
 from gatbio.cli import main
 from gatbio.data.pair_features import homologues
@@ -25,20 +26,7 @@ MODES = ("activation", "binding", "catalysis", "expression", "inhibition", "ptmo
 @pytest.fixture
 def files(tmp_path):
     """40 proteins, 120 pairs; a pair's modes follow its proteins' families (two families, two sequence styles)."""
-    rng = np.random.default_rng(0)
-    n = 40
-    fam = np.arange(n) % 2
-    pairs = {(int(rng.integers(0, i)), i) for i in range(1, n)}
-    while len(pairs) < 120:
-        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
-        pairs.add((a, b))
-    rows = ["item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore"]
-    for a, b in sorted(pairs):
-        modes = ["binding"] if fam[a] == fam[b] else ["activation", "catalysis"]
-        rows += [f"P{a}\tP{b}\t{m}\t\tf\tf\t{int(rng.integers(150, 999))}" for m in modes]
-    (tmp_path / "actions.txt").write_text("\n".join(rows) + "\n")
-    seqs = ["".join(rng.choice(list("AGVILFP" if fam[i] else "DEKRHNQ"), 60)) for i in range(n)]
-    (tmp_path / "seqs.tsv").write_text("".join(f"P{i}\t{s}\n" for i, s in enumerate(seqs)))
+    write_pair_files(tmp_path)
     return tmp_path
 
 
