@@ -149,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                             help=f"results folder (default: {default})")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per cell (default: 1800)")
     args = parser.parse_args(argv)
-    names = args.notebooks or list(SETUP)
+    if args.timeout < 1:
+        parser.error(f"--timeout {args.timeout}: give the seconds a cell may run, at least 1 (default 1800)")
+    names = list(dict.fromkeys(args.notebooks)) or list(SETUP)  # a notebook named twice runs once
     unknown = [n for n in names if n not in SETUP]
     if unknown:
         parser.error(f"unknown notebook(s) {unknown}; choose from {', '.join(SETUP)}")

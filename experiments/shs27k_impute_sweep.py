@@ -226,10 +226,14 @@ def main(argv=None) -> None:
     ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
     ap.add_argument("--interolog", action="store_true", help="sweep the interolog transfer instead of the imputation")
     ap.add_argument("--splits", nargs="+", default=["bfs", "dfs"], choices=["random", "bfs", "dfs"])
-    ap.add_argument("--coverage", action="store_true", help="how often the recipe's interolog setting applies")
-    ap.add_argument("--oracle", action="store_true",
-                    help="the rules' ceiling with every other pair's modes known (reads test labels: not a model)")
+    what = ap.add_mutually_exclusive_group()  # one table per call (--oracle won silently over --coverage)
+    what.add_argument("--coverage", action="store_true", help="how often the recipe's interolog setting applies")
+    what.add_argument("--oracle", action="store_true",
+                      help="the rules' ceiling with every other pair's modes known (reads test labels: not a model)")
     args = ap.parse_args(argv)
+    if args.interolog and (args.coverage or args.oracle):
+        ap.error(f"--interolog chooses the sweep; --{'coverage' if args.coverage else 'oracle'} prints another "
+                 "table, which it does not change: give one of them")
     _split_files(args.results, tuple(args.splits))  # a wrong folder is named now, not after minutes of alignment
     if args.oracle:
         table = oracle(args.results, tuple(args.splits))

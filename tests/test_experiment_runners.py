@@ -158,3 +158,12 @@ def test_food_web_inference_passes_its_arguments_on(foodweb):
     argv = ["--config", "experiments/configs/foodweb_quick.yaml", "--out", "x.yaml", "seeds=[0]"]
     assert foodweb.main(argv) == 0
     assert foodweb.calls == [["benchmark", *argv]]
+
+
+def test_notebooks_refuse_a_timeout_under_a_second_and_run_a_notebook_named_twice_once(notebooks, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        notebooks.main(["food_web_inference", "--timeout", "0"])
+    assert exit_.value.code == 2 and "--timeout 0: give the seconds a cell may run" in capsys.readouterr().err
+    folder = _results(tmp_path / "fw", task="FoodWebConfig")
+    assert notebooks.main(["food_web_inference", "food_web_inference", "--foodweb", str(folder)]) in (0, None)
+    assert notebooks.ran == [("food_web_inference", folder)]

@@ -248,3 +248,14 @@ def test_triadic_refuses_repeated_and_negative_seeds(seeds, message, monkeypatch
     with pytest.raises(SystemExit) as exit_:
         tri.main(["--seeds", *seeds])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--coverage", "--oracle"], "argument --oracle: not allowed with argument --coverage"),
+    (["--interolog", "--oracle"], "--interolog chooses the sweep; --oracle prints another table"),
+])
+def test_impute_sweep_takes_one_table_per_call(tmp_path, capsys, argv, message):
+    # --oracle won silently over --coverage, and --interolog was ignored with either
+    with pytest.raises(SystemExit) as exit_:
+        experiment_script("shs27k_impute_sweep").main([str(tmp_path), *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
