@@ -45,14 +45,13 @@ TASKS = {"protein_function": "ProteinConfig", "hub_robustness": "RobustnessConfi
 
 def folder_task(folder: Path) -> str | None:
     """The task whose results ``folder`` holds: the config schema its ``fingerprint.json`` records
-    (:func:`gatbio.results.stored_task`), else the schema of :data:`gatbio.config.TASK_SCHEMAS` that holds the
+    (:func:`gatbio.results.stored_task`), else the schema of :func:`gatbio.config.task_schemas` that holds the
     most of its ``config.yaml``'s keys (every one of them); ``None`` when neither tells."""
     import dataclasses
-    import importlib
 
     import yaml
 
-    from gatbio.config import TASK_SCHEMAS
+    from gatbio.config import task_schemas
     from gatbio.results import stored_task
 
     task = stored_task(folder)
@@ -66,11 +65,10 @@ def folder_task(folder: Path) -> str | None:
         return None
     keys = set(map(str, doc))
     fits = []
-    for spec in TASK_SCHEMAS:
-        module, name = spec.split(":")
-        fields = {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}
+    for schema, _, _ in task_schemas():
+        fields = {f.name for f in dataclasses.fields(schema)}
         if keys <= fields:
-            fits.append((len(fields - keys), name))  # the fewest fields the file leaves out: its own schema
+            fits.append((len(fields - keys), schema.__name__))  # the fewest fields the file leaves out: its own
     fits.sort()
     return fits[0][1] if fits and (len(fits) == 1 or fits[0][0] < fits[1][0]) else None
 

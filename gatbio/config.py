@@ -15,7 +15,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -104,6 +104,18 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
     return obj  # type: ignore[return-value]
 
 
+def task_schemas() -> Iterator[tuple[type, str, str]]:
+    """Each config schema of :data:`TASK_SCHEMAS` that can be imported here, with its command and its usage (a
+    task that cannot be imported is left out): for the messages that name another task's command, and for
+    telling which task a results folder's ``config.yaml`` belongs to."""
+    for ref, (command, usage) in TASK_SCHEMAS.items():
+        module, name = ref.split(":")
+        try:
+            yield getattr(importlib.import_module(module), name), command, usage
+        except (ImportError, AttributeError):
+            continue
+
+
 def _refuse_other_task(schema: type, doc: Mapping, where: str) -> None:
     """Refuse a config file of another task, naming the command that reads it: its top-level keys that ``schema``
     lacks are mostly keys of another schema of :data:`TASK_SCHEMAS`, which holds more of the file's keys than
@@ -118,13 +130,8 @@ def _refuse_other_task(schema: type, doc: Mapping, where: str) -> None:
     if not unknown or (len(unknown) == 1 and difflib.get_close_matches(str(unknown[0]), own, n=1, cutoff=0.6)):
         return
     best: tuple[int, int, list, str, str] | None = None  # (its unknown keys, its keys of the file, ...)
-    for ref, (command, usage) in TASK_SCHEMAS.items():
-        module, name = ref.split(":")
-        if (schema.__module__, schema.__qualname__) == (module, name):
-            continue
-        try:
-            other = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):  # a task that cannot be imported here: not a candidate
+    for other, command, usage in task_schemas():
+        if other is schema:
             continue
         keys = {f.name for f in dataclasses.fields(other)}
         theirs = [k for k in unknown if k in keys]
