@@ -42,7 +42,7 @@ TASK_SCHEMAS: dict[str, tuple[str, str]] = {
 
 
 def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = None,
-                overrides: list[str] | None = None) -> T:
+                overrides: list[str] | None = None, *, name: str = "the built-in config") -> T:
     """Build a ``schema`` dataclass instance from defaults, then the YAML ``path``, then ``overrides``.
 
     Args:
@@ -50,6 +50,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         path: an optional YAML file, or a mapping with the same content (a config shipped inside the package);
             keys not in ``schema`` are an error that names the key and the file.
         overrides: optional ``["key=value", "nested.key=value"]`` strings (the command line's leftovers).
+        name: what a mapping ``path`` is called in messages (a user's ``dict``: the argument that gave it).
 
     Raises:
         ValueError: with the file, the key and what is allowed, for unknown keys or wrong types; a value of the
@@ -59,7 +60,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
     where, text, from_file = "defaults", None, True
     try:
         if isinstance(path, Mapping):
-            where = "the built-in config"
+            where = name
             _check_shapes(schema, path, where, None)
             base = OmegaConf.merge(base, OmegaConf.create(dict(path)))
         elif path is not None:

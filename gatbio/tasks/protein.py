@@ -774,10 +774,7 @@ def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int 
     from gatbio.device import resolve_device
 
     if isinstance(cfg, Mapping):  # through the config loader: unknown keys and wrong types are named
-        try:
-            cfg = load_config(ProteinConfig, {**PREDICT_SETTINGS, **cfg})
-        except ValueError as err:
-            raise ValueError(str(err).replace("the built-in config", "cfg")) from None
+        cfg = load_config(ProteinConfig, {**PREDICT_SETTINGS, **cfg}, name="cfg")
     elif cfg is not None and not isinstance(cfg, ProteinConfig):
         raise TypeError(f"cfg must be a ProteinConfig, a dict of its settings or None; got {type(cfg).__name__}")
     cfg = cfg or ProteinConfig(**PREDICT_SETTINGS)
