@@ -217,7 +217,10 @@ def _load_graphs(name: str, root: str | None) -> list[Data]:
         return synthetic_graphs()
     if name == "ppi":
         from gatbio.data.ppi import load_ppi_benchmark
+        from gatbio.data.sources import check_data_root
 
+        if root is not None:  # messages name the option typed ("--root X"), not "data root X"
+            check_data_root(root, option="--root")
         graphs = load_ppi_benchmark(root)
         return [d for d in graphs if getattr(d, "split", "train") == "train"]
     raise ValueError(f"--dataset {name!r} is not supported: use 'synthetic' or 'ppi' (the 20 training graphs "

@@ -81,3 +81,14 @@ def test_cli_checks_the_json_path_before_training(tmp_path, monkeypatch, capsys,
     assert exc.value.code == 2
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"python -m gatbio.distributed: error: --json {target}: ")
+
+
+def test_cli_names_the_root_option_typed(tmp_path, capsys):
+    import gatbio.distributed as gd
+
+    missing = tmp_path / "nowhere"
+    with pytest.raises(SystemExit) as exc:
+        gd.main(["--dataset", "ppi", "--root", str(missing), "--device", "cpu"])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"python -m gatbio.distributed: error: --root {missing}: no such folder")
