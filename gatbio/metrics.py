@@ -87,7 +87,10 @@ def pr_auc(y_true, scores) -> float:
 
 # --------------------------------------------------------------------------------------------------
 # Attention diagnostics (hub robustness). Attention follows the GATConv contract: ``edge_index`` (2, E) with
-# edges source → target, ``alpha`` (E,) or (E, H), summing to one over the incoming edges of each target.
+# edges source → target, ``alpha`` (E,) or (E, H). The diagnostics read each target's weights as a distribution
+# over its incoming edges, renormalised to sum to one (:func:`_shares`): softmax attention already does, but
+# ``degree_norm="sym"`` rescales it by sqrt(d_i / d_j) afterwards, so its raw weights sum to 0.6-1.4 per target,
+# and an entropy or a hub mass of those would not be comparable with the other layers'.
 
 
 def _attention_inputs(edge_index, alpha, num_nodes):
@@ -104,8 +107,17 @@ def _attention_inputs(edge_index, alpha, num_nodes):
     return edge_index, alpha, n
 
 
+def _shares(alpha, target, n: int):
+    """``alpha`` (E, H) renormalised to sum to one over the edges of each ``target`` (E,) (of ``n`` nodes)."""
+    from torch_geometric.utils import scatter
+
+    return alpha / scatter(alpha, target, dim=0, dim_size=n, reduce="sum")[target].clamp(min=1e-300)
+
+
 def attention_entropy(edge_index, alpha, num_nodes: int | None = None):
     r"""Entropy of each target's attention, :math:`H_i = -\sum_{j \in \mathcal{N}(i)} \alpha_{ij} \ln \alpha_{ij}`.
+
+    Weights that do not sum to one (``degree_norm="sym"``) are renormalised per target first.
 
     Returns a (N, H) float64 tensor (nats); 0 for a node with one incoming edge, NaN for none.
     """
@@ -113,6 +125,7 @@ def attention_entropy(edge_index, alpha, num_nodes: int | None = None):
     from torch_geometric.utils import scatter
 
     edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
+    alpha = _shares(alpha, edge_index[1], n)
     plogp = torch.special.xlogy(alpha, alpha)  # (E, H), 0 log 0 = 0
     ent = -scatter(plogp, edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, H)
     deg = scatter(torch.ones_like(alpha[:, 0]), edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N,)
@@ -122,7 +135,8 @@ def attention_entropy(edge_index, alpha, num_nodes: int | None = None):
 
 def attention_entropy_ratio(edge_index, alpha, num_nodes: int | None = None):
     r"""Attention entropy over its uniform maximum, :math:`H_i / \ln d_i` (:math:`d_i` = in-degree, self-loops
-    included). 1 means uniform attention (mean aggregation), near 0 means one neighbour takes it all.
+    included), of the weights renormalised per target (:func:`attention_entropy`). 1 means uniform attention
+    (mean aggregation), near 0 means one neighbour takes it all.
 
     Returns a (N, H) float64 tensor; NaN where :math:`d_i < 2` (the ratio is undefined).
     """
@@ -143,10 +157,15 @@ def hub_attention_mass(edge_index, alpha, hubs, num_nodes: int | None = None) ->
     For each target :math:`i` with incoming edges, :math:`m_i = \sum_{j \in \mathcal{N}(i) \cap \text{hubs}}
     \alpha_{ij}` and :math:`u_i = |\mathcal{N}(i) \cap \text{hubs}| / d_i`. Returns the means over targets
     and heads: ``{"mass": mean m, "uniform": mean u, "ratio": mass / uniform}`` (ratio > 1: attention
-    concentrates on hubs beyond their share of the edges).
+    concentrates on hubs beyond their share of the edges). Weights that do not sum to one
+    (``degree_norm="sym"``) are renormalised per target first, so :math:`m_i` is the hubs' share of what
+    :math:`i` receives.
 
     Args:
+        edge_index: (2, E) edges source → target.
+        alpha: (E,) or (E, H) attention weights of those edges.
         hubs: node ids of the hubs, or a (N,) boolean mask (e.g. the top-degree fraction).
+        num_nodes: N (default: the largest id in ``edge_index`` + 1).
     """
     import torch
     from torch_geometric.utils import scatter
@@ -158,6 +177,7 @@ def hub_attention_mass(edge_index, alpha, hubs, num_nodes: int | None = None) ->
     if is_hub.numel() != n:
         raise ValueError(f"hubs mask has {is_hub.numel()} entries for a graph of {n} nodes")
     on_hub = is_hub[edge_index[0]].double().unsqueeze(-1)  # (E, 1)
+    alpha = _shares(alpha, edge_index[1], n)
     mass = scatter(alpha * on_hub, edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, H)
     deg = scatter(torch.ones_like(on_hub), edge_index[1], dim=0, dim_size=n, reduce="sum")  # (N, 1)
     uni = scatter(on_hub, edge_index[1], dim=0, dim_size=n, reduce="sum") / deg.clamp(min=1)  # (N, 1)
@@ -197,8 +217,7 @@ def attention_js_divergence(edge_index_before, alpha_before, edge_index_after, a
     ia, ib = torch.from_numpy(ia).to(p.device), torch.from_numpy(ib).to(q.device)
     tgt = ei_b[1, ib]  # (C,)
     p, q = p[ia], q[ib]  # (C, H)
-    p = p / scatter(p, tgt, dim=0, dim_size=n, reduce="sum")[tgt].clamp(min=1e-300)
-    q = q / scatter(q, tgt, dim=0, dim_size=n, reduce="sum")[tgt].clamp(min=1e-300)
+    p, q = _shares(p, tgt, n), _shares(q, tgt, n)
     m = (p + q) / 2
     kl = 0.5 * (torch.special.xlogy(p, p) - torch.special.xlogy(p, m)) \
         + 0.5 * (torch.special.xlogy(q, q) - torch.special.xlogy(q, m))  # (C, H)

@@ -88,3 +88,26 @@ def test_flip_rate():
 def test_shape_mismatch_message():
     with pytest.raises(ValueError, match=r"edge_index must be \(2, E\)"):
         attention_entropy(EI, ALPHA[:3])
+
+
+def test_weights_that_do_not_sum_to_one_are_read_as_shares():
+    # degree_norm="sym" rescales each softmax weight by sqrt(d_i / d_j): scaling a target's weights must not
+    # change its entropy, entropy ratio or hub share (unscaled, target 0's ratio would be far above 1)
+    scale = torch.tensor([3.0, 3.0, 3.0, 0.5, 2.0, 2.0])
+    for f in (attention_entropy, attention_entropy_ratio):
+        assert torch.allclose(f(EI, ALPHA * scale, num_nodes=4), f(EI, ALPHA, num_nodes=4), equal_nan=True)
+    assert hub_attention_mass(EI, ALPHA * scale, hubs=[0], num_nodes=4) == pytest.approx(
+        hub_attention_mass(EI, ALPHA, hubs=[0], num_nodes=4))
+
+
+def test_sym_layer_entropy_ratio_is_at_most_one():
+    from gatbio.nn import GATConv
+
+    torch.manual_seed(0)
+    ei = torch.tensor([[0, 0, 0, 0, 1, 2, 3, 4, 1, 2], [1, 2, 3, 4, 0, 0, 0, 0, 2, 1]])
+    conv = GATConv(3, 2, heads=2, degree_norm="sym")
+    _, (ei_out, alpha) = conv(torch.randn(5, 3), ei, return_attention_weights=True)
+    raw = torch.zeros(5, 2).index_add_(0, ei_out[1], alpha.detach())
+    assert (raw - 1).abs().max() > 0.05  # the raw sym weights do not sum to one per target
+    ratio = attention_entropy_ratio(ei_out, alpha, num_nodes=5)
+    assert (ratio <= 1 + 1e-9).all() and (ratio > 0).all()
