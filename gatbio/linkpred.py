@@ -104,11 +104,12 @@ def jaccard_consumers(A) -> np.ndarray:
     r"""Directed Jaccard score "consumers like j eat i".
 
     .. math::
-        s_{ij} = \sum_{c} A_{ic} \, J(c, j), \qquad
+        s_{ij} = \sum_{c \ne j} A_{ic} \, J(c, j), \qquad
         J(c, j) = \frac{|R(c) \cap R(j)|}{|R(c) \cup R(j)|}
 
     with :math:`R(c)` the resources (diet) of :math:`c`: i is likely eaten by j when i's consumers have diets
-    like j's.
+    like j's. The term :math:`c = j` (:math:`J(j, j) = 1`) is left out, so an observed link i → j does not score
+    itself: the score of a held-out or an observed pair rests on the other consumers alike.
     """
     A = as_adjacency(A)
     J = _jaccard(A.T.tocsr())  # (N, N) diet similarity of consumers
@@ -116,8 +117,9 @@ def jaccard_consumers(A) -> np.ndarray:
 
 
 def jaccard_resources(A) -> np.ndarray:
-    r"""The mirror score "j eats resources like i": :math:`s_{ij} = \sum_r J'(i, r) A_{rj}`, with
-    :math:`J'` the Jaccard similarity of consumer sets."""
+    r"""The mirror score "j eats resources like i": :math:`s_{ij} = \sum_{r \ne i} J'(i, r) A_{rj}`, with
+    :math:`J'` the Jaccard similarity of consumer sets (the term :math:`r = i` left out, as in
+    :func:`jaccard_consumers`)."""
     A = as_adjacency(A)
     J = _jaccard(A)  # (N, N) similarity of resources by their consumers
     return np.asarray((A.T @ J).T)  # (N, N): J @ A
@@ -399,6 +401,8 @@ def boosted_stack(
         trophic_fn: adjacency → (N,) trophic levels (e.g. MacKay levels), called on every feature network.
         x: optional (N, F) species traits (NaN allowed: the trees handle missing values).
         mode: ``"links"`` or ``"species"`` (see :func:`inner_splits`), matching the evaluation protocol.
+        params: the trees' and the cross-fitting's settings (default: :class:`StackParams`).
+        seed: seeds the inner splits, their sampled non-links and the trees.
 
     Returns:
         (N, N) scores (predicted probabilities).
@@ -418,6 +422,10 @@ def stack_scores(
     """:func:`boosted_stack`'s cross-fitted pair features, with one or more learners fitted on them:
     ``"hgb"`` (``HistGradientBoostingClassifier``) and ``"logistic"`` (``LogisticRegression`` on standardised
     features, missing values imputed by the median). The feature table (most of the cost) is built once.
+
+    Args:
+        A, trophic_fn, x, mode, params, seed: as in :func:`boosted_stack`.
+        learners: the learners to fit, a subset of :data:`STACK_LEARNERS`.
 
     Returns:
         ``{learner: (N, N) predicted probabilities}``.

@@ -1,6 +1,7 @@
 """Machine-readable results: atomic writes, one JSON per run, safe resumption, and mean ± std summaries.
 
-Every experiment writes one ``results.json`` per (setting, seed) run with :func:`write_json`. Writes go to a
+Every experiment writes one JSON file per (setting, seed) run with :func:`write_json` (e.g.
+``runs/<split>/s<seed>/<graph>/<model>.json``). Writes go to a
 temporary file in the same folder and are renamed into place, so an interrupted run never leaves a half
 written result, and a sweep can resume by skipping runs whose result file already exists (:func:`is_done`).
 Files get the permissions the user's umask gives (as ``open`` would), or keep those of the file they replace;
@@ -86,6 +87,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`)."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
@@ -473,8 +475,8 @@ def summarize(
 ) -> pd.DataFrame:
     """Mean, std and count of ``metrics`` over seeds, grouped by ``by`` (column names; one name may be a str).
 
-    Returns a DataFrame with ``by`` columns, then ``<metric>_mean``, ``<metric>_std`` for each metric and
-    ``n`` (runs per group). ``std`` is the sample standard deviation (ddof=1; NaN for a single run, which has no
+    Returns a DataFrame with ``by`` columns, then ``n`` (runs per group), then ``<metric>_mean``,
+    ``<metric>_std`` for each metric. ``std`` is the sample standard deviation (ddof=1; NaN for a single run, which has no
     spread to measure: a 0 read as "no variation between seeds", as the robustness tables leave it empty). The statistics
     are rounded to ``digits`` (``None``: not rounded; a display table made with :func:`format_mean_std` from a
     rounded summary would round twice: 0.86749 -> 0.8675 -> 0.868).

@@ -257,7 +257,9 @@ def noise_hub_features(data: Data, fraction: float, sigma: float = 1.0, by: str 
         \boldsymbol{\varepsilon}_i \sim \mathcal{N}(0, I)
 
     for each hub :math:`i`, where :math:`\mathbf{s}` is the per-feature standard deviation of ``attr`` over
-    all nodes (so ``sigma`` is in units of the feature's own spread). The graph is unchanged.
+    all nodes (so ``sigma`` is in units of the feature's own spread). The graph is unchanged. The hubs are
+    chosen as in :func:`remove_nodes` (``by``, ``seed``, ``k`` betweenness samples, or a precomputed ``order``);
+    ``seed`` also seeds the noise, and ``attr`` names the node attribute perturbed.
     """
     try:
         ok = math.isfinite(float(sigma)) and float(sigma) >= 0  # a Python, NumPy or 0-d torch number
@@ -412,6 +414,7 @@ def r50(data: Data, order: Tensor | None = None, by: str = "degree", seed: int =
     (Dunne, Williams & Martinez 2002). It lies in :math:`(0, \lceil S/2 \rceil / S]`; the maximum means no
     secondary extinction happened before half the web was gone. With ``protect_basal=True`` (basal species
     never removed) the loss may never reach half (a web that is mostly producers): then R50 is NaN.
+    ``order``, ``by`` and ``seed`` set the removal order as in :func:`extinction_curve`.
     """
     removed, lost = extinction_curve(data, order=order, by=by, seed=seed, protect_basal=protect_basal)
     hit = np.nonzero(lost >= 0.5 - 1e-12)[0]

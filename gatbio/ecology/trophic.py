@@ -294,6 +294,7 @@ class TrophicLevel(BaseTransform):
     Args:
         method: ``"mackay"`` or ``"levine"``.
         attr_name: attribute to write (default ``"trophic_level"``); ``None`` concatenates to ``x``.
+        **kwargs: passed on to :func:`trophic_levels` (``weighted``, ``self_loops``).
     """
 
     def __init__(self, method: Method = "mackay", attr_name: str | None = "trophic_level", **kwargs):

@@ -815,7 +815,10 @@ class GATConv(MessagePassing):
 
 class GATv2Conv(GATConv):
     r"""PyG's :class:`~torch_geometric.nn.conv.GATv2Conv` under its own name and signature: :class:`GATConv`
-    with ``attention="gatv2"`` (Brody et al., ICLR 2022), the other gatbio options as keyword arguments."""
+    with ``attention="gatv2"`` (Brody et al., ICLR 2022), the other gatbio options as keyword arguments.
+
+    Args: as :class:`GATConv`, less ``attention`` (always ``"gatv2"``); ``share_weights`` as PyG's (one
+    projection for sources and targets). Shapes: as :class:`GATConv`."""
 
     _default_attention = "gatv2"
 

@@ -104,8 +104,9 @@ class FoodWebGAT(nn.Module):
         heads (int, optional): Attention heads per layer (concatenated). (default: :obj:`4`)
         num_layers (int, optional): Message-passing layers. (default: :obj:`2`)
         dropout (float, optional): Dropout on features and attention. (default: :obj:`0.1`)
-        trophic_bias (bool, optional): Add the learned :class:`TrophicBias` to the attention logits (and the
-            decoder). ``False`` gives the ablation ``no_trophic_bias``. (default: :obj:`True`)
+        trophic_bias (bool, optional): Add the learned :class:`TrophicBias` to the attention logits (the
+            decoder's term is ``decoder_bias``). ``False`` gives the ablation ``no_trophic_bias``.
+            (default: :obj:`True`)
         attention (str, optional): ``"gat"`` or ``"gatv2"`` scoring in :class:`gatbio.nn.GATConv`.
             (default: :obj:`"gatv2"`)
         decoder_bias (bool, optional): Also add a learned function of :math:`h_j - h_i` to the pair score.

@@ -548,9 +548,31 @@ class GATPairModel(nn.Module):
     linear residual; ``conv="pyg_gat"``: PyG's ``GATConv`` (residual too). Loss: BCE with logits with
     ``pos_weight`` on every mode (> 1 favours recall; it moves the operating point of the 0.5 threshold).
 
+    Args:
+        in_channels (int): Input features per protein :math:`F` (sequence block, role block, profile block).
+        num_modes (int, optional): Interaction modes :math:`M`. (default: :obj:`7`)
+        seq_channels (int, optional): Width of the sequence block. (default: :obj:`0`)
+        hidden (int, optional): Width :math:`D` of every layer (a multiple of ``heads``). (default: :obj:`128`)
+        layers (int, optional): Attention layers :math:`K`. (default: :obj:`2`)
+        heads (int, optional): Heads per attention layer, concatenated to ``hidden``. (default: :obj:`4`)
+        conv (str, optional): ``"gatbio"`` or ``"pyg_gat"`` (above). (default: :obj:`"gatbio"`)
+        dropout (float, optional): Dropout on the layers' outputs and in the decoder. (default: :obj:`0.3`)
+        attn_dropout (float, optional): Dropout on the attention weights. (default: :obj:`0.1`)
+        seq_dropout (float, optional): Dropout on the sequence block's inputs. (default: :obj:`0.0`)
+        jk (bool, optional): Decode the concatenation of every layer's output (jumping knowledge); else the
+            last layer's. (default: :obj:`True`)
+        residual (bool, optional): The attention layers' linear residual. (default: :obj:`True`)
+        edge_dim (int, optional): Edge features the attention layers read. (default: :obj:`None`)
+        pos_weight (float, optional): BCE weight of the positive labels. (default: :obj:`1.0`)
+        profile_skip, interolog, interolog_shrink, interolog_attention, interolog_heads: above.
+            (defaults: :obj:`False`, :obj:`False`, :obj:`0.03`, :obj:`None`, :obj:`4`)
+        role_channels (int, optional): Width of the role block. (default: :obj:`0`)
+        **conv_kwargs: further :class:`gatbio.nn.GATConv` options (``degree_norm``, ``temperature``,
+            ``attention``, ...), with ``conv="gatbio"`` only.
+
     Shapes:
-        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``, pairs (P, 2) long (one row per
-          pair: :func:`check_pairs`)
+        - input: x (N, F), edge_index (2, E), pairs (P, 2) long (one row per pair: :func:`check_pairs`),
+          edge_attr (E, edge_dim) or ``None``: ``forward(x, edge_index, pairs, edge_attr=None)``
         - output: logits (P, M)
     """
 
