@@ -22,6 +22,7 @@ any result) is not protected.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -36,6 +37,51 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+_SOFTWARE = ("torch", "torch_geometric", "numpy", "scipy", "sklearn", "pandas")
+
+
+def _git_commit(folder: Path) -> str | None:
+    """The commit of the git checkout ``folder`` is in, ``+modified`` with uncommitted changes to tracked files;
+    ``None`` outside a checkout (an installed package) or without git."""
+    import subprocess
+
+    if not (folder / ".git").exists():
+        return None
+    try:
+        def git(*args: str) -> str:
+            return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10,
+                                  check=True).stdout.strip()
+
+        commit = git("rev-parse", "--short=12", "HEAD")
+        return commit + ("+modified" if git("status", "--porcelain", "--untracked-files=no") else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def software() -> dict[str, str | None]:
+    """The software behind a result, recorded in every run file and in ``fingerprint.json``: gatbio's version,
+    its git commit when it runs from a checkout (:func:`_git_commit`), and the versions of Python, torch, PyG,
+    NumPy, SciPy, scikit-learn and pandas. Computed once per process."""
+    return dict(_software())
+
+
+@functools.cache
+def _software() -> tuple[tuple[str, str | None], ...]:
+    import importlib.metadata as md
+    import platform
+
+    import gatbio
+
+    out: dict[str, str | None] = {"gatbio": gatbio.__version__,
+                                  "git_commit": _git_commit(Path(gatbio.__file__).resolve().parent.parent),
+                                  "python": platform.python_version()}
+    for name in _SOFTWARE:
+        try:
+            out[name] = md.version("scikit-learn" if name == "sklearn" else name)
+        except md.PackageNotFoundError:
+            out[name] = None
+    return tuple(out.items())
 
 
 def _umask() -> int:
@@ -376,7 +422,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     out.mkdir(parents=True, exist_ok=True)
     save_config(cfg, out / "config.yaml")
     record = {"task": task, "fingerprint": fingerprint(now), "settings": now,
-              "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS]))}
+              "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS])), "software": software()}
     if history:
         record["resumed_anyway"] = history
     write_json(out / FINGERPRINT_FILE, record)
@@ -493,6 +539,26 @@ def summarize(
 def round_stats(summary: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """A :func:`summarize` table with its ``*_mean`` and ``*_std`` columns rounded to ``digits`` (for a CSV file)."""
     return summary.round({c: digits for c in summary.columns if str(c).endswith(("_mean", "_std"))})
+
+
+def seed_ranges(seeds: Iterable[int]) -> str:
+    """Seeds as a short list, runs of consecutive seeds as ranges: ``0–2, 7``."""
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive seeds
+    for s in sorted({int(s) for s in seeds}):
+        if runs and s == runs[-1][1] + 1:
+            runs[-1][1] = s
+        else:
+            runs.append([s, s])
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def over_seeds(seeds: Iterable[int]) -> str:
+    """How a summary names its statistics: ``"mean ± std over seeds 0–4 (std: sample, n − 1; n = runs)"``
+    (:func:`seed_ranges`). The seeds are those of the runs summarised, which a resumed folder or
+    ``--summary-only`` may make fewer than the config lists."""
+    seeds = {int(s) for s in seeds}
+    label = "seed" if len(seeds) == 1 else "seeds"
+    return f"mean ± std over {label} {seed_ranges(seeds)} (std: sample, n − 1; n = runs)"
 
 
 def format_mean_std(df: pd.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,

@@ -242,7 +242,9 @@ def test_protein_sweep_records_the_resolved_device(tmp_path, monkeypatch, capsys
     assert "gatbio: device cpu (auto: no CUDA)" in capsys.readouterr().err
     assert "device: cpu" in (tmp_path / "config.yaml").read_text()
     row = json.loads((tmp_path / "runs" / "node2vec-ppi" / "f0.50_s0" / "gat.json").read_text())
-    assert row["device"] == "cpu"
+    assert row["device"] == "cpu" and row["threads"] == 1  # threads may change results: recorded per run
+    assert row["software"]["torch"] == torch.__version__  # the software behind the figure
+    assert json.loads((tmp_path / "fingerprint.json").read_text())["software"] == row["software"]
     # a stored run made on another device is resumed, not refused
     text = (tmp_path / "config.yaml").read_text().replace("device: cpu", "device: cuda:0")
     (tmp_path / "config.yaml").write_text(text)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+import gatbio
 from gatbio.cli import build_parser
 from gatbio.cli import main as gatbio_main
 
@@ -126,7 +127,7 @@ def test_foodweb_benchmark_passes_the_device_and_stores_it(tmp_path, record_fit_
     assert rc == 0 and record_fit_gat == [torch.device("cpu")] * 5  # one GAT per fold
     assert "device: cpu" in (tmp_path / "out" / "config.yaml").read_text()
     rec = json.loads((tmp_path / "out" / "webs" / "A_1.links.json").read_text())
-    assert rec["device"] == "cpu"
+    assert rec["device"] == "cpu" and rec["threads"] == 1 and rec["software"]["gatbio"] == gatbio.__version__
 
 
 def test_foodweb_predict_passes_the_device(tmp_path, record_fit_gat):
@@ -168,7 +169,7 @@ def test_robustness_passes_the_device_and_stores_it(tmp_path, data_root, record_
     assert record_robustness_fit == [torch.device("cpu")] * 2
     assert "device: cpu" in (tmp_path / "o" / "config.yaml").read_text()
     run = json.loads(next((tmp_path / "o" / "runs").glob("**/random.json")).read_text())
-    assert run["device"] == "cpu"
+    assert run["device"] == "cpu" and run["threads"] == 1 and run["software"]["torch"] == torch.__version__
 
 
 def test_robustness_runs_food_web_jobs_on_the_cpu_under_auto(tmp_path, data_root, two_gpus, record_robustness_fit,

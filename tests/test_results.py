@@ -400,3 +400,24 @@ def test_one_column_or_file_may_be_given_as_a_string(tmp_path):
     for path in (str(tmp_path / "b.json"), tmp_path / "b.json"):
         assert collect(path).to_dict("records") == [{"model": "b", "f1": 0.9}]
     assert len(collect([tmp_path / "b.json"] * 2)) == 2
+
+
+def test_over_seeds_names_the_seeds_and_the_std():
+    from gatbio.results import over_seeds, seed_ranges
+
+    assert seed_ranges([4, 0, 1, 2, 3, 3]) == "0–4" and seed_ranges([0, 1, 2, 7]) == "0–2, 7"
+    assert over_seeds([0, 2]) == "mean ± std over seeds 0, 2 (std: sample, n − 1; n = runs)"
+    assert over_seeds([3]).startswith("mean ± std over seed 3 ")
+
+
+def test_software_names_the_versions_behind_a_result():
+    import torch
+
+    import gatbio
+    from gatbio.results import software
+
+    sw = software()
+    assert sw["gatbio"] == gatbio.__version__ and sw["torch"] == torch.__version__
+    assert set(sw) >= {"git_commit", "python", "torch_geometric", "numpy", "scipy", "sklearn", "pandas"}
+    sw["torch"] = "changed"  # a copy: the cached record is not changed through it
+    assert software()["torch"] == torch.__version__

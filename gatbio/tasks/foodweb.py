@@ -776,7 +776,7 @@ def _same_web(path: Path, source: str | Path) -> bool:
 
 def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
     from gatbio.device import resolve_device
-    from gatbio.results import is_done, write_json
+    from gatbio.results import is_done, software, write_json
 
     out_dir = Path(out_dir)
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
@@ -833,7 +833,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
                       "num_links": L,
                       "connectance": L / (n * (n - 1)), "traits": trait_names,
                       "device": str(resolve_device(cfg.device, small_graphs=True)),
-                      "seconds": time.time() - t0,
+                      "threads": cfg.threads, "software": software(), "seconds": time.time() - t0,
                       "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
                       "splits": [f["split"] for f in folds], "rows": rows})
     return str(path)

@@ -61,8 +61,10 @@ from gatbio.results import (
     markdown_table,
     missing_runs_note,
     mixed_configs_note,
+    over_seeds,
     read_json,
     round_stats,
+    software,
     summarize,
     write_csv,
     write_json,
@@ -510,7 +512,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
                "n_train": len(sp["train"]), "n_test": len(sp["test"]),
                "seconds": round(seconds[variant], 3), "cpu_seconds": round(cpu[variant], 3),
                "device": str(dev) if variant in NEURAL or variant in ENSEMBLES else "cpu",
-               "split": str(split_path), **extra}
+               "threads": cfg.threads, "software": software(), "split": str(split_path), **extra}
         write_json(run_dir / f"{variant}.json", row)
         results.append(row)
     return results
@@ -602,7 +604,7 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     summ = summarize(df, ["fraction", "variant"], metrics + ["seconds"], digits=None)  # rounded once, for display
     write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
-    text = f"{cfg.name} on {cfg.dataset} (mean ± std over seeds; n = runs)\n\n{markdown_table(table)}"
+    text = f"{cfg.name} on {cfg.dataset} ({over_seeds(df['seed'])})\n\n{markdown_table(table)}"
     for line in (incomplete, mixed_configs_note(out)):
         if line:
             text += f"\n\n{line}"

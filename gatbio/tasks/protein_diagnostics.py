@@ -36,7 +36,9 @@ from gatbio.results import (
     format_mean_std,
     is_done,
     markdown_table,
+    over_seeds,
     read_json,
+    software,
     summarize,
     write_json,
 )
@@ -127,7 +129,8 @@ def _unit(dataset: str, fraction: float, seed: int) -> dict:
         gamma = pr.choose_prior_power(y[val_np], v, prior_fit, ml)
         rows[f"{name}, γ on validation"] = {**score(y[test], (t / prior_train**gamma)[test], ml), "gamma": gamma}
         rows[f"{name}, γ = 0"] = score(y[test], t[test], ml)
-    return {"dataset": dataset, "seed": seed, "fraction": fraction, "rows": rows}
+    return {"dataset": dataset, "seed": seed, "fraction": fraction, "rows": rows, "threads": 1,
+            "software": software()}
 
 
 def homophily_table(datasets: list[str]) -> pd.DataFrame:
@@ -148,7 +151,8 @@ def summary(results: list[dict]) -> str:
                            for name, vals in r["rows"].items()])
         metrics = [c for c in ("accuracy", "micro_f1", "macro_f1") if c in df.columns]
         table = format_mean_std(summarize(df, ["model"], metrics, digits=None), ["model"], metrics)
-        parts.append(f"### {ds}, {frac:.0%} labelled (mean ± std over seeds)\n\n{markdown_table(table)}")
+        seeds = [r["seed"] for r in results if (r["dataset"], r["fraction"]) == (ds, frac)]
+        parts.append(f"### {ds}, {frac:.0%} labelled ({over_seeds(seeds)})\n\n{markdown_table(table)}")
     return "\n\n".join(parts)
 
 

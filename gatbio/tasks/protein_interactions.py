@@ -82,8 +82,10 @@ from gatbio.results import (
     markdown_table,
     missing_runs_note,
     mixed_configs_note,
+    over_seeds,
     read_json,
     round_stats,
+    software,
     summarize,
     write_csv,
     write_json,
@@ -796,7 +798,8 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
                    "val_micro_f1": r["val_micro_f1"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
                    **rule, "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
                    "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
-                   "device": str(dev), "split_file": str(_paths(cfg, kind, seed)[0]), "options": r["options"]}
+                   "device": str(dev), "threads": cfg.threads, "software": software(),
+                   "split_file": str(_paths(cfg, kind, seed)[0]), "options": r["options"]}
             if opts.get("kind") == "mean":
                 row.update({"members_val_micro_f1": r["members_val_micro_f1"],
                             "networks": [[n[0], n[1], round(n[2], 3), round(n[3], 3)] for n in r["networks"]]})
@@ -897,8 +900,11 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     for m in METRICS:  # a subset without test pairs in every run (BS of BFS/DFS splits)
         table.loc[summ[f"{m}_mean"].isna().to_numpy(), m] = "–"
     table["seconds"] = [f"{s:.1f}" for s in summ["seconds_mean"]]
-    parts = [f"{cfg.name} on {cfg.dataset}: micro-F1 over (test pair × mode) at threshold {cfg.threshold}, mean ± std "
-             "over seeds (n = runs). graph: train = messages over training pairs only (leakage-free); all = over "
+    rules = list(dict.fromkeys(df.loc[df["threshold_chosen"].notna(), "model"])) if "threshold_chosen" in df else []
+    at = f"at threshold {cfg.threshold}" + (f" ({', '.join(rules)}: at the threshold chosen on the validation pairs, "
+                                            "threshold_chosen in the run files)" if rules else "")
+    parts = [f"{cfg.name} on {cfg.dataset}: micro-F1 over (test pair × mode) {at}, {over_seeds(df['seed'])}. "
+             "graph: train = messages over training pairs only (leakage-free); all = over "
              "every pair, test pairs included (the published setting, for comparison). BS / ES / NS: test pairs "
              "with both / one / neither protein in a training pair."]
     for k in [s for s in cfg.splits if s in set(table["split"])]:

@@ -49,6 +49,8 @@ from gatbio.results import (
     is_done,
     missing_runs_note,
     mixed_configs_note,
+    seed_ranges,
+    software,
     write_csv,
     write_json,
 )
@@ -574,7 +576,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
             write_json(path, {
                 "task": task, "dataset": dataset, "model": model_name, "seed": seed, "perturbation": p,
                 "metric": problem.metric, "layer": MODELS[model_name], "perturb_kwargs": _perturb_kwargs(cfg, p),
-                "device": str(problem.device),
+                "device": str(problem.device), "threads": cfg.threads, "software": software(),
                 "retrained": False, "split": str(split_path.relative_to(out_dir)), "fit": fit_info,
                 "clean_attention": att_stats, "curve": curve,
             })
@@ -650,7 +652,8 @@ def summarize(cfg: RobustnessConfig) -> str:
     # summarised) each table gives its rows' n, as the CSVs do (one count said for all misstated the others).
     counts = pd.concat([auc["n"], head["n"]])
     most, uneven = int(counts.max()), counts.nunique() > 1
-    seeds = f"{int(counts.min())} to {most} seeds (each row's n below)" if uneven else f"{most} seeds"
+    ids = seed_ranges(df["seed"])
+    seeds = f"{int(counts.min())} to {most} of seeds {ids} (each row's n below)" if uneven else f"{most} seeds ({ids})"
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {seeds} -> {out_dir}"]
     lines += [line for line in (incomplete, mixed_configs_note(out_dir)) if line]

@@ -856,3 +856,18 @@ def test_a_query_may_be_a_list_of_pairs_of_indices_or_names(files):
     pred = pi.predict_interactions(data, [("P0", "P2"), ("P1", "P0")], config(files), "profile_rule")
     assert pred[["protein_a", "protein_b"]].values.tolist() == [["P0", "P2"], ["P1", "P0"]]
     assert pred[[f"score_{m}" for m in MODES]].apply(lambda c: c.between(0, 1)).all().all()
+
+
+def test_summary_names_its_seeds_and_the_rules_threshold(files):
+    """The header said "at threshold 0.5, mean ± std over seeds" for every row, though the no-learning rules are
+    scored at the threshold chosen on the validation pairs, and named neither the seeds nor which std."""
+    cfg = config(files, splits="[random]", graphs="[train]", models="[seq_mlp,profile_rule]", seeds="[0,1,2]")
+    for seed in (0, 2):  # seed 1 never ran: the header names the seeds summarised
+        for model, extra in (("seq_mlp", {}), ("profile_rule", {"threshold_chosen": 0.35})):
+            path = files / "out" / "runs" / "random" / f"s{seed}" / "train" / f"{model}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"split": "random", "seed": seed, "graph": "train", "model": model,
+                                        "seconds": 1.0, **{m: 0.5 for m in pi.METRICS}, **extra}))
+    head = pi.summarize_runs(cfg).splitlines()[0]
+    assert "at threshold 0.5 (profile_rule: at the threshold chosen on the validation pairs" in head
+    assert "mean ± std over seeds 0, 2 (std: sample, n − 1; n = runs)" in head

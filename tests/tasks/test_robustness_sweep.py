@@ -169,12 +169,12 @@ def test_the_summary_gives_each_rows_seed_count_where_they_differ(tmp_path):
         return [line.split() for line in text.split("\n" + title, 1)[1].splitlines()[1:1 + lines]]
 
     text = rb.summarize(cfg)
-    assert " x 3 seeds -> " in text.splitlines()[0] and "n=" not in text
+    assert " x 3 seeds (0–2) -> " in text.splitlines()[0] and "n=" not in text
     assert table(text, "drop at 5%")[0][-1] == "ratio" and table(text, "headline (target")[0][-1] == "target_met"
     (root / "runs" / "gat_log" / "seed2" / "degree.json").unlink()  # gat_log's third seed never ran
     text = rb.summarize(cfg)
     assert (root / "summary" / "summary.txt").read_text() == text + "\n"
-    assert " x 2 to 3 seeds (each row's n below) -> " in text.splitlines()[0]
+    assert " x 2 to 3 of seeds 0–2 (each row's n below) -> " in text.splitlines()[0]
     for title in ("drop at 5%", "flip_rate at 5%"):
         header, *rows = table(text, title)
         assert header[-1] == "n" and {row[2]: row[-1] for row in rows} == {"pyg_gat": "3", "gat_log": "2"}
