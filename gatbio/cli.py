@@ -178,8 +178,22 @@ USER_ERRORS = (UserError, FileNotFoundError, IsADirectoryError, NotADirectoryErr
 
 def run_guarded(prog: str, func) -> int:
     """``func()``'s exit status, with the error handling of every gatbio program: a :class:`UsageError` is one line
-    and status 2, the other :data:`USER_ERRORS` one line and status 1, Ctrl-C ``interrupted`` and 130, a closed
-    pipe (output piped into ``head``) a quiet 0."""
+    and status 2, the other :data:`USER_ERRORS` one line and status 1, Ctrl-C ``interrupted`` and 130 (SIGTERM,
+    e.g. a batch system's time limit, the same and 143: it ended the process without a word, and with ``jobs > 1``
+    left the workers running and writing), a closed pipe (output piped into ``head``) a quiet 0. A sweep that is
+    interrupted says where its finished runs are (:func:`gatbio.results.resume_hint`)."""
+    import signal
+    import threading
+
+    def terminated(signum, _frame):
+        raise _Terminated(signum)
+
+    results = sys.modules.get("gatbio.results")  # loaded: an earlier command of this process may have run a sweep
+    if results is not None:
+        results.forget_sweep()
+    previous = None
+    if threading.current_thread() is threading.main_thread():  # signal handlers can only be set there
+        previous = signal.signal(signal.SIGTERM, terminated)
     try:
         return int(func() or 0)
     except UsageError as err:
@@ -188,9 +202,11 @@ def run_guarded(prog: str, func) -> int:
     except USER_ERRORS as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM (_Terminated): the pools stop their workers on it
+        from gatbio.results import resume_hint
+
+        print(f"{'terminated' if isinstance(err, _Terminated) else 'interrupted'}{resume_hint()}", file=sys.stderr)
+        return 143 if isinstance(err, _Terminated) else 130
     except BrokenPipeError:
         # Output piped into `head` and the like: stop quietly, as Unix tools do.
         import os
@@ -206,6 +222,13 @@ def run_guarded(prog: str, func) -> int:
         where = f": {err.filename}" if err.filename else ""
         print(f"{prog}: error: {err.strerror}{where} ({fix})", file=sys.stderr)
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as an interruption, so that it takes Ctrl-C's path."""
 
 
 _OS_FIXES = {errno.ENOSPC: "free some disk space there, or write to another folder",

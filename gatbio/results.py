@@ -250,6 +250,70 @@ class ResumeConflictError(ValueError):
     """The results folder holds runs of a configuration whose result settings differ from this one."""
 
 
+class FolderBusyError(ResumeConflictError):
+    """Another process is writing its runs into the results folder (:func:`lock_out_dir`)."""
+
+
+LOCK_FILE = ".gatbio.lock"
+_LOCKS: dict[Path, Any] = {}  # results folder -> the open lock file this process holds
+_ACTIVE: list[Path] = []  # the folder of the sweep this process is running (0 or 1), for resume_hint
+
+
+def lock_out_dir(out: Path, key: str = "out_dir") -> None:
+    """Hold an exclusive lock on the results folder ``out`` (``fcntl.flock`` on ``out/.gatbio.lock``) until
+    :func:`release_out_dir` or the end of the process, whichever comes first. A second process given the same
+    folder is refused at once: two sweeps of different settings writing into one folder would otherwise mix their
+    runs without a word (each overwrote the other's ``fingerprint.json``), and two of the same would do the work
+    twice. The operating system drops the lock of a process that dies, however it dies, so no stale lock is left
+    behind. A no-op where ``fcntl`` does not exist (Windows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    import time
+
+    out = Path(out).resolve()
+    if out in _LOCKS:
+        return
+    fh = open(out / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115 (held open: the lock lives with it)
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        who = fh.read().strip() or "another process"
+        fh.close()
+        raise FolderBusyError(f"{key} {out}: another gatbio run ({who}) is writing its results there; wait until "
+                              "it ends, or choose another folder") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+    fh.flush()
+    _LOCKS[out] = fh
+
+
+def release_out_dir(out: str | Path) -> None:
+    """Release :func:`lock_out_dir`'s lock on ``out`` (the sweep's runs are all written)."""
+    fh = _LOCKS.pop(Path(out).resolve(), None)
+    if fh is not None:
+        fh.close()  # closing the file drops its flock
+    if _ACTIVE == [Path(out).resolve()]:
+        _ACTIVE.clear()
+
+
+def forget_sweep() -> None:
+    """A new command starts (:func:`gatbio.cli.run_guarded`): an earlier command's sweep in this process (a
+    notebook, the tests) is not this one's to name in :func:`resume_hint`."""
+    _ACTIVE.clear()
+
+
+def resume_hint() -> str:
+    """What an interrupted command says after "interrupted": where its finished runs are and that the same
+    command resumes from them; empty when this process ran no sweep."""
+    if not _ACTIVE:
+        return ""
+    return f": the runs finished so far are saved in {_ACTIVE[-1]}; the same command resumes from them"
+
+
 def _flatten(d: Mapping, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
@@ -370,6 +434,10 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     if resume not in RESUME_MODES:
         raise ValueError(f"resume={resume!r}: expected one of {', '.join(RESUME_MODES)}")
     out = check_output_dir(out_dir, key)
+    if not summary_only:  # before the stored settings are read: another run may be rewriting them
+        out.mkdir(parents=True, exist_ok=True)
+        lock_out_dir(out, key)
+        _ACTIVE[:] = [out.resolve()]
     now = result_settings(cfg, free_keys)
     if inputs:
         from gatbio.data.sources import sha256_file

@@ -421,3 +421,55 @@ def test_software_names_the_versions_behind_a_result():
     assert set(sw) >= {"git_commit", "python", "torch_geometric", "numpy", "scipy", "sklearn", "pandas"}
     sw["torch"] = "changed"  # a copy: the cached record is not changed through it
     assert software()["torch"] == torch.__version__
+
+
+def test_a_folder_another_process_writes_into_is_refused(tmp_path):
+    """Two sweeps into one folder at once mixed their runs without a word (each rewrote fingerprint.json while the
+    other computed): the second is refused while the first runs; the lock dies with its process."""
+    import subprocess
+    import sys
+
+    from gatbio.results import FolderBusyError, release_out_dir
+
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from gatbio.results import lock_out_dir; "
+                               f"lock_out_dir({str(out)!r}); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(FolderBusyError, match=rf"another gatbio run \(pid {holder.pid}, since .*\) is writing"):
+            prepare(out, lr=0.5)
+        assert not (out / "fingerprint.json").exists()  # refused before it read or wrote anything
+        prepare(out, summary_only=True)  # reading the runs so far is not writing
+    finally:
+        holder.kill()
+        holder.wait()
+    prepare(out, lr=0.5)  # killed without a chance to clean up: no stale lock left behind
+    prepare(out, lr=0.5)  # the same process again: its own lock
+    release_out_dir(out)
+
+
+def test_sigterm_ends_a_command_as_ctrl_c_does_and_names_the_folder(tmp_path, capsys):
+    """SIGTERM (a batch system's time limit) ended a sweep without a word, and Ctrl-C did not say how to resume."""
+    import signal
+    import time
+
+    from gatbio.cli import run_guarded
+
+    def sweep():
+        prepare(tmp_path / "out")
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal arrives first
+
+    assert run_guarded("gatbio", sweep) == 143
+    err = capsys.readouterr().err
+    assert err == (f"terminated: the runs finished so far are saved in {(tmp_path / 'out').resolve()}; the same "
+                   "command resumes from them\n")
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert run_guarded("gatbio", interrupted) == 130  # another command: no earlier sweep's folder named
+    assert capsys.readouterr().err == "interrupted\n"

@@ -1089,7 +1089,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import is_done, prepare_out_dir, write_json
+    from gatbio.results import is_done, prepare_out_dir, release_out_dir, write_json
 
     check(cfg)
     spec = cfg.device
@@ -1134,6 +1134,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
 
         note(f"{out_dir}: the tables cover every result of the folder, {others} of them from webs or protocols this "
              f"call did not run ({len(items)} web x protocol run(s) here)")
+    release_out_dir(out_dir)  # every run written: another process may use the folder
     tables = summarize_results(out_dir, webs_dir, cfg)
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items), "runs_computed_this_call": len(todo),

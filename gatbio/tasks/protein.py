@@ -553,7 +553,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import prepare_out_dir
+    from gatbio.results import prepare_out_dir, release_out_dir
 
     check(cfg)
     if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
@@ -580,6 +580,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         units = [(cfg, f, s, inputs) for f, s in todo]
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
                      progress=progress)
+    release_out_dir(out)  # every run written: another process may use the folder
     return summarize_runs(cfg)
 
 

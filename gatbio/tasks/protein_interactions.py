@@ -77,6 +77,7 @@ from gatbio.parallel import unit_threads
 from gatbio.results import (
     atomic_write_bytes,
     atomic_write_text,
+    damage,
     format_mean_std,
     is_done,
     markdown_table,
@@ -175,6 +176,8 @@ RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "mo
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")
 #: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
 RUN_KEYS = ("split", "graph", "model", "seed")
+#: What a run reused inside its unit must also hold (a mean's members, a choice's candidates are read back).
+ROW_KEYS = (*RUN_KEYS, "val_micro_f1", "best_epoch", "epochs_run", "seconds", "cpu_seconds")
 #: Model settings of the config passed to every model (gatbio.nn.pair_models.MODEL_DEFAULTS keys).
 MODEL_SETTINGS = ("hidden", "layers", "heads", "dropout", "input_dropout", "attn_dropout", "decoder_dropout")
 
@@ -720,15 +723,25 @@ def _write_proba(path: Path, r: dict[str, Any], val: list[int], test: list[int])
 
 def _read_proba(path: Path, row: dict[str, Any], val: list[int], test: list[int],
                 threshold: float) -> dict[str, Any]:
-    """A stored run as :func:`fit_and_score` returns it (probabilities from ``path``, the rest from ``row``)."""
-    with np.load(path) as z:
-        if not (np.array_equal(z["val_pairs"], val) and np.array_equal(z["test_pairs"], test)):
-            raise ValueError(f"{path}: its pairs are not this unit's validation / test pairs (a results folder "
-                             "mixed with another split?): delete it and its .json to remake the run")
-        return {"proba": z["test_proba"], "val_proba": z["val_proba"], "threshold": row.get("threshold_chosen", threshold),
-                "val_micro_f1": row["val_micro_f1"], "best_epoch": row["best_epoch"],
-                "epochs_run": row["epochs_run"], "options": row.get("options"), "seconds": row["seconds"],
-                "cpu_seconds": row["cpu_seconds"]}
+    """A stored run as :func:`fit_and_score` returns it (probabilities from ``path``, the rest from ``row``);
+    ``None`` when ``path`` is damaged (cut short, empty, arrays missing): the caller makes the run again."""
+    import zipfile
+
+    try:
+        with np.load(path) as z:
+            stored = {k: z[k] for k in ("val_pairs", "test_pairs", "test_proba", "val_proba")}
+    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile) as err:
+        from gatbio.data.tables import note
+
+        note(f"{path}: damaged ({type(err).__name__}: {err}); its run is made again")
+        return None
+    if not (np.array_equal(stored["val_pairs"], val) and np.array_equal(stored["test_pairs"], test)):
+        raise ValueError(f"{path}: its pairs are not this unit's validation / test pairs (a results folder "
+                         "mixed with another split?): delete it and its .json to remake the run")
+    return {"proba": stored["test_proba"], "val_proba": stored["val_proba"],
+            "threshold": row.get("threshold_chosen", threshold), "val_micro_f1": row["val_micro_f1"],
+            "best_epoch": row["best_epoch"], "epochs_run": row["epochs_run"], "options": row.get("options"),
+            "seconds": row["seconds"], "cpu_seconds": row["cpu_seconds"]}
 
 
 def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
@@ -759,13 +772,20 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
         ``need_proba`` its probabilities are put in ``cache`` (read back, or the run made again)."""
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
-        if is_done(path, RUN_KEYS):
+        why = damage(path, ROW_KEYS) if is_done(path, RUN_KEYS) else None
+        if why:  # a run file with its name keys but not its results (hand-edited, or another tool's)
+            from gatbio.data.tables import note
+
+            note(f"{path}: {why}; its run is made again")
+        elif is_done(path, RUN_KEYS):
             _check_options(path, name, opts, resume)
             row = read_json(path)
             if not need_proba:
                 return row
-            if _proba_path(path).exists():
-                cache[(name, graph, seed)] = _read_proba(_proba_path(path), row, sp["val"], test, cfg.threshold)
+            stored = _read_proba(_proba_path(path), row, sp["val"], test, cfg.threshold) \
+                if _proba_path(path).exists() else None
+            if stored is not None:
+                cache[(name, graph, seed)] = stored
                 return row
         if graph != "train" and not _uses_graph(cfg, name):
             return None
@@ -851,7 +871,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import prepare_out_dir
+    from gatbio.results import prepare_out_dir, release_out_dir
 
     check(cfg)
     if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
@@ -874,6 +894,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
                             files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
         parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
                      progress=progress)
+        release_out_dir(cfg.out_dir)  # every run written: another process may use the folder
     return summarize_runs(cfg)
 
 

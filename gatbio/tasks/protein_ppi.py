@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from gatbio.config import load_config
-from gatbio.results import write_json
+from gatbio.results import release_out_dir, software, write_json
 
 __all__ = ["PPIBenchConfig", "GATPaperPPI", "load", "run"]
 
@@ -165,9 +165,11 @@ def run(cfg: PPIBenchConfig, resume: str = "check") -> dict:
                     break
         model.load_state_dict(best_state)
         row = {"dataset": "ppi", "seed": seed, "val_micro_f1": best, "test_micro_f1": _micro_f1(model, parts["test"]),
-               "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973}
+               "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973,
+               "software": software()}
         write_json(path, row)
         results.append(row)
     summary = {"runs": results, "test_micro_f1_mean": float(np.mean([r["test_micro_f1"] for r in results]))}
     write_json(out / "summary.json", summary)
+    release_out_dir(out)
     return summary

@@ -719,7 +719,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import prepare_out_dir
+    from gatbio.results import prepare_out_dir, release_out_dir
 
     cfg = _validate(cfg)
     job_cfg = {}
@@ -747,6 +747,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                              "units": len(items), "units_computed_this_call": len(todo),
                                              "config": config_to_dict(cfg)})
+        release_out_dir(out_dir)  # every run written: another process may use the folder
     return summarize(cfg)
 
 

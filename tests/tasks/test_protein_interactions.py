@@ -871,3 +871,26 @@ def test_summary_names_its_seeds_and_the_rules_threshold(files):
     head = pi.summarize_runs(cfg).splitlines()[0]
     assert "at threshold 0.5 (profile_rule: at the threshold chosen on the validation pairs" in head
     assert "mean ± std over seeds 0, 2 (std: sample, n − 1; n = runs)" in head
+
+
+@pytest.mark.parametrize("damage", ["cut_short", "empty", "row_without_results"])
+def test_a_damaged_member_run_is_made_again_not_a_traceback(files, damage, caplog):
+    """A mean rebuilt from its members' stored runs met a cut-short or empty .proba.npz (BadZipFile, EOFError) or a
+    member .json without its results (KeyError 'val_micro_f1'): each is made again, with a note naming the file."""
+    cfg = config(files, splits="[random]", seeds="[0]", graphs="[train]", models="[gat_region,gat_ppi,gat_mean]",
+                 epochs=4)
+    pi.run(cfg)
+    run_dir = files / "out" / "runs" / "random" / "s0" / "train"
+    before = json.loads((run_dir / "gat_mean.json").read_text())["micro_f1"]
+    (run_dir / "gat_mean.json").unlink()  # the mean is rebuilt from its members
+    npz, row = run_dir / "gat_region.proba.npz", run_dir / "gat_region.json"
+    if damage == "cut_short":
+        npz.write_bytes(npz.read_bytes()[:100])
+    elif damage == "empty":
+        npz.write_bytes(b"")
+    else:
+        row.write_text(json.dumps({k: json.loads(row.read_text())[k] for k in pi.RUN_KEYS}))
+    pi.run(cfg)
+    assert "gat_region" in caplog.text and "its run is made again" in caplog.text
+    assert json.loads((run_dir / "gat_mean.json").read_text())["micro_f1"] == before  # remade alike
+    assert "val_micro_f1" in json.loads(row.read_text())
