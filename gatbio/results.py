@@ -452,13 +452,18 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     if stored is not None:
         other = stored_task(out)
         shared = len(set(stored) & set(now))
-        if (other is not None and other != task) or (other is None and stored and shared < len(stored) / 2):
+        unreadable = "config.yaml" in stored  # no settings to tell a task by: a difference, named as such below
+        if (other is not None and other != task) or (other is None and stored and not unreadable
+                                                     and shared < len(stored) / 2):
             what = f"results of another task ({other})" if other else \
                 f"results of another task, it seems ({shared} of its {len(stored)} settings are settings of {task})"
             raise ResumeConflictError(
                 f"{out} holds {what}; this command neither reuses nor deletes them (--restart deletes only its own "
                 "task's results): choose another output folder")
-    diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
+    if stored is not None and "config.yaml" in stored:  # the settings of the runs there cannot be known
+        diff = ["its config.yaml cannot be read and fingerprint.json is missing or damaged"]
+    else:
+        diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
     from gatbio.data.tables import first_few
 
     shown = first_few(diff, 6, sep="; ")

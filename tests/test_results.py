@@ -473,3 +473,22 @@ def test_sigterm_ends_a_command_as_ctrl_c_does_and_names_the_folder(tmp_path, ca
 
     assert run_guarded("gatbio", interrupted) == 130  # another command: no earlier sweep's folder named
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_damaged_config_without_fingerprint_is_a_difference_not_another_task(tmp_path):
+    """A folder whose config.yaml is damaged and fingerprint.json missing was called "results of another task",
+    which --restart and --resume-anyway both refuse: the folder could not be used again."""
+    out = tmp_path / "out"
+    prepare(out)
+    fake_run(out)
+    (out / "fingerprint.json").unlink()
+    (out / "config.yaml").write_text("out_dir: [unclosed\n")
+    with pytest.raises(ResumeConflictError, match=r"different configuration \(its config\.yaml cannot be read .*"
+                                                  r"Pass --restart"):
+        prepare(out)
+    prepare(out, resume="anyway")
+    assert (out / "runs" / "seed0.json").exists()
+    (out / "fingerprint.json").unlink()
+    (out / "config.yaml").write_text("out_dir: [unclosed\n")
+    prepare(out, resume="restart")
+    assert not (out / "runs").exists()

@@ -57,6 +57,7 @@ from gatbio.metrics import f1_threshold, f1_top_k
 from gatbio.parallel import unit_threads
 from gatbio.results import (
     format_mean_std,
+    holds_json,
     is_done,
     markdown_table,
     missing_runs_note,
@@ -169,6 +170,8 @@ SETTING_RULES = {
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
+#: How messages name the results folder: the option or the config key that sets it.
+OUT_KEY = "--out (config out_dir)"
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
                     "attention_example", "device")
 
@@ -448,8 +451,13 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
     data = load_data(cfg.dataset)
     multilabel = is_multilabel(data)
     split_path, run_dir = _paths(cfg, frac, seed)
-    sp = read_json(split_path) if is_done(split_path) else make_split(data, frac, seed, cfg.val_fraction)
-    write_json(split_path, sp)
+    sp = make_split(data, frac, seed, cfg.val_fraction)
+    if not is_done(split_path):  # none yet, or damaged (empty, cut short): the seed's split, made again
+        write_json(split_path, sp)
+    elif not holds_json(split_path, sp):  # the saved split is the one the runs used (as the robustness sweep checks)
+        raise ValueError(f"{split_path}: the saved split differs from the one this code and data give for fraction "
+                         f"{frac} seed {seed} (hand-edited, or the data or the split code changed since the folder's "
+                         "runs): rerun with --restart to redo them on the new split")
     train, val, fit_idx, test = (torch.tensor(sp[k], dtype=torch.long) for k in ("train", "val", "fit", "test"))
     y_np = data.y.cpu().numpy()
     probas: dict[str, np.ndarray] = {}
@@ -561,7 +569,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                          summary_only=summary_only)
+                          summary_only=summary_only, key=OUT_KEY)
 
     def run_files(f, s):  # a (fraction, seed) unit's result files, one per variant
         return [_paths(cfg, f, s)[1] / f"{v}.json" for v in cfg.variants]

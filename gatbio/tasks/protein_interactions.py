@@ -171,6 +171,8 @@ SETTING_RULES = {
 }
 #: Keys that never change a finished run's result (which runs, where, how fast).
 #: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
+#: How messages name the results folder: the option or the config key that sets it.
+OUT_KEY = "--out (config out_dir)"
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
                     "custom_models")
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")
@@ -886,7 +888,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                    summary_only=summary_only, inputs=input_files(cfg))
+                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_KEY)
     if not summary_only:
         data = load_data(cfg)
         units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,

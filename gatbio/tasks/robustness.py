@@ -194,6 +194,8 @@ SETTING_RULES = {
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (task, dataset, model, seed, perturbation) curves it computes (each has its own file); ``r50_random_orders``
 #: is used by the summary only. Any other difference is refused on resume (:func:`gatbio.results.prepare_out_dir`).
+#: How messages name the results folder: the option or the config key that sets it.
+OUT_KEY = "--out (config out_dir)"
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "models", "perturbations", "seeds", "r50_random_orders",
                     "protein.enabled", "protein.dataset", "foodweb.enabled", "foodweb.webs")
 
@@ -734,7 +736,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                              summary_only=summary_only)
+                              summary_only=summary_only, key=OUT_KEY)
     if not summary_only:
         items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),

@@ -250,3 +250,21 @@ def test_test_labels_reach_no_score_threshold_or_prior_power(tmp_path, monkeypat
     for (a, ta), (b, tb) in zip(scored["original"], scored["flipped"], strict=True):
         assert np.array_equal(a, b) and ta == tb
     assert scored["original gamma"] == scored["flipped gamma"]
+
+
+def test_a_saved_split_without_its_parts_is_refused_not_a_traceback(tiny, tmp_path):
+    """A split file that was valid JSON without its parts ({"train": [...]}) ended the sweep with KeyError 'val';
+    one cut short is the seed's split made again; a valid one that differs is refused naming --restart."""
+    overrides = [f"out_dir={tmp_path}", "fractions=[0.5]", "seeds=[0]", "variants=[neighbor_vote,label_prop]",
+                 "inputs=[prone]", "embed_dim=8"]
+    P.run(P.load(None, overrides))
+    split = tmp_path / "splits" / "node2vec-ppi_f0.50_s0.json"
+    saved = split.read_text()
+    (tmp_path / "runs" / "node2vec-ppi" / "f0.50_s0" / "label_prop.json").unlink()
+    split.write_text(saved[:40])  # cut short: made again
+    P.run(P.load(None, overrides))
+    assert split.read_text() == saved
+    (tmp_path / "runs" / "node2vec-ppi" / "f0.50_s0" / "label_prop.json").unlink()
+    split.write_text(json.dumps({"train": [1, 2, 3]}))
+    with pytest.raises(ValueError, match=r"node2vec-ppi_f0\.50_s0\.json: the saved split differs .* --restart"):
+        P.run(P.load(None, overrides))
