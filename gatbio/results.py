@@ -626,12 +626,12 @@ def seed_ranges(seeds: Iterable[int]) -> str:
 
 
 def over_seeds(seeds: Iterable[int]) -> str:
-    """How a summary names its statistics: ``"mean ± std over seeds 0–4 (std: sample, n − 1; n = runs)"``
+    """How a summary names its statistics: ``"mean ± std over seeds 0–4; std of the sample (n − 1); n = runs"``
     (:func:`seed_ranges`). The seeds are those of the runs summarised, which a resumed folder or
     ``--summary-only`` may make fewer than the config lists."""
     seeds = {int(s) for s in seeds}
     label = "seed" if len(seeds) == 1 else "seeds"
-    return f"mean ± std over {label} {seed_ranges(seeds)} (std: sample, n − 1; n = runs)"
+    return f"mean ± std over {label} {seed_ranges(seeds)}; std of the sample (n − 1); n = runs"
 
 
 def format_mean_std(df: pd.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,

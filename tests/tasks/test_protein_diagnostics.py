@@ -6,12 +6,13 @@ from gatbio.tasks import protein_diagnostics as diag
 
 
 def test_summary_means_and_stds_over_seeds():
-    results = [{"dataset": "toy", "fraction": 0.5, "rows": {"a": {"accuracy": 0.2, "macro_f1": 0.1},
+    results = [{"dataset": "toy", "fraction": 0.5, "seed": 0, "rows": {"a": {"accuracy": 0.2, "macro_f1": 0.1},
                                            "b, γ = 0": {"accuracy": 0.5, "macro_f1": 0.4}}},
-               {"dataset": "toy", "fraction": 0.5, "rows": {"a": {"accuracy": 0.4, "macro_f1": 0.3},
+               {"dataset": "toy", "fraction": 0.5, "seed": 1, "rows": {"a": {"accuracy": 0.4, "macro_f1": 0.3},
                                            "b, γ = 0": {"accuracy": 0.5, "macro_f1": 0.6}}}]
     text = diag.summary(results)
-    assert "### toy, 50% labelled" in text and "| model | n | accuracy | macro_f1 |" in text
+    assert "### toy, 50% labelled (mean ± std over seeds 0–1; std of the sample (n − 1); n = runs)" in text
+    assert "| model | n | accuracy | macro_f1 |" in text
     # sample std (ddof 1), as every summary of the project: std(0.2, 0.4) = 0.1414
     assert "| a | 2 | 0.300 ± 0.141 | 0.200 ± 0.141 |" in text
     assert "| b, γ = 0 | 2 | 0.500 ± 0.000 | 0.500 ± 0.141 |" in text

@@ -870,7 +870,7 @@ def test_summary_names_its_seeds_and_the_rules_threshold(files):
                                         "seconds": 1.0, **{m: 0.5 for m in pi.METRICS}, **extra}))
     head = pi.summarize_runs(cfg).splitlines()[0]
     assert "at threshold 0.5 (profile_rule: at the threshold chosen on the validation pairs" in head
-    assert "mean ± std over seeds 0, 2 (std: sample, n − 1; n = runs)" in head
+    assert "mean ± std over seeds 0, 2; std of the sample (n − 1); n = runs" in head
 
 
 @pytest.mark.parametrize("damage", ["cut_short", "empty", "row_without_results"])
