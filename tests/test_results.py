@@ -407,7 +407,7 @@ def test_over_seeds_names_the_seeds_and_the_std():
 
     assert seed_ranges([4, 0, 1, 2, 3, 3]) == "0–4" and seed_ranges([0, 1, 2, 7]) == "0–2, 7"
     assert over_seeds([0, 2]) == "mean ± std over seeds 0, 2; std of the sample (n − 1); n = runs"
-    assert over_seeds([3]).startswith("mean ± std over seed 3 ")
+    assert over_seeds([3]).startswith("mean ± std over seed 3; ")
 
 
 def test_software_names_the_versions_behind_a_result():
