@@ -167,11 +167,12 @@ SETTING_RULES = {
     "inputs": "unique",
 }
 
+#: How messages name the results folder: the option or the config key that sets it.
+OUT_KEY = "--out (config out_dir)"
+
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
-#: How messages name the results folder: the option or the config key that sets it.
-OUT_KEY = "--out (config out_dir)"
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
                     "attention_example", "device")
 

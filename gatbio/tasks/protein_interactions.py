@@ -169,10 +169,11 @@ SETTING_RULES = {
     "graphs": "unique",
     "features": "unique",
 }
-#: Keys that never change a finished run's result (which runs, where, how fast).
-#: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
 #: How messages name the results folder: the option or the config key that sets it.
 OUT_KEY = "--out (config out_dir)"
+
+#: Keys that never change a finished run's result (which runs, where, how fast).
+#: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
                     "custom_models")
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")

@@ -191,11 +191,12 @@ SETTING_RULES = {
     "foodweb.webs": "unique", "protein.inputs": "unique",
 }
 
+#: How messages name the results folder: the option or the config key that sets it.
+OUT_KEY = "--out (config out_dir)"
+
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (task, dataset, model, seed, perturbation) curves it computes (each has its own file); ``r50_random_orders``
 #: is used by the summary only. Any other difference is refused on resume (:func:`gatbio.results.prepare_out_dir`).
-#: How messages name the results folder: the option or the config key that sets it.
-OUT_KEY = "--out (config out_dir)"
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "models", "perturbations", "seeds", "r50_random_orders",
                     "protein.enabled", "protein.dataset", "foodweb.enabled", "foodweb.webs")
 
