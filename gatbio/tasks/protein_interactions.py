@@ -775,12 +775,13 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
         ``need_proba`` its probabilities are put in ``cache`` (read back, or the run made again)."""
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
-        why = damage(path, ROW_KEYS) if is_done(path, RUN_KEYS) else None
+        done = is_done(path, RUN_KEYS)
+        why = damage(path, ROW_KEYS) if done else None
         if why:  # a run file with its name keys but not its results (hand-edited, or another tool's)
             from gatbio.data.tables import note
 
             note(f"{path}: {why}; its run is made again")
-        elif is_done(path, RUN_KEYS):
+        elif done:
             _check_options(path, name, opts, resume)
             row = read_json(path)
             if not need_proba:
