@@ -254,6 +254,8 @@ class FolderBusyError(ResumeConflictError):
     """Another process is writing its runs into the results folder (:func:`lock_out_dir`)."""
 
 
+#: How the sweeps' messages name their results folder: the option typed, or the config key that set it.
+OUT_DIR_KEY = "--out (config out_dir)"
 LOCK_FILE = ".gatbio.lock"
 _LOCKS: dict[Path, Any] = {}  # results folder -> the open lock file this process holds
 _ACTIVE: list[Path] = []  # the folder of the sweep this process is running (0 or 1), for resume_hint

@@ -167,9 +167,6 @@ SETTING_RULES = {
     "inputs": "unique",
 }
 
-#: How messages name the results folder: the option or the config key that sets it.
-OUT_KEY = "--out (config out_dir)"
-
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
@@ -562,7 +559,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
 
     check(cfg)
     if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
@@ -570,7 +567,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                          summary_only=summary_only, key=OUT_KEY)
+                          summary_only=summary_only, key=OUT_DIR_KEY)
 
     def run_files(f, s):  # a (fraction, seed) unit's result files, one per variant
         return [_paths(cfg, f, s)[1] / f"{v}.json" for v in cfg.variants]

@@ -169,9 +169,6 @@ SETTING_RULES = {
     "graphs": "unique",
     "features": "unique",
 }
-#: How messages name the results folder: the option or the config key that sets it.
-OUT_KEY = "--out (config out_dir)"
-
 #: Keys that never change a finished run's result (which runs, where, how fast).
 #: ``custom_models`` is free too: each result stores its model's resolved options, checked when it is reused.
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
@@ -875,7 +872,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
 
     check(cfg)
     if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
@@ -890,7 +887,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_KEY)
+                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY)
     if not summary_only:
         data = load_data(cfg)
         units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,

@@ -191,9 +191,6 @@ SETTING_RULES = {
     "foodweb.webs": "unique", "protein.inputs": "unique",
 }
 
-#: How messages name the results folder: the option or the config key that sets it.
-OUT_KEY = "--out (config out_dir)"
-
 #: Config keys that never change a finished run's result: where and how fast the sweep runs, and which
 #: (task, dataset, model, seed, perturbation) curves it computes (each has its own file); ``r50_random_orders``
 #: is used by the summary only. Any other difference is refused on resume (:func:`gatbio.results.prepare_out_dir`).
@@ -722,7 +719,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
 
     cfg = _validate(cfg)
     job_cfg = {}
@@ -737,7 +734,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                              summary_only=summary_only, key=OUT_KEY)
+                              summary_only=summary_only, key=OUT_DIR_KEY)
     if not summary_only:
         items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),

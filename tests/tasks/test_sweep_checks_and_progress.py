@@ -309,3 +309,19 @@ def test_summarize_names_another_tasks_folder(tmp_path, capsys):
     (out / "config.yaml").write_text("name: tiny\n")
     assert cli_main(["foodweb", "summarize", str(out)]) == 1
     assert "holds results of another task (RobustnessConfig), not of gatbio foodweb benchmark" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, config", [
+    (["protein", "run"], "protein_quick.yaml"),
+    (["protein", "interactions"], "shs27k_quick.yaml"),
+    (["robustness"], "robustness_quick.yaml"),
+])
+def test_a_results_folder_that_is_a_file_is_named_as_the_option_typed(tmp_path, capsys, command, config):
+    """The message said 'out_dir X' where the user typed --out X (the food-web benchmark said --out already)."""
+    target = tmp_path / "afile"
+    target.write_text("x")
+    rc = cli_main([*command, "--config", str(REPO / "experiments" / "configs" / config), "--out", str(target),
+                   "--device", "cpu"])
+    assert rc == 1
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        f"error: --out (config out_dir) {target}: is a file, not a folder; give a folder for the results")
