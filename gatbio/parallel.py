@@ -72,7 +72,7 @@ def parallel_map(
 
 def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
                 progress: bool = True, files: Callable[..., Iterable] | None = None,
-                keys: Sequence[str] = ()) -> list[tuple]:
+                keys: Sequence[str] = (), filled: Sequence[str] = ()) -> list[tuple]:
     """The ``items`` whose unit is not finished (``done(*item)`` false), saying on stderr how many were left out:
     ``food webs: 97 of 114 (web, protocol) units already done in OUT, 17 to run``.
 
@@ -80,7 +80,7 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
     finished units, read back in a moment, made the time left look far shorter than it was.
 
     ``files(*item)``, where given, are a unit's result files (holding ``keys``): those of the units to run that
-    exist but hold no result (:func:`gatbio.results.damage`) are counted in a note naming the first and why, also
+    exist but hold no result (:func:`gatbio.results.damage`, with ``filled``) are counted in a note naming the first and why, also
     without ``progress``:
     ``food webs: 2 damaged result file(s) will be redone (e.g. OUT/x.json: empty)``. They were redone
     silently, and a user who took the folder for finished learnt it only from the time the run took.
@@ -92,7 +92,7 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
     if files is not None:
         from gatbio.results import damage
 
-        damaged = [(path, why) for item in todo for path in files(*item) if (why := damage(path, keys))]
+        damaged = [(path, why) for item in todo for path in files(*item) if (why := damage(path, keys, filled))]
         if damaged:
             from gatbio.data.tables import note
 

@@ -504,9 +504,10 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     return out
 
 
-def damage(path: str | Path, keys: Sequence[str] = ()) -> str | None:
+def damage(path: str | Path, keys: Sequence[str] = (), filled: Sequence[str] = ()) -> str | None:
     """Why the file ``path`` holds no result (:func:`is_done`), for a message: ``"empty"``, ``"not valid JSON
-    (Expecting value, line 2)"``, ``"not a JSON object"``, ``"missing the keys seed"``; ``None`` when it holds one,
+    (Expecting value, line 2)"``, ``"not a JSON object"``, ``"missing the keys seed"``, ``"the key curve is
+    empty"`` (a key of ``filled``, whose value must be a non-empty list or object); ``None`` when it holds one,
     or when there is no file (a run not made yet is not damaged). A resumed sweep redoes such a file's run, which
     it did silently: :func:`gatbio.parallel.left_to_run` says which files and why."""
     path = Path(path)
@@ -518,28 +519,35 @@ def damage(path: str | Path, keys: Sequence[str] = ()) -> str | None:
         return "empty" if err.msg == _EMPTY else f"not valid JSON ({err.msg}, line {err.lineno})"
     except OSError as err:
         return f"unreadable ({err.strerror or err})"
-    if not keys:
+    if not keys and not filled:
         return f"no result ({json.dumps(data)})" if data in ({}, [], None) else None
     if not isinstance(data, dict):
         return "not a JSON object"
-    missing = [k for k in keys if k not in data]
-    return f"missing the keys {', '.join(missing)}" if missing else None
+    missing = [k for k in (*keys, *filled) if k not in data]
+    if missing:
+        return f"missing the keys {', '.join(dict.fromkeys(missing))}"
+    # the keys alone name the run: a file holding them and an empty result (hand-made, another program's) was
+    # read as finished and its run left out of the tables for good
+    empty = [k for k in filled if not (isinstance(data[k], (list, dict)) and data[k])]
+    return f"the key{'s' * (len(empty) > 1)} {', '.join(empty)} {'are' if len(empty) > 1 else 'is'} empty" if empty \
+        else None
 
 
-def is_done(path: str | Path, keys: Sequence[str] = ()) -> bool:
+def is_done(path: str | Path, keys: Sequence[str] = (), filled: Sequence[str] = ()) -> bool:
     """True when a result file exists and holds a result: JSON that parses and is not empty (``{}``, ``[]`` or
     ``null`` is no result), and with ``keys`` an object that has them (a task's run files name their run: JSON
     of another shape, hand-edited or another program's, is no result either; it crashed the summary or, read as
     done, left the run out of the tables for good). A resumed sweep skips that run, and redoes one whose file
-    is damaged (:func:`damage` says why)."""
-    return Path(path).is_file() and damage(path, keys) is None
+    is damaged (:func:`damage` says why); ``filled`` are keys whose value must be a non-empty list or object."""
+    return Path(path).is_file() and damage(path, keys, filled) is None
 
 
-def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = ()) -> str | None:
+def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = (),
+                      filled: Sequence[str] = ()) -> str | None:
     """For a summary of the run files ``files`` a config names: ``None`` when every one holds a result, else a
     line (also given as a note on stderr) saying how many are missing or damaged, with an example, and that the
     tables leave them out."""
-    absent = [Path(f) for f in files if not is_done(f, keys)]
+    absent = [Path(f) for f in files if not is_done(f, keys, filled)]
     if not absent:
         return None
     damaged = [f for f in absent if f.is_file()]

@@ -351,6 +351,11 @@ def test_a_file_of_another_shape_is_no_run_of_the_task(tmp_path):
 
 @pytest.mark.parametrize("text, keys, why", [
     ('{"dataset": "x", "seed": 0}', ("dataset", "seed"), None),
+    ('{"dataset": "x", "curve": [{"f": 0}]}', ("dataset", "+curve"), None),
+    ('{"dataset": "x", "curve": []}', ("dataset", "+curve"), "the key curve is empty"),
+    ('{"curve": null, "rows": {}}', ("+curve", "+rows"), "the keys curve, rows are empty"),
+    ('{"dataset": "x"}', ("dataset", "+curve"), "missing the keys curve"),
+    ('{"dataset": "x", "curve": []}', ("dataset", "curve"), None),  # not required to be filled
     ('{"f1": 0.5}', (), None),
     (None, ("dataset",), None),  # no file: a run not made yet, not a damaged one
     ("", (), "empty"),
@@ -369,8 +374,10 @@ def test_damage_says_why_a_file_holds_no_result(tmp_path, text, keys, why):
     path = tmp_path / "run.json"
     if text is not None:
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
-    assert damage(path, keys) == why
-    assert is_done(path, keys) == (text is not None and why is None)
+    filled = tuple(k[1:] for k in keys if k.startswith("+"))
+    keys = tuple(k for k in keys if not k.startswith("+"))
+    assert damage(path, keys, filled) == why
+    assert is_done(path, keys, filled) == (text is not None and why is None)
 
 
 def test_holds_json_compares_as_write_json_writes(tmp_path):

@@ -871,6 +871,8 @@ def _published(cfg: FoodWebConfig, webs_dir: Path | None, webs: list[str] | None
 
 
 #: The keys of a per-web result file (:func:`run_web`) and of each of its rows that :func:`summarize_results` reads.
+#: Its ``rows`` may be empty and the web still done: every model of the config left out on it (trait models on a
+#: web without traits).
 RECORD_KEYS = ("web", "protocol", "num_nodes", "num_links", "connectance", "rows")
 ROW_KEYS = ("web", "protocol", "fold", "model", "seed", "roc_auc", "pr_auc")
 

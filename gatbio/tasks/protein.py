@@ -176,8 +176,9 @@ RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions"
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
            "attention_example.json")
-#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
-RUN_KEYS = ("fraction", "variant", "seed")
+#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone): its names and a result
+#: (a file holding only the names was read as finished, and its run left out of the tables for good)
+RUN_KEYS = ("fraction", "variant", "seed", "macro_f1")
 
 
 def check(cfg: ProteinConfig) -> None:

@@ -201,6 +201,8 @@ RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "models", "perturbatio
 OUTPUTS = ("runs", "splits", "summary", "figures", "timing.json")
 #: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
 RUN_KEYS = ("task", "dataset", "model", "seed", "perturbation", "metric", "curve")
+#: Of those, the ones that must not be empty: a file with the run's names and ``"curve": []`` is no result
+RUN_FILLED = ("curve",)
 
 
 def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
@@ -529,8 +531,8 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
 def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> list[str]:
     """The models of one (dataset, seed) with a perturbation still to run."""
     out_dir = Path(cfg.out_dir)
-    return [m for m in cfg.models
-            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p), RUN_KEYS) for p in cfg.perturbations)]
+    return [m for m in cfg.models if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p), RUN_KEYS, RUN_FILLED)
+                                             for p in cfg.perturbations)]
 
 
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
@@ -569,7 +571,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
         att_stats = _attention_stats(clean_att, hubs, n)
         for p in cfg.perturbations:
             path = _run_path(out_dir, task, dataset, model_name, seed, p)
-            if is_done(path, RUN_KEYS):
+            if is_done(path, RUN_KEYS, RUN_FILLED):
                 continue
             curve = [{"fraction": f, **problem.evaluate(model, clean_out, clean_att, perts[(p, f)])}
                      for f in cfg.fractions]
@@ -636,7 +638,7 @@ def summarize(cfg: RobustnessConfig) -> str:
     df = rs.load_runs(out_dir, select=run_selection(cfg))
     incomplete = missing_runs_note([_run_path(out_dir, task, dataset, m, seed, pert) for task, dataset in _datasets(cfg)
                                     for m in cfg.models for seed in cfg.seeds for pert in cfg.perturbations], out_dir,
-                                   RUN_KEYS)
+                                   RUN_KEYS, RUN_FILLED)
     curves, auc = rs.curve_table(df), rs.auc_table(df)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
     head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)
@@ -738,7 +740,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     if not summary_only:
         items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
         todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
-                           "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS,
+                           "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
                            files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
                                                                  for m in c.models for p in c.perturbations])
         t0 = time.perf_counter()

@@ -51,9 +51,9 @@ def _runs(out_dir: str | Path, select: dict[str, set] | None) -> list[dict]:
     sets: a folder resumed with fewer webs, models or seeds than it once ran keeps their files, which the tables of
     the current config leave out (said on stderr)."""
     # a damaged or empty file is no result (the summary says how many of the config's runs lack one)
-    from gatbio.tasks.robustness import RUN_KEYS
+    from gatbio.tasks.robustness import RUN_FILLED, RUN_KEYS
 
-    runs = [read_json(p) for p in sorted(Path(out_dir).glob("runs/**/*.json")) if is_done(p, RUN_KEYS)]
+    runs = [read_json(p) for p in sorted(Path(out_dir).glob("runs/**/*.json")) if is_done(p, RUN_KEYS, RUN_FILLED)]
     kept = [r for r in runs if not select or all(r[k] in allowed for k, allowed in select.items())]
     if len(kept) < len(runs):
         from gatbio.data.tables import note

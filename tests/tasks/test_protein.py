@@ -109,7 +109,7 @@ def test_fit_learns_communities_and_early_stops():
     assert acc > 0.9 and res.best_val > 0.9 and res.epochs_run <= 60
 
 
-def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch, capsys):
+def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch, capsys, caplog):
     overrides = [f"out_dir={tmp_path}", "fractions=[0.3,0.6]", "seeds=[1]", "epochs=20", "hidden=4", "heads=2",
                  "inputs=[prone]", "embed_dim=8", "variants=[neighbor_vote,label_prop,lr_prone,gat_labels,gat_labels+lr,lr_ens]"]
     cfg = P.load(None, overrides)
@@ -134,6 +134,14 @@ def test_sweep_writes_results_resumes_and_summarizes(tiny, tmp_path, monkeypatch
         P.run(cfg)
     assert runs[0].stat().st_mtime_ns == stamp
     assert "2 of 2 (fraction, seed) units already done in" in capsys.readouterr().err
+    # a run file holding its names and no result (another program's) is redone, not read as finished
+    kept = json.loads(runs[0].read_text())
+    runs[0].write_text(json.dumps({k: kept[k] for k in ("fraction", "variant", "seed")}))
+    caplog.clear()
+    P.run(cfg)
+    assert f"1 damaged result file(s) will be redone (e.g. {runs[0]}: missing the keys macro_f1)" in caplog.text
+    assert json.loads(runs[0].read_text())["macro_f1"] == kept["macro_f1"]
+    stamp = runs[0].stat().st_mtime_ns
     # another config that changes results is refused before any work, naming the key; the stored config stays
     from gatbio.results import ResumeConflictError
 

@@ -153,6 +153,11 @@ def test_a_resumed_robustness_sweep_names_the_damaged_run_file_it_redoes(tmp_pat
     assert cli_main(args) == 0
     assert f"robustness: 1 damaged result file(s) will be redone (e.g. {run}: missing the keys curve)" in caplog.text
     assert json.loads(run.read_text())["curve"] == kept["curve"]  # redone, as it was
+    run.write_text(json.dumps({**kept, "curve": []}))  # the run's names and no result: no longer read as finished
+    caplog.clear()
+    assert cli_main(args) == 0
+    assert f"robustness: 1 damaged result file(s) will be redone (e.g. {run}: the key curve is empty)" in caplog.text
+    assert json.loads(run.read_text())["curve"] == kept["curve"]
 
 
 def _progress_seen(monkeypatch, module, name, argv, tty):
