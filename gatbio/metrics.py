@@ -11,6 +11,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+__all__ = [
+    "top_k_predictions", "micro_macro_f1", "f1_top_k", "f1_threshold", "roc_auc", "pr_auc",  # scores
+    "attention_entropy", "attention_entropy_ratio", "hub_attention_mass", "attention_js_divergence",  # attention
+    "flip_rate", "label_homophily",
+]
+
 
 def _as_numpy(a) -> np.ndarray:
     if hasattr(a, "detach"):

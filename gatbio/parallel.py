@@ -58,7 +58,7 @@ def parallel_map(
                               "pip install 'gatbio[distributed]'") from err
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator")(calls)
-            return list(_track(gen, len(items), desc, progress))
+            return _collect(gen, len(items), desc, progress)
     with warnings.catch_warnings():
         # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
         # sequence similarities do) and warns "A worker stopped while some jobs were given to the executor": the
@@ -67,7 +67,7 @@ def parallel_map(
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                                 category=UserWarning)
         gen = Parallel(n_jobs=jobs, return_as="generator")(calls)
-        return list(_track(gen, len(items), desc, progress))
+        return _collect(gen, len(items), desc, progress)
 
 
 def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
@@ -99,6 +99,20 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
             path, why = damaged[0]
             note(f"{desc}: {len(damaged)} damaged result file(s) will be redone (e.g. {path}: {why})")
     return todo
+
+
+def _collect(gen: Iterator, total: int, desc: str | None, progress: bool) -> list[Any]:
+    """A pool's results as a list, its generator closed however that ends: an error or Ctrl-C between two results
+    stops the workers here (joblib aborts on ``GeneratorExit``), not whenever the generator is collected, so that
+    none still writes while the caller handles it (:func:`gatbio.results.writing_runs` releases the folder)."""
+    try:
+        return list(_track(gen, total, desc, progress))
+    finally:
+        with warnings.catch_warnings():  # "N tasks ... have been cancelled. You could benefit from adjusting the
+            # input task iterator": joblib's advice to a caller that stops reading early, not to a user who stopped
+            warnings.filterwarnings("ignore", message=".*You could benefit from adjusting the input task iterator",
+                                    category=UserWarning)
+            gen.close()
 
 
 def _track(results: Iterable, total: int, desc: str | None, progress: bool) -> Iterable:

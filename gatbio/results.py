@@ -31,12 +31,26 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+__all__ = [
+    # writing and reading results
+    "write_json", "read_json", "holds_json", "write_csv", "atomic_write_bytes", "atomic_write_text",
+    "atomic_write_many", "table_text", "InvalidJSONError", "software",
+    # resuming safely
+    "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
+    "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "release_out_dir", "writing_runs",
+    "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
+    "missing_runs_note", "mixed_configs_note",
+    # summaries over seeds
+    "collect", "summarize", "round_stats", "seed_ranges", "over_seeds", "format_mean_std", "markdown_table",
+]
 
 _SOFTWARE = ("torch", "torch_geometric", "numpy", "scipy", "sklearn", "pandas")
 
@@ -293,13 +307,28 @@ def lock_out_dir(out: Path, key: str = "out_dir") -> None:
     _LOCKS[out] = fh
 
 
-def release_out_dir(out: str | Path) -> None:
-    """Release :func:`lock_out_dir`'s lock on ``out`` (the sweep's runs are all written)."""
+def release_out_dir(out: str | Path, finished: bool = True) -> None:
+    """Release :func:`lock_out_dir`'s lock on ``out``: the sweep's runs are all written (``finished``), or its
+    work stopped (an error, Ctrl-C), when :func:`resume_hint` still names the folder."""
     fh = _LOCKS.pop(Path(out).resolve(), None)
     if fh is not None:
         fh.close()  # closing the file drops its flock
-    if _ACTIVE == [Path(out).resolve()]:
+    if finished and _ACTIVE == [Path(out).resolve()]:
         _ACTIVE.clear()
+
+
+@contextmanager
+def writing_runs(out: str | Path) -> Iterator[None]:
+    """The block in which a sweep writes its runs into ``out`` (locked by :func:`prepare_out_dir`): the lock is
+    released when the block ends, also when it raises. A run that raised kept it until its process ended: a
+    notebook kernel, until restarted, refused the folder to every other process. (The pools have stopped their
+    workers by then: :func:`gatbio.parallel.parallel_map`.)"""
+    try:
+        yield
+    except BaseException:
+        release_out_dir(out, finished=False)
+        raise
+    release_out_dir(out)
 
 
 def forget_sweep() -> None:

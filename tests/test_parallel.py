@@ -43,6 +43,39 @@ def test_errors_surface_from_every_backend():
         parallel_map(_fails_on_three, items, jobs=2, progress=False)
 
 
+def _slow_writer(i: int, path: str) -> int:
+    if i:
+        import time
+
+        time.sleep(3)
+        with open(path, "w") as fh:
+            fh.write("written")
+    return i
+
+
+@pytest.mark.filterwarnings("error")  # joblib's advice on stopping early is not for a user who stopped
+def test_workers_are_stopped_before_an_interruption_leaves_parallel_map(tmp_path, monkeypatch):
+    """Ctrl-C between two results (in the progress code) stopped the workers only when the pool's generator was
+    collected, after the caller had handled it (released the folder's lock): they went on writing meanwhile."""
+    import gatbio.parallel as par
+
+    def first_then_interrupted(results, *_):
+        yield next(iter(results))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(par, "_track", first_then_interrupted)
+    path = tmp_path / "late.txt"
+    import time
+
+    try:
+        parallel_map(_slow_writer, [(0, str(path)), (1, str(path))], jobs=2, progress=False)
+    except KeyboardInterrupt as err:  # handled while its traceback (and the pool's generator) is alive, as run_guarded
+        time.sleep(4)  # the second unit would have written by now
+        assert err.__traceback__ is not None and not path.exists()
+    else:
+        pytest.fail("no KeyboardInterrupt")
+
+
 @pytest.mark.parametrize("jobs", [0, -2])
 def test_bad_jobs_are_rejected(jobs):
     with pytest.raises(ValueError, match=f"jobs={jobs} is not allowed"):

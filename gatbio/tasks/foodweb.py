@@ -1091,7 +1091,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import is_done, prepare_out_dir, release_out_dir, write_json
+    from gatbio.results import is_done, prepare_out_dir, write_json, writing_runs
 
     check(cfg)
     spec = cfg.device
@@ -1120,12 +1120,14 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
     # (a finished unit of a web whose files changed since is refused here, before any work: _same_web)
-    todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol), RECORD_KEYS)
-                       and _same_web(p, src), "food webs", "(web, protocol)", out_dir, progress,
-                       files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
-    t0 = time.time()
-    parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
-    wall = time.time() - t0
+    with writing_runs(out_dir):
+        todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol),
+                                                                         RECORD_KEYS)
+                           and _same_web(p, src), "food webs", "(web, protocol)", out_dir, progress,
+                           files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
+        t0 = time.time()
+        parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
+        wall = time.time() - t0
     # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
     # protocols than the folder holds says so: the tables are not only this call's).
     names = {_web_name(src) for src in sources}
@@ -1136,7 +1138,6 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
 
         note(f"{out_dir}: the tables cover every result of the folder, {others} of them from webs or protocols this "
              f"call did not run ({len(items)} web x protocol run(s) here)")
-    release_out_dir(out_dir)  # every run written: another process may use the folder
     tables = summarize_results(out_dir, webs_dir, cfg)
     write_json(out_dir / "timing.json", {
         "wall_seconds_this_call": wall, "jobs": cfg.jobs, "runs": len(items), "runs_computed_this_call": len(todo),

@@ -560,7 +560,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
@@ -573,21 +573,21 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
     def run_files(f, s):  # a (fraction, seed) unit's result files, one per variant
         return [_paths(cfg, f, s)[1] / f"{v}.json" for v in cfg.variants]
 
-    todo = [] if summary_only else left_to_run(
-        [(f, s) for f in cfg.fractions for s in cfg.seeds],
-        lambda f, s: all(is_done(p, RUN_KEYS) for p in run_files(f, s)),
-        cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
-    if todo:  # a finished sweep resumed: no embedding is computed again
-        data = load_data(cfg.dataset)
-        check_fractions(cfg, data)
-        t0 = time.perf_counter()
-        with unit_threads(cfg.threads):  # the embeddings' SVDs sum differently on more threads
-            inputs = compute_inputs(cfg, data)
-        write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
-        units = [(cfg, f, s, inputs) for f, s in todo]
-        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
-                     progress=progress)
-    release_out_dir(out)  # every run written: another process may use the folder
+    with writing_runs(out):
+        todo = [] if summary_only else left_to_run(
+            [(f, s) for f in cfg.fractions for s in cfg.seeds],
+            lambda f, s: all(is_done(p, RUN_KEYS) for p in run_files(f, s)),
+            cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
+        if todo:  # a finished sweep resumed: no embedding is computed again
+            data = load_data(cfg.dataset)
+            check_fractions(cfg, data)
+            t0 = time.perf_counter()
+            with unit_threads(cfg.threads):  # the embeddings' SVDs sum differently on more threads
+                inputs = compute_inputs(cfg, data)
+            write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
+            units = [(cfg, f, s, inputs) for f, s in todo]
+            parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
+                         progress=progress)
     return summarize_runs(cfg)
 
 

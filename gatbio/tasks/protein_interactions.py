@@ -872,7 +872,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
@@ -889,13 +889,13 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                     summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY)
     if not summary_only:
-        data = load_data(cfg)
-        units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
-                            cfg.name, "(split, seed)", cfg.out_dir, progress, keys=RUN_KEYS,
-                            files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
-        parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
-                     progress=progress)
-        release_out_dir(cfg.out_dir)  # every run written: another process may use the folder
+        with writing_runs(cfg.out_dir):
+            data = load_data(cfg)
+            units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
+                                cfg.name, "(split, seed)", cfg.out_dir, progress, keys=RUN_KEYS,
+                                files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
+            parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
+                         progress=progress)
     return summarize_runs(cfg)
 
 

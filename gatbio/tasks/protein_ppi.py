@@ -19,6 +19,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,7 +27,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from gatbio.config import load_config
-from gatbio.results import release_out_dir, software, write_json
+from gatbio.results import software, write_json, writing_runs
 
 __all__ = ["PPIBenchConfig", "GATPaperPPI", "load", "run"]
 
@@ -121,8 +122,6 @@ def run(cfg: PPIBenchConfig, resume: str = "check") -> dict:
     One ``runs/seed<N>/results.json`` per seed; a rerun into the same ``out_dir`` skips the finished seeds when
     the result settings are the same, and refuses other settings naming them (``resume``: ``"restart"`` deletes
     this task's outputs first, ``"anyway"`` reuses them; :func:`gatbio.results.prepare_out_dir`)."""
-    from torch_geometric.loader import DataLoader
-
     from gatbio.config import check_settings
     from gatbio.data import load as load_dataset
     from gatbio.device import announce_device, resolve_device
@@ -136,40 +135,45 @@ def run(cfg: PPIBenchConfig, resume: str = "check") -> dict:
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume)
     parts = {s: [g for g in graphs if g.split == s] for s in ("train", "val", "test")}
     results = []
-    for seed in cfg.seeds or [0]:
-        path = out / "runs" / f"seed{seed}" / "results.json"
-        if is_done(path):
+    with writing_runs(out):
+        for seed in cfg.seeds or [0]:
+            path = out / "runs" / f"seed{seed}" / "results.json"
+            if not is_done(path):
+                write_json(path, _fit_seed(cfg, parts, dev, seed))
             results.append(read_json(path))
-            continue
-        torch.manual_seed(seed)
-        g0 = parts["train"][0]
-        model = GATPaperPPI(g0.num_features, g0.y.size(1), cfg.hidden, cfg.heads, cfg.out_heads).to(dev)
-        opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-        loader = DataLoader(parts["train"], batch_size=cfg.batch_size, shuffle=True,
-                            generator=torch.Generator().manual_seed(seed))
-        best, best_state, bad, t0 = -1.0, None, 0, time.perf_counter()
-        for _epoch in range(cfg.epochs):
-            model.train()
-            for batch in loader:
-                batch = batch.to(dev)
-                opt.zero_grad()
-                loss = F.binary_cross_entropy_with_logits(model(batch.x, batch.edge_index), batch.y)
-                loss.backward()
-                opt.step()
-            val = _micro_f1(model, parts["val"])
-            if val > best:
-                best, best_state, bad = val, {k: v.clone() for k, v in model.state_dict().items()}, 0
-            else:
-                bad += 1
-                if bad >= cfg.patience:
-                    break
-        model.load_state_dict(best_state)
-        row = {"dataset": "ppi", "seed": seed, "val_micro_f1": best, "test_micro_f1": _micro_f1(model, parts["test"]),
-               "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973,
-               "software": software()}
-        write_json(path, row)
-        results.append(row)
-    summary = {"runs": results, "test_micro_f1_mean": float(np.mean([r["test_micro_f1"] for r in results]))}
-    write_json(out / "summary.json", summary)
-    release_out_dir(out)
+        summary = {"runs": results, "test_micro_f1_mean": float(np.mean([r["test_micro_f1"] for r in results]))}
+        write_json(out / "summary.json", summary)
     return summary
+
+
+def _fit_seed(cfg: PPIBenchConfig, parts: dict[str, list], dev: torch.device, seed: int) -> dict[str, Any]:
+    """One seed's run: fit on the training graphs, keep the epoch best on the validation graphs, score the test
+    graphs."""
+    from torch_geometric.loader import DataLoader
+
+    torch.manual_seed(seed)
+    g0 = parts["train"][0]
+    model = GATPaperPPI(g0.num_features, g0.y.size(1), cfg.hidden, cfg.heads, cfg.out_heads).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    loader = DataLoader(parts["train"], batch_size=cfg.batch_size, shuffle=True,
+                        generator=torch.Generator().manual_seed(seed))
+    best, best_state, bad, t0 = -1.0, None, 0, time.perf_counter()
+    for _epoch in range(cfg.epochs):
+        model.train()
+        for batch in loader:
+            batch = batch.to(dev)
+            opt.zero_grad()
+            loss = F.binary_cross_entropy_with_logits(model(batch.x, batch.edge_index), batch.y)
+            loss.backward()
+            opt.step()
+        val = _micro_f1(model, parts["val"])
+        if val > best:
+            best, best_state, bad = val, {k: v.clone() for k, v in model.state_dict().items()}, 0
+        else:
+            bad += 1
+            if bad >= cfg.patience:
+                break
+    model.load_state_dict(best_state)
+    return {"dataset": "ppi", "seed": seed, "val_micro_f1": best, "test_micro_f1": _micro_f1(model, parts["test"]),
+            "seconds": round(time.perf_counter() - t0, 2), "device": str(dev), "published_gat_micro_f1": 0.973,
+            "software": software()}

@@ -721,7 +721,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, release_out_dir
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     cfg = _validate(cfg)
     job_cfg = {}
@@ -738,18 +738,18 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only, key=OUT_DIR_KEY)
     if not summary_only:
-        items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
-        todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
-                           "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
-                           files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
-                                                                 for m in c.models for p in c.perturbations])
-        t0 = time.perf_counter()
-        done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
-        # seconds and jobs: this call's (a resumed call's units finished before are not in them)
-        write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
-                                             "units": len(items), "units_computed_this_call": len(todo),
-                                             "config": config_to_dict(cfg)})
-        release_out_dir(out_dir)  # every run written: another process may use the folder
+        with writing_runs(out_dir):
+            items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
+            todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
+                               "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
+                               files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
+                                                                     for m in c.models for p in c.perturbations])
+            t0 = time.perf_counter()
+            done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
+            # seconds and jobs: this call's (a resumed call's units finished before are not in them)
+            write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
+                                                 "units": len(items), "units_computed_this_call": len(todo),
+                                                 "config": config_to_dict(cfg)})
     return summarize(cfg)
 
 

@@ -276,3 +276,25 @@ def test_a_saved_split_without_its_parts_is_refused_not_a_traceback(tiny, tmp_pa
     split.write_text(json.dumps({"train": [1, 2, 3]}))
     with pytest.raises(ValueError, match=r"node2vec-ppi_f0\.50_s0\.json: the saved split differs .* --restart"):
         P.run(P.load(None, overrides))
+
+
+def test_a_sweep_that_raises_lets_go_of_its_folder(tiny, tmp_path, monkeypatch):
+    """A run that raised (in a notebook: a bad setting, Ctrl-C) kept its folder's lock until its process ended, so
+    the kernel refused the folder to every other process until restarted; an interrupted command still names it."""
+    import subprocess
+    import sys
+
+    from gatbio.results import resume_hint
+
+    def fails(*_):
+        raise ValueError("a unit failed")
+
+    monkeypatch.setattr(P, "run_unit", fails)
+    cfg = P.load(None, [f"out_dir={tmp_path}", "fractions=[0.3]", "seeds=[1]", "inputs=[prone]", "embed_dim=8",
+                        "variants=[neighbor_vote]"])
+    with pytest.raises(ValueError, match="a unit failed"):
+        P.run(cfg)
+    other = subprocess.run([sys.executable, "-c", "from gatbio.results import lock_out_dir; "
+                            f"lock_out_dir({str(tmp_path)!r}); print('held')"], capture_output=True, text=True)
+    assert other.stdout.strip() == "held", other.stderr
+    assert str(tmp_path.resolve()) in resume_hint()
