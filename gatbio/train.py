@@ -192,8 +192,12 @@ class PairTrainConfig:
 
 def predict_pairs(model: torch.nn.Module, x: Tensor, edge_index: Tensor, pairs: Tensor,
                   edge_attr: Tensor | None = None) -> Tensor:
-    """Mode probabilities ``(P, M)`` of ``pairs`` in eval mode, on the model's device (inputs moved there)."""
+    """Mode probabilities ``(P, M)`` of ``pairs`` in eval mode, on the model's device (inputs moved there); pairs
+    out of ``0..N - 1`` are refused, naming the index (:func:`gatbio.nn.pair_models.check_pairs`), before any work."""
     from gatbio.device import module_device
+    from gatbio.nn.pair_models import check_pairs
+
+    check_pairs(pairs, x.size(0))  # decode alone checks the shape only (no read-back in the training loop)
 
     x, edge_index, pairs, edge_attr = _to(module_device(model), x, edge_index, pairs, edge_attr)
     model.eval()

@@ -180,8 +180,8 @@ def check_pairs(pairs: Any, num_nodes: int | None = None, name: str = "pairs") -
 
     The models read ``pairs[:, 0]`` and ``pairs[:, 1]``: PyG's ``(2, P)`` edge_index layout would be read as two
     pairs of the first ``P`` proteins' indices without any error, so it is refused with the fix (``.t()``). The range
-    is checked where ``num_nodes`` is given (it reads the values back: ``forward``, not the training loop's
-    ``decode``)."""
+    is checked where ``num_nodes`` is given (it reads the values back: ``forward`` and
+    :func:`gatbio.train.predict_pairs`, not the training loop's ``decode``)."""
     if not isinstance(pairs, Tensor):
         raise TypeError(f"{name} must be a (P, 2) integer tensor, one row per pair; got {type(pairs).__name__} "
                         f"(use torch.as_tensor({name}, dtype=torch.long))")

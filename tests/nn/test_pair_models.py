@@ -302,3 +302,8 @@ def test_pairs_in_the_edge_index_layout_or_out_of_range_are_refused(name):
     h = model.encode(x, ei, edge_attr)
     with pytest.raises(ValueError, match=r"pass pairs\.t\(\)"):  # decode alone: the shape, without reading values
         model.decode(h, pairs.t())
+    from gatbio.train import predict_pairs
+
+    assert predict_pairs(model, x, ei, pairs, edge_attr).shape == (3, 7)
+    with pytest.raises(ValueError, match=r"protein index 6 but there are 6 proteins"):  # was torch's IndexError
+        predict_pairs(model, x, ei, torch.tensor([[0, 6]]), edge_attr)
