@@ -164,8 +164,15 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
 def _gateway_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = Path(root)
     index = pd.read_csv(folder / "web_index.csv")
-    node_ids = pd.read_csv(folder / "node_ids.csv", index_col=0)
+    # names as written: pandas read a taxon "NA", "null" or "None" as missing, and an empty name became "nan"
+    node_ids = pd.read_csv(folder / "node_ids.csv", index_col=0, keep_default_na=False)
     node_ids.columns = ["web_name", "node_name", "node_id"]
+    empty = np.flatnonzero(node_ids["node_name"].astype(str).str.strip() == "")
+    if len(empty):
+        raise MalformedFileError(folder / "node_ids.csv", int(empty[0]) + 2,  # + the header line, 1-based
+                                 f"species {node_ids['node_id'].iloc[empty[0]]} of web "
+                                 f"{node_ids['web_name'].iloc[empty[0]]!r} has no name ({len(empty)} such row(s)): "
+                                 "give each species a name (taxon_lifestage)")
     return index, node_ids
 
 

@@ -184,3 +184,21 @@ def test_hash_inside_a_name_or_in_a_gateway_edge_list_says_nothing(tmp_path, cap
     d = read_gateway_web(gateway(tmp_path, "# resource consumer\n0 1\n# 1 2\n1 2\n", None))
     assert d.edge_index.tolist() == [[0, 1], [1, 2]]
     assert _hash_notes(caplog) == []
+
+
+def test_gateway_node_table_names_are_read_as_written_and_an_empty_one_is_named(tmp_path):
+    """pandas read a species named "NA" (or "null", "None") as missing, which became the name "nan"; an empty name
+    became "nan" too, without a word."""
+    from gatbio.data.foodweb import _gateway_tables, gateway_folder_names
+    from gatbio.data.io import MalformedFileError
+
+    coll = tmp_path / "gw"
+    (coll / "webs" / "W_7").mkdir(parents=True)
+    (coll / "web_index.csv").write_text("data_dir,web_name,n_nodes\nW_7,Pond,3\n")
+    (coll / "node_ids.csv").write_text(',0,1,2\n0,Pond,NA,0\n1,Pond,None,1\n2,Pond,Daphnia_adult,2\n')
+    assert gateway_folder_names(coll / "webs" / "W_7") == ["NA", "None", "Daphnia_adult"]
+    _gateway_tables.cache_clear()
+    (coll / "node_ids.csv").write_text(',0,1,2\n0,Pond,NA,0\n1,Pond,,1\n2,Pond,Daphnia_adult,2\n')
+    with pytest.raises(MalformedFileError, match=r"node_ids\.csv:3: species 1 of web 'Pond' has no name \(1 such"):
+        gateway_folder_names(coll / "webs" / "W_7")
+    _gateway_tables.cache_clear()
