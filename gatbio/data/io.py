@@ -615,7 +615,8 @@ def read_string_links(
         # parsing to strings and factorizing them afterwards.
         df = pd.read_csv(path, sep=" ", usecols=["protein1", "protein2", score_column], engine="c",
                          dtype={"protein1": "category", "protein2": "category", score_column: np.int32},
-                         low_memory=False, compression=compression_of(path))
+                         low_memory=False, compression=compression_of(path),
+                         keep_default_na=False, na_values=[""])  # a protein named NA is a name, not a gap
     except DECOMPRESSION_ERRORS as err:  # a cut-short download: pandas would show gzip's traceback
         raise decompression_error(path, err) from None
     except (ValueError, TypeError) as err:

@@ -181,6 +181,9 @@ def test_string_links_merges_directions_and_thresholds(tmp_path):
         read_string_links(p, min_score=950)
     hi = read_string_links(p, min_score=700)
     assert hi.num_edges == 4 and sorted(set(hi.edge_weight.tolist())) == pytest.approx([0.701, 0.9])
+    # a protein named NA (or null, None) is a name: pandas read it as missing
+    na = read_string_links(write(tmp_path, "na.txt", "protein1 protein2 combined_score\nNA None 900\nnull NA 400\n"))
+    assert na.node_names == ["NA", "None", "null"] and na.num_edges == 4
 
 
 @pytest.mark.parametrize("text,msg", [
