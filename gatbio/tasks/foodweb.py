@@ -31,7 +31,8 @@ degrees, levels, path scores, truncated-SVD scores, trait differences and trait-
 ``linear_stack`` (a logistic regression on the same features) and ``boosted_stack_structure`` (without
 traits).
 
-Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits),
+Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits:
+held-out file lines, species, and for named webs the held-out links by name),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
 ``summary_species.csv``, ``summary_large_sparse.csv`` (connectance ≤ 0.06), ``ablation.csv`` (trophic bias,
 paired over webs and seeds), ``ablation_groups.csv`` (the same by web size, connectance and PR-AUC without the
@@ -807,6 +808,11 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
     if protocol == "links":
         folds, seeds, models = link_folds(data, cfg.n_folds), list(cfg.seeds), list(cfg.models)
         gat_seeds = ensemble_seed_list(seeds, n, cfg)
+        if is_named:  # test_lines count the shuffled links, not the file's: the held-out links by name too
+            names = [str(v) for v in data.node_names]
+            for f in folds:
+                lo, hi = f["split"]["test_lines"]
+                f["split"]["test_links"] = [[names[a], names[b]] for a, b in data.edge_index[:, lo:hi].t().tolist()]
     elif protocol == "species":
         folds, seeds = species_folds(data, cfg.n_folds, cfg.split_seed), list(cfg.species_seeds)
         models = [m for m in cfg.species_models if m in cfg.models]
@@ -835,7 +841,10 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
                       "device": str(resolve_device(cfg.device, small_graphs=True)),
                       "threads": cfg.threads, "software": software(), "seconds": time.time() - t0,
                       "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
-                      "splits": [f["split"] for f in folds], "rows": rows})
+                      "splits": [f["split"] for f in folds], "rows": rows,
+                      **({"link_order": f"cannibal links dropped, the others shuffled by split_seed {cfg.split_seed} "
+                                        "(test_lines count them in that order; test_links: prey, predator)"}
+                         if is_named else {})})
     return str(path)
 
 

@@ -441,6 +441,26 @@ def test_a_named_gateway_web_runs_as_its_folder(data_root, tmp_path):
     assert named["rows"] == folder["rows"] and named["splits"] == folder["splits"] and named["traits"]
 
 
+def test_a_named_webs_saved_folds_name_their_held_out_links(data_root, tmp_path):
+    """A named web's links are shuffled (split_seed) before the folds, so its test_lines count positions in that
+    order, not file lines: the record says so and lists each fold's held-out links by name, which together are
+    the web's links without cannibalism, each once."""
+    from gatbio.data import load
+
+    cfg = tiny_cfg(tmp_path, webs="", named=["cheddar/Benguela"], protocols=["links"], models=["l3_ra"], seeds=[0],
+                   published="none")
+    fw.benchmark(cfg, progress=False)
+    rec = json.loads(next((tmp_path / "out" / "webs").glob("*.links.json")).read_text())
+    assert "split_seed 0" in rec["link_order"]
+    held = [tuple(link) for sp in rec["splits"] for link in sp["test_links"]]
+    assert [len(sp["test_links"]) for sp in rec["splits"]] == [b - a for a, b in (sp["test_lines"] for sp in
+                                                                                   rec["splits"])]
+    web = load("cheddar/Benguela")
+    names = [str(v) for v in web.node_names]
+    links = {(names[a], names[b]) for a, b in web.edge_index.t().tolist() if a != b}
+    assert len(held) == len(set(held)) == len(links) == rec["num_links"] and set(held) == links
+
+
 def test_a_named_gateway_web_without_its_files_is_loaded_by_name(tmp_path, monkeypatch):
     """Without the gateway_dev files the name goes to gatbio.data.load, which names the missing files and how to
     download them (not 'unknown dataset <a path>')."""
