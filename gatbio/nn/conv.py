@@ -28,6 +28,9 @@ DEGREE_NORMS = (None, "log", "sym")
 IMPLS = ("auto", "reference", "fused", "triton")
 # How the added self-loops' edge features are made from a node's incoming ones (torch_geometric.utils.add_self_loops).
 FILL_VALUES = ("mean", "add", "sum", "max", "min", "mul")
+#: The smallest temperature: below it the attention is a hard max already, and the logits divided by it overflow
+#: float32 (1e-40 gave NaN outputs without an error)
+TEMPERATURE_FLOOR = 1e-6
 # Input dtypes of the Triton kernels (they compute in float32; float64 stays on the other paths).
 TRITON_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 # impl="auto" uses the fused path when the avoided (E, H, C) message tensor has at least this many entries
@@ -207,9 +210,10 @@ class GATConv(MessagePassing):
         bias (bool, optional): Learn an additive output bias. (default: :obj:`True`)
         residual (bool, optional): Add a linear residual connection. (default: :obj:`False`)
         attention (str, optional): ``"gat"``, ``"gatv2"`` or ``"dot"``. (default: :obj:`"gat"`)
-        temperature (float or str, optional): A positive number, or ``"learn"`` for a learnable
+        temperature (float or str, optional): A number ≥ ``1e-6``, or ``"learn"`` for a learnable
             temperature per head. (default: :obj:`1.0`)
-        min_temperature (float, optional): Lower bound of a learnt temperature. (default: :obj:`0.05`)
+        min_temperature (float, optional): Lower bound of a learnt temperature, ≥ ``1e-6``.
+            (default: :obj:`0.05`)
         degree_norm (str, optional): ``None``, ``"log"`` or ``"sym"``. (default: :obj:`None`)
         share_weights (bool, optional): ``gatv2`` only: one projection for source and target, as in
             :class:`~torch_geometric.nn.conv.GATv2Conv`. (default: :obj:`False`)
@@ -293,6 +297,9 @@ class GATConv(MessagePassing):
         if not (real(min_temperature) and math.isfinite(min_temperature) and min_temperature > 0):
             raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be a positive finite "
                              "number")
+        if min_temperature < TEMPERATURE_FLOOR:
+            raise ValueError(f"min_temperature={min_temperature!r} is not allowed: it must be at least "
+                             f"{TEMPERATURE_FLOOR:g} (below, attention is a hard max and the scaled logits overflow)")
         if fill_value is not None and (isinstance(fill_value, str) and fill_value not in FILL_VALUES or
                                        not isinstance(fill_value, (str, numbers.Real, Tensor)) or
                                        isinstance(fill_value, bool)):
@@ -307,6 +314,9 @@ class GATConv(MessagePassing):
                 raise ValueError(f"temperature={temperature!r} is not allowed: use a positive number or 'learn'")
         elif not (real(temperature) and math.isfinite(temperature) and temperature > 0):
             raise ValueError(f"temperature={temperature!r} is not allowed: it must be a positive number or 'learn'")
+        elif temperature < TEMPERATURE_FLOOR:
+            raise ValueError(f"temperature={temperature!r} is not allowed: it must be at least {TEMPERATURE_FLOOR:g} "
+                             "(below, attention is a hard max and the scaled logits overflow)")
         if share_weights and attention != "gatv2":
             raise ValueError(f"share_weights=True is only allowed with attention='gatv2', not {attention!r}")
         if degree_norm is not None and not isinstance(in_channels, int):

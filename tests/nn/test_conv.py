@@ -298,6 +298,8 @@ def test_runs_on_device(attention, temperature, degree_norm, device):
     (dict(degree_norm="mean"), r"degree_norm='mean' is not allowed: choose one of None, 'log', 'sym'"),
     (dict(temperature=0.0), r"temperature=0.0 is not allowed: it must be a positive number or 'learn'"),
     (dict(temperature=-2), r"temperature=-2 is not allowed"),
+    (dict(temperature=1e-40), r"temperature=1e-40 is not allowed: it must be at least 1e-06 \(below, attention is a"),
+    (dict(temperature="learn", min_temperature=1e-9), r"min_temperature=1e-09 is not allowed: it must be at least"),
     (dict(temperature="hot"), r"temperature='hot' is not allowed: use a positive number or 'learn'"),
     (dict(min_temperature=0), r"min_temperature=0 is not allowed"),
     (dict(heads=0), r"heads=0 is not allowed"),
