@@ -79,9 +79,9 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
     A resumed sweep calls it before :func:`parallel_map`, so that progress counts and times only this call's work:
     finished units, read back in a moment, made the time left look far shorter than it was.
 
-    ``files(*item)``, where given, are a unit's result files (holding ``keys``): those of the units to run that
-    exist but hold no result (:func:`gatbio.results.damage`, with ``filled``) are counted in a note naming the first and why, also
-    without ``progress``:
+    ``files(*item)``, where given, are a unit's result files (holding ``keys``, and ``filled`` not empty): those
+    of the units to run that exist but hold no result (:func:`gatbio.results.damage`) are counted in a note naming
+    the first and why, also without ``progress``:
     ``food webs: 2 damaged result file(s) will be redone (e.g. OUT/x.json: empty)``. They were redone
     silently, and a user who took the folder for finished learnt it only from the time the run took.
     """

@@ -1129,10 +1129,11 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
     # that progress counts and times only this call's work.
     # (a finished unit of a web whose files changed since is refused here, before any work: _same_web)
+    def finished(src, out, c, protocol):
+        return is_done(p := _result_path(out, src, protocol), RECORD_KEYS) and _same_web(p, src)
+
     with writing_runs(out_dir):
-        todo = left_to_run(items, lambda src, out, c, protocol: is_done(p := _result_path(out, src, protocol),
-                                                                         RECORD_KEYS)
-                           and _same_web(p, src), "food webs", "(web, protocol)", out_dir, progress,
+        todo = left_to_run(items, finished, "food webs", "(web, protocol)", out_dir, progress,
                            files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
         t0 = time.time()
         parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)

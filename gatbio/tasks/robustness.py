@@ -531,8 +531,9 @@ def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
 def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> list[str]:
     """The models of one (dataset, seed) with a perturbation still to run."""
     out_dir = Path(cfg.out_dir)
-    return [m for m in cfg.models if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p), RUN_KEYS, RUN_FILLED)
-                                             for p in cfg.perturbations)]
+    return [m for m in cfg.models
+            if not all(is_done(_run_path(out_dir, task, dataset, m, seed, p), RUN_KEYS, RUN_FILLED)
+                       for p in cfg.perturbations)]
 
 
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
