@@ -174,9 +174,10 @@ SETTING_RULES = {
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "splits", "seeds", "models", "graphs", "device",
                     "custom_models")
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md")
-#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone)
+#: The keys that name a run
 RUN_KEYS = ("split", "graph", "model", "seed")
-#: What a run reused inside its unit must also hold (a mean's members, a choice's candidates are read back).
+#: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone): its names and its results
+#: (a mean's members and a choice's candidates are read back; a file holding only the names counted as finished)
 ROW_KEYS = (*RUN_KEYS, "val_micro_f1", "best_epoch", "epochs_run", "seconds", "cpu_seconds")
 #: Model settings of the config passed to every model (gatbio.nn.pair_models.MODEL_DEFAULTS keys).
 MODEL_SETTINGS = ("hidden", "layers", "heads", "dropout", "input_dropout", "attn_dropout", "decoder_dropout")
@@ -772,13 +773,12 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
         ``need_proba`` its probabilities are put in ``cache`` (read back, or the run made again)."""
         path = run_dir / graph / f"{name}.json"
         opts = model_options(name, _settings(cfg), _custom(cfg))
-        done = is_done(path, RUN_KEYS)
-        why = damage(path, ROW_KEYS) if done else None
-        if why:  # a run file with its name keys but not its results (hand-edited, or another tool's)
+        why = damage(path, ROW_KEYS)
+        if why:  # cut short, or its name keys without its results (hand-edited, or another tool's)
             from gatbio.data.tables import note
 
             note(f"{path}: {why}; its run is made again")
-        elif done:
+        elif path.is_file():
             _check_options(path, name, opts, resume)
             row = read_json(path)
             if not need_proba:
@@ -851,7 +851,7 @@ def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str 
 
     split_path, run_dir = _paths(cfg, kind, seed)
     runs = _runs(cfg)
-    if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json", RUN_KEYS) for g, m in runs):
+    if not is_done(split_path) or not all(is_done(run_dir / g / f"{m}.json", ROW_KEYS) for g, m in runs):
         return False
     _split(cfg, data, kind, seed, save=False)  # refuses a split made from other input files
     for g, m in runs:
@@ -892,7 +892,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         with writing_runs(cfg.out_dir):
             data = load_data(cfg)
             units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
-                                cfg.name, "(split, seed)", cfg.out_dir, progress, keys=RUN_KEYS,
+                                cfg.name, "(split, seed)", cfg.out_dir, progress, keys=ROW_KEYS,
                                 files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
             parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
                          progress=progress)
@@ -906,10 +906,10 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     """``summary.csv`` (mean / std / n per split, graph, model) and ``summary.md`` (one table per split type)."""
     out = Path(cfg.out_dir)
     files = [_paths(cfg, k, s)[1] / g / f"{m}.json" for k in cfg.splits for s in cfg.seeds for g, m in _runs(cfg)]
-    rows = [read_json(p) for p in files if is_done(p, RUN_KEYS)]
+    rows = [read_json(p) for p in files if is_done(p, ROW_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
-    notes = [line for line in (missing_runs_note(files, out, RUN_KEYS), mixed_configs_note(out)) if line]
+    notes = [line for line in (missing_runs_note(files, out, ROW_KEYS), mixed_configs_note(out)) if line]
     df = pd.DataFrame(rows)
     for m in METRICS:
         df[m] = pd.to_numeric(df.get(m), errors="coerce")

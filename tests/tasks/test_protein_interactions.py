@@ -894,3 +894,17 @@ def test_a_damaged_member_run_is_made_again_not_a_traceback(files, damage, caplo
     assert "gat_region" in caplog.text and "its run is made again" in caplog.text
     assert json.loads((run_dir / "gat_mean.json").read_text())["micro_f1"] == before  # remade alike
     assert "val_micro_f1" in json.loads(row.read_text())
+
+
+def test_a_run_file_with_only_its_names_is_redone_in_a_finished_folder(files, caplog):
+    """A run file holding its run's names and no results counted as finished: its unit was skipped, and the
+    summary read a row without scores. Now the resumed sweep redoes it, saying so."""
+    cfg = config(files, splits="[random]", seeds="[0]", graphs="[train]", models="[gat_region]", epochs=4)
+    pi.run(cfg)
+    row = files / "out" / "runs" / "random" / "s0" / "train" / "gat_region.json"
+    kept = json.loads(row.read_text())
+    row.write_text(json.dumps({k: kept[k] for k in pi.RUN_KEYS}))
+    caplog.clear()
+    pi.run(cfg)
+    assert f"1 damaged result file(s) will be redone (e.g. {row}: missing the keys val_micro_f1" in caplog.text
+    assert json.loads(row.read_text())["micro_f1"] == kept["micro_f1"]
