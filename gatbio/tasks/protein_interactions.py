@@ -179,6 +179,8 @@ RUN_KEYS = ("split", "graph", "model", "seed")
 #: What a run file holds (:func:`gatbio.results.is_done`: one without them is redone): its names and its results
 #: (a mean's members and a choice's candidates are read back; a file holding only the names counted as finished)
 ROW_KEYS = (*RUN_KEYS, "val_micro_f1", "best_epoch", "epochs_run", "seconds", "cpu_seconds")
+#: What the summary reads of a run file: its names and its test score
+SUMMARY_KEYS = (*RUN_KEYS, "micro_f1")
 #: Model settings of the config passed to every model (gatbio.nn.pair_models.MODEL_DEFAULTS keys).
 MODEL_SETTINGS = ("hidden", "layers", "heads", "dropout", "input_dropout", "attn_dropout", "decoder_dropout")
 
@@ -906,10 +908,10 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     """``summary.csv`` (mean / std / n per split, graph, model) and ``summary.md`` (one table per split type)."""
     out = Path(cfg.out_dir)
     files = [_paths(cfg, k, s)[1] / g / f"{m}.json" for k in cfg.splits for s in cfg.seeds for g, m in _runs(cfg)]
-    rows = [read_json(p) for p in files if is_done(p, ROW_KEYS)]
+    rows = [read_json(p) for p in files if is_done(p, SUMMARY_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
-    notes = [line for line in (missing_runs_note(files, out, ROW_KEYS), mixed_configs_note(out)) if line]
+    notes = [line for line in (missing_runs_note(files, out, SUMMARY_KEYS), mixed_configs_note(out)) if line]
     df = pd.DataFrame(rows)
     for m in METRICS:
         df[m] = pd.to_numeric(df.get(m), errors="coerce")
