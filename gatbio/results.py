@@ -42,7 +42,7 @@ import pandas as pd
 __all__ = [
     # writing and reading results
     "write_json", "read_json", "holds_json", "write_csv", "atomic_write_bytes", "atomic_write_text",
-    "atomic_write_many", "table_text", "InvalidJSONError", "software",
+    "atomic_write_many", "table_text", "InvalidJSONError", "software", "machine",
     # resuming safely
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "release_out_dir", "writing_runs",
@@ -96,6 +96,64 @@ def _software() -> tuple[tuple[str, str | None], ...]:
         except md.PackageNotFoundError:
             out[name] = None
     return tuple(out.items())
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` where Linux has it, else :func:`platform.processor`)."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine(calibrate: bool = True) -> dict[str, Any]:
+    """The machine behind a timing, recorded in a sweep's ``timing.json``: CPU model, logical cores, the load
+    average when the sweep started (``None`` where the OS has none), and with ``calibrate`` one thread's seconds
+    for two fixed workloads (best of 3, about 0.3 s in all): a pure-Python loop (``python_loop_seconds``,
+    ``sum(range(2_000_000))``) and float32 matrix products in torch (``torch_matmul_seconds``, 100 products of
+    256 x 256). Two timings of the same code that differ by as much as these differ come from the machine, not
+    the code: on 2026-11-27 every CPU-bound command here ran about twice as long as the day before, and without
+    such a reading the machine could not be told from the library versions."""
+    import time
+
+    out: dict[str, Any] = {"cpu": _cpu_model(), "logical_cores": os.cpu_count()}
+    try:
+        out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        out["load_average"] = None
+    if calibrate:
+        import torch
+
+        def best(fn) -> float:
+            times = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+            return round(min(times), 4)
+
+        a = torch.randn(256, 256, generator=torch.Generator().manual_seed(0))
+
+        def matmuls() -> None:
+            b = a
+            for _ in range(100):
+                b = a @ b
+                b = b / b.norm()
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            out["python_loop_seconds"] = best(lambda: sum(range(2_000_000)))
+            out["torch_matmul_seconds"] = best(matmuls)
+        finally:
+            torch.set_num_threads(threads)
+    return out
 
 
 def _umask() -> int:

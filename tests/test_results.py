@@ -430,6 +430,38 @@ def test_software_names_the_versions_behind_a_result():
     assert software()["torch"] == torch.__version__
 
 
+def test_machine_records_the_cpu_and_a_calibration_that_a_slower_machine_raises():
+    import time
+
+    import torch
+
+    from gatbio.results import machine
+
+    threads = torch.get_num_threads()
+    m = machine()
+    assert m["cpu"] and m["logical_cores"] == __import__("os").cpu_count()
+    assert m["load_average"] is None or len(m["load_average"]) == 3
+    assert 0 < m["python_loop_seconds"] < 30 and 0 < m["torch_matmul_seconds"] < 30
+    assert torch.get_num_threads() == threads  # the one-thread calibration leaves the caller's threads
+    assert "python_loop_seconds" not in machine(calibrate=False)
+
+    # the calibration measures the machine: a machine half as fast (every loop step slowed) reads slower
+    import builtins
+
+    real_sum = builtins.sum
+
+    def slow_sum(it, *args):
+        time.sleep(0.05)
+        return real_sum(it, *args)
+
+    builtins.sum = slow_sum
+    try:
+        slowed = machine()["python_loop_seconds"]
+    finally:
+        builtins.sum = real_sum
+    assert slowed >= 0.05
+
+
 def test_a_folder_another_process_writes_into_is_refused(tmp_path):
     """Two sweeps into one folder at once mixed their runs without a word (each rewrote fingerprint.json while the
     other computed): the second is refused while the first runs; the lock dies with its process."""

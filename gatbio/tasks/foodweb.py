@@ -1100,7 +1100,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import is_done, prepare_out_dir, write_json, writing_runs
+    from gatbio.results import is_done, machine, prepare_out_dir, write_json, writing_runs
 
     check(cfg)
     spec = cfg.device
@@ -1135,6 +1135,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     with writing_runs(out_dir):
         todo = left_to_run(items, finished, "food webs", "(web, protocol)", out_dir, progress,
                            files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
+        host = machine(calibrate=bool(todo))  # before the workers start: what the machine gave at the start
         t0 = time.time()
         parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress)
         wall = time.time() - t0
@@ -1154,6 +1155,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
         "compute_seconds_all_runs": sum(r.get("seconds", 0.0) for r in recs),
         "compute_seconds_by_protocol": {p: sum(r.get("seconds", 0.0) for r in recs if r["protocol"] == p)
                                         for p in dict.fromkeys(r["protocol"] for r in recs)},
+        "machine": host,
     })
     return tables
 

@@ -47,6 +47,7 @@ from gatbio.results import (
     atomic_write_text,
     holds_json,
     is_done,
+    machine,
     missing_runs_note,
     mixed_configs_note,
     seed_ranges,
@@ -745,12 +746,13 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                                "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
                                files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
                                                                      for m in c.models for p in c.perturbations])
+            host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
             done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
             # seconds and jobs: this call's (a resumed call's units finished before are not in them)
             write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                                  "units": len(items), "units_computed_this_call": len(todo),
-                                                 "config": config_to_dict(cfg)})
+                                                 "machine": host, "config": config_to_dict(cfg)})
     return summarize(cfg)
 
 

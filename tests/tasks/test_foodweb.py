@@ -411,6 +411,7 @@ def test_a_call_with_fewer_webs_says_its_tables_cover_the_folder_and_self_loops_
     assert "1 cannibalism link(s) (a species eating itself) left out" in caplog.text
     b2 = json.loads((tmp_path / "out" / "webs" / "B_2.links.json").read_text())
     assert b2["num_links"] == ei.shape[1]
+    assert json.loads((tmp_path / "out" / "timing.json").read_text())["machine"]["python_loop_seconds"] > 0
     tables = fw.benchmark(dataclasses.replace(cfg, only=["A_1"]), progress=False)
     assert (tables["summary"]["n_webs"] == 2).all() and set(tables["per_web"]["web"]) == {"A_1", "B_2"}
     assert "the tables cover every result of the folder, 1 of them from webs or protocols this call did not run " \
@@ -418,6 +419,8 @@ def test_a_call_with_fewer_webs_says_its_tables_cover_the_folder_and_self_loops_
     timing = json.loads((tmp_path / "out" / "timing.json").read_text())
     assert timing["runs"] == 1 and timing["compute_seconds_by_protocol"]["links"] == pytest.approx(
         timing["compute_seconds_all_runs"])
+    # the machine is named; calibrated only by a call that computed something (this one ran nothing new)
+    assert timing["machine"]["cpu"] and "python_loop_seconds" not in timing["machine"]
 
 
 def test_win_rate_counts_only_webs_with_a_published_figure():

@@ -251,6 +251,8 @@ def test_resume_skips_finished_runs(quick_run):
     timing = json.loads((out / "timing.json").read_text())
     # every unit was finished: none ran (left out before the pool, so progress times only this call's work)
     assert timing["jobs"] == [] and timing["units_computed_this_call"] == 0 and timing["units"] > 0
+    # nothing computed: the machine is named, not calibrated (the calibration is for a call's timing)
+    assert timing["machine"]["cpu"] and "python_loop_seconds" not in timing["machine"]
     assert before == {p: p.stat().st_mtime_ns for p in out.glob("runs/**/*.json")}
     # a run file of another shape is no result: the summary says so (it crashed: KeyError 'dataset'), a run
     # makes it again
