@@ -185,6 +185,58 @@ def test_progress_lines_known_answer(monkeypatch):
                                            "food webs: 4/4 done, 1:40 elapsed"]
 
 
+def test_progress_with_costs_estimates_the_time_left_from_the_cost_done(monkeypatch):
+    """Units run largest first: counting units, the first line said 3:00 left when 0:45 were; with each unit's
+    cost, the rate of the cost done (10 s per unit of cost) gives the truth."""
+    import io
+
+    from gatbio import parallel
+
+    costs = [6.0, 3.0, 1.0, 0.5]  # each unit takes 10 s per unit of cost: 60, 30, 10, 5 s
+    clock = iter([0.0, 60.0, 90.0, 100.0, 105.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    assert list(parallel.progress_lines(iter("abcd"), 4, "webs", stream=out, costs=costs)) == list("abcd")
+    assert out.getvalue().splitlines() == ["webs: 1/4 done, 1:00 elapsed, about 0:45 left",
+                                           "webs: 2/4 done, 1:30 elapsed, about 0:15 left",
+                                           "webs: 4/4 done, 1:45 elapsed"]
+    # without costs the same run read 3:00 left after the first unit
+    clock = iter([0.0, 60.0, 90.0, 100.0, 105.0])
+    out = io.StringIO()
+    list(parallel.progress_lines(iter("abcd"), 4, "webs", stream=out))
+    assert out.getvalue().splitlines()[0] == "webs: 1/4 done, 1:00 elapsed, about 3:00 left"
+
+
+def test_a_bar_with_costs_shows_the_cost_based_time_left(monkeypatch):
+    import io
+
+    from gatbio import parallel
+
+    clock = iter([0.0, 60.0, 90.0, 100.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    bar = parallel.tqdm
+    monkeypatch.setattr(parallel, "tqdm", lambda *a, **k: bar(*a, mininterval=0, **k))  # draw at every unit
+    out = io.StringIO()
+    seen = [out.getvalue() for _ in parallel._cost_bar(iter("abc"), 3, "webs", [6.0, 3.0, 1.0], file=out)]
+    # after the first unit (60 s for 6 of 10 units of cost): 40 s left, not tqdm's 2 units x 60 s
+    assert seen[0].endswith(", about 0:40 left]") and " 1/3 [" in seen[0]
+    assert seen[1].endswith(", about 0:10 left]") and " 2/3 [" in seen[1]
+    assert "3/3" in out.getvalue()
+
+
+@pytest.mark.parametrize("costs, msg", [([1.0], "costs has 1 values for 2 items"),
+                                        ([1.0, float("nan")], "finite and non-negative"),
+                                        ([0, 0], "not all 0"), ([-1, 2], "finite and non-negative")])
+def test_costs_that_cannot_be_costs_are_refused(costs, msg):
+    with pytest.raises(ValueError, match=msg):
+        parallel_map(operator.mul, [(1, 2), (3, 4)], jobs=1, progress=False, costs=costs)
+
+
+def test_parallel_map_with_costs_gives_the_same_results(capsys):
+    assert parallel_map(operator.mul, ITEMS, jobs=1, desc="units", costs=range(1, len(ITEMS) + 1)) == EXPECTED
+    assert capsys.readouterr().err.splitlines()[-1].startswith(f"units: {len(ITEMS)}/{len(ITEMS)} done")
+
+
 def test_one_process_counts_a_unit_done_when_it_ends(capsys):
     """With jobs=1 the progress wrapped the items: 'food webs: 2/2 done' was printed when the last unit started
     (an interrupted run then had one result), and every time-left estimate was a unit early."""

@@ -540,3 +540,16 @@ def test_benchmark_without_the_gateway_data_says_how_to_get_it(tmp_path, monkeyp
     monkeypatch.setenv("GATBIO_DATA", str(tmp_path / "none"))  # the root itself is missing: said as such
     with pytest.raises(FileNotFoundError, match=rf"^GATBIO_DATA={tmp_path / 'none'}: no such folder \(the data root"):
         fw.benchmark(tiny_cfg(tmp_path, webs=""), progress=False)
+
+
+def test_unit_costs_follow_the_web_size_and_protocol(tmp_path):
+    """The progress's time left weighs each (web, protocol) unit: a larger edge list costs more, a new-species
+    unit a quarter of the same web's links unit, and a named web without a folder gives no costs (the count)."""
+    small, large = tmp_path / "S_1", tmp_path / "L_2"
+    for folder, n in ((small, 10), (large, 1000)):
+        folder.mkdir()
+        (folder / f"{folder.name.split('_')[1]}_edge_list.txt").write_text("".join(f"{i} {i + 1}\n" for i in range(n)))
+    costs = fw._unit_costs([(str(small), None, None, "links"), (str(small), None, None, "species"),
+                            (str(large), None, None, "links")])
+    assert costs[1] == pytest.approx(costs[0] / 4) and costs[2] > 10 * costs[0]
+    assert fw._unit_costs([(str(small), None, None, "links"), ("gateway/125", None, None, "links")]) is None
