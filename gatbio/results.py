@@ -115,10 +115,10 @@ def _cpu_model() -> str:
 def machine(calibrate: bool = True) -> dict[str, Any]:
     """The machine behind a timing, recorded in a sweep's ``timing.json``: CPU model, logical cores, the load
     average when the sweep started (``None`` where the OS has none), and with ``calibrate`` one thread's seconds
-    for two fixed workloads (best of 3, about 0.3 s in all): a pure-Python loop (``python_loop_seconds``,
+    for two fixed workloads (best of 3, under half a second in all): a pure-Python loop (``python_loop_seconds``,
     ``sum(range(2_000_000))``) and float32 matrix products in torch (``torch_matmul_seconds``, 100 products of
     256 x 256). Two timings of the same code that differ by as much as these differ come from the machine, not
-    the code: on 2026-11-27 every CPU-bound command here ran about twice as long as the day before, and without
+    the code: on 2026-11-27 every CPU-bound command here ran about twice as long as the days before, and without
     such a reading the machine could not be told from the library versions."""
     import time
 
