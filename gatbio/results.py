@@ -118,7 +118,7 @@ def machine(calibrate: bool = True) -> dict[str, Any]:
     for two fixed workloads (best of 3, under half a second in all): a pure-Python loop (``python_loop_seconds``,
     ``sum(range(2_000_000))``) and float32 matrix products in torch (``torch_matmul_seconds``, 100 products of
     256 x 256). Two timings of the same code that differ by as much as these differ come from the machine, not
-    the code: on 2026-11-27 every CPU-bound command here ran about twice as long as the days before, and without
+    the code: on 2026-11-27 every CPU-bound command here ran 1.5-2.4x as long as the days before, and without
     such a reading the machine could not be told from the library versions."""
     import time
 
