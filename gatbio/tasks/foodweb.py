@@ -1124,7 +1124,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # the other workers idle while it runs (on an H200 machine's 16 CPU cores the 6 largest webs' links units were
     # still running after 300 s; modelled from its unit times, 333 s of units before, 296 s now, 366 s and 329 s
     # with the start-up: experiments/gpu_runs/2026-11-26e-h200/schedule.py).
-    folders.sort(key=lambda p: next(p.glob("*_edge_list.txt")).stat().st_size, reverse=cfg.jobs != 1)
+    folders.sort(key=_edge_list_size, reverse=cfg.jobs != 1)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
     # Units with a result from an earlier call are left out before the pool starts (run_web would skip them), so
@@ -1168,13 +1168,16 @@ def _unit_costs(items: Sequence[tuple]) -> list[float] | None:
     new species' as 0.57), and a new-species unit costs about a quarter of a links unit of the same web; with
     these costs the time left was within 0.9-1.4x of the truth from the second unit on, against 4-11x too long
     counting units (the largest run first)."""
-    costs = []
-    for src, _out, _cfg, protocol in items:
-        edges = next(Path(src).glob("*_edge_list.txt"), None) if Path(src).is_dir() else None
-        if edges is None:
-            return None
-        costs.append(max(edges.stat().st_size, 1) ** 0.5 * (1.0 if protocol == "links" else 0.25))
-    return costs
+    sizes = [_edge_list_size(Path(src)) for src, *_ in items]
+    if any(s is None for s in sizes):
+        return None
+    return [max(s, 1) ** 0.5 * (1.0 if item[3] == "links" else 0.25) for s, item in zip(sizes, items, strict=True)]
+
+
+def _edge_list_size(folder: Path) -> int | None:
+    """Bytes of a web folder's edge list (what orders the webs and sizes their units); ``None`` for a named web."""
+    edges = next(folder.glob("*_edge_list.txt"), None) if folder.is_dir() else None
+    return None if edges is None else edges.stat().st_size
 
 
 def _named_source(name: str) -> str:
