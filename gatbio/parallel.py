@@ -51,11 +51,14 @@ def parallel_map(
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
     if scheduler is None and jobs == 1:  # progress counts results, not items handed out (a unit done when it ends)
-        return list(_track((fn(*args) for args in items), len(items), desc, progress, costs))
+        return _collect(((i, fn(*args)) for i, args in enumerate(items)), len(items), desc, progress, costs)
 
     from joblib import Parallel, delayed, parallel_backend
 
-    calls = (delayed(fn)(*args) for args in items)
+    # Results come back as each unit ends, not in input order: in order, one long unit held back the count of
+    # every unit finished after it (an H200's 16 workers had 58 of 114 food-web units done, largest first, when
+    # the log said 1/114 after 6:35). Each call returns its index, which puts the results back in input order.
+    calls = (delayed(_indexed)(fn, i, args) for i, args in enumerate(items))
     if scheduler is not None:
         try:
             from dask.distributed import Client
@@ -63,7 +66,7 @@ def parallel_map(
             raise ImportError("a Dask scheduler was given but dask.distributed is not installed: "
                               "pip install 'gatbio[distributed]'") from err
         with Client(scheduler) as client, parallel_backend("dask", client=client):
-            gen = Parallel(return_as="generator")(calls)
+            gen = Parallel(return_as="generator_unordered")(calls)
             return _collect(gen, len(items), desc, progress, costs)
     with warnings.catch_warnings():
         # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
@@ -72,7 +75,7 @@ def parallel_map(
         # none. A worker that dies still raises (TerminatedWorkerError).
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                                 category=UserWarning)
-        gen = Parallel(n_jobs=jobs, return_as="generator")(calls)
+        gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
         return _collect(gen, len(items), desc, progress, costs)
 
 
@@ -119,52 +122,62 @@ def _check_costs(costs: Sequence[float] | None, n: int) -> list[float] | None:
     return costs
 
 
-def _collect(gen: Iterator, total: int, desc: str | None, progress: bool,
+def _indexed(fn: Callable[..., Any], i: int, args: tuple) -> tuple[int, Any]:
+    """``(i, fn(*args))``: a unit's result with its place in the input (module-level, so workers can unpickle it)."""
+    return i, fn(*args)
+
+
+def _collect(pairs: Iterator, total: int, desc: str | None, progress: bool,
              costs: Sequence[float] | None = None) -> list[Any]:
-    """A pool's results as a list, its generator closed however that ends: an error or Ctrl-C between two results
-    stops the workers here (joblib aborts on ``GeneratorExit``), not whenever the generator is collected, so that
-    none still writes while the caller handles it (:func:`gatbio.results.writing_runs` releases the folder)."""
+    """The results of ``pairs`` (``(input index, result)`` in the order units end) as a list in input order, the
+    generator closed however that ends: an error or Ctrl-C between two results stops a pool's workers here (joblib
+    aborts on ``GeneratorExit``), not whenever the generator is collected, so that none still writes while the
+    caller handles it (:func:`gatbio.results.writing_runs` releases the folder)."""
+    out: list[Any] = [None] * total
     try:
-        return list(_track(gen, total, desc, progress, costs))
+        for i, result in _track(pairs, total, desc, progress, costs):
+            out[i] = result
+        return out
     finally:
         with warnings.catch_warnings():  # "N tasks ... have been cancelled. You could benefit from adjusting the
             # input task iterator": joblib's advice to a caller that stops reading early, not to a user who stopped
             warnings.filterwarnings("ignore", message=".*You could benefit from adjusting the input task iterator",
                                     category=UserWarning)
-            gen.close()
+            if hasattr(pairs, "close"):
+                pairs.close()
 
 
-def _track(results: Iterable, total: int, desc: str | None, progress: bool,
+def _track(pairs: Iterable, total: int, desc: str | None, progress: bool,
            costs: Sequence[float] | None = None) -> Iterable:
-    """``results`` as they come, with progress on stderr: a bar on a terminal, lines elsewhere, none if not
-    ``progress``."""
+    """``pairs`` (``(input index, result)``) as units end, with progress on stderr: a bar on a terminal, lines
+    elsewhere, none if not ``progress``."""
     if not progress:
-        return results
+        return pairs
     if sys.stderr.isatty() or _in_notebook():  # a terminal, or a notebook (tqdm.auto's widget there)
-        return tqdm(results, total=total, desc=desc) if costs is None else _cost_bar(results, total, desc, costs)
-    return progress_lines(results, total, desc, costs=costs)
+        return tqdm(pairs, total=total, desc=desc) if costs is None else _cost_bar(pairs, total, desc, costs)
+    return progress_lines(pairs, total, desc, costs=costs)
 
 
-def _time_left(elapsed: float, done: int, total: int, costs: Sequence[float] | None) -> float:
-    """Seconds left: the rate of the cost done so far applied to the cost left (the count's without costs)."""
-    if costs is None:
+def _time_left(elapsed: float, done: int, total: int, spent: float | None = None, cost: float | None = None) -> float:
+    """Seconds left: the rate of the cost done so far (``spent`` of ``cost`` in all) applied to the cost left, or
+    the count's (``done`` of ``total`` units) without costs."""
+    if spent is None or cost is None or spent <= 0:
         return elapsed / done * (total - done)
-    spent = sum(costs[:done])
-    # results come in input order, so the first ``done`` items are the finished ones
-    return elapsed / spent * sum(costs[done:]) if spent > 0 else elapsed / done * (total - done)
+    return elapsed / spent * (cost - spent)
 
 
-def _cost_bar(results: Iterable, total: int, desc: str | None, costs: Sequence[float], file=None) -> Iterator:
+def _cost_bar(pairs: Iterable, total: int, desc: str | None, costs: Sequence[float], file=None) -> Iterator:
     """A tqdm bar counting units whose time left is :func:`_time_left`'s (tqdm's own assumes equal units)."""
     bar = tqdm(total=total, desc=desc, file=file, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
-    start = time.monotonic()
+    start, spent, cost = time.monotonic(), 0.0, sum(costs)
     try:
-        for done, result in enumerate(results, start=1):
+        for done, (i, result) in enumerate(pairs, start=1):
+            spent += costs[i]
             if done < total:
-                bar.set_postfix_str(f"about {_clock(_time_left(time.monotonic() - start, done, total, costs))} left",
-                                    refresh=False)
+                left = _time_left(time.monotonic() - start, done, total, spent, cost)
+                bar.set_postfix_str(f"about {_clock(left)} left", refresh=False)
             bar.update(1)
-            yield result
+            yield i, result
     finally:
         bar.close()
 
@@ -177,10 +190,11 @@ def _in_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
-def progress_lines(results: Iterable, total: int, desc: str | None = None, every: float = 30.0,
+def progress_lines(pairs: Iterable, total: int, desc: str | None = None, every: float = 30.0,
                    stream=None, costs: Sequence[float] | None = None) -> Iterator:
-    """Yield ``results``, writing a progress line to ``stream`` (stderr) at most every ``every`` seconds and
-    when the last one is done: ``food webs: 40/114 done, 2:31 elapsed, about 4:40 left``.
+    """Yield ``pairs`` (``(input index, result)``, in the order units end), writing a progress line to ``stream``
+    (stderr) at most every ``every`` seconds and when the last one is done:
+    ``food webs: 40/114 done, 2:31 elapsed, about 4:40 left``.
 
     For logs, where a progress bar's carriage returns pile up on one line. The time left assumes the remaining
     units take as long as the finished ones on average, or with ``costs`` (one per unit, in input order) that
@@ -190,18 +204,19 @@ def progress_lines(results: Iterable, total: int, desc: str | None = None, every
     stream = sys.stderr if stream is None else stream
     label = f"{desc}: " if desc else ""
     start = last = time.monotonic()
-    done = 0
-    for result in results:
+    done, spent, cost = 0, 0.0, (None if costs is None else sum(costs))
+    for i, result in pairs:
         done += 1
+        spent += 0.0 if costs is None else costs[i]
         now = time.monotonic()
         if now - last >= every or done == total:
             elapsed = now - start
             line = f"{label}{done}/{total} done, {_clock(elapsed)} elapsed"
             if done < total:
-                line += f", about {_clock(_time_left(elapsed, done, total, costs))} left"
+                line += f", about {_clock(_time_left(elapsed, done, total, spent, cost))} left"
             print(line, file=stream, flush=True)
             last = now
-        yield result
+        yield i, result
 
 
 def _clock(seconds: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import operator
 import sys
+import time
 
 import pytest
 
@@ -180,7 +181,7 @@ def test_progress_lines_known_answer(monkeypatch):
     clock = iter([0.0, 10.0, 40.0, 50.0, 100.0])
     monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
     out = io.StringIO()
-    assert list(parallel.progress_lines(iter("abcd"), 4, "food webs", stream=out)) == list("abcd")
+    assert list(parallel.progress_lines(enumerate("abcd"), 4, "food webs", stream=out)) == list(enumerate("abcd"))
     assert out.getvalue().splitlines() == ["food webs: 2/4 done, 0:40 elapsed, about 0:40 left",
                                            "food webs: 4/4 done, 1:40 elapsed"]
 
@@ -196,15 +197,55 @@ def test_progress_with_costs_estimates_the_time_left_from_the_cost_done(monkeypa
     clock = iter([0.0, 60.0, 90.0, 100.0, 105.0])
     monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
     out = io.StringIO()
-    assert list(parallel.progress_lines(iter("abcd"), 4, "webs", stream=out, costs=costs)) == list("abcd")
+    assert list(parallel.progress_lines(enumerate("abcd"), 4, "webs", stream=out, costs=costs)) == list(enumerate("abcd"))
     assert out.getvalue().splitlines() == ["webs: 1/4 done, 1:00 elapsed, about 0:45 left",
                                            "webs: 2/4 done, 1:30 elapsed, about 0:15 left",
                                            "webs: 4/4 done, 1:45 elapsed"]
     # without costs the same run read 3:00 left after the first unit
     clock = iter([0.0, 60.0, 90.0, 100.0, 105.0])
     out = io.StringIO()
-    list(parallel.progress_lines(iter("abcd"), 4, "webs", stream=out))
+    list(parallel.progress_lines(enumerate("abcd"), 4, "webs", stream=out))
     assert out.getvalue().splitlines()[0] == "webs: 1/4 done, 1:00 elapsed, about 3:00 left"
+
+
+def test_the_cost_done_is_that_of_the_units_that_ended_in_whatever_order(monkeypatch):
+    """Units end in any order in a pool: the time left weighs the units that ended, not the first ones given."""
+    import io
+
+    from gatbio import parallel
+
+    costs = [6.0, 3.0, 1.0, 0.5]  # 10 s per unit of cost; they end smallest first: 5, 10, 30 then 60 s
+    clock = iter([0.0, 5.0, 15.0, 45.0, 105.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    ended = [(3, "d"), (2, "c"), (1, "b"), (0, "a")]
+    assert list(parallel.progress_lines(iter(ended), 4, "webs", stream=out, costs=costs)) == ended
+    # 4.5 of 10.5 units of cost done in 45 s: 60 s left (the first three given would be 10 of 10.5: 2 s)
+    assert out.getvalue().splitlines() == ["webs: 3/4 done, 0:45 elapsed, about 1:00 left",
+                                           "webs: 4/4 done, 1:45 elapsed"]
+
+
+def _nap(i, seconds):
+    time.sleep(seconds)
+    return i
+
+
+def test_a_pool_counts_units_as_they_end_and_returns_them_in_input_order(monkeypatch):
+    """A long first unit (the largest web, run first) held back the count of all the units that ended after it:
+    58 of 114 food-web units were done on an H200's 16 workers when the log said 1/114 after 6:35."""
+    from gatbio import parallel
+
+    seen, track = [], parallel._track
+
+    def spy(pairs, *args, **kwargs):
+        for i, result in track(pairs, *args, **kwargs):
+            seen.append(i)
+            yield i, result
+
+    monkeypatch.setattr(parallel, "_track", spy)
+    items = [(0, 3.0)] + [(i, 0.0) for i in range(1, 6)]
+    assert parallel_map(_nap, items, jobs=2, progress=False) == list(range(6))
+    assert sorted(seen) == list(range(6)) and seen[-1] == 0, seen
 
 
 def test_a_bar_with_costs_shows_the_cost_based_time_left(monkeypatch):
@@ -217,7 +258,7 @@ def test_a_bar_with_costs_shows_the_cost_based_time_left(monkeypatch):
     bar = parallel.tqdm
     monkeypatch.setattr(parallel, "tqdm", lambda *a, **k: bar(*a, mininterval=0, **k))  # draw at every unit
     out = io.StringIO()
-    seen = [out.getvalue() for _ in parallel._cost_bar(iter("abc"), 3, "webs", [6.0, 3.0, 1.0], file=out)]
+    seen = [out.getvalue() for _ in parallel._cost_bar(enumerate("abc"), 3, "webs", [6.0, 3.0, 1.0], file=out)]
     # after the first unit (60 s for 6 of 10 units of cost): 40 s left, not tqdm's 2 units x 60 s
     assert seen[0].endswith(", about 0:40 left]") and " 1/3 [" in seen[0]
     assert seen[1].endswith(", about 0:10 left]") and " 2/3 [" in seen[1]
