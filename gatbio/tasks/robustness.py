@@ -756,9 +756,10 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     return summarize(cfg)
 
 
-def run_quick(out_dir: str | Path, device: str = "auto") -> str:
-    """The quick config on real data (``make demo``): a few models, seeds and webs in about a minute."""
-    cfg = load(QUICK_CONFIG, [f"out_dir={Path(out_dir) / 'robustness'}", f"device={device}"])
+def run_quick(out_dir: str | Path, device: str = "auto", overrides: tuple[str, ...] = ()) -> str:
+    """The quick config on real data (``make demo``): a few models, seeds and webs in about a minute.
+    ``overrides``: more ``key=value`` settings, e.g. ``("foodweb.dropout=0",)``."""
+    cfg = load(QUICK_CONFIG, [f"out_dir={Path(out_dir) / 'robustness'}", f"device={device}", *overrides])
     return run(cfg, progress=False)
 
 

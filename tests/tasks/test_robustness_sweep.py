@@ -212,6 +212,15 @@ def test_builtin_quick_config_equals_the_yaml_file():
         == rb.QUICK_CONFIG
 
 
+def test_run_quick_takes_more_settings(monkeypatch, tmp_path):
+    # the CUDA test runs the quick config without dropout on both devices (tests/test_device_commands.py)
+    monkeypatch.setattr(rb, "run", lambda cfg, progress: cfg)
+    cfg = rb.run_quick(tmp_path, device="cpu", overrides=("foodweb.dropout=0", "protein.attn_dropout=0"))
+    assert (cfg.foodweb.dropout, cfg.protein.attn_dropout, cfg.device) == (0, 0, "cpu")
+    assert cfg.protein.dropout == rb.load(rb.QUICK_CONFIG).protein.dropout > 0
+    assert cfg.out_dir == str(tmp_path / "robustness")
+
+
 @pytest.fixture(scope="module")
 def quick_run(data_root, tmp_path_factory):
     """The quick config on real data, once for this module (also what the notebook reads)."""
