@@ -537,6 +537,18 @@ def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> l
                        for p in cfg.perturbations)]
 
 
+# A protein (dataset, seed) unit costs about 10 food-web ones: in the full sweep of 2026-11-27 (2 CPU cores, 9
+# models each) node2vec-PPI's took 175-317 s (median 206 s), the 4 Cheddar webs' 16-44 s (median 21 s).
+UNIT_COST = {"protein": 10.0, "foodweb": 1.0}
+
+
+def _unit_costs(items: list[tuple]) -> list[float]:
+    """Each (dataset, seed) unit's expected cost, for the progress's time left: its task's :data:`UNIT_COST` per
+    model still to fit (a resumed unit may have fewer). Counting units, the protein units, run first and about 10x
+    longer, made each food-web unit left look as long as one of them."""
+    return [UNIT_COST[task] * max(len(_todo_models(c, task, dataset, seed)), 1) for c, task, dataset, seed in items]
+
+
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
     out_dir = Path(cfg.out_dir)
     todo = _todo_models(cfg, task, dataset, seed)
@@ -748,7 +760,8 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                                                                      for m in c.models for p in c.perturbations])
             host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
-            done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress)
+            done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress,
+                                costs=_unit_costs(todo))
             # seconds and jobs: this call's (a resumed call's units finished before are not in them)
             write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                                  "units": len(items), "units_computed_this_call": len(todo),

@@ -212,6 +212,14 @@ def test_builtin_quick_config_equals_the_yaml_file():
         == rb.QUICK_CONFIG
 
 
+def test_unit_costs_weigh_the_task_and_the_models_left(monkeypatch):
+    left = {("protein", 0): ["gcn", "gat_log"], ("foodweb", 0): ["gcn"], ("foodweb", 1): []}
+    monkeypatch.setattr(rb, "_todo_models", lambda c, task, dataset, seed: left[(task, seed)])
+    items = [(None, "protein", "node2vec-ppi", 0), (None, "foodweb", "w", 0), (None, "foodweb", "w", 1)]
+    assert rb._unit_costs(items) == [2 * rb.UNIT_COST["protein"], rb.UNIT_COST["foodweb"], rb.UNIT_COST["foodweb"]]
+    assert rb.UNIT_COST["protein"] > rb.UNIT_COST["foodweb"]
+
+
 def test_run_quick_takes_more_settings(monkeypatch, tmp_path):
     # the CUDA test runs the quick config without dropout on both devices (tests/test_device_commands.py)
     monkeypatch.setattr(rb, "run", lambda cfg, progress: cfg)
