@@ -542,11 +542,11 @@ def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> l
 UNIT_COST = {"protein": 10.0, "foodweb": 1.0}
 
 
-def _unit_costs(items: list[tuple]) -> list[float]:
+def _unit_costs(items: list[tuple], left: dict[tuple, list[str]]) -> list[float]:
     """Each (dataset, seed) unit's expected cost, for the progress's time left: its task's :data:`UNIT_COST` per
-    model still to fit (a resumed unit may have fewer). Counting units, the protein units, run first and about 10x
-    longer, made each food-web unit left look as long as one of them."""
-    return [UNIT_COST[task] * max(len(_todo_models(c, task, dataset, seed)), 1) for c, task, dataset, seed in items]
+    model still to fit (``left[task, dataset, seed]``: a resumed unit may have fewer). Counting units, the protein
+    units, run first and about 10x longer, made each food-web unit left look as long as one of them."""
+    return [UNIT_COST[task] * max(len(left[task, dataset, seed]), 1) for _c, task, dataset, seed in items]
 
 
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
@@ -754,14 +754,16 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     if not summary_only:
         with writing_runs(out_dir):
             items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
-            todo = left_to_run(items, lambda c, task, dataset, seed: not _todo_models(c, task, dataset, seed),
+            # the models each unit still has to fit, read once: what is done and what the rest costs
+            left = {(task, dataset, seed): _todo_models(c, task, dataset, seed) for c, task, dataset, seed in items}
+            todo = left_to_run(items, lambda c, task, dataset, seed: not left[task, dataset, seed],
                                "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
                                files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
                                                                      for m in c.models for p in c.perturbations])
             host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
             done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress,
-                                costs=_unit_costs(todo))
+                                costs=_unit_costs(todo, left))
             # seconds and jobs: this call's (a resumed call's units finished before are not in them)
             write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                                  "units": len(items), "units_computed_this_call": len(todo),

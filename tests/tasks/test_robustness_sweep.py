@@ -212,11 +212,10 @@ def test_builtin_quick_config_equals_the_yaml_file():
         == rb.QUICK_CONFIG
 
 
-def test_unit_costs_weigh_the_task_and_the_models_left(monkeypatch):
-    left = {("protein", 0): ["gcn", "gat_log"], ("foodweb", 0): ["gcn"], ("foodweb", 1): []}
-    monkeypatch.setattr(rb, "_todo_models", lambda c, task, dataset, seed: left[(task, seed)])
+def test_unit_costs_weigh_the_task_and_the_models_left():
+    left = {("protein", "node2vec-ppi", 0): ["gcn", "gat_log"], ("foodweb", "w", 0): ["gcn"], ("foodweb", "w", 1): []}
     items = [(None, "protein", "node2vec-ppi", 0), (None, "foodweb", "w", 0), (None, "foodweb", "w", 1)]
-    assert rb._unit_costs(items) == [2 * rb.UNIT_COST["protein"], rb.UNIT_COST["foodweb"], rb.UNIT_COST["foodweb"]]
+    assert rb._unit_costs(items, left) == [2 * rb.UNIT_COST["protein"], rb.UNIT_COST["foodweb"], rb.UNIT_COST["foodweb"]]
     assert rb.UNIT_COST["protein"] > rb.UNIT_COST["foodweb"]
 
 
