@@ -1122,8 +1122,9 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     # The links protocol first (its units cost 5-10x a web's new-species unit). In one process, smallest webs
     # first: an interrupted run has most webs done. In parallel, largest first: a large web started last keeps
     # the other workers idle while it runs (on an H200 machine's 16 CPU cores the 6 largest webs' links units were
-    # still running after 300 s; modelled from its unit times, 333 s of units before, 296 s now, 366 s and 329 s
-    # with the start-up: experiments/gpu_runs/2026-11-26e-h200/schedule.py).
+    # still running after 300 s, started last). Largest first is no cure for work above a worker's share: run so
+    # on that machine it still had small units left after 420 s, the largest unit alone taking 380 s
+    # (experiments/gpu_runs/2026-11-27-h200; the model of 2026-11-26e-h200/schedule.py had put it at 329 s).
     folders.sort(key=_edge_list_size, reverse=cfg.jobs != 1)
     sources = [str(p) for p in folders] + [_named_source(n) for n in cfg.named]
     items = [(src, out_dir, cfg, protocol) for protocol in cfg.protocols for src in sources]
