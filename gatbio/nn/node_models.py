@@ -214,10 +214,15 @@ class GATNodeClassifier(nn.Module):
         """BCE-with-logits (multi-label, target float (n, L)) or cross-entropy (multi-class, target long (n,)).
 
         Multi-class targets of ``-1`` (unlabelled, as ``gatbio.data.load("yeast-bu2003")``'s class U) are left out
-        of the mean (``ignore_index=-1``): the loss is that of the labelled nodes (NaN when none is labelled)."""
+        of the mean (``ignore_index=-1``): the loss is that of the labelled nodes. When none is labelled (e.g. a
+        label-trick draw of unlabelled nodes only) it is 0 with zero gradients, not torch's NaN (0 / 0), so one such
+        step leaves the parameters finite."""
         if self.task == "multilabel":
             return F.binary_cross_entropy_with_logits(logits, target.float())
-        return F.cross_entropy(logits, target.long(), ignore_index=-1)
+        target = target.long()
+        if not bool((target != -1).any()):
+            return logits.sum() * 0.0  # keeps the graph (backward works) and gives zero gradients
+        return F.cross_entropy(logits, target, ignore_index=-1)
 
     def predict_proba(self, logits: Tensor) -> Tensor:
         """Per-label sigmoid (multi-label) or softmax over classes (multi-class)."""

@@ -102,6 +102,16 @@ def test_multiclass_loss_leaves_out_unlabelled_targets():
     assert torch.allclose(m.loss(logits, target), m.loss(logits[[0, 2]], target[[0, 2]]))
 
 
+def test_multiclass_loss_of_unlabelled_targets_only_is_zero_not_nan():
+    """torch's mean over no labelled target is 0 / 0 = NaN, and one such step made every parameter NaN."""
+    m = GATNodeClassifier(5, 3, task="multiclass")
+    logits = torch.randn(2, 3, requires_grad=True)
+    loss = m.loss(logits, torch.tensor([-1, -1]))
+    loss.backward()
+    assert loss.item() == 0.0 and torch.equal(logits.grad, torch.zeros(2, 3))
+    assert torch.isnan(torch.nn.functional.cross_entropy(logits, torch.tensor([-1, -1]), ignore_index=-1))
+
+
 @pytest.mark.parametrize("arg", ["out_channels", "hidden_channels", "heads", "out_heads"])
 def test_a_size_of_zero_is_named_as_given(arg):
     """hidden_channels=0 was reported as out_channels=0 (the layer's own argument)."""
