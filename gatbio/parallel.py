@@ -83,7 +83,8 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
                 progress: bool = True, files: Callable[..., Iterable] | None = None,
                 keys: Sequence[str] = (), filled: Sequence[str] = ()) -> list[tuple]:
     """The ``items`` whose unit is not finished (``done(*item)`` false), saying on stderr how many were left out:
-    ``food webs: 97 of 114 (web, protocol) units already done in OUT, 17 to run``.
+    ``food webs: 97 of 114 (web, protocol) units already done in OUT, 17 to run``; with none finished, where
+    the results go: ``food webs: 114 (web, protocol) units to run, results in OUT``.
 
     A resumed sweep calls it before :func:`parallel_map`, so that progress counts and times only this call's work:
     finished units, read back in a moment, made the time left look far shorter than it was.
@@ -98,6 +99,8 @@ def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, un
     if progress and len(todo) < len(items):
         print(f"{desc}: {len(items) - len(todo)} of {len(items)} {unit} units already done in {where}, "
               f"{len(todo)} to run", file=sys.stderr, flush=True)
+    elif progress and items:  # a new folder: say where the results go (a mistyped out_dir made one silently)
+        print(f"{desc}: {len(items)} {unit} units to run, results in {where}", file=sys.stderr, flush=True)
     if files is not None:
         from gatbio.results import damage
 

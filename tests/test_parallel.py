@@ -297,8 +297,10 @@ def test_left_to_run_keeps_the_unfinished_in_order_and_says_how_many_were_done(c
     items = [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
     assert left_to_run(items, lambda i, _: i % 2 == 0, "units", "(n, letter)", "OUT") == [(1, "a"), (3, "c")]
     assert capsys.readouterr().err == "units: 2 of 4 (n, letter) units already done in OUT, 2 to run\n"
-    assert left_to_run(items, lambda *_: False, "units", "(n, letter)", "OUT") == items  # nothing done: no line
+    assert left_to_run(items, lambda *_: False, "units", "(n, letter)", "OUT") == items  # nothing done yet
+    assert capsys.readouterr().err == "units: 4 (n, letter) units to run, results in OUT\n"
     assert left_to_run(items, lambda *_: True, "units", "(n, letter)", "OUT", progress=False) == []
+    assert left_to_run(items, lambda *_: False, "units", "(n, letter)", "OUT", progress=False) == items
     assert capsys.readouterr().err == ""
 
 
