@@ -41,7 +41,7 @@ import pandas as pd
 
 __all__ = [
     # writing and reading results
-    "write_json", "read_json", "holds_json", "write_csv", "atomic_write_bytes", "atomic_write_text",
+    "write_json", "read_json", "holds_json", "write_csv", "write_npz", "atomic_write_bytes", "atomic_write_text",
     "atomic_write_many", "table_text", "InvalidJSONError", "software", "machine",
     # resuming safely
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
@@ -207,6 +207,15 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`)."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_npz(path: str | Path, compressed: bool = True, **arrays: Any) -> None:
+    """NumPy arrays to an ``.npz`` file, written atomically (a run stopped midway leaves no cut-short file)."""
+    import io
+
+    buf = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def table_text(df: pd.DataFrame, path: str | Path) -> str:

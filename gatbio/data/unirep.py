@@ -313,9 +313,7 @@ def _read_checkpoint(path: str | Path, weights_sha: str) -> dict[str, np.ndarray
 
 
 def _write_checkpoint(path: str | Path, done: dict[str, np.ndarray], weights_sha: str) -> None:
-    from gatbio.results import atomic_write_bytes
+    from gatbio.results import write_npz
 
-    buf = io.BytesIO()
-    np.savez(buf, keys=np.array(list(done)), vectors=np.stack(list(done.values())),
-             weights_sha256=np.array(weights_sha))
-    atomic_write_bytes(path, buf.getvalue())
+    write_npz(path, compressed=False, keys=np.array(list(done)), vectors=np.stack(list(done.values())),
+              weights_sha256=np.array(weights_sha))

@@ -69,6 +69,7 @@ from gatbio.results import (
     summarize,
     write_csv,
     write_json,
+    write_npz,
 )
 
 __all__ = [
@@ -145,6 +146,11 @@ class ProteinConfig:
     jobs: int = 1  #: parallel (fraction, seed) units
     threads: int = 1  #: torch and BLAS threads per worker and for the embeddings (results depend on it: gatbio.parallel.unit_threads)
     attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels or gat, first unit)
+    #: also write each run's probabilities beside its result, ``<variant>.proba.npz`` (test_nodes, test_proba,
+    #: val_nodes, val_proba as float32; threshold: the realistic one, NaN for single-label data), for metrics of
+    #: one's own; off by default (node2vec-PPI: up to 0.63 MB per run, up to about half a GB for the full sweep).
+    #: Turned on for a finished folder, it redoes the runs that lack the file.
+    save_proba: bool = False
     #: where the neural models train: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
     #: (gatbio.device); embeddings and the scikit-learn baselines run on the CPU. Stored resolved (e.g. cuda:0).
     device: str = "auto"
@@ -171,7 +177,7 @@ SETTING_RULES = {
 #: (dataset, fraction, seed, variant) runs it does (each has its own file). A resumed sweep may change these;
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
-                    "attention_example", "device")
+                    "attention_example", "device", "save_proba")
 
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
@@ -401,6 +407,16 @@ def _paths(cfg: ProteinConfig, frac: float, seed: int) -> tuple[Path, Path]:
     return out / "splits" / f"{cfg.dataset}_{tag}.json", out / "runs" / cfg.dataset / tag
 
 
+def _proba_path(path: Path) -> Path:
+    """Where the run ``<variant>.json`` keeps its probabilities (``save_proba``): ``<variant>.proba.npz``."""
+    return path.with_name(f"{path.stem}.proba.npz")
+
+
+def _run_done(cfg: ProteinConfig, path: Path) -> bool:
+    """Whether the run file ``path`` holds a result (and, with ``save_proba``, its probabilities are there)."""
+    return is_done(path, RUN_KEYS) and (not cfg.save_proba or _proba_path(path).is_file())
+
+
 def check_fractions(cfg: ProteinConfig, data) -> None:
     """Each labelled fraction leaves proteins to fit on (after the validation part) and to test on: said before
     any embedding is computed, naming the key, not a numpy error (or an empty training set) later."""
@@ -461,7 +477,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
     y_np = data.y.cpu().numpy()
     probas: dict[str, np.ndarray] = {}
     results = []
-    todo = [v for v in cfg.variants if not is_done(run_dir / f"{v}.json", RUN_KEYS)]
+    todo = [v for v in cfg.variants if not _run_done(cfg, run_dir / f"{v}.json")]
     needed = set(todo) | {m for v in todo if v in ENSEMBLES for m in ENSEMBLES[v]}
     att_variant = next((v for v in ("gat_labels", "gat") if v in needed), None)  # whose attention is saved
     val_np = np.asarray(sp["val"])
@@ -520,6 +536,11 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
                "seconds": round(seconds[variant], 3), "cpu_seconds": round(cpu[variant], 3),
                "device": str(dev) if variant in NEURAL or variant in ENSEMBLES else "cpu",
                "threads": cfg.threads, "software": software(), "split": str(split_path), **extra}
+        if cfg.save_proba:  # before the run file, which marks the run as finished
+            test_np = np.asarray(sp["test"])
+            write_npz(_proba_path(run_dir / f"{variant}.json"), test_nodes=test_np,
+                      test_proba=proba[test_np].astype(np.float32), val_nodes=val_np,
+                      val_proba=val_proba.astype(np.float32), threshold=np.float64(np.nan if thr is None else thr))
         write_json(run_dir / f"{variant}.json", row)
         results.append(row)
     return results
@@ -576,7 +597,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
     with writing_runs(out):
         todo = [] if summary_only else left_to_run(
             [(f, s) for f in cfg.fractions for s in cfg.seeds],
-            lambda f, s: all(is_done(p, RUN_KEYS) for p in run_files(f, s)),
+            lambda f, s: all(_run_done(cfg, p) for p in run_files(f, s)),
             cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
         if todo:  # a finished sweep resumed: no embedding is computed again
             data = load_data(cfg.dataset)

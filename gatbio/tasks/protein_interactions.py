@@ -75,7 +75,6 @@ import torch
 from gatbio.config import load_config
 from gatbio.parallel import unit_threads
 from gatbio.results import (
-    atomic_write_bytes,
     atomic_write_text,
     damage,
     format_mean_std,
@@ -90,6 +89,7 @@ from gatbio.results import (
     summarize,
     write_csv,
     write_json,
+    write_npz,
 )
 
 __all__ = ["InteractionsConfig", "load", "check", "run", "run_unit", "summarize_runs", "load_data", "evaluate_pairs",
@@ -716,12 +716,8 @@ def _proba_path(path: Path) -> Path:
 
 def _write_proba(path: Path, r: dict[str, Any], val: list[int], test: list[int]) -> None:
     """A run's probabilities (float32) with the indices of their pairs in the pair table, written atomically."""
-    import io
-
-    buf = io.BytesIO()
-    np.savez_compressed(buf, val_pairs=np.asarray(val, dtype=np.int64), val_proba=r["val_proba"].astype(np.float32),
-                        test_pairs=np.asarray(test, dtype=np.int64), test_proba=r["proba"].astype(np.float32))
-    atomic_write_bytes(path, buf.getvalue())
+    write_npz(path, val_pairs=np.asarray(val, dtype=np.int64), val_proba=r["val_proba"].astype(np.float32),
+              test_pairs=np.asarray(test, dtype=np.int64), test_proba=r["proba"].astype(np.float32))
 
 
 def _read_proba(path: Path, row: dict[str, Any], val: list[int], test: list[int],

@@ -278,6 +278,31 @@ def test_a_saved_split_without_its_parts_is_refused_not_a_traceback(tiny, tmp_pa
         P.run(P.load(None, overrides))
 
 
+def test_save_proba_writes_the_scored_probabilities_and_redoes_runs_without_them(tiny, tmp_path):
+    """The benchmark kept metrics and splits, not what they were computed from: save_proba writes each run's
+    probabilities (test and validation nodes), from which its stored metrics follow again; turned on for a
+    finished folder, it redoes only the runs that lack the file."""
+    overrides = [f"out_dir={tmp_path}", "fractions=[0.5]", "seeds=[0]", "variants=[neighbor_vote,label_prop]",
+                 "inputs=[prone]", "embed_dim=8"]
+    P.run(P.load(None, overrides), progress=False)
+    unit = tmp_path / "runs" / "node2vec-ppi" / "f0.50_s0"
+    assert not list(unit.glob("*.npz"))  # off by default
+    stamp = (unit / "label_prop.json").stat().st_mtime_ns
+    (unit / "neighbor_vote.json").unlink()
+    P.run(P.load(None, [*overrides, "save_proba=true"]), progress=False)  # a free key: no conflict
+    assert sorted(p.name for p in unit.glob("*.npz")) == ["label_prop.proba.npz", "neighbor_vote.proba.npz"]
+    assert (unit / "label_prop.json").stat().st_mtime_ns != stamp  # redone for its probabilities
+    sp = json.loads((tmp_path / "splits" / "node2vec-ppi_f0.50_s0.json").read_text())
+    for v in ("neighbor_vote", "label_prop"):
+        row = json.loads((unit / f"{v}.json").read_text())
+        with np.load(unit / f"{v}.proba.npz") as z:
+            assert z["test_nodes"].tolist() == sp["test"] and z["val_nodes"].tolist() == sp["val"]
+            assert z["test_proba"].dtype == np.float32 and z["test_proba"].shape == (len(sp["test"]), 4)
+            again = P.evaluate(tiny.y.numpy()[sp["test"]], z["test_proba"], True, float(z["threshold"]))
+        assert again["macro_f1"] == pytest.approx(row["macro_f1"]) and again["micro_f1_thr"] == pytest.approx(
+            row["micro_f1_thr"], abs=1e-6)
+
+
 def test_a_sweep_that_raises_lets_go_of_its_folder(tiny, tmp_path, monkeypatch):
     """A run that raised (in a notebook: a bad setting, Ctrl-C) kept its folder's lock until its process ended, so
     the kernel refused the folder to every other process until restarted; an interrupted command still names it."""
