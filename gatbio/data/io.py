@@ -481,7 +481,8 @@ def read_sif(
     report: bool = False,
 ) -> Data:
     """Read a Cytoscape SIF file: ``source type target [target ...]`` per line, one edge per target (the
-    interaction type is not kept); a line holding a name alone is a node without interactions. Fields are
+    interaction type is not kept); a line holding a name alone is a node without interactions, and so is a
+    protein whose only line is a self-loop (``a pp a``) when ``self_loops="remove"`` (it stays, named). Fields are
     tab-separated when the line has a tab (names may then hold spaces), else whitespace-separated; blank and
     ``#`` lines are skipped. Written here because :func:`read_table` needs one column count for the whole file,
     and SIF lines list any number of targets. ``directed``, ``duplicates``, ``self_loops``, ``name`` and

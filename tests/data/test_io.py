@@ -110,6 +110,9 @@ def test_sif_lines_list_several_targets_and_lone_nodes(tmp_path):
     assert read_sif(p, directed=False).edge_index.size(1) == 10
     with pytest.raises(MalformedFileError, match=r"b\.sif:2: expected 'source type target \[target ...\]', found 2"):
         read_sif(write(tmp_path, "b.sif", "A pp B\nA pp\n"))
+    loop = write(tmp_path, "l.sif", "A pp A\nB pp C\n")  # A's only line is a self-loop
+    kept = read_sif(loop, self_loops="remove")
+    assert kept.node_names == ["A", "B", "C"] and edges(kept) == [("B", "C"), ("C", "B")]  # A stays, alone
 
 
 def test_numeric_ids_with_index_base_and_isolated_nodes(tmp_path):
