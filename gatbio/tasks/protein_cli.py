@@ -109,7 +109,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Run the protein-function benchmark: one JSON per (fraction, seed, variant) "
                     "(runs/<dataset>/f<fraction>_s<seed>/<variant>.json), a "
                     "summary table (mean ± std) and, with two or more fractions, a figure of F1 against the labelled "
-                    "fraction (f1_vs_fraction.png). Finished runs "
+                    "fraction (f1_vs_fraction.png); save_proba=true also writes each run's test and validation "
+                    "probabilities (<variant>.proba.npz). Finished runs "
                     "are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio protein run --config experiments/configs/protein_quick.yaml seeds=[0,1]")
     rn.add_argument("--config", required=True, metavar="FILE",
