@@ -41,8 +41,8 @@ import pandas as pd
 
 __all__ = [
     # writing and reading results
-    "write_json", "read_json", "holds_json", "write_csv", "write_npz", "atomic_write_bytes", "atomic_write_text",
-    "atomic_write_many", "table_text", "InvalidJSONError", "software", "machine",
+    "write_json", "read_json", "holds_json", "write_csv", "write_npz", "proba_path", "atomic_write_bytes",
+    "atomic_write_text", "atomic_write_many", "table_text", "InvalidJSONError", "software", "machine",
     # resuming safely
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "release_out_dir", "writing_runs",
@@ -216,6 +216,13 @@ def write_npz(path: str | Path, compressed: bool = True, **arrays: Any) -> None:
     buf = io.BytesIO()
     (np.savez_compressed if compressed else np.savez)(buf, **arrays)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def proba_path(path: str | Path) -> Path:
+    """Where the run file ``<model>.json`` keeps its probabilities: ``<model>.proba.npz`` beside it (the protein
+    tasks' runs)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.proba.npz")
 
 
 def table_text(df: pd.DataFrame, path: str | Path) -> str:

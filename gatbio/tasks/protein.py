@@ -63,6 +63,7 @@ from gatbio.results import (
     missing_runs_note,
     mixed_configs_note,
     over_seeds,
+    proba_path,
     read_json,
     round_stats,
     software,
@@ -148,7 +149,7 @@ class ProteinConfig:
     attention_example: bool = True  #: save one protein's attention neighbourhood (gat_labels or gat, first unit)
     #: also write each run's probabilities beside its result, ``<variant>.proba.npz`` (test_nodes, test_proba,
     #: val_nodes, val_proba as float32; threshold: the realistic one, NaN for single-label data), for metrics of
-    #: one's own; off by default (node2vec-PPI: up to 0.63 MB per run, up to about half a GB for the full sweep).
+    #: one's own; off by default (node2vec-PPI: up to 0.63 MB per run, some hundreds of MB for the full sweep).
     #: Turned on for a finished folder, it redoes the runs that lack the file.
     save_proba: bool = False
     #: where the neural models train: auto (a CUDA GPU when available, else the CPU), cpu, cuda, cuda:N, mps
@@ -407,14 +408,9 @@ def _paths(cfg: ProteinConfig, frac: float, seed: int) -> tuple[Path, Path]:
     return out / "splits" / f"{cfg.dataset}_{tag}.json", out / "runs" / cfg.dataset / tag
 
 
-def _proba_path(path: Path) -> Path:
-    """Where the run ``<variant>.json`` keeps its probabilities (``save_proba``): ``<variant>.proba.npz``."""
-    return path.with_name(f"{path.stem}.proba.npz")
-
-
 def _run_done(cfg: ProteinConfig, path: Path) -> bool:
     """Whether the run file ``path`` holds a result (and, with ``save_proba``, its probabilities are there)."""
-    return is_done(path, RUN_KEYS) and (not cfg.save_proba or _proba_path(path).is_file())
+    return is_done(path, RUN_KEYS) and (not cfg.save_proba or proba_path(path).is_file())
 
 
 def check_fractions(cfg: ProteinConfig, data) -> None:
@@ -538,7 +534,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
                "threads": cfg.threads, "software": software(), "split": str(split_path), **extra}
         if cfg.save_proba:  # before the run file, which marks the run as finished
             test_np = np.asarray(sp["test"])
-            write_npz(_proba_path(run_dir / f"{variant}.json"), test_nodes=test_np,
+            write_npz(proba_path(run_dir / f"{variant}.json"), test_nodes=test_np,
                       test_proba=proba[test_np].astype(np.float32), val_nodes=val_np,
                       val_proba=val_proba.astype(np.float32), threshold=np.float64(np.nan if thr is None else thr))
         write_json(run_dir / f"{variant}.json", row)

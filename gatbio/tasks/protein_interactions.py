@@ -83,6 +83,7 @@ from gatbio.results import (
     missing_runs_note,
     mixed_configs_note,
     over_seeds,
+    proba_path,
     read_json,
     round_stats,
     software,
@@ -709,11 +710,6 @@ def _note_sizes(sp: dict, cfg: InteractionsConfig, kind: str, seed: int) -> None
                  f"(fewer val_parts, or a random split, keep closer to the fraction)")
 
 
-def _proba_path(path: Path) -> Path:
-    """Where the run ``<model>.json`` keeps its probabilities: ``<model>.proba.npz``."""
-    return path.with_name(f"{path.stem}.proba.npz")
-
-
 def _write_proba(path: Path, r: dict[str, Any], val: list[int], test: list[int]) -> None:
     """A run's probabilities (float32) with the indices of their pairs in the pair table, written atomically."""
     write_npz(path, val_pairs=np.asarray(val, dtype=np.int64), val_proba=r["val_proba"].astype(np.float32),
@@ -781,8 +777,8 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
             row = read_json(path)
             if not need_proba:
                 return row
-            stored = _read_proba(_proba_path(path), row, sp["val"], test, cfg.threshold) \
-                if _proba_path(path).exists() else None
+            stored = _read_proba(proba_path(path), row, sp["val"], test, cfg.threshold) \
+                if proba_path(path).exists() else None
             if stored is not None:
                 cache[(name, graph, seed)] = stored
                 return row
@@ -824,7 +820,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
                             "networks": [[n[0], n[1], round(n[2], 3), round(n[3], 3)] for n in r["networks"]]})
             else:  # what a mean that reuses this run counts for it
                 r.update(seconds=row["seconds"], cpu_seconds=row["cpu_seconds"])
-            _write_proba(_proba_path(path), r, sp["val"], test)  # before the .json, which marks the run done
+            _write_proba(proba_path(path), r, sp["val"], test)  # before the .json, which marks the run done
         write_json(path, row)
         rows.append(row)
         return row
