@@ -51,14 +51,14 @@ def parallel_map(
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
     if scheduler is None and jobs == 1:  # progress counts results, not items handed out (a unit done when it ends)
-        return _collect(((i, fn(*args)) for i, args in enumerate(items)), len(items), desc, progress, costs)
+        return _collect((_timed(fn, i, args) for i, args in enumerate(items)), len(items), desc, progress, costs)
 
-    from joblib import Parallel, delayed, parallel_backend
+    from joblib import Parallel, delayed, effective_n_jobs, parallel_backend
 
     # Results come back as each unit ends, not in input order: in order, one long unit held back the count of
     # every unit finished after it (an H200's 16 workers had 58 of 114 food-web units done, largest first, when
     # the log said 1/114 after 6:35). Each call returns its index, which puts the results back in input order.
-    calls = (delayed(_indexed)(fn, i, args) for i, args in enumerate(items))
+    calls = (delayed(_timed)(fn, i, args) for i, args in enumerate(items))
     if scheduler is not None:
         try:
             from dask.distributed import Client
@@ -67,7 +67,8 @@ def parallel_map(
                               "pip install 'gatbio[distributed]'") from err
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator_unordered")(calls)
-            return _collect(gen, len(items), desc, progress, costs)
+            workers = sum(client.nthreads().values()) or 1
+            return _collect(gen, len(items), desc, progress, costs, workers)
     with warnings.catch_warnings():
         # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
         # sequence similarities do) and warns "A worker stopped while some jobs were given to the executor": the
@@ -76,7 +77,7 @@ def parallel_map(
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                                 category=UserWarning)
         gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
-        return _collect(gen, len(items), desc, progress, costs)
+        return _collect(gen, len(items), desc, progress, costs, effective_n_jobs(jobs))
 
 
 def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
@@ -125,20 +126,23 @@ def _check_costs(costs: Sequence[float] | None, n: int) -> list[float] | None:
     return costs
 
 
-def _indexed(fn: Callable[..., Any], i: int, args: tuple) -> tuple[int, Any]:
-    """``(i, fn(*args))``: a unit's result with its place in the input (module-level, so workers can unpickle it)."""
-    return i, fn(*args)
+def _timed(fn: Callable[..., Any], i: int, args: tuple) -> tuple[int, Any, float]:
+    """``(i, fn(*args), seconds)``: a unit's result with its place in the input and the seconds it took in its
+    worker (module-level, so workers can unpickle it)."""
+    start = time.perf_counter()
+    result = fn(*args)
+    return i, result, time.perf_counter() - start
 
 
 def _collect(pairs: Iterator, total: int, desc: str | None, progress: bool,
-             costs: Sequence[float] | None = None) -> list[Any]:
-    """The results of ``pairs`` (``(input index, result)`` in the order units end) as a list in input order, the
+             costs: Sequence[float] | None = None, workers: int = 1) -> list[Any]:
+    """The results of ``pairs`` (``(input index, result, seconds)`` in the order units end) as a list in input order, the
     generator closed however that ends: an error or Ctrl-C between two results stops a pool's workers here (joblib
     aborts on ``GeneratorExit``), not whenever the generator is collected, so that none still writes while the
     caller handles it (:func:`gatbio.results.writing_runs` releases the folder)."""
     out: list[Any] = [None] * total
     try:
-        for i, result in _track(pairs, total, desc, progress, costs):
+        for i, result in _track(pairs, total, desc, progress, costs, workers):
             out[i] = result
         return out
     finally:
@@ -151,34 +155,70 @@ def _collect(pairs: Iterator, total: int, desc: str | None, progress: bool,
 
 
 def _track(pairs: Iterable, total: int, desc: str | None, progress: bool,
-           costs: Sequence[float] | None = None) -> Iterable:
-    """``pairs`` (``(input index, result)``) as units end, with progress on stderr: a bar on a terminal, lines
-    elsewhere, none if not ``progress``."""
+           costs: Sequence[float] | None = None, workers: int = 1) -> Iterable:
+    """``(input index, result)`` from ``pairs`` (``(input index, result[, seconds])``) as units end, with progress
+    on stderr: a bar on a terminal, lines elsewhere, none if not ``progress``."""
     if not progress:
-        return pairs
+        return ((i, result) for i, result, *_ in pairs)
     if sys.stderr.isatty() or _in_notebook():  # a terminal, or a notebook (tqdm.auto's widget there)
-        return tqdm(pairs, total=total, desc=desc) if costs is None else _cost_bar(pairs, total, desc, costs)
-    return progress_lines(pairs, total, desc, costs=costs)
+        if costs is None and workers == 1:  # tqdm's own estimate (equal units, one at a time) is ours then
+            return tqdm(((i, result) for i, result, *_ in pairs), total=total, desc=desc)
+        return _cost_bar(pairs, total, desc, costs, workers=workers)
+    return progress_lines(pairs, total, desc, costs=costs, workers=workers)
 
 
-def _time_left(elapsed: float, done: int, total: int, spent: float | None = None, cost: float | None = None) -> float:
-    """Seconds left: the rate of the cost done so far (``spent`` of ``cost`` in all) applied to the cost left, or
-    the count's (``done`` of ``total`` units) without costs."""
-    if spent is None or cost is None or spent <= 0:
-        return elapsed / done * (total - done)
-    return elapsed / spent * (cost - spent)
+class _TimeLeft:
+    """The time left of ``total`` units run on ``workers`` processes, from the units that ended so far.
+
+    Each ended unit adds its cost (``costs[i]``, or 1) and the seconds it took in its worker. The busy seconds per
+    unit of cost applied to the cost left give the work left; the work the workers have already done on the units
+    still running (their time since the start, less the seconds of the units that ended) is taken off; what
+    remains is shared among the workers that still have a unit. With one worker this is the elapsed time per
+    cost done applied to the cost left. Counting units ended against the elapsed time instead, two workers read
+    the first unit's end as half the rate it was, and units of different sizes as the size of the first ones:
+    the SHS27k benchmark's resumed ``seq_cnn`` run said "about 3:56:37 left" after its first unit, when 1:06 was.
+
+    A unit's seconds, where ``pairs`` do not carry them (``progress_lines`` on plain ``(index, result)`` pairs),
+    are the time since the previous unit ended: units run one after another.
+    """
+
+    def __init__(self, total: int, costs: Sequence[float] | None, workers: int):
+        self.total, self.costs, self.workers = total, costs, max(1, min(int(workers), total or 1))
+        self.cost = float(total) if costs is None else float(sum(costs))
+        self.done, self.spent, self.busy, self.last = 0, 0.0, 0.0, 0.0
+        self.stopped: list[float] = []  # when each worker ran out of units (the queue was empty)
+
+    def add(self, i: int, elapsed: float, seconds: float | None = None) -> None:
+        """Unit ``i`` ended ``elapsed`` seconds after the start, having taken ``seconds`` in its worker."""
+        self.done += 1
+        self.spent += 1.0 if self.costs is None else self.costs[i]
+        self.busy += (elapsed - self.last) if seconds is None else seconds
+        self.last = elapsed
+        if self.total - self.done < self.workers - len(self.stopped):  # no unit left for the worker that ended it
+            self.stopped.append(elapsed)
+
+    def left(self, elapsed: float) -> float:
+        if self.spent <= 0:  # only units of cost 0 have ended: count them
+            return elapsed / self.done * (self.total - self.done)
+        running = self.workers - len(self.stopped)
+        capacity = self.workers * elapsed - sum(elapsed - t for t in self.stopped)  # worker seconds so far
+        in_flight = max(capacity - self.busy, 0.0)
+        work = self.busy / self.spent * (self.cost - self.spent)
+        return max(work - in_flight, 0.0) / max(running, 1)
 
 
-def _cost_bar(pairs: Iterable, total: int, desc: str | None, costs: Sequence[float], file=None) -> Iterator:
-    """A tqdm bar counting units whose time left is :func:`_time_left`'s (tqdm's own assumes equal units)."""
+def _cost_bar(pairs: Iterable, total: int, desc: str | None, costs: Sequence[float] | None, file=None,
+              workers: int = 1) -> Iterator:
+    """A tqdm bar counting units whose time left is :class:`_TimeLeft`'s (tqdm's own assumes equal units run one
+    after another)."""
     bar = tqdm(total=total, desc=desc, file=file, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
-    start, spent, cost = time.monotonic(), 0.0, sum(costs)
+    start, eta = time.monotonic(), _TimeLeft(total, costs, workers)
     try:
-        for done, (i, result) in enumerate(pairs, start=1):
-            spent += costs[i]
-            if done < total:
-                left = _time_left(time.monotonic() - start, done, total, spent, cost)
-                bar.set_postfix_str(f"about {_clock(left)} left", refresh=False)
+        for i, result, *seconds in pairs:
+            elapsed = time.monotonic() - start
+            eta.add(i, elapsed, *seconds)
+            if eta.done < total:
+                bar.set_postfix_str(f"about {_clock(eta.left(elapsed))} left", refresh=False)
             bar.update(1)
             yield i, result
     finally:
@@ -194,29 +234,30 @@ def _in_notebook() -> bool:
 
 
 def progress_lines(pairs: Iterable, total: int, desc: str | None = None, every: float = 30.0,
-                   stream=None, costs: Sequence[float] | None = None) -> Iterator:
-    """Yield ``pairs`` (``(input index, result)``, in the order units end), writing a progress line to ``stream``
-    (stderr) at most every ``every`` seconds and when the last one is done:
+                   stream=None, costs: Sequence[float] | None = None, workers: int = 1) -> Iterator:
+    """Yield ``(input index, result)`` from ``pairs`` (``(input index, result)`` or ``(input index, result,
+    seconds the unit took)``, in the order units end), writing a progress line to ``stream`` (stderr) at most
+    every ``every`` seconds and when the last one is done:
     ``food webs: 40/114 done, 2:31 elapsed, about 4:40 left``.
 
-    For logs, where a progress bar's carriage returns pile up on one line. The time left assumes the remaining
-    units take as long as the finished ones on average, or with ``costs`` (one per unit, in input order) that
-    they cost what the finished ones cost per unit of cost: a run of the largest units first then reads the
-    rest as the small units they are.
+    For logs, where a progress bar's carriage returns pile up on one line. The time left
+    (:class:`_TimeLeft`) assumes the remaining units take as long as the finished ones on average, or with
+    ``costs`` (one per unit, in input order) that they cost what the finished ones cost per unit of cost (a run
+    of the largest units first then reads the rest as the small units they are), shared among ``workers``
+    processes.
     """
     stream = sys.stderr if stream is None else stream
     label = f"{desc}: " if desc else ""
     start = last = time.monotonic()
-    done, spent, cost = 0, 0.0, (None if costs is None else sum(costs))
-    for i, result in pairs:
-        done += 1
-        spent += 0.0 if costs is None else costs[i]
+    eta = _TimeLeft(total, costs, workers)
+    for i, result, *seconds in pairs:
         now = time.monotonic()
-        if now - last >= every or done == total:
-            elapsed = now - start
-            line = f"{label}{done}/{total} done, {_clock(elapsed)} elapsed"
-            if done < total:
-                line += f", about {_clock(_time_left(elapsed, done, total, spent, cost))} left"
+        elapsed = now - start
+        eta.add(i, elapsed, *seconds)
+        if now - last >= every or eta.done == total:
+            line = f"{label}{eta.done}/{total} done, {_clock(elapsed)} elapsed"
+            if eta.done < total:
+                line += f", about {_clock(eta.left(elapsed))} left"
             print(line, file=stream, flush=True)
             last = now
         yield i, result
@@ -257,3 +298,4 @@ def unit_threads(n: int) -> Iterator[None]:
             yield
     finally:
         torch.set_num_threads(before)
+

@@ -61,7 +61,8 @@ def test_workers_are_stopped_before_an_interruption_leaves_parallel_map(tmp_path
     import gatbio.parallel as par
 
     def first_then_interrupted(results, *_):
-        yield next(iter(results))
+        i, result, _seconds = next(iter(results))
+        yield i, result
         raise KeyboardInterrupt
 
     monkeypatch.setattr(par, "_track", first_then_interrupted)
@@ -223,6 +224,63 @@ def test_the_cost_done_is_that_of_the_units_that_ended_in_whatever_order(monkeyp
     # 4.5 of 10.5 units of cost done in 45 s: 60 s left (the first three given would be 10 of 10.5: 2 s)
     assert out.getvalue().splitlines() == ["webs: 3/4 done, 0:45 elapsed, about 1:00 left",
                                            "webs: 4/4 done, 1:45 elapsed"]
+
+
+def test_with_two_workers_the_time_left_counts_the_unit_still_running(monkeypatch):
+    """Two workers, six units of 10 s each: when the first ends (t = 10 s) the second is nearly done and four are
+    left, 20 s of the two workers' time. Counting units ended against the elapsed time read 50 s (the SHS27k
+    benchmark's resumed seq_cnn run: "about 3:56:37 left" after its first unit, when 1:06 was)."""
+    import io
+
+    from gatbio import parallel
+
+    clock = iter([0.0, 10.0, 10.0, 20.0, 20.0, 30.0, 30.0])
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    ended = [(i, "x", 10.0) for i in range(6)]  # (index, result, seconds the unit took in its worker)
+    got = list(parallel.progress_lines(iter(ended), 6, "units", every=0, stream=out, workers=2))
+    assert got == [(i, "x") for i in range(6)]
+    assert out.getvalue().splitlines() == ["units: 1/6 done, 0:10 elapsed, about 0:20 left",
+                                           "units: 2/6 done, 0:10 elapsed, about 0:20 left",
+                                           "units: 3/6 done, 0:20 elapsed, about 0:10 left",
+                                           "units: 4/6 done, 0:20 elapsed, about 0:10 left",
+                                           "units: 5/6 done, 0:30 elapsed, about 0:00 left",
+                                           "units: 6/6 done, 0:30 elapsed"]
+    clock = iter([0.0, 10.0])
+    out = io.StringIO()
+    next(parallel.progress_lines(iter(ended), 6, "units", every=0, stream=out))  # as if one worker ran them
+    assert out.getvalue() == "units: 1/6 done, 0:10 elapsed, about 0:50 left\n"
+
+
+def test_the_time_left_of_the_last_units_is_that_of_one_worker_each():
+    """Once the queue is empty a worker that ends its unit stays idle: the last unit (cost 3, 30 s) is left to one
+    worker, not shared among all of them."""
+    from gatbio.parallel import _TimeLeft
+
+    eta = _TimeLeft(3, [1.0, 1.0, 3.0], workers=2)  # 10 s per unit of cost; units 0 and 2 start at 0, 1 at 10 s
+    eta.add(0, 10.0, 10.0)
+    assert eta.left(10.0) == pytest.approx((40.0 - 10.0) / 2)  # 4 units of cost left, 10 s of them done already
+    eta.add(1, 20.0, 10.0)  # no unit left for this worker: it stops
+    assert eta.stopped == [20.0]
+    assert eta.left(20.0) == pytest.approx(10.0)  # unit 2 has run 20 of its 30 s, alone
+    assert eta.left(25.0) == pytest.approx(5.0)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, -1])
+def test_the_estimate_knows_how_many_workers_run(monkeypatch, jobs):
+    from joblib import effective_n_jobs
+
+    from gatbio import parallel
+
+    seen, track = [], parallel._track
+
+    def spy(pairs, total, desc, progress, costs, workers):
+        seen.append(workers)
+        return track(pairs, total, desc, progress, costs, workers)
+
+    monkeypatch.setattr(parallel, "_track", spy)
+    assert parallel_map(operator.mul, ITEMS, jobs=jobs, progress=False) == EXPECTED
+    assert seen == [effective_n_jobs(jobs)] and (jobs != 2 or seen == [2])
 
 
 def _nap(i, seconds):

@@ -592,7 +592,9 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     with writing_runs(out):
         todo = [] if summary_only else left_to_run(
-            [(f, s) for f in cfg.fractions for s in cfg.seeds],
+            # seed by seed, every fraction in each: the first units to end are a fair sample of the
+            # rest for the time left, and an interrupted sweep holds the first seeds of every fraction
+            [(f, s) for s in cfg.seeds for f in cfg.fractions],
             lambda f, s: all(_run_done(cfg, p) for p in run_files(f, s)),
             cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
         if todo:  # a finished sweep resumed: no embedding is computed again

@@ -885,7 +885,10 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
     if not summary_only:
         with writing_runs(cfg.out_dir):
             data = load_data(cfg)
-            units = left_to_run([(cfg, k, s, data, resume) for k in cfg.splits for s in cfg.seeds], _unit_done,
+            # seed by seed, every split type in each: the first units to end are a fair sample of the rest for the
+            # time left (the random splits' fits are the longest: run first, they made it read too long), and an
+            # interrupted run holds the first seeds of every split type
+            units = left_to_run([(cfg, k, s, data, resume) for s in cfg.seeds for k in cfg.splits], _unit_done,
                                 cfg.name, "(split, seed)", cfg.out_dir, progress, keys=ROW_KEYS,
                                 files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
             parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
