@@ -75,8 +75,9 @@ def _git_commit(folder: Path) -> str | None:
 
 def software() -> dict[str, str | None]:
     """The software behind a result, recorded in every run file and in ``fingerprint.json``: gatbio's version,
-    its git commit when it runs from a checkout (:func:`_git_commit`), and the versions of Python, torch, PyG,
-    NumPy, SciPy, scikit-learn and pandas. Computed once per process."""
+    its git commit when it runs from a checkout (:func:`_git_commit`), the versions of Python, torch, PyG,
+    NumPy, SciPy, scikit-learn and pandas, and the CPU with the kernels its libraries chose on it
+    (:func:`_cpu_kernels`: figures can move with them). Computed once per process."""
     return dict(_software())
 
 
@@ -95,7 +96,30 @@ def _software() -> tuple[tuple[str, str | None], ...]:
             out[name] = md.version("scikit-learn" if name == "sklearn" else name)
         except md.PackageNotFoundError:
             out[name] = None
+    out["cpu"] = _cpu_model()
+    out["cpu_kernels"] = _cpu_kernels()
     return tuple(out.items())
+
+
+def _cpu_kernels() -> str | None:
+    """The instruction set of the CPU kernels that torch and the BLAS libraries chose on this machine, e.g.
+    ``"torch AVX512; openblas SkylakeX"``: they pick them at run time (torch's ATen and OpenBLAS's
+    DYNAMIC_ARCH; MKL, torch's BLAS on x86, likewise, unrecorded here), and kernels of another width sum in
+    another order, so that the same code, versions and seeds can give other figures on another CPU
+    (``ATEN_CPU_CAPABILITY``, ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and ``ONEDNN_MAX_CPU_ISA`` choose
+    them by hand; experiments/README.md, "The machine moves figures too")."""
+    try:
+        import numpy  # noqa: F401  (loads NumPy's and SciPy's BLAS, so that threadpoolctl sees them)
+        import scipy.linalg  # noqa: F401
+        import torch
+        from threadpoolctl import threadpool_info
+
+        found = [f"torch {torch.backends.cpu.get_cpu_capability()}"]
+        found += [f"{lib.get('internal_api')} {lib.get('architecture')}" for lib in threadpool_info()
+                  if lib.get("architecture")]
+        return "; ".join(dict.fromkeys(found))
+    except Exception:  # noqa: BLE001 - a record, never a reason for a run to fail
+        return None
 
 
 def _cpu_model() -> str:

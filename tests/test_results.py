@@ -430,6 +430,26 @@ def test_software_names_the_versions_behind_a_result():
     assert software()["torch"] == torch.__version__
 
 
+def test_software_names_the_cpu_kernels_that_the_libraries_chose():
+    """The same code, versions and seeds gave other SHS27k figures on a CPU whose libraries chose AVX-512 kernels
+    (experiments/README.md, "The machine moves figures too"): each result records them, as chosen at run time."""
+    import platform
+    import subprocess
+    import sys
+
+    from gatbio.results import software
+
+    sw = software()
+    assert sw["cpu"] and sw["cpu_kernels"].startswith("torch ")
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "Haswell"}
+    kernels = subprocess.run([sys.executable, "-c", "from gatbio.results import software; "
+                              "print(software()['cpu_kernels'])"], env=env, capture_output=True, text=True,
+                             check=True).stdout.strip()
+    assert kernels.startswith("torch DEFAULT"), kernels
+    if platform.machine() == "x86_64":  # AVX2 (Haswell) kernels: every x86-64 CPU of the last decade has them
+        assert "openblas Haswell" in kernels, kernels
+
+
 def test_machine_records_the_cpu_and_a_calibration_that_a_slower_machine_raises():
     import time
 
