@@ -107,7 +107,7 @@ def _cpu_kernels() -> str | None:
     DYNAMIC_ARCH; MKL, torch's BLAS on x86, likewise, unrecorded here), and kernels of another width sum in
     another order, so that the same code, versions and seeds can give other figures on another CPU
     (``ATEN_CPU_CAPABILITY``, ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and ``ONEDNN_MAX_CPU_ISA`` choose
-    them by hand; experiments/README.md, "The machine moves figures too")."""
+    them by hand; experiments/README.md, "The machine's CPU moves figures too")."""
     try:
         import numpy  # noqa: F401  (loads NumPy's and SciPy's BLAS, so that threadpoolctl sees them)
         import scipy.linalg  # noqa: F401

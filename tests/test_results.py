@@ -432,7 +432,7 @@ def test_software_names_the_versions_behind_a_result():
 
 def test_software_names_the_cpu_kernels_that_the_libraries_chose():
     """The same code, versions and seeds gave other SHS27k figures on a CPU whose libraries chose AVX-512 kernels
-    (experiments/README.md, "The machine moves figures too"): each result records them, as chosen at run time."""
+    (experiments/README.md, "The machine's CPU moves figures too"): each result records them, as chosen at run time."""
     import platform
     import subprocess
     import sys
