@@ -102,24 +102,38 @@ def _software() -> tuple[tuple[str, str | None], ...]:
 
 
 def _cpu_kernels() -> str | None:
-    """The instruction set of the CPU kernels that torch and the BLAS libraries chose on this machine, e.g.
-    ``"torch AVX512; openblas SkylakeX"``: they pick them at run time (torch's ATen and OpenBLAS's
-    DYNAMIC_ARCH; MKL, torch's BLAS on x86, likewise, unrecorded here), and kernels of another width sum in
-    another order, so that the same code, versions and seeds can give other figures on another CPU
-    (``ATEN_CPU_CAPABILITY``, ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and ``ONEDNN_MAX_CPU_ISA`` choose
-    them by hand; experiments/README.md, "The machine's CPU moves figures too")."""
+    """The instruction set of the CPU kernels that torch, NumPy and the BLAS libraries chose on this machine, e.g.
+    ``"torch AVX512; numpy AVX512_ICL; openblas SkylakeX"``: they pick them at run time (torch's ATen, NumPy's
+    dispatched loops such as ``exp`` and ``log``, OpenBLAS's DYNAMIC_ARCH; MKL, torch's BLAS on x86, likewise,
+    unrecorded here), and kernels of another width sum or round in another order, so that the same code, versions
+    and seeds can give other figures on another CPU. ``ATEN_CPU_CAPABILITY``, ``NPY_DISABLE_CPU_FEATURES``,
+    ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and ``ONEDNN_MAX_CPU_ISA`` choose them by hand
+    (experiments/README.md, "The machine's CPU moves figures too")."""
     try:
         import numpy  # noqa: F401  (loads NumPy's and SciPy's BLAS, so that threadpoolctl sees them)
         import scipy.linalg  # noqa: F401
         import torch
         from threadpoolctl import threadpool_info
 
-        found = [f"torch {torch.backends.cpu.get_cpu_capability()}"]
+        found = [f"torch {torch.backends.cpu.get_cpu_capability()}", f"numpy {_numpy_dispatch()}"]
         found += [f"{lib.get('internal_api')} {lib.get('architecture')}" for lib in threadpool_info()
                   if lib.get("architecture")]
         return "; ".join(dict.fromkeys(found))
     except Exception:  # noqa: BLE001 - a record, never a reason for a run to fail
         return None
+
+
+def _numpy_dispatch() -> str:
+    """The widest of NumPy's dispatch targets that this process runs (``"AVX512_ICL"``, ``"X86_V3"``, ...), or its
+    baseline when it runs none: NumPy builds some loops for several instruction sets and picks one at import,
+    unless ``NPY_DISABLE_CPU_FEATURES`` turns a target off. NumPy has no public call for it (``numpy.show_runtime``
+    prints it), hence the private module, NumPy 2's name first."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # NumPy 1
+        from numpy.core import _multiarray_umath as umath
+    on = [t for t in umath.__cpu_dispatch__ if umath.__cpu_features__.get(t)]
+    return (on or list(umath.__cpu_baseline__) or ["baseline"])[-1]
 
 
 def _cpu_model() -> str:

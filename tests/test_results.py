@@ -431,8 +431,9 @@ def test_software_names_the_versions_behind_a_result():
 
 
 def test_software_names_the_cpu_kernels_that_the_libraries_chose():
-    """The same code, versions and seeds gave other SHS27k figures on a CPU whose libraries chose AVX-512 kernels
-    (experiments/README.md, "The machine's CPU moves figures too"): each result records them, as chosen at run time."""
+    """The same code, versions and seeds gave other SHS27k figures on a CPU whose libraries chose AVX-512 kernels,
+    and NumPy's dispatched loops moved the quick protein config's (experiments/README.md, "The machine's CPU moves
+    figures too"): each result records them, as chosen at run time."""
     import platform
     import subprocess
     import sys
@@ -441,11 +442,21 @@ def test_software_names_the_cpu_kernels_that_the_libraries_chose():
 
     sw = software()
     assert sw["cpu"] and sw["cpu_kernels"].startswith("torch ")
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "Haswell"}
+    from gatbio.results import _numpy_dispatch
+
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # NumPy 1
+        from numpy.core import _multiarray_umath as umath
+    assert f"numpy {_numpy_dispatch()}" in sw["cpu_kernels"]
+    # every NumPy dispatch target off: what is left is the baseline the wheel was built for
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "Haswell",
+           "NPY_DISABLE_CPU_FEATURES": " ".join(umath.__cpu_dispatch__)}
     kernels = subprocess.run([sys.executable, "-c", "from gatbio.results import software; "
                               "print(software()['cpu_kernels'])"], env=env, capture_output=True, text=True,
                              check=True).stdout.strip()
-    assert kernels.startswith("torch DEFAULT"), kernels
+    assert kernels.startswith("torch DEFAULT; numpy "), kernels
+    assert kernels.split("; ")[1] == f"numpy {umath.__cpu_baseline__[-1]}", kernels
     if platform.machine() == "x86_64":  # AVX2 (Haswell) kernels: every x86-64 CPU of the last decade has them
         assert "openblas Haswell" in kernels, kernels
 
