@@ -51,6 +51,17 @@ def test_help_does_not_import_heavy_modules():
     assert heavy == [], f"building the parser / printing help imported {heavy}"
 
 
+def test_python_m_gatbio_is_the_gatbio_command():
+    """``python -m gatbio`` where the scripts folder is not on PATH: the same program, its status passed on."""
+    import gatbio
+
+    ok = subprocess.run([sys.executable, "-m", "gatbio", "--version"], capture_output=True, text=True)
+    assert ok.returncode == 0 and gatbio.__version__ in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "gatbio", "trophic", "--no-such-option"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "usage: gatbio trophic" in bad.stderr, bad.stderr
+
+
 def test_the_lazy_package_attributes_still_work():
     from gatbio.ecology import trophic_levels
     from gatbio.ecology.trophic import trophic_levels as direct
