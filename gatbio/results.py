@@ -103,12 +103,12 @@ def _software() -> tuple[tuple[str, str | None], ...]:
 
 def _cpu_kernels() -> str | None:
     """The instruction set of the CPU kernels that torch, NumPy and the BLAS libraries chose on this machine, e.g.
-    ``"torch AVX512; numpy AVX512_ICL; openblas SkylakeX"``: they pick them at run time (torch's ATen, NumPy's
-    dispatched loops such as ``exp`` and ``log``, OpenBLAS's DYNAMIC_ARCH; MKL, torch's BLAS on x86, likewise,
-    unrecorded here), and kernels of another width sum or round in another order, so that the same code, versions
-    and seeds can give other figures on another CPU. ``ATEN_CPU_CAPABILITY``, ``NPY_DISABLE_CPU_FEATURES``,
-    ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and ``ONEDNN_MAX_CPU_ISA`` choose them by hand
-    (experiments/README.md, "The machine's CPU moves figures too")."""
+    ``"torch AVX512; numpy AVX512_ICL; openblas SkylakeX; mkl Intel(R) Architecture processors"``: they pick them
+    at run time (torch's ATen, NumPy's dispatched loops such as ``exp`` and ``log``, OpenBLAS's DYNAMIC_ARCH, and
+    MKL, torch's BLAS on x86: :func:`_torch_mkl_processor`), and kernels of another width sum or round in another
+    order, so that the same code, versions and seeds can give other figures on another CPU.
+    ``ATEN_CPU_CAPABILITY``, ``NPY_DISABLE_CPU_FEATURES``, ``OPENBLAS_CORETYPE``, ``MKL_ENABLE_INSTRUCTIONS`` and
+    ``ONEDNN_MAX_CPU_ISA`` choose them by hand (experiments/README.md, "The machine's CPU moves figures too")."""
     try:
         import numpy  # noqa: F401  (loads NumPy's and SciPy's BLAS, so that threadpoolctl sees them)
         import scipy.linalg  # noqa: F401
@@ -118,9 +118,43 @@ def _cpu_kernels() -> str | None:
         found = [f"torch {torch.backends.cpu.get_cpu_capability()}", f"numpy {_numpy_dispatch()}"]
         found += [f"{lib.get('internal_api')} {lib.get('architecture')}" for lib in threadpool_info()
                   if lib.get("architecture")]
+        if (mkl := _torch_mkl_processor()) is not None:
+            found.append(f"mkl {mkl}")
         return "; ".join(dict.fromkeys(found))
     except Exception:  # noqa: BLE001 - a record, never a reason for a run to fail
         return None
+
+
+def _torch_mkl_processor() -> str | None:
+    """The processor family whose code MKL, linked into torch's CPU library on x86, runs here, as MKL's version
+    record names it (``MKLVersion.Processor``, e.g. ``"Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2)
+    enabled processors"``; on the AMD EPYC development machine ``"Intel(R) Architecture processors"``), or ``None``
+    where torch has no MKL. torch exports no call for it: MKL's own ``MKL_Get_Version`` is looked up in the loaded library,
+    under the name that a statically linked MKL gives it (``mkl_serv_get_version``) as well."""
+    import ctypes
+    import os
+
+    import torch
+
+    if not torch.backends.mkl.is_available():
+        return None
+
+    class _Version(ctypes.Structure):  # mkl_types.h: MKLVersion (the pointers sit at offset 16 in every version)
+        _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("update", ctypes.c_int),
+                    ("patch", ctypes.c_int), ("product_status", ctypes.c_char_p), ("build", ctypes.c_char_p),
+                    ("processor", ctypes.c_char_p), ("platform", ctypes.c_char_p)]
+
+    for lib in ("libtorch_cpu.so", "libtorch_cpu.dylib", "torch_cpu.dll"):
+        path = os.path.join(os.path.dirname(torch.__file__), "lib", lib)
+        if not os.path.exists(path):
+            continue
+        handle = ctypes.CDLL(path)
+        for name in ("MKL_Get_Version", "mkl_serv_get_version"):
+            if hasattr(handle, name):
+                version = _Version()
+                getattr(handle, name)(ctypes.byref(version))
+                return version.processor.decode(errors="replace") if version.processor else None
+    return None
 
 
 def _numpy_dispatch() -> str:

@@ -438,6 +438,8 @@ def test_software_names_the_cpu_kernels_that_the_libraries_chose():
     import subprocess
     import sys
 
+    import torch
+
     from gatbio.results import software
 
     sw = software()
@@ -449,6 +451,8 @@ def test_software_names_the_cpu_kernels_that_the_libraries_chose():
     except ImportError:  # NumPy 1
         from numpy.core import _multiarray_umath as umath
     assert f"numpy {_numpy_dispatch()}" in sw["cpu_kernels"]
+    if torch.backends.mkl.is_available() and platform.system() == "Linux":  # torch's BLAS on x86: MKL, linked in
+        assert "; mkl " in sw["cpu_kernels"] and "processors" in sw["cpu_kernels"], sw["cpu_kernels"]
     # every NumPy dispatch target off: what is left is the baseline the wheel was built for
     env = {**os.environ, "ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "Haswell",
            "NPY_DISABLE_CPU_FEATURES": " ".join(umath.__cpu_dispatch__)}
