@@ -129,8 +129,8 @@ def _torch_mkl_processor() -> str | None:
     """The processor family whose code MKL, linked into torch's CPU library on x86, runs here, as MKL's version
     record names it (``MKLVersion.Processor``, e.g. ``"Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2)
     enabled processors"``; on the AMD EPYC development machine ``"Intel(R) Architecture processors"``), or ``None``
-    where torch has no MKL. torch exports no call for it: MKL's own ``MKL_Get_Version`` is looked up in the loaded library,
-    under the name that a statically linked MKL gives it (``mkl_serv_get_version``) as well."""
+    where torch has no MKL. torch exports no call for it: MKL's own ``MKL_Get_Version`` is looked up in the loaded
+    library, under the name that a statically linked MKL gives it (``mkl_serv_get_version``) as well."""
     import ctypes
     import os
 
