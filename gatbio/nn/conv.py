@@ -140,17 +140,23 @@ def _select_edges(t: Tensor, keep: Tensor, *, by_column: bool | None = None) -> 
     return t.index_select(0, keep)
 
 
+#: MessagePassing's hook registries (``register_propagate_forward_pre_hook`` and the like): PyG calls them from
+#: ``propagate``, ``message`` and ``aggregate``, which only the reference path runs. (Its ``edge_update`` hooks
+#: fire on no path: the attention is computed outside PyG's ``edge_updater``; the layer refuses them.)
+_PYG_HOOKS = tuple(f"_{step}_forward{pre}_hooks" for step in ("propagate", "message", "aggregate",
+                                                               "message_and_aggregate")
+                   for pre in ("_pre", ""))
+
+
 def _check_index_range(edge_index: Tensor, num_src: int, num_dst: int) -> bool:
     """Raise a ValueError unless every source index is in [0, num_src) and every target in [0, num_dst)."""
     lo, max_src, max_dst = torch.stack([edge_index.min(), edge_index[0].max(), edge_index[1].max()]).tolist()
     if lo < 0:
         raise ValueError(f"edge_index contains a negative node index ({lo})")
-    if max_src >= num_src:
-        raise ValueError(f"edge_index contains source node index {max_src} but there are only "
-                         f"{num_src} source nodes (valid indices 0..{num_src - 1})")
-    if max_dst >= num_dst:
-        raise ValueError(f"edge_index contains target node index {max_dst} but there are only "
-                         f"{num_dst} target nodes (valid indices 0..{num_dst - 1})")
+    for what, top, n in (("source", max_src, num_src), ("target", max_dst, num_dst)):
+        if top >= n:
+            have = f"only {n} {what} nodes (valid indices 0..{n - 1})" if n else f"no {what} nodes (x has no rows)"
+            raise ValueError(f"edge_index contains {what} node index {top} but there are {have}")
     return True
 
 
@@ -164,8 +170,9 @@ class GATConv(MessagePassing):
     dropout in training on the CPU draws its mask as ``rand >= p`` (:func:`gatbio.nn.functional.dropout`, 3-4x
     faster), the same distribution as PyG's but not the same mask for a given seed.
 
-    For an edge :math:`j \to i` and head :math:`h` (:math:`W` shared projection, :math:`d` in-degrees with
-    self-loops, :math:`b` the ``attn_bias``), in this order:
+    For an edge :math:`j \to i` and head :math:`h` (:math:`W` shared projection, :math:`d` the in-degrees in the
+    graph the layer attends over, i.e. with its self-loops when ``add_self_loops``, :math:`b` the ``attn_bias``), in
+    this order:
 
     .. math::
         e_{ij}^{h} &= \begin{cases}
@@ -187,9 +194,17 @@ class GATConv(MessagePassing):
     Networks" (Wang et al., 2021), after which attention no longer sums to one. The temperature
     :math:`\tau_h` is fixed, or learnt per head as :math:`\tau_h = \tau_{\min} + \mathrm{softplus}(\rho_h)`
     (initialised to 1; to :math:`\tau_{\min} + 10^{-3}` when :math:`\tau_{\min} \ge 1`). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
-    of ``edge_index``; self-loops added by the layer get :math:`b = 0`. A bias of :math:`-\infty` masks the edge:
+    of ``edge_index``; self-loops added by the layer get :math:`b = 0`, and with ``add_self_loops`` a self-loop of
+    ``edge_index`` is replaced with its bias (as PyG drops its ``edge_attr``). A bias of :math:`-\infty` masks the edge:
     weight 0 and no gradient through it, as if absent (the degrees of the degree options still count it); a
     target whose every edge is masked gets no message (its output is the layer's bias), as a node without edges.
+    A bias of :math:`+\infty` or NaN is not checked (that would read the values back from a GPU at every call):
+    the target's outputs become NaN.
+
+    The layer caches what it derives from a graph (self-loop selection, index check, the fused path's CSR layout)
+    for as long as the ``edge_index`` tensor lives unchanged. PyTorch's in-place writes are seen; writes through a
+    NumPy array that shares its memory, or through ``.data``, are not: code that refills one index buffer that way
+    turns the cache off with :func:`cache_graphs` ``(False)``.
 
     Under ``torch.autocast`` (bf16 or fp16) the projections run in low precision on every path; the scores,
     degree terms, temperature and softmax are computed in float32 (float64 for a float64 model) and the
@@ -599,11 +614,16 @@ class GATConv(MessagePassing):
 
     def _needs_reference(self) -> str | None:
         """Why only PyG's message passing can run this call (the fused and Triton paths sum the weighted messages
-        of every edge): another ``aggr`` than ``"add"``, or an explainer's edge mask (``set_masks``); else None."""
+        of every edge and never call ``propagate``): another ``aggr`` than ``"add"``, an explainer's edge mask
+        (``set_masks``), or a hook on the message passing (``register_message_forward_hook`` and the like, which
+        would not fire there); else None."""
         if not isinstance(getattr(self, "aggr_module", None), SumAggregation):  # "add", "sum", SumAggregation()
             return f"aggr={self.aggr!r}"
         if getattr(self, "explain", False) or getattr(self, "_edge_mask", None) is not None:
             return "an explainer's edge mask"
+        hooks = [name.strip("_").removesuffix("s") for name in _PYG_HOOKS if getattr(self, name, None)]
+        if hooks:
+            return f"a message-passing hook ({', '.join(hooks)})"
         return None
 
     def _refuse_fast_path(self) -> bool:
@@ -729,8 +749,27 @@ class GATConv(MessagePassing):
         return alpha.unsqueeze(-1) * x_j  # (E, H, C)
 
     # --------------------------------------------------------------- validation
+    def _check_dtype(self, x: Tensor, name: str) -> None:
+        """Node features must be floating point and, outside autocast, of the parameters' dtype (else torch's
+        matrix product fails with ``expected m1 and m2 to have the same dtype``, naming neither)."""
+        if not x.is_floating_point():
+            raise ValueError(f"{name} has dtype {x.dtype}: node features enter a linear projection, give "
+                             f"floating-point values (e.g. {name}.float())")
+        weight = next((lin.weight for lin in (self.lin, self.lin_src, self.lin_l, self.lin_query)
+                       if lin is not None), None)
+        if weight is None or isinstance(weight, torch.nn.parameter.UninitializedParameter) \
+                or torch.is_autocast_enabled(x.device.type) or x.dtype == weight.dtype:
+            return
+        raise ValueError(f"{name} has dtype {x.dtype} but this layer's parameters are {weight.dtype}: convert one "
+                         f"to the other ({name}.to({weight.dtype}), or the model's .to({x.dtype}); NumPy arrays "
+                         "become float64 tensors)")
+
     def _check_inputs(self, x_src, x_dst, edge_index, edge_attr, attn_bias, size) -> None:
         """Validate at the boundary, with messages that say what was expected."""
+        if self._edge_update_forward_pre_hooks or self._edge_update_forward_hooks:
+            raise RuntimeError("an edge_update hook is registered, but this layer computes its attention outside "
+                               "PyG's edge_updater, so the hook would never fire; remove it and read the attention "
+                               "with return_attention_weights=True")
         if not isinstance(x_src, Tensor) or x_src.dim() != 2:
             raise ValueError(f"x must be a 2-D tensor (num_nodes, in_channels); got "
                              f"{tuple(x_src.shape) if isinstance(x_src, Tensor) else type(x_src).__name__}")
@@ -743,6 +782,9 @@ class GATConv(MessagePassing):
         if x_src.size(1) != self._src_channels:
             raise ValueError(f"x has {x_src.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")
+        self._check_dtype(x_src, "x" if x_dst is None or x_dst is x_src else "x_src")
+        if x_dst is not None and x_dst is not x_src:
+            self._check_dtype(x_dst, "x_dst")
         if x_dst is not None and x_dst.size(1) != self._dst_channels:
             if x_dst is x_src:  # one tensor (or the same one twice) for a layer built bipartite
                 raise ValueError(f"this layer was built for two node sets (in_channels={self.in_channels}: "
@@ -762,7 +804,8 @@ class GATConv(MessagePassing):
                              f"SparseTensor, shape (N_dst, N_src)); got {shape}; for a dense adjacency matrix A "
                              "(A[i, j] for the edge i → j) pass torch_geometric.utils.dense_to_sparse(A)[0]")
         if edge_index.dtype not in (torch.long, torch.int):
-            raise ValueError(f"edge_index must hold integers (torch.long); got dtype {edge_index.dtype}")
+            raise ValueError(f"edge_index must hold torch.long or torch.int32 indices; got dtype {edge_index.dtype} "
+                             "(convert it with edge_index.long())")
         E = edge_index.size(1)
         if E > 0 and not torch.compiler.is_compiling():  # index values: data-dependent, checked in eager mode
             num_src = x_src.size(0) if size is None else size[0]

@@ -355,6 +355,29 @@ def test_bad_call_arguments():
         conv(x, ei, ea)
     with pytest.raises(ValueError, match=r"edge_attr has shape \(12, 3\), expected \(12, 2\)"):
         GATConv(8, 4, edge_dim=2)(x, ei, ea)
+    with pytest.raises(ValueError, match=r"edge_index must hold torch.long or torch.int32 indices; got dtype "
+                                         r"torch.int16 \(convert it with edge_index.long\(\)\)"):
+        conv(x, ei.to(torch.int16))
+    with pytest.raises(ValueError, match=r"source node index \d+ but there are no source nodes \(x has no rows\)"):
+        conv(x[:0], ei)
+
+
+def test_node_features_of_another_dtype_are_named():
+    """torch.from_numpy gives float64: PyG's layer fails inside the matrix product (``expected m1 and m2 to have
+    the same dtype``); this one names x and both fixes. Under autocast the dtypes may differ (it casts)."""
+    x, ei, _ = small_graph()
+    conv = GATConv(8, 4, heads=2)
+    with pytest.raises(ValueError, match=r"^x has dtype torch.float64 but this layer's parameters are torch.float32: "
+                                         r"convert one to the other \(x.to\(torch.float32\), or the model's "
+                                         r"\.to\(torch.float64\)"):
+        conv(x.double(), ei)
+    with pytest.raises(ValueError, match=r"^x has dtype torch.int64: node features enter a linear projection"):
+        conv(x.long(), ei)
+    with pytest.raises(ValueError, match=r"^x_dst has dtype torch.float64 but"):
+        GATConv((8, 8), 4)((x, x.double()), ei)
+    torch.testing.assert_close(conv.double()(x.double(), ei), conv.float()(x, ei).double(), rtol=1e-5, atol=1e-5)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert conv(x.bfloat16(), ei).dtype == torch.float32  # autocast casts: no refusal
 
 
 @pytest.mark.parametrize("impl", ["reference", "fused"])
@@ -589,6 +612,40 @@ def test_an_explainers_edge_mask_reaches_every_impl():
     clear_masks(conv)
     clear_masks(ref)
     torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("hook", ["propagate_forward_pre", "propagate_forward", "message_forward",
+                                  "aggregate_forward_pre", "aggregate_forward"])
+def test_message_passing_hooks_fire_on_any_graph_size(hook):
+    """PyG calls its hooks from propagate / message / aggregate, which the fused and Triton paths never run: with a
+    hook registered, impl='auto' takes the reference path on a graph where it would take the fused one (the hook
+    fires as on PyG's layer), and impl='fused' says why it cannot run."""
+    x, ei, conv, ref = big_graph_pair(4)
+    assert conv._fused_plan(ei, ei, 2000, 2000) is not None  # without a hook: the fused path
+    calls = {"gatbio": 0, "pyg": 0}
+    for name, m in (("gatbio", conv), ("pyg", ref)):
+        getattr(m, f"register_{hook}_hook")(lambda *a, name=name: calls.__setitem__(name, calls[name] + 1))
+    torch.testing.assert_close(conv(x, ei), ref(x, ei), rtol=1e-5, atol=1e-5)
+    assert calls["gatbio"] == calls["pyg"] >= 1
+    fused = GATConv(8, 4, heads=4, impl="fused")
+    getattr(fused, f"register_{hook}_hook")(lambda *a: None)
+    with pytest.raises(RuntimeError, match=rf"impl='fused' sums the weighted messages of every edge: a "
+                                           rf"message-passing hook \({hook}_hook\) needs impl='reference'"):
+        fused(x, ei)
+
+
+@pytest.mark.parametrize("hook", ["edge_update_forward_pre", "edge_update_forward"])
+def test_an_edge_update_hook_that_would_never_fire_is_refused(hook):
+    """PyG's GATConv computes alpha in edge_update (its hooks see it); this layer computes it elsewhere on every
+    path, so such a hook would stay silent: refused, with the way to read the attention."""
+    x, ei, _ = small_graph()
+    conv = GATConv(8, 4)
+    handle = getattr(conv, f"register_{hook}_hook")(lambda *a: None)
+    with pytest.raises(RuntimeError, match=r"an edge_update hook is registered, .* would never fire; remove it and "
+                                           r"read the attention with return_attention_weights=True"):
+        conv(x, ei)
+    handle.remove()
+    assert conv(x, ei).shape == (7, 4)
 
 
 def test_positional_arguments_in_pygs_order():
