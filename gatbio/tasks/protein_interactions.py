@@ -682,6 +682,7 @@ def _split(cfg: InteractionsConfig, data, kind: str, seed: int, save: bool) -> t
                     cfg.max_root_pairs, cfg.val_parts)
     sp["pairs_sha256"] = digest
     _note_sizes(sp, cfg, kind, seed)
+    _check_parts(sp, kind, seed)
     if save:
         write_json(split_path, sp)
     return sp, run_dir
@@ -694,6 +695,19 @@ def pairs_digest(data) -> str:
     names = [str(n) for n in data.node_names]
     text = "\n".join(f"{names[a]}\t{names[b]}" for a, b in data.pairs.tolist())
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_parts(sp: dict, kind: str, seed: int) -> None:
+    """Refuse a split with an empty part (training, validation or test pairs): on a small network GNN-PPI's
+    whole-protein walk can take every pair but a handful, and the models would fail later on an empty tensor."""
+    sizes = {"training": len(sp["train"]), "validation": len(sp["val"]), "test": len(sp["test"])}
+    empty = [part for part, size in sizes.items() if size == 0]
+    if empty:
+        raise ValueError(f"{kind} split, seed {seed}: no {' and no '.join(empty)} pairs are left of the network's "
+                        f"{sp['num_pairs']} (training {sizes['training']}, validation {sizes['validation']}, test "
+                        f"{sizes['test']}): the walk takes whole proteins, and on a network this small one protein's "
+                        "pairs can be most of it; use a random split ('splits=[random]'), a smaller test_fraction, "
+                        "fewer val_parts, or other seeds")
 
 
 def _note_sizes(sp: dict, cfg: InteractionsConfig, kind: str, seed: int) -> None:

@@ -209,6 +209,16 @@ def test_changed_input_files_missing_files_and_datasets_without_pairs_are_refuse
     assert "'predict' comes first, before the key=value overrides" in capsys.readouterr().err
 
 
+def test_a_split_that_leaves_no_validation_pairs_is_refused_with_the_fix(files):
+    """On a small network the whole-protein walk can take nearly every pair for the test part: no validation pairs
+    are left, and each model would fail on an empty tensor (an IndexError from torch before this check)."""
+    cfg = config(files, models="[profile_rule]", splits="[bfs]", seeds="[0]", graphs="[train]", test_fraction=0.95)
+    with pytest.raises(ValueError, match=r"^bfs split, seed 0: no validation pairs are left of the network's 120 "
+                                         r"\(training 4, validation 0, test 116\): the walk takes whole proteins, .*; "
+                                         r"use a random split \('splits=\[random\]'\), a smaller test_fraction"):
+        pi.run(cfg)
+
+
 def test_profile_rule_baseline_and_choice_errors(files):
     pi.run(config(files, models="[profile_rule]", graphs="[train,all]", seeds="[0]"))
     row = json.loads((files / "out/runs/bfs/s0/train/profile_rule.json").read_text())
