@@ -618,7 +618,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                    help="sequences of the proteins of --actions: FASTA or id<TAB>sequence; a protein in it "
                         "without any interaction (or, without --actions, one outside SHS27k) is a new protein, "
                         "predicted from its sequence alone (an id that differs from a network protein's only by "
-                        "case or a version suffix is refused; a network protein keeps the network's sequence)")
+                        "case, a version suffix or a taxon prefix is refused; a network protein keeps the network's "
+                        "sequence)")
     g.add_argument("--model", metavar="NAME", default=None,
                    help="the model to train (gat: gat_region, gat_ppi or their mean, whichever scores better on the "
                         f"held-out pairs; {', '.join(m for m in PREDICT_MODELS if m != 'gat')} or a custom_models "
@@ -785,20 +786,22 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
 
 
 def _look_alikes(new: dict[str, str], network, where: str) -> dict[str, str]:
-    """The ids of ``new`` proteins (a sequence, no interaction) that differ from a network protein's only by case or
-    a version suffix ('p0', 'P0.2' for 'P0'), each with the message :func:`~gatbio.data.io.read_protein_pairs` gives
-    when ``--pairs`` names one: most likely that protein misspelt, which as a new protein would have no partner and
-    whose known pairs would not be flagged known."""
+    """The ids of ``new`` proteins (a sequence, no interaction) that differ from a network protein's only by case,
+    a version suffix or STRING's taxon prefix ('p0', 'P0.2', '9606.P0' for 'P0'; 'ENSP1' for '9606.ENSP1'), each
+    with the message :func:`~gatbio.data.io.read_protein_pairs` gives when ``--pairs`` names one: most likely that
+    protein misspelt, which as a new protein would have no partner and whose known pairs would not be flagged
+    known."""
     import re
 
     def key(name: str) -> str:
-        return re.sub(r"\.\d+$", "", str(name)).upper()
+        return re.sub(r"\.\d+$", "", re.sub(r"^\d+\.", "", str(name))).upper()
 
     known: dict[str, str] = {}
     for n in map(str, network):
         known.setdefault(key(n), n)
     return {n: f"has a sequence in --sequences but no interaction in {where}, and differs from its protein "
-               f"{known[key(n)]!r} only by case or a version suffix: write {known[key(n)]!r} for that protein, or "
+               f"{known[key(n)]!r} only by case, a version suffix or a taxon prefix: write {known[key(n)]!r} for "
+               "that protein, or "
                "give the new protein an id of its own" for n in new if key(n) in known}
 
 

@@ -408,20 +408,26 @@ def rule_predict_argv(files, sequences: str) -> list[str]:
 
 
 def test_a_new_protein_named_as_a_network_protein_but_for_case_or_version_is_refused(files, capsys):
-    """'p0' or 'P2.1' with a sequence but no interaction would be predicted as a new protein without partners (its
-    known pair not flagged 'known'): refused, naming the line, both ids and the fix (was silently predicted)."""
+    """'p0', 'P2.1' or '9606.P4' (STRING's taxon prefix) with a sequence but no interaction would be predicted as a
+    new protein without partners (its known pair not flagged 'known'): refused, naming the line, both ids and the
+    fix (was silently predicted)."""
     seqs = dict(line.split("\t") for line in (files / "seqs.tsv").read_text().splitlines())
     (files / "more.fa").write_text("".join(f">{n}\n{q}\n" for n, q in seqs.items()) + f">p0\n{seqs['P0']}\n"
-                                   f">P2.1 version 1\n{seqs['P2']}\n>NEW\n{seqs['P3']}\n")
+                                   f">P2.1 version 1\n{seqs['P2']}\n>NEW\n{seqs['P3']}\n"
+                                   f">9606.P4\n{seqs['P4']}\n")
     base = rule_predict_argv(files, "more.fa")
     (files / "q.txt").write_text("# my pairs\nNEW P1\np0 P1\n")
     assert main(base + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv")]) == 1
     assert "q.txt:3: protein 'p0' has a sequence in --sequences but no interaction in --actions, and differs from " \
-           "its protein 'P0' only by case or a version suffix: write 'P0'" in capsys.readouterr().err
+           "its protein 'P0' only by case, a version suffix or a taxon prefix: write 'P0'" in capsys.readouterr().err
     assert not (files / "p.csv").exists()
     (files / "q2.txt").write_text("P0 P2.1\n")
     assert main(base + ["--pairs", str(files / "q2.txt"), "--out", str(files / "p.csv")]) == 1
     assert "q2.txt:1: protein 'P2.1' has a sequence" in capsys.readouterr().err
+    (files / "q4.txt").write_text("P1 9606.P4\n")
+    assert main(base + ["--pairs", str(files / "q4.txt"), "--out", str(files / "p.csv")]) == 1
+    assert "q4.txt:1: protein '9606.P4' has a sequence in --sequences but no interaction in --actions, and differs " \
+           "from its protein 'P4' only by case, a version suffix or a taxon prefix: write 'P4'" in capsys.readouterr().err
     (files / "q3.txt").write_text("NEW P1\n")  # the look-alikes not asked for: no error
     assert main(base + ["--pairs", str(files / "q3.txt"), "--out", str(files / "p.csv")]) == 0
 
