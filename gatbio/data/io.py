@@ -51,6 +51,7 @@ from gatbio.data.tables import (
     decompression_error,
     first_few,
     is_header_word,
+    looks_like_header,
     note,
     open_text,
     parse_weights,
@@ -1029,6 +1030,7 @@ def read_label_table(
     label_names: Sequence[str] | None = None,
     sort_labels: bool = True,
     require_all: bool = False,
+    unknown_nodes: Literal["error", "note"] = "error",
 ) -> tuple[torch.Tensor, list[str]]:
     """Read a node → labels table (one line per node: ``node label1 label2 ...``, the node2vec format).
 
@@ -1036,7 +1038,8 @@ def read_label_table(
     of labels joined by ``;`` or ``|`` (``GO:1;GO:2``) is several labels (said on stderr).
 
     Args:
-        node_names: the graph's nodes; a line naming another node is an error (a few are shown).
+        node_names: the graph's nodes; a line naming another node is an error (a few are shown), unless
+            ``unknown_nodes="note"``.
         sep: separator (default: a tab, or a comma, when a line holds one: then each field is one label and
             labels may hold spaces; otherwise any whitespace).
         header: ``True``: the first non-comment line is a header (``protein function``); ``False``: it is
@@ -1045,6 +1048,10 @@ def read_label_table(
         label_names: fixed label vocabulary (unknown labels are an error); default: every label seen,
             sorted (numerically when all labels are integers).
         require_all: every node must have at least one label.
+        unknown_nodes: ``"error"`` (default), or ``"note"``: lines naming nodes outside the graph (a genome-wide
+            annotation against a subnetwork) are left out with a note on stderr giving their number and a few
+            of them. Still an error when no line names a node of the graph (the ids differ), or when the first
+            line is among them (it may be a header that was not detected: ``header=True``).
 
     Returns:
         ``(y, label_names)``: ``y`` float ``(N, L)`` multi-hot.
@@ -1071,14 +1078,16 @@ def read_label_table(
     first_data = numbers[0] if numbers else None  # the first line that may be data (None: it is the header)
     if lines:
         first = fields(lines[0], numbers[0])
-        if header is None and first and first[0] not in index and all(is_header_word(f) for f in first):
+        following = [fields(s, no) for no, s in zip(numbers[1:1001], lines[1:1001], strict=True)]
+        # a header by the rule of every reader (gatbio.data.tables: a column of numbers with text at the top, or
+        # header words throughout), whose first field is not a node
+        if header is None and first and first[0] not in index and looks_like_header(first, following):
             header = True
             note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
                  "--no-header / header=False reads it as data)")
         label_col = None  # a table of named columns: the one holding the labels
         if header:
-            label_col = _label_column(path, numbers[0], first, [fields(s, no) for no, s in
-                                                                 zip(numbers[1:1001], lines[1:1001], strict=True)])
+            label_col = _label_column(path, numbers[0], first, following)
             lines, numbers, first_data = lines[1:], numbers[1:], None
     joined = 0  # fields holding several labels joined by ';' or '|'
     for no, s in zip(numbers, lines, strict=True):
@@ -1107,8 +1116,12 @@ def read_label_table(
         if not rows and len(unknown) > 1:  # not one line matches: the ids or the column order differ
             hint += (f"; no line names a node of the graph (e.g. {str(node_names[0])!r}): do the ids match the "
                      "interaction file's (same prefix, version, case), and is the node the first field of each line?")
-        raise MalformedFileError(path, unknown[0][0],
-                                 f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
+        if unknown_nodes != "note" or not rows or unknown[0][0] == first_data:
+            raise MalformedFileError(path, unknown[0][0],
+                                     f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
+        n_lines = len(unknown) + len({no for _, _, no in rows})
+        note(f"{path}: {len(unknown):,} of {n_lines:,} label lines name nodes that are not in the graph (e.g. {few}): "
+             "left out")
     if not rows:
         raise MalformedFileError(path, None, "the file has no label rows")
     if joined:

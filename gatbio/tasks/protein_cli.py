@@ -64,7 +64,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "hold spaces; a table whose header names its columns (protein go_id go_name evidence) "
                          "is read from its label column (named label, function, GO or term; the id column among "
                          "several), said on stderr; or a GO annotation file (GAF 2.x: GO terms, NOT and electronic "
-                         "IEA rows left out)")
+                         "IEA rows left out). Lines of proteins outside the network are left out, with a note")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
@@ -277,8 +277,10 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
 
 
 def read_labels(data, labels: str, header: bool | None = None):
-    """Attach ``y`` (N, L) and ``label_names`` from a label table; proteins not in the network are an error.
-    A GO annotation file (GAF, first line ``!gaf-version``) is read by :func:`read_gaf_labels`."""
+    """Attach ``y`` (N, L) and ``label_names`` from a label table; lines of proteins not in the network (a
+    genome-wide table against a subnetwork, or proteins that ``--min-score`` dropped) are left out with a note
+    giving their number, unless no line names a protein of the network (the ids differ: an error). A GO
+    annotation file (GAF, first line ``!gaf-version``) is read by :func:`read_gaf_labels`."""
     from gatbio.data.io import MalformedFileError, read_label_table, read_text_head
     from gatbio.data.tables import check_file
 
@@ -286,7 +288,7 @@ def read_labels(data, labels: str, header: bool | None = None):
         data.y, data.label_names = read_gaf_labels(labels, data.node_names)
         return data
     try:
-        y, names = read_label_table(labels, data.node_names, header=header)
+        y, names = read_label_table(labels, data.node_names, header=header, unknown_nodes="note")
     except MalformedFileError as err:
         if "not in the graph" in str(err) and "no line names a node" not in str(err):
             below = " (or only ones below --min-score)" if getattr(data, "min_score_dropped", 0) else ""

@@ -297,6 +297,32 @@ def test_label_table_unknown_nodes_shows_a_few(tmp_path):
         read_label_table(write(tmp_path, "labels.txt", "1\n"), ["1"])
 
 
+def test_label_table_may_leave_out_nodes_outside_the_graph_with_a_note(tmp_path, caplog):
+    """A genome-wide annotation against a subnetwork: with unknown_nodes='note' the other nodes' lines are left out
+    and counted; an error still where no line matches (the ids differ) or the first line does not (a header?)."""
+    p = write(tmp_path, "labels.txt", "1 3\n9 1\n10 2\n2 1\n")
+    y, names = read_label_table(p, ["1", "2"], unknown_nodes="note")
+    assert names == ["1", "3"] and y.tolist() == [[0, 1], [1, 0]]
+    assert "labels.txt: 2 of 4 label lines name nodes that are not in the graph (e.g. '9' (line 2), '10' (line 3)): " \
+           "left out" in caplog.text
+    with pytest.raises(MalformedFileError, match=r"labels\.txt:1: 2 line\(s\) name nodes .* no line names a node of "
+                                                 r"the graph"):
+        read_label_table(write(tmp_path, "labels.txt", "9 1\n10 2\n"), ["1", "2"], unknown_nodes="note")
+    with pytest.raises(MalformedFileError, match=r"labels\.txt:1: 1 line\(s\) name nodes that are not in the graph, "
+                                                 r"e\.g\. 'Q9' \(line 1\) \(if that line is a header, pass --header"):
+        read_label_table(write(tmp_path, "labels.txt", "Q9 3\nA 3\nB 1\n"), ["A", "B"], unknown_nodes="note")
+
+
+def test_label_table_header_with_a_column_of_numbers_is_detected(tmp_path, caplog):
+    """'protein pubmed go_id': 'pubmed' is no header word, but its column holds numbers below text, the rule every
+    reader follows (README: header rows); the label column is then chosen by its name."""
+    p = write(tmp_path, "labels.tsv", "protein\tpubmed\tgo_id\nA\t17\tGO:1\nB\t34\tGO:2\n")
+    y, names = read_label_table(p, ["A", "B"])
+    assert names == ["GO:1", "GO:2"] and y.tolist() == [[1, 0], [0, 1]]
+    assert "line 1 'protein\\tpubmed\\tgo_id' read as a header" in caplog.text
+    assert "labels read from column 'go_id'; pubmed not read" in caplog.text
+
+
 
 def test_label_table_of_named_columns_reads_the_label_column(tmp_path, caplog):
     """A long table 'protein go_id go_name evidence' read every column after the node as labels (each GO name and

@@ -49,7 +49,9 @@ def test_bad_input_gives_one_clear_line(files, capsys):
     (files / "ghost.txt").write_text("K1 kinase\nGHOST kinase\n")
     assert main(base + ["--labels", str(files / "ghost.txt")]) != 0
     err = capsys.readouterr().err
-    assert "ghost.txt:2" in err and "'GHOST'" in err and "--nodes FILE" in err
+    # a protein outside the network is left out with a note (line and name); here that leaves one to learn from
+    assert "ghost.txt: 1 of 2 label lines name nodes that are not in the graph (e.g. 'GHOST' (line 2)): left out" \
+        in err and "annotates 1 protein(s)" in err
     (files / "empty.txt").write_text("# no labels yet\n")
     assert main(base + ["--labels", str(files / "empty.txt")]) != 0
     assert "no label rows" in capsys.readouterr().err
@@ -279,6 +281,22 @@ def test_string_scores_are_said_to_be_unused_and_min_score_keeps_the_confident_o
     assert "--min-score 0.7 is on STRING's 0-1000 scale" in (err := capsys.readouterr().err) and \
         "is --min-score 700" in err
     assert not (tmp_path / "p.csv").exists()
+
+
+def test_a_label_table_wider_than_the_network_is_read_with_a_note(tmp_path, caplog):
+    """A genome-wide label table against a subnetwork (or one that --min-score cut): the other proteins' lines are
+    left out with their count (they were an error, which sent the user to filter the table by hand)."""
+    from gatbio.tasks.protein_cli import read_labels, read_network
+
+    (tmp_path / "e.txt").write_text("A B\nB C\nC D\n")
+    (tmp_path / "l.txt").write_text("A x\nZ1 y\nB y\nZ2 x\nZ3 y\n")
+    data = read_labels(read_network(str(tmp_path / "e.txt"), "edgelist"), str(tmp_path / "l.txt"))
+    assert data.label_names == ["x", "y"] and data.y.tolist() == [[1, 0], [0, 1], [0, 0], [0, 0]]
+    assert "l.txt: 3 of 5 label lines name nodes that are not in the graph (e.g. 'Z1' (line 2), 'Z2' (line 4), " \
+           "'Z3' (line 5)): left out" in caplog.text
+    (tmp_path / "l2.txt").write_text("Z1 y\nZ2 x\n")  # no line names a protein of the network: the ids differ
+    with pytest.raises(ValueError, match=r"l2\.txt:1: 2 line\(s\) name nodes .* no line names a node of the graph"):
+        read_labels(read_network(str(tmp_path / "e.txt"), "edgelist"), str(tmp_path / "l2.txt"))
 
 
 def test_a_go_annotation_file_gives_the_labels(tmp_path, caplog):
