@@ -78,6 +78,7 @@ __all__ = [
     "read_label_table",
     "read_gaf",
     "read_pajek",
+    "read_pajek_network",
     "PajekFile",
     "read_adjacency_matrix",
     "edges_to_data",
@@ -1436,6 +1437,13 @@ def read_pajek(path: str | Path) -> PajekFile:
     if not out.networks and not out.partitions and not out.vectors:
         raise MalformedFileError(path, None, "no Pajek sections found (*vertices, *partition, *vector)")
     return out
+
+
+def read_pajek_network(path: str | Path, network: str | None = None, *, directed: bool | None = None,
+                       duplicates: DuplicatePolicy = "keep", self_loops: SelfLoopPolicy = "keep") -> Data:
+    """One network of a Pajek file as :class:`Data`: :func:`read_pajek`, then :func:`pajek_to_data` (vertices
+    without a line stay, as isolated nodes)."""
+    return pajek_to_data(read_pajek(path), network, directed=directed, duplicates=duplicates, self_loops=self_loops)
 
 
 def pajek_to_data(

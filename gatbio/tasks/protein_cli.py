@@ -38,6 +38,7 @@ FORMATS = {
     "string-web": ("read_string_web_export", {}),
     "biogrid": ("read_biogrid_tab3", {"physical_only": True}),  # protein interactions: no genetic ones
     "sif": ("read_sif", {"directed": False}),
+    "pajek": ("read_pajek_network", {"directed": False, "duplicates": "merge"}),
 }
 
 
@@ -68,7 +69,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
-                         "STRING web export; biogrid = BioGRID tab3 (physical interactions only)")
+                         "STRING web export; biogrid = BioGRID tab3 (physical interactions only); pajek = a Pajek "
+                         ".net file (*vertices with names, *edges or *arcs; the first network of a project file)")
     pr.add_argument("--min-score", type=float, metavar="S",
                     help="--format string / string-web: keep the interactions with combined_score >= S, on "
                          "STRING's 0-1000 scale (400: medium, 700: high confidence; a web export's 0-1 scores are "
@@ -226,7 +228,7 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
     if reader == "read_edge_list":
         kwargs.update(header=header, duplicates="merge", self_loops="remove", weight=kwargs.get("weight", "auto"),
                       report=True)
-        _refuse_biogrid(edges, fmt)
+        _refuse_other_format(edges, fmt)
         _refuse_sif(edges, fmt)
         _refuse_uneven_rows(edges, header, kwargs.get("sep"))
     elif reader == "read_biogrid_tab3" and organism is not None:
@@ -482,17 +484,31 @@ def isolated_line(data, pred) -> str:
     return f"{len(isolated)} isolated, flagged: {why}, so the same scores for each"
 
 
-def _refuse_biogrid(edges: str, fmt: str) -> None:
-    """A BioGRID TAB 3.0 file read as a plain table: its header is a ``#`` line (a comment to an edge list), so
-    its first two columns (the interaction id, Entrez A) and the third (Entrez B, numbers: weights) would become a
-    wrong graph without a word. Refused, pointing at ``--format biogrid``."""
+def _refuse_other_format(edges: str, fmt: str) -> None:
+    """A file of another format read as a plain table, recognised by its first line and refused, pointing at the
+    format that reads it: a BioGRID TAB 3.0 file or a STRING web export (their headers are ``#`` lines, comments
+    to an edge list, so their first columns, an interaction id and an Entrez id, or STRING's two names followed by
+    its internal ids, would become a wrong graph without a word), a STRING actions file (``gatbio protein
+    interactions`` reads it), or a Pajek file (whose ``%`` comments and ``*vertices`` lines an edge list
+    misreads)."""
     from gatbio.data.io import MalformedFileError, read_text_head
-    from gatbio.data.tables import check_file
+    from gatbio.data.tables import check_file, data_head
 
-    if read_text_head(check_file(edges)).lstrip().startswith("#BioGRID Interaction ID"):
-        raise MalformedFileError(edges, 1, f"is a BioGRID TAB 3.0 file (header '#BioGRID Interaction ID ...'), "
-                                           f"whose first columns are not the two proteins; --format {fmt} would "
-                                           "read it wrongly: pass --format biogrid")
+    first = read_text_head(check_file(edges)).lstrip().removeprefix("\ufeff")
+    known = (("#BioGRID Interaction ID", "a BioGRID TAB 3.0 file (header '#BioGRID Interaction ID ...'), whose "
+              "first columns are not the two proteins", "pass --format biogrid"),
+             ("#node1", "a STRING web export (header '#node1 node2 ...', a comment to an edge list), whose third "
+              "column, STRING's internal id, would be read as a weight", "pass --format string-web"),
+             ("item_id_a", "a STRING protein.actions file (header 'item_id_a item_id_b mode ...'), one line per "
+              "interaction mode", "its modes are read by 'gatbio protein interactions'; --format string reads a "
+              "protein.links file"))
+    for start, what, fix in known:
+        if first.startswith(start):
+            raise MalformedFileError(edges, 1, f"is {what}; --format {fmt} would read it wrongly: {fix}")
+    head = data_head(edges, comment="%", lines=1, numbered=True)
+    if head and head[0][1].lstrip().lower().startswith(("*network", "*vertices")):
+        raise MalformedFileError(edges, head[0][0], f"is a Pajek file ({head[0][1].strip()[:40]!r}): pass "
+                                                    "--format pajek")
 
 
 def _refuse_uneven_rows(edges: str, header: bool | None, sep: str | None) -> None:

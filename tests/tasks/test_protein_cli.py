@@ -226,6 +226,32 @@ def test_a_biogrid_file_read_as_a_plain_table_is_refused(tmp_path, fmt):
     assert read_network(str(tmp_path / "bg.txt"), "biogrid").node_names == [f"G{k}" for k in range(6)]
 
 
+@pytest.mark.parametrize("fmt", ["edgelist", "csv"])
+def test_files_of_other_formats_are_named_and_a_pajek_network_is_read(tmp_path, fmt):
+    """A STRING web export (its '#node1' header a comment, its third column an id read as weights), a STRING
+    actions file (one line per mode) or a Pajek file (the yeast PPI's format) given as an edge list: refused with
+    the format that reads it; --format pajek reads the Pajek network (isolated vertices kept)."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.tasks.protein_cli import read_network
+
+    (tmp_path / "web.tsv").write_text("#node1\tnode2\tnode1_string_id\tnode2_string_id\tcombined_score\n"
+                                      "A\tB\t9606.1\t9606.2\t0.9\n")
+    (tmp_path / "act.txt").write_text("item_id_a\titem_id_b\tmode\taction\tis_directional\ta_is_acting\tscore\n"
+                                      "A\tB\tbinding\t\tf\tf\t900\n")
+    (tmp_path / "y.net").write_text("% a comment, with a comma\n*Vertices 4\n1 \"YAL1\"\n2 \"YAL2\"\n3 \"YAL3\"\n"
+                                    "4 \"YAL4\"\n*Edges\n1 2\n2 3\n3 3\n2 1\n")
+    for name, match in (("web.tsv", r"web\.tsv:1: is a STRING web export .* would read it wrongly: pass --format "
+                                     r"string-web"),
+                        ("act.txt", r"act\.txt:1: is a STRING protein\.actions file .*: its modes are read by "
+                                     r"'gatbio protein interactions'"),
+                        ("y.net", r"y\.net:2: is a Pajek file \('\*Vertices 4'\): pass --format pajek")):
+        with pytest.raises(MalformedFileError, match=match):
+            read_network(str(tmp_path / name), fmt)
+    data = read_network(str(tmp_path / "y.net"), "pajek")
+    assert data.node_names == ["YAL1", "YAL2", "YAL3", "YAL4"]
+    assert sorted(map(tuple, data.edge_index.t().tolist())) == [(0, 1), (1, 0), (1, 2), (2, 1)]  # loop, repeat gone
+
+
 def test_organism_keeps_one_organisms_biogrid_rows_and_is_refused_with_other_formats(tmp_path, caplog, capsys):
     """A host-virus row (9606 with 11676, HIV-1) is kept by default, with a note naming --organism;
     --organism 9606 leaves it out, said with the count."""
