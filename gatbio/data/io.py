@@ -51,6 +51,7 @@ from gatbio.data.tables import (
     decompression_error,
     first_few,
     is_header_word,
+    is_number,
     looks_like_header,
     note,
     open_text,
@@ -605,10 +606,16 @@ def read_string_links(
     head = read_text_head(path).split(" ")
     if len(head) < 3 or head[0] != "protein1" or head[1] != "protein2" or score_column not in head:
         first = head[0].split("\t")
+        words = " ".join(head).split()
         hint = ("; this is a STRING actions file (the modes of each interaction): gatbio protein interactions reads "
                 "it" if first[:2] == ["item_id_a", "item_id_b"] else
                 "; this is a STRING web export (string_interactions.tsv): --format string-web reads it"
-                if first[:2] == ["#node1", "node2"] else "")
+                if first[:2] == ["#node1", "node2"] else
+                "; its columns are separated by tabs, STRING's by spaces: read it as a tab-separated edge list "
+                "(--format tsv), or put spaces between the columns" if first[:2] == ["protein1", "protein2"] else
+                "; the file has no header line: add 'protein1 protein2 combined_score' as its first line, or read it "
+                "as a plain edge list (--format edgelist: 'a b [score]' lines)"
+                if len(words) == 3 and is_number(words[2]) else "")
         raise MalformedFileError(path, 1, f"expected the header 'protein1 protein2 ... {score_column}' "
                                           f"(space separated), found {' '.join(head)[:120]!r}{hint}")
     # Fast path: C engine, only the needed columns, dtype hints (stays within ~2x of a bare read_csv).
@@ -734,6 +741,14 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     """
     path = check_file(path)
     expected = ["item_id_a", "item_id_b", "mode", "action", "is_directional", "a_is_acting", "score"]
+    first = read_text_head(path).removeprefix("\ufeff").split()
+    if first[:2] == ["protein1", "protein2"]:
+        raise MalformedFileError(path, 1, "is a STRING protein.links file (header 'protein1 protein2 ...'), which "
+                                          "has no interaction modes: give a protein.actions file (header "
+                                          f"{' '.join(expected)!r})")
+    if len(first) >= 3 and first[2] in STRING_MODES:
+        raise MalformedFileError(path, 1, f"the header line is missing (line 1 is a row: mode {first[2]!r}): add "
+                                          f"the line {' '.join(expected)!r}, tab-separated, at the top")
     table = read_table(path, sep="\t", header=True, comment=None, expected=7,
                        expected_desc=" (" + " ".join(expected) + ")")
     df = table.df
@@ -1495,8 +1510,6 @@ def named_matrix(rows: Sequence[Sequence[str]]) -> bool:
     """Whether split lines (the first of a file) are a matrix with names: a first row of column names, with or
     without a corner cell (empty as R's ``write.csv`` writes it, or a word such as ``species``), above rows that
     start with the same names in the same order (numbers too: ``"","1","2"`` above ``"1",0,1``)."""
-    from gatbio.data.tables import is_number
-
     if len(rows) < 2 or not rows[0] or not rows[1]:
         return False
     first, below = rows[0], [r[0] for r in rows[1:] if r]

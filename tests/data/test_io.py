@@ -199,6 +199,12 @@ def test_string_links_merges_directions_and_thresholds(tmp_path):
      r"links\.txt:1: .*this is a STRING actions file .*gatbio protein interactions reads it"),
     ("#node1\tnode2\tnode1_string_internal_id\tcombined_score\na\tb\t1\t0.9\n",
      r"links\.txt:1: .*this is a STRING web export .*--format string-web reads it"),
+    # the file as STRING wrote it but for tabs, or without its header line
+    ("protein1\tprotein2\tcombined_score\na\tb\t1\n",
+     r"links\.txt:1: .*; its columns are separated by tabs, STRING's by spaces: read it as a tab-separated edge "
+     r"list \(--format tsv\)"),
+    ("a b 900\nb c 400\n", r"links\.txt:1: .*found 'a b 900'; the file has no header line: add 'protein1 protein2 "
+                           r"combined_score' as its first line, or read it as a plain edge list"),
 ])
 def test_string_links_malformed(tmp_path, text, msg):
     with pytest.raises(MalformedFileError, match=msg):

@@ -67,14 +67,21 @@ def test_malformed_actions_name_file_and_line(tmp_path, row, msg):
 
 def test_wrong_header_is_refused(tmp_path):
     with pytest.raises(MalformedFileError, match=r"a\.txt:1: expected the header"):
-        read_string_actions(write(tmp_path, "a.txt", "protein1 protein2 combined_score\n".replace(" ", "\t")
+        read_string_actions(write(tmp_path, "a.txt", "protein_a protein_b kind\n".replace(" ", "\t")
                                   + "a\tb\tc\td\te\tf\t1\n"))
+    # a protein.links file, tab- or space-separated: named, with the file to give instead
+    for sep in ("\t", " "):
+        with pytest.raises(MalformedFileError, match=r"a\.txt:1: is a STRING protein\.links file \(header 'protein1 "
+                                                     r"protein2 \.\.\.'\), which has no interaction modes: give a "
+                                                     r"protein\.actions file"):
+            read_string_actions(write(tmp_path, "a.txt", sep.join(["protein1", "protein2", "combined_score"])
+                                      + "\na b 1\n".replace(" ", sep)))
 
 
-def test_actions_file_without_its_header_shows_the_first_row_as_written(tmp_path):
-    with pytest.raises(MalformedFileError, match=r"a\.txt:1: expected the header 'item_id_a item_id_b mode action "
-                                                 r"is_directional a_is_acting score' \(tab-separated\), found "
-                                                 r"'P2 P1 binding  f f 500'"):
+def test_actions_file_without_its_header_is_told_to_add_it(tmp_path):
+    with pytest.raises(MalformedFileError, match=r"a\.txt:1: the header line is missing \(line 1 is a row: mode "
+                                                 r"'binding'\): add the line 'item_id_a item_id_b mode action "
+                                                 r"is_directional a_is_acting score', tab-separated, at the top"):
         read_string_actions(write(tmp_path, "a.txt", "\n".join(ROWS) + "\n"))
 
 
