@@ -128,7 +128,8 @@ def _say_new_folders(outs: list[tuple[str, Path]]) -> None:
 
 
 #: Names a table output cannot have: the tables are written as plain text (CSV, or tab-separated for .tsv).
-_NOT_PLAIN_TABLES = (".gz", ".bz2", ".xz", ".zip", ".xlsx", ".xls", ".ods", ".parquet", ".feather", ".json")
+_NOT_PLAIN_TABLES = (".gz", ".bz2", ".xz", ".zip", ".xlsx", ".xls", ".ods", ".parquet", ".feather", ".json", ".npy",
+                     ".npz", ".pt", ".h5", ".hdf5", ".pkl", ".pickle")
 
 
 def check_input_dir(path: str | Path, option: str | None = None, what: str = "") -> Path:

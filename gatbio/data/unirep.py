@@ -261,8 +261,8 @@ def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *
     the result does not depend on the batching, and a sequence given twice is run once. ``names`` (for error
     messages) default to the positions.
 
-    ``checkpoint``: an ``.npz`` where the finished embeddings are saved (atomically, every ``save_every`` seconds
-    and at the end), keyed by the residues read and the weights' sha256; a run that finds it computes only the
+    ``checkpoint``: an ``.npz`` where the finished embeddings are saved (atomically, every ``save_every`` seconds,
+    at the end, and when the run is interrupted or fails), keyed by the residues read and the weights' sha256; a run that finds it computes only the
     rest, so an interrupted proteome resumes. The caller deletes it when the result is safe."""
     import hashlib
     import time
@@ -282,19 +282,26 @@ def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *
     order = sorted(todo, key=lambda k: len(todo[k]))
     bar = tqdm(total=int(sum(len(t) for t in todo.values())), desc="UniRep embeddings", unit="residue",
                unit_scale=True, disable=not progress)
-    saved = time.monotonic()
-    for b in range(0, len(order), batch_size):
-        batch = order[b:b + batch_size]
-        lens = torch.tensor([len(todo[k]) for k in batch])
-        tok = torch.zeros(len(batch), int(lens.max()), dtype=torch.long)
-        for row, k in enumerate(batch):
-            tok[row, :len(todo[k])] = torch.tensor(todo[k])
-        done.update(zip(batch, model(tok.to(device), lens.to(device)).cpu().numpy(), strict=True))
-        bar.update(int(lens.sum()))
-        if checkpoint and (time.monotonic() - saved > save_every or b + batch_size >= len(order)):
+    saved, unsaved = time.monotonic(), 0
+    try:
+        for b in range(0, len(order), batch_size):
+            batch = order[b:b + batch_size]
+            lens = torch.tensor([len(todo[k]) for k in batch])
+            tok = torch.zeros(len(batch), int(lens.max()), dtype=torch.long)
+            for row, k in enumerate(batch):
+                tok[row, :len(todo[k])] = torch.tensor(todo[k])
+            done.update(zip(batch, model(tok.to(device), lens.to(device)).cpu().numpy(), strict=True))
+            unsaved += len(batch)
+            bar.update(int(lens.sum()))
+            if checkpoint and (time.monotonic() - saved > save_every or b + batch_size >= len(order)):
+                _write_checkpoint(checkpoint, done, sha)
+                saved, unsaved = time.monotonic(), 0
+    except BaseException:  # Ctrl-C, a time limit, an error: the finished batches are kept for the rerun
+        if checkpoint and unsaved:
             _write_checkpoint(checkpoint, done, sha)
-            saved = time.monotonic()
-    bar.close()
+        raise
+    finally:
+        bar.close()
     return np.stack([done[k] for k in keys]).astype(np.float32) if keys else np.zeros((0, model.hidden), np.float32)
 
 

@@ -182,9 +182,15 @@ def embed_main(args: argparse.Namespace) -> int:
     partial = Path(f"{args.out}.partial.npz")  # finished proteins, so that an interrupted run resumes
     if partial.is_file():
         print(f"resuming from {partial}", file=sys.stderr)
-    emb = unirep_embeddings(list(seqs.values()), args.weights, names=list(seqs), max_len=args.max_len or None,
-                            batch_size=args.batch_size, device=str(device), progress=show_progress(args.quiet),
-                            checkpoint=partial)
+    try:
+        emb = unirep_embeddings(list(seqs.values()), args.weights, names=list(seqs), max_len=args.max_len or None,
+                                batch_size=args.batch_size, device=str(device), progress=show_progress(args.quiet),
+                                checkpoint=partial)
+    except KeyboardInterrupt:
+        if partial.is_file():
+            print(f"the finished proteins are kept in {partial}: the same command resumes from them",
+                  file=sys.stderr)
+        raise
     sep = "," if Path(args.out).suffix.lower() == ".csv" else "\t"  # a .csv name gets commas (check_outputs' promise)
     atomic_write_text(args.out, "".join(f"{n}{sep}" + sep.join(f"{v:.6g}" for v in row) + "\n"
                                         for n, row in zip(seqs, emb, strict=True)))

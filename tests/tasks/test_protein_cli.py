@@ -469,3 +469,14 @@ def test_predict_unannotated_reads_class_ids_as_one_hot_and_takes_a_dict_config(
         predict_unannotated(data, {"epoch": 5})
     with pytest.raises(TypeError, match="cfg must be a ProteinConfig, a dict of its settings or None; got str"):
         predict_unannotated(data, "config.yaml")
+
+
+def test_embed_refuses_a_binary_output_name_before_any_work(tmp_path, capsys):
+    """``--out emb.npy`` wrote tab-separated text into a file that np.load then could not read: a name that
+    promises a binary format is refused, as a spreadsheet's is, before the weights are fetched."""
+    (tmp_path / "s.fa").write_text(">P1\nMKTAYIAKQR\n")
+    for name in ("emb.npy", "emb.pt"):
+        assert main(["protein", "embed", "--sequences", str(tmp_path / "s.fa"), "--out", str(tmp_path / name)]) == 1
+        err = capsys.readouterr().err
+        assert f"--out {tmp_path / name}: the table is written as plain text" in err and "name it .csv or .tsv" in err
+        assert not (tmp_path / name).exists()
