@@ -856,6 +856,12 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
     table = read_table(path, sep=sep, header=header, comment=comment, name_columns=(0, 1),
                        known_names=index.__contains__, expected=2, expected_desc=" (protein_a protein_b)")
     df = table.df
+    if table.header is not None and len(table.header) >= 3 and str(table.header[0]).strip() == "" \
+            and all(str(h).strip() for h in table.header[1:3]):
+        # R's write.csv writes row names as an unnamed first column ('"","protein_a","protein_b"'): the pairs follow
+        note(f"{path}: the header's first column is unnamed (row names, as R's write.csv writes them): proteins "
+             f"read from columns {table.header[1]!r} and {table.header[2]!r}")
+        df = df.iloc[:, 1:]
     a, b = df.iloc[:, 0].fillna("").astype(str).to_numpy(), df.iloc[:, 1].fillna("").astype(str).to_numpy()
     ia = np.array([index.get(x, -1) for x in a], dtype=np.int64)
     ib = np.array([index.get(x, -1) for x in b], dtype=np.int64)
@@ -883,7 +889,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             + (f"; did you mean {', '.join(close)}?" if close else "")
             + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
     if df.shape[1] > 2 and df.iloc[:, 2:].notna().to_numpy().any():
-        named = [str(c) for c in df.columns[2:]] if table.header is not None else []
+        named = [str(c) for c in df.columns[2:]] if table.header is not None else []  # (after any row names)
         note(f"{path}: {df.shape[1] - 2} column(s) after the two protein ids not read"
              + (f" ({', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
     key = np.minimum(ia, ib) * max(len(index), 1) + np.maximum(ia, ib)  # a pair in either order

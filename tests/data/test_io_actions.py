@@ -95,6 +95,17 @@ def test_protein_pairs_file_with_header_and_separators(tmp_path):
     assert pairs.tolist() == [[1, 2]]
 
 
+def test_protein_pairs_written_by_r_with_row_names_read_the_named_columns(tmp_path, caplog):
+    """R's write.csv (row.names=TRUE) puts an unnamed column of row numbers first: its pairs were read as
+    ('1', 'P1') and refused with "protein '1' is not in the interaction network"."""
+    names = ["P2", "P1", "P3"]
+    text = '"","protein_a","protein_b"\n"1","P1","P3"\n"2","P3","P2"\n'
+    pairs, raw = read_protein_pairs(write(tmp_path, "r.csv", text), names)
+    assert pairs.tolist() == [[1, 2], [2, 0]] and raw == [("P1", "P3"), ("P3", "P2")]
+    assert "the header's first column is unnamed (row names, as R's write.csv writes them): proteins read from " \
+           "columns 'protein_a' and 'protein_b'" in caplog.text
+
+
 def test_protein_pairs_repeated_in_either_order_are_noted(tmp_path, caplog):
     names = ["P2", "P1", "P3"]
     pairs, _ = read_protein_pairs(write(tmp_path, "r.txt", "P1 P3\nP2 P1\nP3 P1\nP1 P3\n"), names)
