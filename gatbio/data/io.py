@@ -1116,6 +1116,10 @@ def read_label_table(
         parts = fields(s, no)
         if len(parts) < 2:
             hint = " (a node without labels: leave it out of the table)" if len(parts) == 1 else ""
+            if sep in ("\t", ",") and sep not in s and len(s.split()) >= 2:  # 'P1 GO:1' among tab-separated lines
+                other = next(n for n, x in zip(numbers, lines, strict=True) if sep in x)
+                hint = (f" (this line has no {'tab' if sep == chr(9) else 'comma'}, which separates the columns of "
+                        f"the file's other lines, e.g. line {other}: use one separator in the whole file)")
             raise MalformedFileError(path, no, f"expected 'node label [label ...]', found {s.strip()!r}{hint}")
         node = parts[0]
         if node not in index:

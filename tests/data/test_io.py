@@ -319,6 +319,15 @@ def test_label_table_may_leave_out_nodes_outside_the_graph_with_a_note(tmp_path,
         read_label_table(write(tmp_path, "labels.txt", "Q9 3\nA 3\nB 1\n"), ["A", "B"], unknown_nodes="note")
 
 
+def test_label_table_line_without_the_files_separator_is_named(tmp_path):
+    """'P1 GO:1;GO:2' among tab-separated lines is one field: it was refused as 'a node without labels'."""
+    p = write(tmp_path, "labels.txt", "YAL001C GO:1;GO:2\nYAL002W\tDNA repair\n")
+    with pytest.raises(MalformedFileError, match=r"labels\.txt:1: expected 'node label \[label \.\.\.\]', found "
+                                                 r"'YAL001C GO:1;GO:2' \(this line has no tab, which separates the "
+                                                 r"columns of the file's other lines, e\.g\. line 2: use one separator"):
+        read_label_table(p, ["YAL001C", "YAL002W"])
+
+
 def test_label_table_header_with_a_column_of_numbers_is_detected(tmp_path, caplog):
     """'protein pubmed go_id': 'pubmed' is no header word, but its column holds numbers below text, the rule every
     reader follows (README: header rows); the label column is then chosen by its name."""
