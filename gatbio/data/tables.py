@@ -588,6 +588,12 @@ def read_table(
             head = None
             df, body_no = parse(False)
     if head is not None:
+        named = [h.strip() for h in head if h.strip()]
+        twice = next((h for h in named if named.count(h) > 1), None)
+        if twice is not None:  # pandas would give df[twice] as a table, not a column: a traceback further on
+            where = [i + 1 for i, h in enumerate(head) if h.strip() == twice]
+            raise MalformedFileError(path, int(numbers[0]), f"column {twice!r} appears twice in the header (columns "
+                                                            f"{' and '.join(map(str, where[:2]))}): rename one")
         names = [h if h else str(i) for i, h in enumerate(head[:df.shape[1]])]
         df.columns = names + list(range(len(names), df.shape[1]))
     if expected is not None and df.shape[1] < expected:
@@ -718,8 +724,11 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             kind = "finite" if np.isinf(v[r]) else "a number"
+            raw = str(df[c].iloc[r]).strip()
+            comma = f": a decimal comma? write {raw.replace(',', '.')!r}" \
+                if re.fullmatch(r"[+-]?\d*,\d+", raw) else ""
             raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be {kind}, "
-                                                          f"found {df[c].iloc[r]!r}"
+                                                          f"found {df[c].iloc[r]!r}{comma}"
                                                           + (f" {value_hint}" if value_hint else ""))
         values[:, k] = v
     holes = np.isnan(values) & ~stranger[:, None]
@@ -739,10 +748,15 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
 
 
 def _node_table_separator(path: Path) -> str:
-    """The field separator of a node table (:func:`sniff_separator` on its first 100 data lines); with neither a
-    tab nor a comma, a ``.csv`` name or a single field on the first line means one column per line (names may
-    hold spaces), else whitespace."""
+    """The field separator of a node table (:func:`sniff_separator` on its first 100 data lines); ``;`` for a
+    spreadsheet's semicolon CSV (``species;log_mass`` above ``grass;-3,5``: :func:`gatbio.data.io.semicolon_table`,
+    as edge lists read it); with neither a tab nor a comma, a ``.csv`` name or a single field on the first line
+    means one column per line (names may hold spaces), else whitespace."""
+    from gatbio.data.io import semicolon_table  # (io imports this module)
+
     head = data_head(path)
+    if semicolon_table(head):
+        return ";"
     sep = sniff_separator(head)
     if sep is not None:
         return sep

@@ -284,6 +284,10 @@ def run_predict(args: argparse.Namespace) -> int:
     traits = trait_names = None
     if args.traits:
         traits, trait_names, added = _read_traits(args.traits, names, args.header)
+        if added and traits.shape[1] and np.isnan(traits[:len(names)]).all():
+            raise ValueError(f"--traits {args.traits}: none of its {len(added)} species is a species of {args.file} "
+                             f"(e.g. {added[0]!r} in the table, {names[0]!r} in the web): the names must match "
+                             "exactly; for new species (no links yet), give the traits of the web's species too")
         if added:  # species with traits and no link yet: whose diet (and predators) to predict
             note(f"--traits {args.traits}: {len(added)} species are in no link of {args.file} "
                  f"({first_few(added, 5)}): added to "
@@ -361,11 +365,23 @@ def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]
 
     if traits.ndim != 2 or traits.shape[1] == 0:
         return
-    empty = np.flatnonzero(np.isnan(traits).all(axis=1))
+    nan = np.isnan(traits)
+    empty = np.flatnonzero(nan.all(axis=1))
     if len(empty):
         shown = ", ".join(names[k] for k in empty[:3]) + (", ..." if len(empty) > 3 else "")
         note(f"--traits {path}: no trait values for {len(empty)} of {len(names)} species ({shown}): their traits "
              "are imputed (each column's median, flagged by a <trait>_missing column)")
+    # empty or NA cells of species that have other traits, in columns that have values
+    holes = nan & ~nan.all(axis=1, keepdims=True) & ~nan.all(axis=0, keepdims=True)
+    if holes.any():
+        r = int(np.argwhere(holes)[0][0])
+        note(f"--traits {path}: {int(holes.sum())} missing trait value(s) (empty or NA) of {int(holes.any(1).sum())} "
+             f"species with other traits (e.g. {names[r]}): imputed with each column's median, flagged by a "
+             "<trait>_missing column")
+    blank = np.flatnonzero(nan.all(axis=0))
+    if len(blank) and len(empty) < len(names):
+        note(f"--traits {path}: {len(blank)} trait column(s) have no value for any species of the web: they carry "
+             "no information")
 
 
 def _parse_seeds(text: str) -> list[int]:

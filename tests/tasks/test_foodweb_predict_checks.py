@@ -164,6 +164,46 @@ def test_a_trait_table_covering_few_species_is_noted(tmp_path, capsys, caplog, c
     assert np.isnan(captured["traits"]).all(axis=1).sum() == 5
 
 
+def test_trait_tables_from_spreadsheets_and_tables_that_match_no_species(tmp_path, capsys, caplog, captured):
+    """A semicolon CSV (a European spreadsheet's) made every line one fake species; a table whose names match none
+    of the web's ('1.0' for '1') ran on with every trait imputed; empty cells of species with other traits were
+    imputed without a word (a GATEWAy folder's were said)."""
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN))
+    base = ["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu", "--traits"]
+    semi = tmp_path / "semi.csv"
+    semi.write_text("species;mass\na;-3\nb;0.5\nc;1\nd;2\ne;1\nf;3\n")
+    assert gatbio_main(base + [str(semi)]) == 0
+    assert captured["data"].num_nodes == 6 and captured["traits"][:, 0].tolist() == [-3, 0.5, 1, 2, 1, 3]
+    semi.write_text("species;mass\na;-3,5\nb;0,5\n")
+    assert gatbio_main(base + [str(semi)]) == 1
+    assert "semi.csv:2: trait 'mass' must be a number, found '-3,5': a decimal comma? write '-3.5'" in \
+        capsys.readouterr().err
+    other = tmp_path / "other.csv"
+    other.write_text("species,mass\n1.0,3\n2.0,4\n")
+    assert gatbio_main(base + [str(other)]) == 1
+    assert "--traits " + str(other) + ": none of its 2 species is a species of " + str(web) + " (e.g. '1.0' in the " \
+           "table, 'a' in the web): the names must match exactly" in capsys.readouterr().err
+    holes = tmp_path / "holes.csv"
+    holes.write_text("species,mass,len,notes\na,,1,\nb,2,NA,\nc,1,2,\nd,2,1,\ne,3,1,\nf,1,1,\n")
+    caplog.clear()
+    assert gatbio_main(base + [str(holes)]) == 0
+    err = _stderr(capsys, caplog)[1]
+    assert "2 missing trait value(s) (empty or NA) of 2 species with other traits (e.g. a): imputed" in err
+    assert "1 trait column(s) have no value for any species of the web: they carry no information" in err
+
+
+def test_a_table_naming_a_column_twice_is_refused_at_its_header(tmp_path, capsys):
+    """pandas gives df['mass'] as a table when 'mass' is named twice: a TypeError traceback deep in the traits."""
+    web = tmp_path / "web.txt"
+    web.write_text("".join(f"{x}\n" for x in CHAIN))
+    traits = tmp_path / "t.csv"
+    traits.write_text("species,mass,mass\na,1,2\nb,2,3\n")
+    assert gatbio_main(["foodweb", "predict", str(web), "--traits", str(traits)]) == 1
+    assert f"{traits}:1: column 'mass' appears twice in the header (columns 2 and 3): rename one" in \
+        capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- summarize
 
 
