@@ -630,3 +630,17 @@ def test_rows_of_empty_fields_a_spreadsheet_saved_are_blank_lines(tmp_path):
     p = tmp_path / "web.csv"
     p.write_text("prey,predator\r\ngrass,rabbit\r\n,\r\nrabbit,fox\r\n,\r\n")
     assert read_edge_list(p).num_edges == 2
+
+
+def test_a_header_naming_a_column_twice_is_refused_where_it_is(tmp_path):
+    """pandas keeps both columns under one name, and df[name] is then a table: a TypeError or AttributeError (or a
+    Series printed in a message) far from the file. Empty names (a spreadsheet's trailing columns) may repeat."""
+    from gatbio.data.tables import read_table
+
+    p = tmp_path / "t.csv"
+    p.write_text("node,M,M\ngrass,0.1,1\nrabbit,2,1\n")
+    with pytest.raises(MalformedFileError, match=r"t\.csv:1: column 'M' appears twice in the header \(columns 2 and "
+                                                 r"3\): rename one"):
+        read_table(p, sep=",", header=True)
+    p.write_text("# exported\nnode,M,,\ngrass,0.1,,\nrabbit,2,,\n")
+    assert read_table(p, sep=",", header=True).df.shape == (2, 4)
