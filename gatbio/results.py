@@ -718,10 +718,11 @@ def is_done(path: str | Path, keys: Sequence[str] = (), filled: Sequence[str] = 
 
 
 def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = (),
-                      filled: Sequence[str] = ()) -> str | None:
+                      filled: Sequence[str] = (), finish: str = "run without --summary-only to finish them"
+                      ) -> str | None:
     """For a summary of the run files ``files`` a config names: ``None`` when every one holds a result, else a
-    line (also given as a note on stderr) saying how many are missing or damaged, with an example, and that the
-    tables leave them out."""
+    line (also given as a note on stderr) saying how many are missing or damaged, with an example, that the
+    tables leave them out, and how to ``finish`` them."""
     absent = [Path(f) for f in files if not is_done(f, keys, filled)]
     if not absent:
         return None
@@ -731,8 +732,7 @@ def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequ
         what += f" ({len(damaged)} with a damaged or empty file, e.g. {damaged[0]})"
     else:
         what += f" (e.g. {absent[0]})"
-    line = (f"incomplete: {what}; the tables leave them out: run without --summary-only to finish them "
-            f"(results in {where})")
+    line = f"incomplete: {what}; the tables leave them out: {finish} (results in {where})"
     from gatbio.data.tables import note
 
     note(line)

@@ -916,6 +916,32 @@ def read_web_result(path: str | Path) -> dict[str, Any]:
     return rec
 
 
+def _web_folders(cfg: FoodWebConfig, webs_dir: Path) -> list[Path]:
+    """The web folders a config runs (none for named webs, ``cfg.named``): those of ``webs_dir`` (``cfg.webs``) or
+    of the GATEWAy collection, kept to ``cfg.only`` (a name there that is no folder: a ValueError)."""
+    folders = [] if cfg.named else find_web_folders(webs_dir) if cfg.webs else _gateway_web_folders()
+    if cfg.only and not cfg.named:
+        names = {p.name for p in folders}
+        unknown = [w for w in cfg.only if w not in names]
+        if unknown:
+            raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
+        folders = [p for p in folders if p.name in set(cfg.only)]
+    return folders
+
+
+def unfinished_note(out_dir: str | Path, cfg: FoodWebConfig, webs_dir: Path) -> str | None:
+    """For ``foodweb summarize`` of a folder whose benchmark was interrupted: ``None`` when every (web, protocol)
+    unit of its config has a result, else a note (:func:`gatbio.results.missing_runs_note`) saying how many have
+    none and that rerunning the benchmark finishes them (the tables leave them out)."""
+    from gatbio.results import missing_runs_note
+
+    sources = [str(p) for p in _web_folders(cfg, webs_dir)] + [_named_source(n) for n in cfg.named]
+    files = [_result_path(Path(out_dir), src, protocol) for protocol in cfg.protocols for src in sources]
+    return missing_runs_note(files, out_dir, RECORD_KEYS,
+                             finish="rerun the benchmark with the folder's config (gatbio foodweb benchmark --config "
+                                    f"{Path(out_dir) / 'config.yaml'}) to finish them")
+
+
 def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
                       ) -> dict[str, pd.DataFrame]:
     """Read ``OUT/webs/*.json`` and write the per-web and summary tables (see the module docstring); a folder
@@ -1109,13 +1135,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     dev = resolve_device(spec, small_graphs=True)
     cfg = dataclasses.replace(cfg, device=str(dev))
     webs_dir = Path(cfg.webs) if cfg.webs else _default_webs_dir()
-    folders = [] if cfg.named else find_web_folders(webs_dir) if cfg.webs else _gateway_web_folders()
-    if cfg.only and not cfg.named:
-        names = {p.name for p in folders}
-        unknown = [w for w in cfg.only if w not in names]
-        if unknown:
-            raise ValueError(f"only={unknown}: no such web folder in {webs_dir}")
-        folders = [p for p in folders if p.name in set(cfg.only)]
+    folders = _web_folders(cfg, webs_dir)
     out_dir = prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               key="--out (config out)")
     announce_device(dev, spec, small_graphs=True)  # with the small-graph note on a GPU

@@ -183,6 +183,13 @@ def run_summarize(args: argparse.Namespace) -> int:
         from gatbio.tasks.foodweb import _default_webs_dir
 
         webs = _default_webs_dir()
+    if cfg_path.is_file():  # the config says which (web, protocol) units the folder should hold
+        from gatbio.tasks.foodweb import unfinished_note
+
+        try:
+            unfinished_note(args.out, cfg, Path(webs))
+        except (ValueError, OSError):  # the webs moved since: the tables still summarise what is there
+            pass
     _print_tables(summarize_results(args.out, webs, cfg), args.out)
     return 0
 

@@ -240,6 +240,24 @@ def test_summarize_checks_webs_and_says_when_published_rows_are_missing(tmp_path
     assert "none of the 1 webs of the results is in" in _stderr(capsys, caplog)[1]
 
 
+def test_summarize_of_an_interrupted_benchmark_says_what_is_missing(tmp_path, capsys, caplog):
+    """A folder whose benchmark was interrupted after W_7's links unit: the tables looked final (summary_species
+    simply absent); the note now says 3 of the config's 4 (web, protocol) units have no result and how to finish."""
+    import yaml
+
+    webs = tmp_path / "webs"
+    for w in ("W_7", "W_8"):
+        (webs / w).mkdir(parents=True)
+        (webs / w / f"{w.split('_')[1]}_edge_list.txt").write_text("0 1\n")
+    out = _results(tmp_path)
+    (out / "config.yaml").write_text(yaml.safe_dump({"webs": str(webs), "protocols": ["links", "species"]}))
+    assert gatbio_main(["foodweb", "summarize", str(out)]) == 0
+    err = _stderr(capsys, caplog)[1]
+    assert "incomplete: 3 of the 4 runs this config names have no result (e.g. " in err
+    assert "the tables leave them out: rerun the benchmark with the folder's config (gatbio foodweb benchmark " \
+           f"--config {out / 'config.yaml'}) to finish them" in err
+
+
 @pytest.mark.parametrize("text, expect", [
     ("{}", "x.links.json: not a per-web result of gatbio foodweb benchmark: no keys 'web', 'protocol'"),
     ('{"web": "x", "rows": [\n', "x.links.json:2: not valid JSON: Expecting value (column 1)"),
