@@ -30,8 +30,9 @@ PREDICT_DESCRIPTION = """\
 Train the models of the GATEWAy benchmark on the whole web and list the K most likely missing links (pairs
 of two different species that are not links of FILE), best first, with species names, scores and trophic levels.
 
-The model is 'full' when the web has traits (a GATEWAy folder's node table, a named GATEWAy web, or --traits),
-else 'structure_only': a logarithmic opinion pool of the GAT and two classifiers stacked on pair features
+The model is 'full' when the species have traits (--traits, or the web's own: a GATEWAy folder's node table, a
+named GATEWAy web, a Pajek flow web's biomass and living / non-living types, a cheddar folder's node
+properties; which ones is noted), else 'structure_only': a logarithmic opinion pool of the GAT and two classifiers stacked on pair features
 (gradient boosting and a logistic regression), trained on the web itself. 'full' trains one GAT per seed of
 --seeds and averages their logits, and so does 'structure_only' (the benchmark's trains one: here the average
 keeps one GAT's start from reordering the list).
@@ -319,6 +320,13 @@ def run_predict(args: argparse.Namespace) -> int:
         why = (f"--traits {args.traits} has no column of numbers" if args.traits else
                f"{args.file}: no species traits (no trait columns; add them with --traits)")
         note(f"{why}: predicting from the links alone (model structure_only)")
+    elif not args.traits:  # traits that came with the web (its node table, a Pajek web's biomass, ...): named
+        from gatbio.data.tables import first_few
+
+        names_x = list(getattr(data, "trait_names", None) or [])
+        note(f"{args.file}: the web's own species traits are used (model full): "
+             + (first_few(names_x, 6) if names_x else f"{np.asarray(x).shape[1]} column(s)")
+             + "; --traits FILE gives others")
 
     progress = show_progress(args.quiet)
     announce_device(device, args.device, small_graphs=True)  # with the small-graph note on a GPU

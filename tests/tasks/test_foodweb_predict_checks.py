@@ -204,6 +204,16 @@ def test_a_table_naming_a_column_twice_is_refused_at_its_header(tmp_path, capsys
         capsys.readouterr().err
 
 
+def test_the_webs_own_traits_are_named_when_they_make_the_model_full(data_root, tmp_path, capsys, caplog,
+                                                                     captured):
+    """A Pajek flow web ran as 'full' with no word of which traits (the help named GATEWAy's and --traits only)."""
+    web = data_root / "foodwebs_ulanowicz_pajek" / "Maspalomas.paj"
+    assert gatbio_main(["foodweb", "predict", str(web), "--seeds", "0", "--device", "cpu"]) == 0
+    assert "the web's own species traits are used (model full): log10_biomass, biomass_missing, living" in \
+        _stderr(capsys, caplog)[1]
+    assert captured["traits"] is None and captured["data"].x.shape[1] == 3  # the web's, passed on as data.x
+
+
 # ---------------------------------------------------------------- summarize
 
 
