@@ -178,7 +178,18 @@ def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
     for a caller that says how many it leaves out) and the trait columns exactly as in the file.
     """
     from gatbio.data.foodweb import read_gateway_web
+    from gatbio.data.tables import MalformedFileError, data_head, is_number
 
+    for edges in sorted(Path(folder).glob("*_edge_list.txt"))[:1]:  # species names, not ids: another layout
+        head = data_head(edges, lines=1, numbered=True)
+        fields = head[0][1].split() if head else []
+        if fields and not all(f.lstrip("-").isdigit() for f in fields[:2]) and not is_number(fields[0]):
+            raise MalformedFileError(edges, head[0][0], f"expected node ids (whole numbers 0..N-1), found "
+                                                        f"{' '.join(fields[:2])!r}: the benchmark reads web folders "
+                                                        "in the GATEWAy layout (<id>_edge_list.txt of ids, traits in "
+                                                        "<id>_node_attr_list.txt, names in the collection's "
+                                                        "node_ids.csv); a web of species names runs with gatbio "
+                                                        "foodweb predict FILE")
     data = read_gateway_web(folder, self_loops="keep", add_mass_missing=False)
     loops = data.edge_index[0] == data.edge_index[1]
     if self_loops == "remove" and bool(loops.any()):
@@ -800,7 +811,8 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
     if not cfg.use_traits:
         data.x = None
     if data.num_edges < cfg.n_folds:
-        raise ValueError(f"{folder}: {data.num_edges} links cannot be cut into {cfg.n_folds} folds")
+        raise ValueError(f"{folder}: {data.num_edges} links cannot be cut into {cfg.n_folds} folds: leave the web "
+                         f"out (only=[...] naming the others, or move its folder) or give n_folds <= {data.num_edges}")
     traits, trait_names = prepare_traits(getattr(data, "x", None), getattr(data, "trait_names", None))
     n, L = data.num_nodes, data.num_edges
     if traits is None:  # models that need traits fall back to their structure-only twins

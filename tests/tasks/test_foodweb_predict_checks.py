@@ -214,6 +214,20 @@ def test_the_webs_own_traits_are_named_when_they_make_the_model_full(data_root, 
     assert captured["traits"] is None and captured["data"].x.shape[1] == 3  # the web's, passed on as data.x
 
 
+def test_a_web_folder_of_species_names_is_told_the_benchmarks_layout(tmp_path):
+    """A user's folder 'mine_1/1_edge_list.txt' of names was refused with 'source id must be an integer', which
+    said nothing of the layout the benchmark reads, nor of the command for such a web."""
+    from gatbio.data.tables import MalformedFileError
+
+    (tmp_path / "mine_1").mkdir()
+    (tmp_path / "mine_1" / "1_edge_list.txt").write_text("# my web\ngrass rabbit\nrabbit fox\n")
+    with pytest.raises(MalformedFileError, match=r"1_edge_list\.txt:2: expected node ids \(whole numbers 0\.\.N-1\), "
+                                                 r"found 'grass rabbit': the benchmark reads web folders in the "
+                                                 r"GATEWAy layout .*; a web of species names runs with gatbio foodweb "
+                                                 r"predict FILE"):
+        fw.read_web_folder(tmp_path / "mine_1")
+
+
 # ---------------------------------------------------------------- summarize
 
 
