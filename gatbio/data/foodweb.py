@@ -47,8 +47,9 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     an existing flag column is set to 1 there), with a note counting them: as a ``--traits`` table's missing
     values are (:func:`gatbio.tasks.foodweb.prepare_traits`), so that the traits hold no NaN.
 
-    Raises :class:`MalformedFileError` (with ``file:line``) on a wrong column count, a non-numeric value, a
-    ``nan`` / ``inf`` trait, a missing id, or ids that are not ``0..N-1`` in order.
+    Raises :class:`MalformedFileError` (with ``file:line``) on a column name repeated in the header, a wrong
+    column count, a non-numeric value, a ``nan`` / ``inf`` trait, a missing id, or ids that are not ``0..N-1`` in
+    order.
     """
     path = check_file(path)
     lines = [ln.rstrip("\r") for ln in read_text(path).split("\n")]
@@ -59,6 +60,12 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     header = lines[0].split() if sep == r"\s+" else lines[0].split(sep)
     if header[0] != id_column:
         raise MalformedFileError(path, 1, f"expected the first column to be {id_column!r}, found {header[0]!r}")
+    seen: dict[str, int] = {}
+    for k, col in enumerate(header, start=1):  # pandas would give two columns of one name: a Series per cell
+        if col in seen:
+            raise MalformedFileError(path, 1, f"column {col!r} appears twice in the header (columns {seen[col]} and "
+                                              f"{k}): rename one")
+        seen[col] = k
     rows = [(no, ln) for no, ln in enumerate(lines[1:], start=2) if ln.strip()]
     fields = []
     for no, ln in rows:
@@ -342,7 +349,9 @@ def _log10_with_flag(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 def load_cheddar(web: str, root: Path | None = None, *, self_loops: SelfLoopPolicy = "keep") -> Data:
     """A cheddar community (e.g. ``"TL84"``, ``"Millstream/c4"``, ``"pHWebs/Broadstone"``).
 
-    Edges are the ``trophic.links.csv`` rows in file order, ``resource → consumer`` (prey → predator).
+    Edges are the ``trophic.links.csv`` rows in file order, ``resource → consumer`` (prey → predator); a pair
+    listed more than once (as a cheddar export may, once per life stage) is one link at its first row, its
+    weights summed, with a note.
     Cannibal links are self-loops (kept by default). Isolated taxa are kept. ``x``: one-hot ``category``
     (``cat_*``), ``log10_M`` and ``log10_N`` (missing values mean-imputed and flagged in ``M_missing`` /
     ``N_missing``), when the web has those columns. ``edge_weight``: ``diet.fraction`` (Benguela) or
@@ -395,7 +404,9 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
     row required, messages with ``file:line``): ``nodes.csv`` needs a ``node`` column, ``trophic.links.csv`` a
     ``resource`` and a ``consumer`` column; ``M`` / ``N`` must be numbers where given (empty: missing), and a
     ``biomass.flow`` (else ``diet.fraction``) column is the link weight, checked by the one weight parser: an
-    empty cell in it is an error, a column empty on every row is no weight (:func:`_cheddar_weights`)."""
+    empty cell in it is an error, a column empty on every row is no weight (:func:`_cheddar_weights`). A link
+    listed twice is merged into one (its weights summed), with a note counting them and naming the first one's
+    lines, as the command-line edge-list readers do."""
     folder = Path(folder)
     for f in ("nodes.csv", "trophic.links.csv"):
         if not (folder / f).is_file():
@@ -417,8 +428,18 @@ def read_cheddar(folder: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> 
         raise MalformedFileError(folder / "trophic.links.csv", link_table.line(r),
                                  f"link names a node that is not in nodes.csv: {[res.iloc[r], con.iloc[r]]}")
     w = _cheddar_weights(folder / "trophic.links.csv", link_table)
-    data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="error", self_loops=self_loops,
-                         name=folder.name, path=folder / "trophic.links.csv", line_of_row=link_table.line)
+    data = edges_to_data(a, b, names, weight=w, directed=True, duplicates="merge", reduce="sum",
+                         self_loops=self_loops, name=folder.name, path=folder / "trophic.links.csv",
+                         line_of_row=link_table.line)
+    key = pd.Series(a * len(names) + b)
+    dup = key.duplicated().to_numpy() & ((a != b) | (self_loops != "remove"))  # a removed self-loop merges nothing
+    if dup.any():
+        r = int(np.flatnonzero(dup)[0])
+        r0 = int(np.flatnonzero(key.to_numpy() == key.iloc[r])[0])
+        k, summed = int(dup.sum()), "; their weights summed" if w is not None else ""
+        note(f"{folder / 'trophic.links.csv'}: {k} link{'s' if k > 1 else ''} listed more than once, e.g. "
+             f"{names[a[r]]!r} -> {names[b[r]]!r} (lines {link_table.line(r0)} and {link_table.line(r)}): merged, each "
+             f"counted once{summed}")
     feats, fnames = [], []
     if "category" in nodes.columns:
         cats = sorted(nodes["category"].dropna().unique())
@@ -458,8 +479,9 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
     (type 1) and ``i`` living or non-living (type 1 or 2; type 2 → 1 is detritivory). Arcs into detritus
     (egestion, mortality), imports, exports and respiration are dropped, and so are the Input, Output and
     Respiration vertices. Nodes: the living and non-living compartments, in file order. ``edge_weight``: the
-    carbon flow. ``x``: ``log10_biomass`` (non-positive biomass imputed with the mean and flagged),
-    ``biomass_missing``, ``living``. ``compartment_type``: the ECO type names.
+    carbon flow. ``x``: ``log10_biomass`` (non-positive biomass imputed with the mean and flagged; 0 and flagged
+    everywhere without a ``*vector bio-masses``), ``biomass_missing``, ``living``. ``compartment_type``: the ECO
+    type names.
     """
     if web not in PAJEK_WEBS:
         raise unknown_name("Pajek food web", web, list(PAJEK_WEBS), prefix="pajek/",
@@ -472,17 +494,49 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
 
 def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
     """Read a SCOR-derived Pajek flow web (``*partition ECO types``, ``*network``, ``*vector bio-masses``), keeping
-    feeding arcs only; see :func:`load_pajek_foodweb`."""
+    feeding arcs only; see :func:`load_pajek_foodweb`.
+
+    Refused (:class:`MalformedFileError`): a file without the ECO types partition (it says which vertices are
+    species), an ECO type outside 1-5 (at its line, by :func:`~gatbio.data.io.read_pajek`), a partition or a
+    biomass vector without one value per vertex, a vertex label that another vertex has. Without a biomass vector
+    the web is read all the same (the feeding links do not need it), with a note: every compartment's biomass is
+    missing (``log10_biomass`` 0, ``biomass_missing`` 1).
+    """
     path = Path(path)
     pj = read_pajek(path)
     net = pj.network()
-    types = next((v for k, v in pj.partitions.items() if k.lower().startswith("eco")), None)
-    biomass = next((v for k, v in pj.vectors.items() if k.lower().startswith("bio")), None)
-    if types is None or biomass is None or len(types) != net["n"] or len(biomass) != net["n"]:
-        raise MalformedFileError(path, None, "expected an '*partition ECO types' and a '*vector bio-masses' with one "
-                                             "value per vertex")
+    n, vertex_lines = len(net["node_names"]), net.get("vertex_lines", {})
+    first: dict[str, int] = {}
+    for k, label in enumerate(net["node_names"], start=1):  # as pajek_to_data: a name must pick one compartment
+        if label in first:
+            raise MalformedFileError(path, vertex_lines.get(k), f"vertex label {label!r} is also vertex {first[label]}'s "
+                                                                f"(line {vertex_lines.get(first[label])}): give each "
+                                                                "vertex its own label")
+        first[label] = k
+    eco = next((k for k in pj.partitions if k.lower().startswith("eco")), None)
+    if eco is None:
+        raise MalformedFileError(path, None, "no '*partition ECO types' (each vertex's compartment type: 1 living, 2 "
+                                             "non-living, 3 input, 4 output, 5 respiration), which tells the feeding "
+                                             "arcs from imports, exports and respiration: add it before *network "
+                                             "('*partition ECO types', '*vertices N', then one type per line), or read "
+                                             "the file as a plain network (read_pajek_network)")
+    types = pj.partitions[eco]
+    if len(types) != n:
+        raise MalformedFileError(path, None, f"*partition {eco!r} has {len(types)} values for the {n} vertices of the "
+                                             "network: give one ECO type per vertex, in vertex order")
+    bio = next((k for k in pj.vectors if k.lower().startswith("bio")), None)
+    if bio is None:
+        note(f"{path}: no '*vector bio-masses': the web is read without biomass (log10_biomass 0 and "
+             "biomass_missing 1 for every compartment); its feeding links do not need it")
+        biomass = np.full(n, np.nan)
+    else:
+        biomass = pj.vectors[bio]
+        if len(biomass) != n:
+            raise MalformedFileError(path, None, f"*vector {bio!r} has {len(biomass)} values for the {n} vertices of "
+                                                 "the network: give one biomass per vertex, in vertex order (0 or "
+                                                 "below: missing)")
     keep = np.flatnonzero(np.isin(types, (1, 2)))
-    new = -np.ones(net["n"], dtype=np.int64)
+    new = -np.ones(n, dtype=np.int64)
     new[keep] = np.arange(len(keep))
     arcs, w, lines = net["arcs"], net["arc_weight"], net["arc_lines"]
     feeding = np.isin(types[arcs[:, 0]], (1, 2)) & (types[arcs[:, 1]] == 1)

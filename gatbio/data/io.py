@@ -849,7 +849,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
         # spreadsheet's TSV) keeps its columns, empty fields included; where tabs and spaces are mixed, as
         # hand-made files have them, both separate (protein ids hold no whitespace).
         head = data_head(path, comment)
-        sep = sniff_separator(head) or r"\s+"
+        sep = ";" if semicolon_table(head) else sniff_separator(head) or r"\s+"  # ';': a spreadsheet's CSV
         if sep == "\t" and len({line.count("\t") for line in head}) > 1:
             sep = r"\s+"
     index = {str(n): i for i, n in enumerate(node_names)}
@@ -1318,7 +1318,9 @@ def read_pajek(path: str | Path) -> PajekFile:
     ``*edgeslist``), partitions (``*partition``) and vectors (``*vector``).
 
     Handles CRLF line endings, ``%`` comments, 1-based ids, quoted labels with spaces and
-    several sections in one project file. Ids are converted to 0-based.
+    several sections in one project file. Ids are converted to 0-based. Each network also holds
+    ``vertex_lines``: ``{1-based id: file line}`` of the vertices listed. A ``*partition`` whose name starts with
+    ``ECO`` (the compartment types of Scor2net's flow webs) must hold 1-5, else an error at the value's line.
     """
     path = check_file(path)
     try:  # UTF-8 (a byte-order mark dropped); Pajek's own tools write Latin-1, read as such when not UTF-8
@@ -1387,6 +1389,9 @@ def read_pajek(path: str | Path) -> PajekFile:
             except ValueError as err:
                 kind = "an integer" if section == "partition" else "a number"
                 raise MalformedFileError(path, no, f"*{section} {name!r}: expected {kind}, found {line!r}") from err
+            if section == "partition" and name.lower().startswith("eco") and not 1 <= values[-1] <= 5:
+                raise MalformedFileError(path, no, "ECO type must be 1-5 (1 living, 2 non-living, 3 input, 4 output, "
+                                                   f"5 respiration), found {values[-1]} for vertex {len(values)}")
             continue
         if section == "vertices":
             m = _PAJEK_VERTEX.match(line)
@@ -1441,7 +1446,7 @@ def read_pajek(path: str | Path) -> PajekFile:
         raise MalformedFileError(path, no, f"data line outside any section: {line!r}")
     close()
     for net in out.networks.values():
-        labelled = net.pop("vertex_lines", {})
+        labelled = net.setdefault("vertex_lines", {})
         if 0 < len(labelled) < net.get("n", 0):  # Pajek allows unlisted vertices: they are named by their ids
             note(f"{path}: {net['n'] - len(labelled)} of the {net['n']} vertices of *vertices have no line; "
                  "they are named by their ids")
@@ -1451,8 +1456,8 @@ def read_pajek(path: str | Path) -> PajekFile:
             dup = next(x for i, x in enumerate(names) if seen.setdefault(x, i) != i)
             first, second = [i + 1 for i, x in enumerate(names) if x == dup][:2]
             note(f"{path}: {len(names) - len(set(names))} vertex label(s) repeat another, e.g. {dup!r} (vertices "
-                 f"{first} and {second}, line {labelled.get(second)}); they stay separate nodes, but a name does "
-                 "not pick one")
+                 f"{first} and {second}, line {labelled.get(second)}); kept as labels (descriptions), but refused as a "
+                 "network's node names (a name would not pick one vertex)")
         for k in ("arcs", "edges"):
             net[k] = np.array(net[k], dtype=np.int64).reshape(-1, 2)
         for k in ("arc_lines", "edge_lines"):
@@ -1484,8 +1489,31 @@ def pajek_to_data(
 
     For an undirected result ``*arcs`` and ``*edges`` are both read as interactions. For a directed result,
     ``*edges`` are stored in both directions (a self-loop once).
+
+    Refused (:class:`MalformedFileError` at the vertex's line): a vertex label repeated (the node names would not
+    say which vertex a link or a prediction is about), and, in a network with ``*arcs`` and no ``*partition`` named
+    ``ECO ...``, a vertex named ``Input``, ``Output`` or ``Respiration`` (any case): SCOR's boundary compartments
+    of a carbon-flow web, whose arcs are imports, exports and respiration, not feeding links; read as species
+    they would change the web (``Respiration`` a top predator). Such a flow web needs its ECO types partition
+    (read with :func:`gatbio.data.foodweb.read_pajek_foodweb`).
     """
     net = pj.network(network)
+    vertex_lines, first = net.get("vertex_lines", {}), {}
+    where = lambda k: f"line {vertex_lines[k]}" if k in vertex_lines else "no line: named by its id"  # noqa: E731
+    for k, label in enumerate(net["node_names"], start=1):
+        if label in first:
+            raise MalformedFileError(pj.path, vertex_lines.get(k), f"vertex label {label!r} is also vertex "
+                                                                   f"{first[label]}'s ({where(first[label])}): give "
+                                                                   "each vertex its own label")
+        first[label] = k
+        if label.strip().lower() in ("input", "output", "respiration") and len(net["arcs"]) and \
+                not any(p.lower().startswith("eco") for p in pj.partitions):
+            raise MalformedFileError(pj.path, vertex_lines.get(k), f"vertex {k} is {label!r}, a boundary compartment "
+                                     "of a SCOR flow web (Input, Output, Respiration: its arcs are imports, exports "
+                                     "and respiration, not feeding links), but the file has no '*partition ECO "
+                                     "types' saying which vertices are species: add one before *network ('*partition "
+                                     "ECO types', '*vertices N', then one type per vertex: 1 living, 2 non-living, 3 "
+                                     "input, 4 output, 5 respiration), or rename the vertex if it is a species")
     has_arcs = len(net["arcs"]) > 0
     directed = has_arcs if directed is None else directed
     lines = np.concatenate([net["arc_lines"], net["edge_lines"]])
@@ -1591,7 +1619,7 @@ def read_adjacency_matrix(
             shown = head[0][1].strip()
             note(f"{path}: line {head[0][0]} {shown[:57] + '...' if len(shown) > 60 else shown!r} read as the "
                  "column names, and column 1 as the row names (the same names; --no-header reads the line as data)")
-    table = read_table(path, sep=sep, header=header, comment="#")
+    table = read_table(path, sep=sep, header=header, comment="#", unique_header=False)  # species: checked below
     path, df, col_names = table.path, table.df, table.header
     if index_col is None:
         index_col = df.shape[1] > 1 and bool(pd.to_numeric(df.iloc[:, 0], errors="coerce").isna().all())

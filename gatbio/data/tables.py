@@ -534,6 +534,7 @@ def read_table(
     expected_desc: str = "",
     numeric_columns: Sequence[int | str] = (),
     comment_note: bool = False,
+    unique_header: bool = True,
 ) -> Table:
     """Read a delimited text table (any compression) with exact line numbers and header detection.
 
@@ -550,6 +551,8 @@ def read_table(
         comment_note: say in one note how many comment lines were skipped, and the first one's line: for a format
             whose documentation promises no comments (a CSV table), where such a line may be a name that starts
             with ``comment`` or a row commented out, not a note the user meant to leave.
+        unique_header: a header naming a column twice is an error (pandas would give ``df[name]`` as a table);
+            ``False`` for a caller whose header holds data (an adjacency matrix's species, checked there).
     """
     path = check_file(path)
     raw = read_text(path)
@@ -589,7 +592,7 @@ def read_table(
             df, body_no = parse(False)
     if head is not None:
         named = [h.strip() for h in head if h.strip()]
-        twice = next((h for h in named if named.count(h) > 1), None)
+        twice = next((h for h in named if named.count(h) > 1), None) if unique_header else None
         if twice is not None:  # pandas would give df[twice] as a table, not a column: a traceback further on
             where = [i + 1 for i, h in enumerate(head) if h.strip() == twice]
             raise MalformedFileError(path, int(numbers[0]), f"column {twice!r} appears twice in the header (columns "

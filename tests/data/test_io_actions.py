@@ -106,6 +106,13 @@ def test_protein_pairs_written_by_r_with_row_names_read_the_named_columns(tmp_pa
            "columns 'protein_a' and 'protein_b'" in caplog.text
 
 
+def test_protein_pairs_of_a_semicolon_csv(tmp_path):
+    """A spreadsheet's CSV where the comma is the decimal mark separates by ';': 'P1;P3' was one unknown id (the
+    message's hint named a separator option that predict does not have)."""
+    pairs, raw = read_protein_pairs(write(tmp_path, "s.csv", "protein_a;protein_b\nP1;P3\nP3;P2\n"), ["P2", "P1", "P3"])
+    assert pairs.tolist() == [[1, 2], [2, 0]] and raw == [("P1", "P3"), ("P3", "P2")]
+
+
 def test_protein_pairs_repeated_in_either_order_are_noted(tmp_path, caplog):
     names = ["P2", "P1", "P3"]
     pairs, _ = read_protein_pairs(write(tmp_path, "r.txt", "P1 P3\nP2 P1\nP3 P1\nP1 P3\n"), names)
