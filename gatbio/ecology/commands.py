@@ -19,8 +19,13 @@ Columns of an edge list or CSV: a header whose names say the roles is read by th
 ``con.taxonomy``/``res.taxonomy``), with a note naming them; ``--source``/``--target`` (names, or numbers from 1)
 choose others; else the first two columns are prey and predator. Weights: a column named like weights
 (``weight``, ``w``, ``flow``, ``biomass.flow``, ``strength``, ``freq``, ``n``, ...), ``--weight COLUMN``, or
-without a header a third column of numbers (with a note; ``--unweighted`` ignores weights); any other column
-(``study_id``, ``year``, notes) is not read, and a note names it.
+without a header a third column of numbers (with a note; ``--unweighted`` ignores weights; two columns named like
+weights: choose one with ``--weight``); any other column (``study_id``, ``year``, notes) is not read, and a note
+names it, except a column of 0 and 1 (or yes/no, true/false, y/n) with some 0 or no, which says whether each listed
+link exists (long-format presence/absence): refused, as its rows of 0 would become links (``--weight COLUMN`` reads
+them as links of weight 0, which count as absent; ``--unweighted`` reads every row as a link). ``--source`` and
+``--target`` name two different columns. Species names that differ only in case or Unicode form (``rabbit``,
+``Rabbit``) are read as different species, with a note.
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first
 (not for tables whose header names the prey and predator columns: their names say it, nor for a Pajek flow web,
@@ -108,7 +113,8 @@ def read_foodweb_file(
     and weights as the module docstring says (``weight="auto"``: a column named like weights, or without a
     header a third column of numbers; ``None``: no weights), checked by the one weight parser (finite,
     ``>= 0``); a link listed twice is merged
-    into one (weights summed, as the trophic-level equations add parallel links), with a note on stderr.
+    into one (weights summed, as the trophic-level equations add parallel links), with a note on stderr; so are
+    species names that differ only in case or Unicode form (read as different species).
 
     Options that do not apply to what ``file`` is (``header`` for a Pajek file, a folder or a named web; the
     table options for a named web, a folder or a Pajek flow web; ``format`` for a named web) are refused with a
@@ -200,7 +206,49 @@ def read_foodweb_file(
                                         header=header)
     else:
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
+    _note_lookalike_names(path, fmt, data)
     return _orient(data, direction)
+
+
+def _note_lookalike_names(path: Path, fmt: str, data) -> None:
+    """A note on species names that differ only in case or Unicode normalisation form (``rabbit`` and ``Rabbit``;
+    ``Café`` written with ``é`` or with ``e`` and a combining accent): they are read as different species, which
+    is right only if they are; one example is shown, with the line of each name in a single file."""
+    import unicodedata
+
+    from gatbio.data.tables import note
+
+    groups: dict[str, list[str]] = {}
+    for x in map(str, getattr(data, "node_names", None) or []):
+        groups.setdefault(unicodedata.normalize("NFC", x).casefold(), []).append(x)
+    alike = [g for g in groups.values() if len(g) > 1]
+    if not alike:
+        return
+    a, b = alike[0][:2]
+    lines = _first_lines(path, fmt, [a, b]) if path.is_file() else {}
+    same_look = unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)  # repr would show one name
+    example = " and ".join((ascii(x) if same_look else repr(x)) + (f" (line {lines[x]})" if x in lines else "")
+                           for x in (a, b))
+    n, kind = len(alike), "pair" if all(len(g) == 2 for g in alike) else "set"
+    note(f"{path}: {n} {kind}{'s' if n > 1 else ''} of species names differ{'s' if n == 1 else ''} only in case or "
+         f"Unicode form (e.g. {example}): read as different species; write each species one way if they are the "
+         "same")
+
+
+def _first_lines(path: Path, fmt: str, names: list[str]) -> dict[str, int]:
+    """The line of ``path`` where each of ``names`` is first a whole field (a table's separator; a Pajek file's
+    whitespace, with quoted names)."""
+    from gatbio.data.io import split_line
+    from gatbio.data.tables import data_head, read_text
+
+    sep = r"\s+" if fmt == "pajek" else _table_separator(fmt, data_head(path, "#"))
+    found: dict[str, int] = {}
+    for no, line in enumerate(read_text(path).split("\n"), start=1):
+        fields = split_line(line.rstrip("\r"), sep)
+        found.update((x, no) for x in names if x not in found and x in fields)
+        if len(found) == len(names):
+            break
+    return found
 
 
 def refuse_table_options(file, what: str, *, direction: str = "prey-predator", source: str | None = None,
@@ -300,10 +348,12 @@ def is_weight_name(name: str) -> bool:
         and any(w in _WEIGHT_WORDS for w in words)
 
 
-def _header_roles(path, line: int, fields: list[str]) -> tuple[int | None, int | None]:
+def _header_roles(path, line: int, fields: list[str], chosen: tuple[str, ...] = ()
+                  ) -> tuple[int | None, int | None]:
     """Positions of the prey and the predator column named by ``fields`` (``None`` where no name says it); among
     several columns of one role the one named like a species (``con.taxonomy`` before ``con.taxonomy.status``),
-    else an error that says to choose."""
+    else an error that says to choose, or (columns of one name) to rename one; not for a role in ``chosen``
+    (``"source"``, ``"target"``: given by ``--source``/``--target``), whose first candidate is returned."""
     from gatbio.data.io import MalformedFileError
 
     found: dict[str, list[int]] = {"source": [], "target": []}
@@ -315,13 +365,22 @@ def _header_roles(path, line: int, fields: list[str]) -> tuple[int | None, int |
         if len(ks) > 1:
             words = SOURCE_WORDS if role == "source" else TARGET_WORDS
             ks = [k for k in ks if set(_name_words(fields[k])) - words <= _NAME_WORDS] or ks
-        if len(ks) > 1:
+        if len(ks) > 1 and role not in chosen:
             option, who = ("--source", "prey") if role == "source" else ("--target", "predator")
-            raise MalformedFileError(path, line, f"several columns could be the {who}s "
-                                                 f"({', '.join(repr(fields[k]) for k in ks)}): pick one with "
-                                                 f"{option} COLUMN")
+            raise MalformedFileError(path, line, _same_name(fields, ks) or
+                                     f"several columns could be the {who}s ({', '.join(repr(fields[k]) for k in ks)})"
+                                     f": pick one with {option} COLUMN")
         picked.append(ks[0] if ks else None)
     return picked[0], picked[1]
+
+
+def _same_name(fields: list[str], ks: list[int]) -> str | None:
+    """The message for columns ``ks`` of a header that all bear one name (``prey,prey,predator``), else ``None``:
+    the fix is to rename one (the table reader refuses a header that names a column twice)."""
+    if len({fields[k] for k in ks}) > 1:
+        return None
+    return f"columns {' and '.join(str(k + 1) for k in ks)} are all named {fields[ks[0]]!r}: rename one" \
+        if len(ks) > 2 else f"columns {ks[0] + 1} and {ks[1] + 1} are both named {fields[ks[0]]!r}: rename one"
 
 
 def _is_row_id_column(name: str, values: list[str], ncols: int) -> bool:
@@ -441,7 +500,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     """An edge list or CSV file as prey -> predator links (before ``--direction``): columns by the header's names
     (:func:`column_role`), by ``--source``/``--target``, else the first two; weights from a column named like
     weights (:func:`is_weight_name`), ``--weight``, or (no header) a third column of numbers, with a note; other
-    columns are named in a note and not read."""
+    columns are named in a note and not read (one that says whether each link exists is refused:
+    :func:`_refuse_presence_columns`)."""
     from gatbio.data import io
     from gatbio.data.tables import data_head, first_few, header_note, is_number, looks_like_header, note
 
@@ -452,16 +512,21 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     if source is None and target is None:
         _refuse_a_matrix(path, rows)
     first = rows[0] if rows else []
-    roles = _header_roles(path, head[0][0], first) if rows and header is not False else (None, None)
+    chosen = tuple(role for role, given in (("source", source), ("target", target)) if given is not None)
+    roles = _header_roles(path, head[0][0], first, chosen) if rows and header is not False else (None, None)
     named_roles = roles != (None, None)
     given = [x for x in (source, target, weight) if x not in (None, "auto")]
     has_header = header if header is not None else bool(rows) and (
         named_roles or any(x in first for x in given) or looks_like_header(first, rows[1:]))
     notes: list[str] = []
+    unread: list[int] = []  # the columns not read, by the last plan
 
     def column(name: str, fields: list[str], ncols: int, what: str) -> int:
         if name in fields:
-            return fields.index(name)
+            ks = [k for k, f in enumerate(fields) if f == name]
+            if len(ks) > 1:
+                raise io.MalformedFileError(path, head[0][0], f"{what} {name}: {_same_name(fields, ks)}")
+            return ks[0]
         if name.isdigit() and 1 <= int(name) <= max(ncols, len(fields)):  # a column number (1-based)
             return int(name) - 1
         shown = f"columns: {fields}" if fields else f"no header row: give a column number, 1 to {ncols}"
@@ -476,6 +541,9 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
         width = max(ncols, len(fields))
         s = column(source, fields, ncols, "--source") if source is not None else None
         t = column(target, fields, ncols, "--target") if target is not None else None
+        if s is not None and s == t:
+            raise ValueError(f"--source {source} and --target {target} name the same column ({s + 1}): a link "
+                             "needs its prey and its predator in two columns: give two different columns")
         src_role, dst_role = roles if use_header else (None, None)
         skipped: list[int] = []  # a column of row numbers, said
         by_names = use_header and source is None and target is None and named_roles
@@ -537,8 +605,16 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             w = None
         elif weight != "auto":
             w = column(weight, fields, ncols, "--weight")
+            if w in (s, t):
+                raise ValueError(f"--weight {weight}: column {w + 1} is the {'prey' if w == s else 'predator'} "
+                                 "column, not weights: give another column, or leave --weight out")
         elif use_header:
-            w = next((k for k, f in enumerate(fields) if k not in (s, t) and is_weight_name(f)), None)
+            ws = [k for k, f in enumerate(fields) if k not in (s, t) and is_weight_name(f)]
+            if len(ws) > 1:
+                raise io.MalformedFileError(path, head[0][0], _same_name(fields, ws) or "several columns could be "
+                                            f"the link weights ({', '.join(repr(fields[k]) for k in ws)}): pick one "
+                                            "with --weight COLUMN (or --unweighted)")
+            w = ws[0] if ws else None
             if w is not None and fields[w].lower() not in ("weight", "weights"):
                 notes.append(f"{path}: column {fields[w]!r} read as link weights (--unweighted to ignore)")
             if w is None and ncols == len(fields) + 1 and all(is_number(r[-1]) for r in body if len(r) == ncols):
@@ -548,6 +624,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
         else:
             w = "auto" if width >= 3 else None  # a third column of numbers (the reader notes one of text)
         ignored = [k for k in range(width) if k not in (s, t, w, *skipped) and not (w == "auto" and k == 2)]
+        auto_text = w == "auto" and width >= 3 and not all(is_number(r[2]) for r in body if len(r) > 2)
+        unread[:] = ignored + [2] * auto_text  # a third column of text is not read either (the reader says it)
         if ignored:
             shown = first_few([repr(fields[k]) if k < len(fields) and fields[k] else str(k + 1) for k in ignored], 6)
             why = " (not link weights by name; --weight COLUMN reads one as weights)" \
@@ -571,6 +649,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             src, dst, w = plan(False)
     if sep == r"\s+":
         _check_whitespace_names(path, head, bool(has_header))
+    if weight is not None:  # (weights ignored: every row is a link, as the caller said)
+        _refuse_presence_columns(path, sep, bool(has_header), first, rows, unread)
     for text in notes:
         note(text)
     data = io.read_edge_list(path, sep=sep, header=bool(has_header), source=src, target=dst, weight=w,
@@ -579,6 +659,64 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     if w == "auto" and getattr(data, "edge_weight", None) is not None:
         note(f"{path}: column 3 read as link weights (--unweighted to ignore)")
     return data
+
+
+def _yes_or_no(field) -> bool | None:
+    """``True`` for a field that says yes (``1``, ``yes``, ``y``, ``true``, any case), ``False`` for one that says
+    no (``0``, ``no``, ``n``, ``false``), else ``None``."""
+    from gatbio.data.tables import is_number
+
+    v = str(field).strip().lower()
+    if v in ("1", "yes", "y", "true", "0", "no", "n", "false"):
+        return v in ("1", "yes", "y", "true")
+    if is_number(v) and float(v) in (0.0, 1.0):  # 1.0, 0.0
+        return float(v) == 1.0
+    return None
+
+
+def _refuse_presence_columns(path: Path, sep: str, has_header: bool, first: list[str], rows: list[list[str]],
+                             unread: list[int]) -> None:
+    """A column not read (``unread``) that holds only 0 and 1 (or yes/no, true/false, y/n, any case), a 0 on some
+    row: a long-format presence/absence table, whose rows of 0 are no link; read as links, they would make every
+    listed pair a link. Refused, with ``--weight`` (a link of weight 0 is absent) or removing those rows as the
+    fix. The first rows (``rows``, the header first when ``has_header``) pick the columns to look at; the whole
+    file decides."""
+    import shlex
+
+    from gatbio.data.io import MalformedFileError
+    from gatbio.data.tables import is_number, notes_said_before, read_table
+
+    body = rows[1:] if has_header else rows
+    looks = [k for k in unread if any(len(r) > k for r in body)
+             and all(_yes_or_no(r[k]) is not None for r in body if len(r) > k)]
+    if not looks:
+        return
+    with notes_said_before():  # read once more, whole (the notes are the edge-list reader's to say)
+        df = read_table(path, sep=sep, header=has_header).df
+    for k in looks:
+        values = [v for v in df.iloc[:, k].tolist() if isinstance(v, str)] if k < df.shape[1] else []
+        said = [_yes_or_no(v) for v in values]
+        zeros = said.count(False)
+        if not zeros or None in said:
+            continue
+        named = has_header and k < len(first) and first[k] and first.count(first[k]) == 1
+        what = f"column {first[k]!r}" if named else f"column {k + 1}"
+        option = f"--weight {shlex.quote(first[k]) if named else k + 1}"
+        if all(is_number(v) for v in values):
+            held, no = "0 and 1" if zeros < len(values) else "0", "0"
+            fix = f"pass {option} (rows of 0 are then no link), or remove those rows"
+        else:  # one spelling of each word, as first written: yes and no, TRUE and FALSE
+            words: dict[str, str] = {}
+            for v in values:
+                words.setdefault(v.strip().lower(), v.strip())
+            yes = [x for x in words.values() if _yes_or_no(x)]
+            nos = [x for x in words.values() if not _yes_or_no(x)]
+            held = " and ".join(x for x in (", ".join((yes + nos)[:-1]), nos[-1]) if x)
+            no = " or ".join(nos)
+            fix = f"write it as 1 and 0 and pass {option} (rows of 0 are then no link), or remove the rows of {no}"
+        raise MalformedFileError(path, None, f"{what} holds only {held} ({zeros} row{'s' if zeros > 1 else ''} of "
+                                             f"{no}): if it says whether the link exists, {fix}; if it says "
+                                             "something else, remove the column")
 
 
 def _check_whitespace_names(path: Path, head: list[tuple[int, str]], has_header: bool) -> None:
@@ -695,7 +833,10 @@ def run(args: argparse.Namespace) -> int:
 
         note(f"{args.file}: {loops} cannibal (self) link(s) counted among the links but left out of the levels and "
              "of the prey / predator counts (a species eating its own kind is no step up the food chain)")
-    df = trophic_table(data, args.method, weighted=not args.unweighted)
+    try:
+        df = trophic_table(data, args.method, weighted=not args.unweighted)
+    except ValueError as err:  # the web has no levels by this method (no basal species, ...): name the file
+        raise ValueError(f"{args.file}: {err}") from None
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")
     try:

@@ -95,7 +95,8 @@ def test_trophic_errors_are_one_line(tmp_path, capsys):
     cyc.write_text("a b\nb a\n")
     assert main(["trophic", str(cyc), "--method", "levine"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("gatbio trophic: error: food web has no basal species") and "method='mackay'" in err
+    assert err.startswith(f"gatbio trophic: error: {cyc}: food web has no basal species")  # names the file
+    assert "method='mackay'" in err
     bad = tmp_path / "bad.txt"
     bad.write_text("a b\nb c d e\n")
     assert main(["trophic", str(bad)]) == 1
