@@ -1443,7 +1443,10 @@ def read_pajek(path: str | Path) -> PajekFile:
                 net["arc_weight" if key == "arcs" else "edge_weight"].append(w)
                 net["arc_lines" if key == "arcs" else "edge_lines"].append(no)
             continue
-        raise MalformedFileError(path, no, f"data line outside any section: {line!r}")
+        raise MalformedFileError(path, no, f"data line outside any section: {line!r}"
+                                 + ("" if out.networks or section else
+                                    " (a Pajek file starts with *Vertices or *Network; an edge list named .net or "
+                                    ".paj reads with --format edgelist)"))
     close()
     for net in out.networks.values():
         labelled = net.setdefault("vertex_lines", {})

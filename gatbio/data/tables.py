@@ -679,7 +679,8 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     (``"ignore"``: a proteome-wide file for a smaller network), or a new node (``"add"``: a species without links
     yet; the values then have a row per name and per added node, after them in file order, and the third item is
     the list of added names). Duplicate rows, rows longer than the header and values that are not
-    finite numbers are errors naming the file and line (``value_hint`` is appended to the last). Empty fields and
+    finite numbers are errors naming the file and line (``value_hint`` is appended to the last); a column of only
+    ``TRUE`` / ``FALSE`` (any case: R's logicals) is read as 1 / 0. Empty fields and
     ``NA`` / ``nan`` are NaN (``missing="nan"``), or an error naming the line (``missing="error"``: an embedding has
     no missing values). A header this function detects is said in a note, as :func:`read_table`'s. Lines starting
     with ``#`` are skipped as comments; ``comment_note`` says how many in a note (:func:`read_table`).
@@ -721,6 +722,10 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     col_names = [str(c) if table.header is not None else f"{value_word}_{k + 1}" for k, c in enumerate(cols)]
     values = np.empty((len(df), len(cols)))
     for k, c in enumerate(cols):
+        given = df[c].dropna().astype(str).str.strip().str.lower()
+        given = given[~given.isin(["na", "nan", ""])]
+        if len(given) and given.isin(["true", "false"]).all():  # R's and spreadsheets' logical columns: 1 / 0
+            df[c] = df[c].astype(str).str.strip().str.lower().map({"true": "1", "false": "0"}).where(df[c].notna())
         v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
         bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
         bad |= np.isinf(v)  # an infinite trait or embedding value is no measurement

@@ -644,3 +644,26 @@ def test_a_header_naming_a_column_twice_is_refused_where_it_is(tmp_path):
         read_table(p, sep=",", header=True)
     p.write_text("# exported\nnode,M,,\ngrass,0.1,,\nrabbit,2,,\n")
     assert read_table(p, sep=",", header=True).df.shape == (2, 4)
+
+
+def test_a_trait_column_of_r_logicals_reads_as_one_and_zero(tmp_path):
+    """R writes logical columns as TRUE / FALSE (NA where missing): refused before as 'must be a number'."""
+    p = tmp_path / "t.csv"
+    p.write_text("species,mass,parasite\na,1,FALSE\nb,2,TRUE\nc,3,NA\nd,4,true\n")
+    values, names, _ = read_species_traits(p, ["a", "b", "c", "d"])
+    assert names == ["mass", "parasite"]
+    np.testing.assert_array_equal(values[:, 1], [0, 1, np.nan, 1])
+    p.write_text("species,mass,parasite\na,1,FALSE\nb,2,maybe\n")  # not a logical column: still an error
+    with pytest.raises(MalformedFileError, match=r"t\.csv:2: trait 'parasite' must be a number, found 'FALSE'"):
+        read_species_traits(p, ["a", "b"])
+
+
+def test_an_edge_list_named_like_a_pajek_file_is_told_the_format(tmp_path):
+    from gatbio.data.io import read_pajek
+
+    p = tmp_path / "w.net"
+    p.write_text("grass rabbit\nrabbit fox\n")
+    with pytest.raises(MalformedFileError, match=r"w\.net:1: data line outside any section: 'grass rabbit' \(a Pajek "
+                                                 r"file starts with \*Vertices or \*Network; an edge list named \.net "
+                                                 r"or \.paj reads with --format edgelist\)"):
+        read_pajek(p)
