@@ -766,7 +766,7 @@ class GATConv(MessagePassing):
 
     def _check_inputs(self, x_src, x_dst, edge_index, edge_attr, attn_bias, size) -> None:
         """Validate at the boundary, with messages that say what was expected."""
-        if self._edge_update_forward_pre_hooks or self._edge_update_forward_hooks:
+        if getattr(self, "_edge_update_forward_pre_hooks", None) or getattr(self, "_edge_update_forward_hooks", None):
             raise RuntimeError("an edge_update hook is registered, but this layer computes its attention outside "
                                "PyG's edge_updater, so the hook would never fire; remove it and read the attention "
                                "with return_attention_weights=True")
