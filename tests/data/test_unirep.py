@@ -63,10 +63,9 @@ def test_mlstm_equals_the_equations_and_ignores_batching(tiny):
     assert not np.allclose(one_by_one[0], one_by_one[3])  # MKTAYIAKQR is not its first five residues
 
 
-def test_an_interrupted_run_resumes_from_its_checkpoint(tiny, tmp_path, monkeypatch):
-    """Finished batches are saved; a rerun computes only the rest (and a repeated sequence once), with the same
-    result; a checkpoint of other weights is not used."""
-    full = unirep_embeddings(SEQS, tiny, batch_size=1, progress=False)
+def interrupt_at_third_batch(monkeypatch) -> list[int]:
+    """UniRep's forward made to count its batches (their sizes, in the returned list) and to raise a Ctrl-C at
+    the third while two are counted: clear the list to let a rerun go through."""
     rows, forward = [], UniRep.forward
 
     def counted(self, tokens, lengths):
@@ -76,6 +75,14 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tiny, tmp_path, monkeypa
         return forward(self, tokens, lengths)
 
     monkeypatch.setattr(UniRep, "forward", counted)
+    return rows
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint(tiny, tmp_path, monkeypatch):
+    """Finished batches are saved; a rerun computes only the rest (and a repeated sequence once), with the same
+    result; a checkpoint of other weights is not used."""
+    full = unirep_embeddings(SEQS, tiny, batch_size=1, progress=False)
+    rows = interrupt_at_third_batch(monkeypatch)
     ck = tmp_path / "emb.partial.npz"
     seqs = SEQS + [SEQS[0]]  # a repeated sequence is run once
     with pytest.raises(KeyboardInterrupt):
@@ -95,15 +102,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tiny, tmp_path, monkeypa
 def test_an_interruption_before_the_next_save_keeps_the_finished_batches(tiny, tmp_path, monkeypatch):
     """The checkpoint was written every 60 s only: Ctrl-C a minute in lost every batch since (seen: 25 s of a
     protein embed run, nothing kept). Now the interruption writes what is finished, then propagates."""
-    rows, forward = [], UniRep.forward
-
-    def counted(self, tokens, lengths):
-        if len(rows) == 2:
-            raise KeyboardInterrupt
-        rows.append(len(tokens))
-        return forward(self, tokens, lengths)
-
-    monkeypatch.setattr(UniRep, "forward", counted)
+    rows = interrupt_at_third_batch(monkeypatch)
     ck = tmp_path / "emb.partial.npz"
     with pytest.raises(KeyboardInterrupt):
         unirep_embeddings(SEQS, tiny, batch_size=1, progress=False, checkpoint=ck, save_every=3600)
