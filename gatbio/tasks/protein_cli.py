@@ -627,7 +627,11 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
                          "for predict (its model and training settings)")
     it.add_argument("--out", metavar="PATH", default=None,
                     help="benchmark: results folder (default: the config's out_dir); predict: the predictions CSV "
-                         "(tab-separated when the name ends in .tsv)")
+                         "(tab-separated when the name ends in .tsv), one row per pair of --pairs in file order: "
+                         "protein_a, protein_b, known (the pair is in the interaction file), known_modes, predicted "
+                         "(';'-separated modes whose score is above the model's threshold, best first; the "
+                         "threshold is in the printed summary line: 0.5 for the networks, chosen on held-out pairs "
+                         "for the profile rules), score_<mode> for each of the 7 modes (the model's probability)")
     it.add_argument("--summary-only", action="store_true", help="benchmark: only remake the summary tables")
     add_device_option(it, default=None)
     add_resume_options(it)
