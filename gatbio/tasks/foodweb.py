@@ -1321,6 +1321,15 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
         s = fold_scores(A, tr, cfg, "links", use, progress=bar, structure_seeds=use)[model][0]
     cand = ~(A.toarray() > 0)
     np.fill_diagonal(cand, False)
+    if names is not None and "living" in list(names) and x is not None:  # a flow web's compartments (Pajek/SCOR)
+        dead = np.flatnonzero(np.asarray(x, dtype=float)[:, list(names).index("living")] == 0)
+        if len(dead):  # detritus eats nothing: arcs into it are egestion and mortality, not feeding links
+            from gatbio.data.tables import note
+
+            cand[:, dead] = False
+            note(f"{len(dead)} non-living compartment(s) ({', '.join(node_names[k] for k in dead[:3])}"
+                 f"{', ...' if len(dead) > 3 else ''}) are not offered as consumers: they eat nothing (arcs into "
+                 "detritus are egestion and mortality); they stay resources (detritivory)")
     i, j = np.nonzero(cand)
     if top > len(i):
         from gatbio.data.tables import note

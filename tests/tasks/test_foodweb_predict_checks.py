@@ -228,6 +228,20 @@ def test_a_web_folder_of_species_names_is_told_the_benchmarks_layout(tmp_path):
         fw.read_web_folder(tmp_path / "mine_1")
 
 
+def test_non_living_compartments_of_a_flow_web_are_never_predicted_to_eat(caplog):
+    """A Pajek flow web's detritus (living = 0) was listed as the consumer of 60 of Maspalomas' 387 candidate
+    links: arcs into detritus are egestion and mortality, left out of the feeding links, so it eats nothing."""
+    names = ["alga", "snail", "fish", "heron", "POC", "crab"]
+    links = [(0, 1), (0, 2), (1, 2), (2, 3), (4, 1), (4, 5), (5, 3), (1, 3), (0, 5)]
+    data = Data(edge_index=torch.tensor(links).t(), num_nodes=6, node_names=names,
+                x=torch.tensor([[1.0, 0, 1], [0.5, 0, 1], [1.2, 0, 1], [2.0, 0, 1], [0.0, 1, 0], [0.7, 0, 1]]),
+                trait_names=["log10_biomass", "biomass_missing", "living"])
+    df = PREDICT(data, top=100, seeds=[0])
+    assert len(df) == 36 - 6 - len(links) - 5  # every non-link but the 5 with POC as the consumer
+    assert "POC" not in set(df["consumer"]) and "POC" in set(df["resource"])
+    assert "1 non-living compartment(s) (POC) are not offered as consumers" in caplog.text
+
+
 # ---------------------------------------------------------------- summarize
 
 
