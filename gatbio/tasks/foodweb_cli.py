@@ -39,7 +39,8 @@ keeps one GAT's start from reordering the list).
 
 Links: a link of weight 0 carries no flow and counts as absent (as in gatbio trophic), so it is dropped, and the
 pair can be predicted; other weights are not used. Cannibal (self) links are left out: a species eating itself
-is neither learnt from nor predicted. Both are noted on stderr.
+is neither learnt from nor predicted. A flow web's non-living compartments (a Pajek web's detritus) are never
+predicted to eat, only to be eaten. All three are noted on stderr.
 
 Columns:
   rank                1 for the likeliest missing link
