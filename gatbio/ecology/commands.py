@@ -849,7 +849,8 @@ def run(args: argparse.Namespace) -> int:
             extra = f", q={trophic_incoherence(data, 'johnson', weighted=not args.unweighted):.4f} (Johnson)"
         except ValueError:
             extra = ""
-    print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {data.num_edges} links, "
+    counted = f"{data.num_edges - zero} links" + (f" (and {zero} of weight 0, not counted)" if zero else "")
+    print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {counted}, "
           f"method={args.method}, incoherence F0={f0}{' (MacKay)' if args.method == 'levine' else ''}{extra}")
     print(df.to_string(index=False, float_format=lambda x: f"{x:.4f}"))  # one format for either method
     if args.csv:

@@ -83,8 +83,11 @@ def test_columns_that_are_not_presence_are_only_not_read(tmp_path, capsys, caplo
     assert "column 'site' not read" in caplog.text
     weights = tmp_path / "w.txt"  # a third column of 0 and 1 without a header is read as weights (as before)
     weights.write_text("grass rabbit 1\ngrass fox 0\nrabbit fox 1\n")
+    capsys.readouterr()
     assert main(["trophic", str(weights)]) == 0
     assert "1 of 3 links have weight 0 and are not counted" in caplog.text
+    # the header line counts the links the levels count (it said 3 links)
+    assert capsys.readouterr().out.startswith("# w: 3 species, 2 links (and 1 of weight 0, not counted), ")
 
 
 def test_a_numeric_source_picks_among_columns_named_for_the_prey(tmp_path, capsys, caplog):
