@@ -196,7 +196,8 @@ def link_split(
             self-loops stay in training.
 
     Negatives are never links of the full graph (in either direction, for undirected graphs) and never
-    self-pairs; validation and test negatives are disjoint.
+    self-pairs; validation and test negatives are disjoint. A link listed more than once is split once (a note
+    says how many repeats): a test link never trains.
     """
     if not 0 <= val < 1 or not 0 < test < 1 or val + test >= 1:
         raise ValueError(f"val={val}, test={test}: need 0 <= val, 0 < test and val + test < 1")
@@ -208,6 +209,15 @@ def link_split(
     ei = data.edge_index
     # what is split: directed edges, or one direction (u < v) per interaction of an undirected graph
     items = ei[:, ei[0] < ei[1]] if undirected else ei
+    # a link listed twice (a file listing each interaction in both directions, a table's repeated rows) is split
+    # once: else one copy could be tested while the other trains, a leak (first occurrences, in file order)
+    _, first = np.unique(_pair_keys(items, n), return_index=True)
+    if len(first) < items.size(1):
+        from gatbio.data.tables import note
+
+        note(f"link_split: {items.size(1) - len(first)} repeated {'interaction' if undirected else 'link'}(s) of "
+             f"{getattr(data, 'name', None) or 'the graph'} split once each (a test link must not also train)")
+        items = items[:, torch.from_numpy(np.sort(first))]
     P = items.size(1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(P)
@@ -216,8 +226,10 @@ def link_split(
         raise ValueError(f"{P} links are too few for val={val}, test={test}")
     test_idx, val_idx, train_idx = perm[:n_test], perm[n_test:n_test + n_val], np.sort(perm[n_test + n_val:])
     train = items[:, torch.from_numpy(train_idx)]
-    if undirected:  # both directions of each training interaction, and the self-loops
-        train = torch.cat([train, train.flip(0), ei[:, ei[0] == ei[1]]], dim=1)
+    if undirected:  # both directions of each training interaction, and the self-loops (once each)
+        loops = ei[:, ei[0] == ei[1]]
+        loops = loops[:, torch.from_numpy(np.sort(np.unique(_pair_keys(loops, n), return_index=True)[1]))]
+        train = torch.cat([train, train.flip(0), loops], dim=1)
     forbidden = set(_pair_keys(ei, n).tolist())
     tr = train.numpy()
     pools = (tr[0], tr[1]) if negatives == "degree" else (None, None)

@@ -195,3 +195,23 @@ def test_node_split_keeps_every_node_when_fractions_sum_to_one():
         assert not set(s["train"]) & set(s["test"])
     s = node_split(10, train=0.3, val=0.2, test=0.1, seed=0)  # explicit partial split stays partial
     assert (len(s["train"]), len(s["val"]), len(s["test"])) == (3, 2, 1)
+
+
+@pytest.mark.parametrize("undirected", [True, False])
+def test_a_repeated_link_is_split_once_so_no_test_link_trains(undirected, caplog):
+    """A file listing each interaction in both directions, read as undirected, holds every pair twice per
+    direction; a table's repeated rows hold a directed link twice. Each copy was split on its own: 41 of 60 test
+    positives were training edges too (a leak). Now each link is one item, split once, with a note."""
+    from gatbio.data.splits import link_split
+
+    g = torch.Generator().manual_seed(0)
+    pairs = torch.randint(0, 40, (2, 120), generator=g)
+    pairs = pairs[:, pairs[0] != pairs[1]]
+    ei = torch.cat([pairs, pairs, pairs.flip(0), pairs.flip(0)], 1) if undirected else torch.cat([pairs, pairs], 1)
+    fold = link_split(Data(edge_index=ei, num_nodes=40), seed=0, undirected=undirected)
+    train = set(map(tuple, fold.train_edge_index.t().tolist()))
+    held = fold.test_pos.t().tolist() + fold.val_pos.t().tolist()
+    assert held and not any(tuple(p) in train or (undirected and tuple(p[::-1]) in train) for p in held)
+    unique = len({(min(a, b), max(a, b)) if undirected else (a, b) for a, b in ei.t().tolist()})
+    assert fold.test_pos.size(1) == round(0.2 * unique)  # fractions of the distinct links
+    assert "repeated" in caplog.text and "split once each" in caplog.text
