@@ -160,8 +160,15 @@ def check_edge_index(edge_index, num_nodes: int | None = None, what: str = "edge
                         "gatbio.data.io.edges_to_data(src, dst, node_names) from its id columns, or read the file "
                         "with gatbio.ecology.commands.read_foodweb_file(path)")
     shape = tuple(edge_index.shape) if hasattr(edge_index, "shape") else np.shape(edge_index)
+    listed = isinstance(edge_index, list | tuple)  # Python's way to write links: a list of (source, target) pairs
+    if listed and shape == (2, 2):
+        raise ValueError(f"{what} is a list of two pairs, {list(map(tuple, edge_index))}: two (source, target) "
+                         "links, or the two rows of a (2, E) edge_index? Give a tensor or an array: "
+                         "torch.tensor(links).t() for a list of links")
     if len(shape) != 2 or shape[0] != 2:
-        fix = " (it looks like (E, 2): pass edge_index.t())" if len(shape) == 2 and shape[1] == 2 else ""
+        fix = "" if not (len(shape) == 2 and shape[1] == 2) else \
+            " (it looks like a list of (source, target) links: pass torch.tensor(links).t())" if listed else \
+            " (it looks like (E, 2): pass edge_index.t())"
         raise ValueError(f"{what} has shape {shape}: expected (2, E), row 0 the sources and row 1 the targets{fix}")
     return node_ids(edge_index, num_nodes, what)
 

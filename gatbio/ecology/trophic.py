@@ -80,6 +80,19 @@ def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_l
     from gatbio.data.io import check_edge_index
 
     names, what = None, "data_or_edge_index"
+    if isinstance(data_or_edge_index, nx.Graph):  # networkx's own convention: an edge u -> v, v eats u
+        G = data_or_edge_index
+        if not G.is_directed():
+            raise TypeError("data_or_edge_index is an undirected networkx graph: a food web's links have a "
+                            "direction (prey -> predator); give a networkx.DiGraph")
+        nodes = list(G.nodes)
+        index = {v: k for k, v in enumerate(nodes)}
+        edges = list(G.edges(data="weight", default=1.0))
+        data_or_edge_index = Data(edge_index=torch.tensor([[index[u] for u, _, _ in edges],
+                                                           [index[v] for _, v, _ in edges]],
+                                                          dtype=torch.long).reshape(2, -1),
+                                  edge_weight=torch.tensor([float(w) for _, _, w in edges], dtype=torch.float64),
+                                  num_nodes=len(nodes), node_names=[str(v) for v in nodes])
     if isinstance(data_or_edge_index, Data):
         d = data_or_edge_index
         ei, what = d.edge_index, "data.edge_index"
@@ -117,8 +130,9 @@ def _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted: bool, self_l
 
 
 def basal_nodes(data_or_edge_index, num_nodes: int | None = None) -> torch.Tensor:
-    """Indices of nodes with no prey (no incoming edge other than a self-loop)."""
-    src, dst, _, n, _ = _as_graph(data_or_edge_index, num_nodes, None, False, "ignore")
+    """Indices of nodes with no prey: no incoming link other than a self-loop, links of weight 0 (a
+    ``data.edge_weight`` of 0: no flow, absent) not counted, as :func:`trophic_levels` counts them."""
+    src, dst, _, n, _ = _as_graph(data_or_edge_index, num_nodes, None, True, "ignore")
     indeg = np.bincount(dst, minlength=n)
     return torch.from_numpy(np.flatnonzero(indeg == 0))
 
@@ -225,9 +239,11 @@ def trophic_levels(
     """Trophic level of every node (see the module docstring for the math and conventions).
 
     Args:
-        data_or_edge_index: a :class:`Data` (its ``edge_weight`` is used when present and ``weighted``) or an
-            ``edge_index`` long ``(2, E)`` with edges prey → predator (whole numbers; a path or a table is refused:
-            read it first, e.g. with :func:`gatbio.ecology.commands.read_foodweb_file`).
+        data_or_edge_index: a :class:`Data` (its ``edge_weight`` is used when present and ``weighted``), a
+            :class:`networkx.DiGraph` (levels in ``list(G.nodes)`` order, its ``weight`` edge attribute as the
+            weights) or an ``edge_index`` long ``(2, E)`` with edges prey → predator (whole numbers; a path or a
+            table is refused: read it first, e.g. with :func:`gatbio.ecology.commands.read_foodweb_file`; a Python
+            list of two pairs is refused as ambiguous: give a tensor).
         method: ``"mackay"`` (any directed graph; per weakly connected component, minimum level 1) or
             ``"levine"`` (basal species at 1; needs every node reachable from a basal species).
         num_nodes: number of nodes (default: from ``data`` or the largest id + 1).

@@ -281,3 +281,35 @@ def test_node_ids_must_be_whole_numbers_and_the_shape_2_by_e():
         trophic_levels(ei([(0, 1), (1, 2), (2, 3)]).t())
     with pytest.raises(ValueError, match=r"edge_index holds node id 3.*0\.\.2"):
         trophic_levels(ei([(0, 1), (1, 3)]), num_nodes=3)
+
+
+def test_a_networkx_digraph_is_read_with_its_node_order_and_weights():
+    """networkx's trophic.py is the convention (an edge u -> v: v eats u): its DiGraph was refused with a
+    misleading shape message. Levine's levels then equal networkx's own, weights included."""
+    G = nx.DiGraph()
+    G.add_edge("grass", "rabbit", weight=1.0)
+    G.add_edge("rabbit", "fox", weight=3.0)
+    G.add_edge("grass", "fox", weight=1.0)
+    ours = trophic_levels(G, "levine").tolist()
+    assert ours == pytest.approx([nx.trophic_levels(G)[v] for v in G.nodes])  # [1, 2, 2.75]
+    assert ours == pytest.approx([1.0, 2.0, 2.75])
+    with pytest.raises(TypeError, match="undirected networkx graph: .* give a networkx.DiGraph"):
+        trophic_levels(nx.Graph([("grass", "rabbit")]))
+
+
+def test_two_links_as_a_python_list_are_refused_as_ambiguous():
+    """[(0, 1), (0, 2)] (grass eaten by rabbit and deer) was read as the (2, E) rows [[0, 1], [0, 2]]: a
+    self-loop 0 -> 0 and 1 -> 2, levels [1, 1, 2] instead of [1, 2, 2]."""
+    with pytest.raises(ValueError, match=r"a list of two pairs, \[\(0, 1\), \(0, 2\)\]: two \(source, target\) "
+                                         r"links, or the two rows of a \(2, E\) edge_index\?"):
+        trophic_levels([(0, 1), (0, 2)])
+    assert trophic_levels(torch.tensor([(0, 1), (0, 2)]).t()).tolist() == [1.0, 2.0, 2.0]
+    with pytest.raises(ValueError, match=r"list of \(source, target\) links: pass torch\.tensor\(links\)\.t\(\)"):
+        trophic_levels([(0, 1), (0, 2), (1, 2)])
+
+
+def test_basal_nodes_do_not_count_links_of_weight_zero():
+    """A consumer whose only prey link weighs 0 is basal for trophic_levels (level 1); basal_nodes said not."""
+    g = Data(edge_index=torch.tensor([[0, 1, 2], [1, 2, 3]]), edge_weight=torch.tensor([1.0, 0.0, 1.0]), num_nodes=4)
+    assert trophic_levels(g, "levine").tolist() == [1.0, 2.0, 1.0, 2.0]
+    assert basal_nodes(g).tolist() == [0, 2]
