@@ -223,7 +223,17 @@ def pair_split(pairs: np.ndarray | torch.Tensor, num_nodes: int, kind: str, seed
     the roots, attempts and a ``protocol`` sentence."""
     if val_kind not in VAL_SPLITS:
         raise ValueError(f"val_split={val_kind!r}: choose one of {', '.join(VAL_SPLITS)}")
+    shape = tuple(np.shape(pairs))
+    if len(shape) != 2 or shape[1] != 2:
+        fix = " (it looks like (2, P): pass pairs.t())" if len(shape) == 2 and shape[0] == 2 else ""
+        raise ValueError(f"pairs has shape {shape}: expected (P, 2), one (protein, protein) pair per row{fix}")
+    if shape[0] < 5:
+        raise ValueError(f"{shape[0]} pair(s) are too few to split into training, validation and test pairs")
     sp = gnn_ppi_split(pairs, num_nodes, kind, np.random.default_rng(seed), test_fraction, max_root_pairs)
+    if not sp["test"]:
+        raise ValueError(f"the {kind} split of {shape[0]} pairs left no test pair (the walk takes whole proteins; "
+                         f"test_fraction={test_fraction} of so few pairs rounds to none): give more pairs or a larger "
+                         "test_fraction")
     vk = kind if val_kind == "same" else "random"
     carve = carve_validation(pairs, sp["train"], num_nodes, vk, seed, val_fraction, max_root_pairs, val_parts)
     n, parts = len(pairs), carve["val_parts"]

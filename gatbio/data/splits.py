@@ -81,6 +81,23 @@ def _pair_keys(edge_index: torch.Tensor, n: int) -> np.ndarray:
     return ei[0].astype(np.int64) * n + ei[1]
 
 
+def _check_data(data, func: str) -> None:
+    """``data`` must be a :class:`Data` (an ``edge_index`` tensor alone has no node count)."""
+    if not isinstance(data, Data):
+        kind = "an edge_index tensor" if torch.is_tensor(data) else type(data).__name__
+        raise TypeError(f"{func}: data is {kind}; give a torch_geometric Data, e.g. Data(edge_index=edge_index, "
+                        "num_nodes=N)")
+
+
+def _check_count(name: str, value, least: int) -> int:
+    """A whole number (Python or NumPy int, not a bool or a float) of at least ``least``, as a Python int."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise ValueError(f"{name}={value!r}: give an integer >= {least}")
+    return int(value)
+
+
 def all_non_links(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
     """Every ordered pair ``(i, j)``, ``i != j``, that is not an edge (row-major order), long ``(2, ·)``."""
     n = int(num_nodes)
@@ -100,6 +117,8 @@ def gateway_folds(data: Data, n_folds: int = 5) -> list[LinkFold]:
     block ``k`` and ``train_edge_index`` the other blocks (original order kept); the test negatives are the
     same for every fold: all non-links of the full web.
     """
+    _check_data(data, "gateway_folds")
+    n_folds = _check_count("n_folds", n_folds, 2)
     ei = data.edge_index
     E = ei.size(1)
     if E < n_folds:
@@ -199,6 +218,8 @@ def link_split(
     self-pairs; validation and test negatives are disjoint. A link listed more than once is split once (a note
     says how many repeats): a test link never trains.
     """
+    _check_data(data, "link_split")
+    _check_count("seed", seed, 0)
     if not 0 <= val < 1 or not 0 < test < 1 or val + test >= 1:
         raise ValueError(f"val={val}, test={test}: need 0 <= val, 0 < test and val + test < 1")
     if negatives not in ("uniform", "degree"):
@@ -268,6 +289,9 @@ def node_split(
         ``{"train": [...], "val": [...], "test": [...], "seed": s, "fractions": [...], "num_nodes": N}`` with
         sorted node indices. Use :func:`split_masks` for boolean masks.
     """
+    if torch.is_tensor(num_nodes) and num_nodes.numel() == 1 and not num_nodes.is_floating_point():
+        num_nodes = int(num_nodes)  # a 0-d tensor, as some Data objects hold it
+    num_nodes, seed = _check_count("num_nodes", num_nodes, 1), _check_count("seed", seed, 0)  # JSON-able, seeded
     test = 1.0 - train - val if test is None else test
     if min(train, val, test) < 0 or train + val + test > 1 + 1e-9:
         raise ValueError(f"train={train}, val={val}, test={test}: fractions must be >= 0 and sum to at most 1")

@@ -215,3 +215,28 @@ def test_a_repeated_link_is_split_once_so_no_test_link_trains(undirected, caplog
     unique = len({(min(a, b), max(a, b)) if undirected else (a, b) for a, b in ei.t().tolist()})
     assert fold.test_pos.size(1) == round(0.2 * unique)  # fractions of the distinct links
     assert "repeated" in caplog.text and "split once each" in caplog.text
+
+
+def test_split_functions_name_the_argument_a_user_got_wrong():
+    """Each gave a library's error (a ZeroDivisionError, 'too many values to unpack', sklearn's n_splits, an
+    AttributeError) or a silent oddity (float indices, an unseeded split saved as seed None)."""
+    from gatbio.data.pair_splits import pair_split
+    from gatbio.data.splits import gateway_folds, link_split, node_split
+
+    web = Data(edge_index=torch.tensor([[0, 1, 2, 3, 0, 1], [1, 2, 3, 4, 2, 3]]), num_nodes=5)
+    cases = [
+        (lambda: pair_split(np.array([[0, 1]]), 2, "random", seed=0), ValueError, r"1 pair\(s\) are too few to split"),
+        (lambda: pair_split(np.zeros((2, 40), dtype=int), 4, "bfs", 0), ValueError,
+         r"pairs has shape \(2, 40\): expected \(P, 2\).*pass pairs\.t\(\)"),
+        (lambda: gateway_folds(web, n_folds=1), ValueError, r"n_folds=1: give an integer >= 2"),
+        (lambda: gateway_folds(web.edge_index), TypeError, r"gateway_folds: data is an edge_index tensor; give a "
+                                                           r"torch_geometric Data"),
+        (lambda: link_split(web.edge_index), TypeError, r"link_split: data is an edge_index tensor"),
+        (lambda: node_split(10.0), ValueError, r"num_nodes=10\.0: give an integer >= 1"),
+        (lambda: node_split(10, seed=None), ValueError, r"seed=None: give an integer >= 0"),
+    ]
+    for call, error, match in cases:
+        with pytest.raises(error, match=match):
+            call()
+    sp = node_split(torch.tensor(10), seed=np.int64(3))  # a 0-d tensor and a NumPy seed: plain ints in the dict
+    assert type(sp["num_nodes"]) is int and type(sp["seed"]) is int and json.dumps(sp)
