@@ -78,16 +78,22 @@ def run(args: argparse.Namespace) -> int:
                   "the folder that has them, or fetch one with gatbio datasets --download NAME)", file=sys.stderr)
         return 1 if bad else 0
     if args.download:
-        if args.download not in DATASETS:
-            raise unknown_name("dataset", args.download, list(DATASETS))
+        name, files = args.download, None
+        if "/" in name and name.split("/", 1)[0] in DATASETS:  # one web of a collection: its own files
+            from gatbio.data.sources import member_files
+
+            name, files = name.split("/", 1)[0], member_files(name)
+        if name not in DATASETS:
+            raise unknown_name("dataset", name, list(DATASETS))
         base = check_data_root(root, option=option, must_exist=False)
-        if missing_files(args.download, root=base):  # before any download: a root gatbio cannot write to
-            check_data_root(base, option=option, must_exist=False, writable=True)
-        written = download(args.download, root=base)
+        if [f for f in missing_files(name, root=base) if files is None or f.path in files]:  # before any download
+            check_data_root(base, option=option, must_exist=False, writable=True)  # a root it cannot write to
+        written = download(name, root=base, files=files)
         print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
-        bad = {p: s for p, s in verify(args.download, root=base).items() if s.startswith("MISMATCH")}
+        bad = {p: s for p, s in verify(name, root=base).items() if s.startswith("MISMATCH")
+               and (files is None or p in files)}
         if bad:  # present files are skipped: a damaged one stays until it is deleted
-            folder = base / DATASETS[args.download].folder
+            folder = base / DATASETS[name].folder
             print(f"{args.download}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
                   f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
             return 1

@@ -685,6 +685,22 @@ def mirrored(url: str, mirror: str | None = None) -> str:
     return base + "/" + url.split("://", 1)[1] if base else url
 
 
+def member_files(name: str) -> list[str]:
+    """The registry paths of one member of a collection, named as :func:`gatbio.data.load` names it
+    (``gateway/11`` or ``gateway/AEW03_11``, ``cheddar/TL84``, ``pajek/baydry``): what :func:`download` fetches
+    for that name. An unknown member: the error that ``load`` gives (with the closest names)."""
+    collection, member = name.split("/", 1)
+    info = DATASETS[collection]
+    if collection == "gateway":  # a web folder, and the index files that name its species (load reads them)
+        from gatbio.data.foodweb import gateway_web_folder
+
+        prefix = f"webs/{gateway_web_folder(member)}/"
+        return [f.path for f in info.files if f.path.startswith(prefix) or "/" not in f.path]
+    if member not in info.members:
+        raise unknown_name(f"{collection} web", member, list(info.members), prefix=f"{collection}/")
+    return [f.path for f in info.files if f.path.startswith(member + "/") or f.path.rsplit(".", 1)[0] == member]
+
+
 def download(
     name: str,
     *,
@@ -696,7 +712,9 @@ def download(
     timeout: float | None = None,
     progress: bool | None = None,
 ) -> list[Path]:
-    """Download the missing files of dataset ``name`` into ``<root>/<folder>/`` (default root: :func:`data_root`).
+    """Download the missing files of dataset ``name`` into ``<root>/<folder>/`` (default root: :func:`data_root`);
+    a collection's member, as :func:`gatbio.data.load` names it (``gateway/11``, ``pajek/baydry``), fetches only
+    that web's files (:func:`member_files`).
 
     Each file is fetched from its public URL, its sha256 checked against the registry (a mismatch raises and
     writes nothing), and written atomically. ZIP archives are fetched once per URL and the members extracted.
@@ -719,6 +737,8 @@ def download(
     Returns the paths written. Files without a public URL: the others are fetched, then
     :class:`DatasetNotFoundError` names them (to place by hand) and says how many were written.
     """
+    if "/" in name and name.split("/", 1)[0] in DATASETS and files is None:  # one web of a collection
+        name, files = name.split("/", 1)[0], member_files(name)
     if name not in DATASETS:
         raise unknown_name("dataset", name, sorted(DATASETS))
     info = DATASETS[name]
@@ -860,7 +880,10 @@ def require_files(name: str, paths: list[str], *, root: str | Path | None = None
     by_path = {f.path: f for f in info.files}
     if missing:
         srcs = [by_path.get(p, FileSource(p, None, None)) for p in missing]
-        hint = "\n" + fetch_hint(name, base, option) if any(f.url for f in srcs) else ""
+        # a collection's member (one web): the hint fetches its files, not the whole collection
+        member = next((f"{name}/{m}" for m in info.members if set(paths) <= set(member_files(f"{name}/{m}"))),
+                      None) if info.is_collection and len(paths) < len(info.files) else None
+        hint = "\n" + fetch_hint(member or name, base, option) if any(f.url for f in srcs) else ""
         raise DatasetNotFoundError(missing_message(name, srcs, base, option=option) + hint)
     for p in paths:
         if p in by_path:

@@ -138,3 +138,23 @@ def test_two_actions_at_once_are_refused_not_one_dropped(capsys):
     assert main(["datasets", "--verify", "gateway", "--members", "gateway"]) == 2
     assert "--verify and --members: give one of them per command" in capsys.readouterr().err
     assert main(["datasets", "--verify", "fake", "--download", "fake"]) == 2
+
+
+def test_one_web_of_a_collection_downloads_alone(data_root, tmp_path, capsys, monkeypatch):
+    """`download("pajek/baydry")` was 'unknown dataset', and the hint after a missing web named the whole
+    collection (19 webs; gateway's 57): a member, named as load names it, fetches its own files."""
+    from gatbio.data.sources import DATASETS, member_files
+
+    assert member_files("pajek/baydry") == ["baydry.paj"]
+    assert member_files("gateway/11")[-2:] == ["webs/AEW03_11/11_edge_list.txt", "webs/AEW03_11/11_node_attr_list.txt"]
+    f = next(f for f in DATASETS["pajek"].files if f.path == "baydry.paj")
+    mirror = tmp_path / "mirror"
+    dest = mirror / f.url.split("://", 1)[1]
+    dest.parent.mkdir(parents=True)
+    dest.write_bytes((data_root / "foodwebs_ulanowicz_pajek" / f.path).read_bytes())
+    monkeypatch.setenv("GATBIO_MIRROR", str(mirror))  # only baydry.paj is there: another file would fail
+    assert main(["datasets", "--download", "pajek/baydry", "--root", str(tmp_path / "data")]) == 0
+    assert "1 file(s) written" in capsys.readouterr().out
+    assert [p.name for p in (tmp_path / "data").rglob("*.paj")] == ["baydry.paj"]
+    assert main(["datasets", "--download", "pajek/bay", "--root", str(tmp_path / "data")]) == 1
+    assert "unknown pajek web 'pajek/bay'; did you mean" in capsys.readouterr().err

@@ -453,8 +453,9 @@ def test_a_missing_dataset_names_the_download_command_and_the_python_call(tmp_pa
     assert main(["trophic", "pajek/baydry"]) == 1
     err = capsys.readouterr().err
     assert f"put baydry.paj at {tmp_path / 'foodwebs_ulanowicz_pajek' / 'baydry.paj'}" in err
-    assert ("gatbio datasets --download pajek fetches the files that have a public URL (in Python: "
-            "gatbio.data.download('pajek'))") in err
+    # the one web's files (the whole collection, 19 webs, before)
+    assert ("gatbio datasets --download pajek/baydry fetches the files that have a public URL (in Python: "
+            "gatbio.data.download('pajek/baydry'))") in err
     assert "or set GATBIO_DATA to a folder that has it" in err
 
 
@@ -466,12 +467,12 @@ def test_a_missing_dataset_under_root_names_that_root_and_its_option(tmp_path, m
         sources.require_files("pajek", ["baydry.paj"], root=tmp_path, option="--root")
     msg = str(err.value)
     assert "GATBIO_DATA" not in msg and "or give --root a folder that has it" in msg
-    assert (f"gatbio datasets --download pajek --root {tmp_path} fetches the files that have a public URL "
-            f"(in Python: gatbio.data.download('pajek', root='{tmp_path}'))") in msg
+    assert (f"gatbio datasets --download pajek/baydry --root {tmp_path} fetches the files that have a public URL "
+            f"(in Python: gatbio.data.download('pajek/baydry', root='{tmp_path}'))") in msg
     with pytest.raises(DatasetNotFoundError) as err:  # a root given in Python (or a config): no option to name
         sources.require_files("pajek", ["baydry.paj"], root=tmp_path)
     msg = str(err.value)
     assert "GATBIO_DATA" not in msg and "or give a data root that has it" in msg
-    assert f"gatbio datasets --download pajek --root {tmp_path} " in msg
+    assert f"gatbio datasets --download pajek/baydry --root {tmp_path} " in msg
     with pytest.raises(sources.DataRootError, match=rf"^--root {tmp_path / 'none'}: no such folder"):
         sources.require_files("pajek", ["baydry.paj"], root=tmp_path / "none", option="--root")
