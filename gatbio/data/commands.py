@@ -26,7 +26,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--long", action="store_true", help="also show license and citation columns")
     p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
     p.add_argument("--download", metavar="NAME",
-                   help="download the missing files of a dataset (sha256 checked; files without a public URL are "
+                   help="download the missing files of a dataset, or of one web of a collection (pajek/baydry, "
+                        "gateway/11) (sha256 checked; files without a public URL are "
                         "named, to place by hand); GATBIO_MIRROR=URL or a folder fetches them through a mirror "
                         "(the URL's scheme replaced: GATBIO_MIRROR=http://mirror/x fetches "
                         "https://host/path as http://mirror/x/host/path); GATBIO_TIMEOUT=SECONDS: how long a silent "
