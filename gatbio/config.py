@@ -410,6 +410,8 @@ def _satisfies(v: Any, rule: str) -> tuple[bool, str]:
         return False, f"a number ({rule})"
     if math.isnan(v):
         return False, "a number, not nan"
+    if math.isinf(v):  # lr=inf trained to NaN (or, on the food webs, failed after minutes naming no key)
+        return False, "a finite number"
     if rule in (">0", ">=0"):
         return (v > 0 if rule == ">0" else v >= 0), {">0": "> 0", ">=0": ">= 0"}[rule]
     m = _INTERVAL.match(rule)

@@ -75,6 +75,9 @@ def test_config_path_problems(tmp_path, caplog):
     ({"dropout": "[0, 1)"}, ["dropout=1.0"], r"config dropout=1\.0: must be in \[0, 1\)"),
     ({"inner.epochs": ">0"}, ["inner.epochs=0"], r"config inner\.epochs=0: must be > 0"),
     ({"lr": ">0"}, ["lr=nan"], r"config lr=nan: must be a number, not nan"),
+    # accepted before: NaN results (protein), or 'Input contains NaN' minutes later naming no key (food webs)
+    ({"lr": ">0"}, ["lr=inf"], r"config lr=inf: must be a finite number"),
+    ({"dropout": "[0, 1)"}, ["dropout=-inf"], r"config dropout=-inf: must be a finite number"),
 ])
 def test_check_settings_rejects_what_makes_no_sense(rules, overrides, msg):
     with pytest.raises(ValueError, match=msg):
