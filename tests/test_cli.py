@@ -370,3 +370,13 @@ def test_a_full_disk_or_a_symlink_loop_is_one_line_with_the_fix(capsys):
     assert "points back to itself" in capsys.readouterr().err
     with pytest.raises(OSError):
         run_guarded("gatbio datasets", fail(errno.EIO, "x"))
+
+
+@pytest.mark.parametrize("words", [["protein", "run"], ["foodweb", "benchmark"], ["protein", "interactions"],
+                                   ["robustness"]])
+def test_overrides_may_sit_on_both_sides_of_the_options(words):
+    """`protein run --config F epochs=5 --out D seeds=[0]` was 'unrecognized arguments: seeds=[0]' for protein run
+    and foodweb benchmark (interactions and robustness took it): every sweep reads them alike."""
+    args = build_parser().parse_args([*words, "--config", "c.yaml", "epochs=5", "--out", "D", "seeds=[0]"])
+    given = getattr(args, "overrides", None) or getattr(args, "args", None)
+    assert list(given) == ["epochs=5", "seeds=[0]"] and args.out == "D"

@@ -19,7 +19,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gatbio._options import add_device_option, add_header_option, add_resume_options, resume_mode
+from gatbio._options import (
+    IntermixedParser,
+    add_device_option,
+    add_header_option,
+    add_resume_options,
+    resume_mode,
+)
 from gatbio._paths import check_input_dir
 from gatbio.ecology.commands import FORMATS
 
@@ -80,9 +86,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "[0,1,2], out results/foodweb, jobs 1)")
     b.add_argument("--jobs", type=int, default=None, metavar="N", help="webs in parallel (default: the config's jobs)")
     b.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0] gat.epochs=50")
+    b.__class__ = IntermixedParser  # `--config F a=1 --out D b=2`: overrides on both sides of the options
     b.add_argument("--quiet", action="store_true",
                    help="no progress on stderr (a bar on a terminal; in a log file or a pipe, a line at most every "
                         "30 s)")
+    b.add_argument("--summary-only", action="store_true",
+                   help="only remake the tables of the results folder (as gatbio foodweb summarize OUT does)")
     add_device_option(b, default=None, small_graphs=True)
     add_resume_options(b)
     b.set_defaults(func=run_benchmark)
@@ -155,6 +164,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")
     cfg = load_config(FoodWebConfig, args.config, overrides)
+    if args.summary_only:  # the protein sweeps' option, here too: the folder's tables, from its own config
+        if args.restart or args.resume_anyway:
+            raise ValueError("--summary-only trains nothing: --restart / --resume-anyway do not apply")
+        return run_summarize(argparse.Namespace(out=cfg.out, webs=args.webs))
     if args.device is not None:
         import dataclasses
 

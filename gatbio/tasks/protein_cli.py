@@ -127,6 +127,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     rn.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seeds=[0,1] epochs=50")
     add_device_option(rn, default=None)
     add_resume_options(rn)
+    rn.__class__ = IntermixedParser  # `--config F a=1 --out D b=2`: overrides on both sides of the options
     rn.set_defaults(func=run_main)
     add_interactions_parser(sub)
     em = sub.add_parser(

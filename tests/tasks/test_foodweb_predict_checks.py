@@ -278,6 +278,15 @@ def test_summarize_checks_webs_and_says_when_published_rows_are_missing(tmp_path
     assert "none of the 1 webs of the results is in" in _stderr(capsys, caplog)[1]
 
 
+def test_benchmark_summary_only_remakes_the_tables_as_summarize_does(tmp_path, capsys, caplog):
+    """`foodweb benchmark --summary-only` was 'unrecognized arguments' (the protein sweeps have it)."""
+    out = _results(tmp_path)
+    assert gatbio_main(["foodweb", "benchmark", "--out", str(out), "--summary-only"]) == 0
+    assert (out / "summary.csv").is_file() and "== summary" in capsys.readouterr().out
+    assert gatbio_main(["foodweb", "benchmark", "--out", str(out), "--summary-only", "--restart"]) == 1
+    assert "--summary-only trains nothing: --restart / --resume-anyway do not apply" in capsys.readouterr().err
+
+
 def test_summarize_of_an_interrupted_benchmark_says_what_is_missing(tmp_path, capsys, caplog):
     """A folder whose benchmark was interrupted after W_7's links unit: the tables looked final (summary_species
     simply absent); the note now says 3 of the config's 4 (web, protocol) units have no result and how to finish."""
