@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import yaml
 from omegaconf import ListConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf.errors import OmegaConfBaseException, ValidationError
 
 T = TypeVar("T")
 
@@ -84,7 +84,10 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
                     raise ValueError(f"override {o!r}: its value is not valid YAML ({what}); e.g. seeds=[0,1], "
                                      "name=text, epochs=50 (quote the whole override in the shell)") from None
                 _check_shapes(schema, OmegaConf.to_container(one), where, None)
-                base = OmegaConf.merge(base, one)
+                try:
+                    base = OmegaConf.merge(base, one)
+                except ValidationError as err:  # a value of the wrong type: named with its override, as typed
+                    _refuse_override(schema, o, err)
         obj = OmegaConf.to_object(base)
     except OmegaConfBaseException as err:
         key = getattr(err, "full_key", None) or getattr(err, "key", None)
@@ -103,6 +106,30 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         what = f"allowed keys of {section}" if section else "allowed top-level keys"
         raise ValueError(f"bad config in {where}: {msg} ({what}: {allowed})") from None
     return obj  # type: ignore[return-value]
+
+
+def _refuse_override(schema: type, override: str, err: ValidationError) -> None:
+    """The message for ``key=value`` whose value OmegaConf cannot convert to the setting's type (``hidden=1e2``,
+    ``epochs=``, ``seeds=[a]``): the override as typed, the key and what it takes. OmegaConf's own names neither
+    the key nor the override among several (``Value '100.0' of type 'float' could not be converted to Integer``);
+    other errors (a null for a required setting, a setting of another type) are re-raised for its message."""
+    key, given = (x.strip() for x in override.split("=", 1))
+    tp = _unwrap_optional(_field_type(schema, key))
+    args = typing.get_args(tp) if _is_list_type(tp) else ()
+    item = _unwrap_optional(args[0]) if args else None
+    if args and not given.startswith("["):
+        raise err  # seeds=3: "expected a list, e.g. seeds=[3]" (load_config's handler)
+    if item in _SCALAR_WORDS:  # seeds=[a]: a list of typed items
+        kind = _SCALAR_WORDS[item].removeprefix("a ")
+        want = f"a list of {kind}s, e.g. {key}=[0,1]" if item in (int, float) else f"a list of {kind}"
+    elif tp in _SCALAR_WORDS:
+        want = _SCALAR_WORDS[tp]
+    else:
+        raise err
+    if not given:
+        raise ValueError(f"override {override!r}: no value given; give {want}, or leave the override out to keep "
+                         "the config's") from None
+    raise ValueError(f"override {override!r}: {key} must be {want}, not {given!r}") from None
 
 
 def task_schemas() -> Iterator[tuple[type, str, str]]:

@@ -46,7 +46,7 @@ def test_a_bad_override_names_the_override_not_a_line_of_the_file(tmp_path):
     p.write_text("seeds: [0]\nlr: 0.1\n")
     with pytest.raises(ValueError) as err:
         load_config(Cfg, p, ["lr=fast"])
-    assert str(err.value).startswith("bad config in command-line overrides lr=fast: Value 'fast'")
+    assert str(err.value) == "override 'lr=fast': lr must be a number, not 'fast'"  # no line of c.yaml
 
 
 def test_an_override_that_is_not_yaml_is_one_line():
@@ -340,3 +340,19 @@ def test_a_typo_or_a_stray_key_keeps_the_key_by_key_message(tmp_path, text, msg)
     with pytest.raises(ValueError) as err:
         load_config(ProteinConfig, p)
     assert msg in str(err.value) and "this is a config of" not in str(err.value)
+
+
+@pytest.mark.parametrize("overrides,msg", [
+    # OmegaConf's: "bad config in command-line overrides <every override>: Value '100.0' of type 'float' could not
+    # be converted to Integer": the converted value, neither the key nor which override
+    (["lr=0.1", "inner.epochs=1e2"], r"^override 'inner\.epochs=1e2': inner\.epochs must be a whole number, "
+                                     r"not '1e2'$"),
+    (["dropout=abc"], r"^override 'dropout=abc': dropout must be a number, not 'abc'$"),
+    (["seeds=[a]"], r"^override 'seeds=\[a\]': seeds must be a list of whole numbers, e.g\. seeds=\[0,1\], "
+                    r"not '\[a\]'$"),
+    (["inner.epochs="], r"^override 'inner\.epochs=': no value given; give a whole number, or leave the override "
+                        r"out"),
+])
+def test_an_override_of_the_wrong_type_is_named_as_typed(overrides, msg):
+    with pytest.raises(ValueError, match=msg):
+        load_config(Cfg, None, overrides)
