@@ -453,6 +453,28 @@ def lock_out_dir(out: Path, key: str = "out_dir") -> None:
     _LOCKS[out] = fh
 
 
+def refuse_busy(out: str | Path, key: str = "out_dir") -> None:
+    """Refuse to remake the tables of ``out`` while another process holds its lock (:func:`lock_out_dir`): a sweep
+    is writing there, its tables come at its end, and tables written now would say "incomplete" of runs in
+    progress, or overwrite its own with fewer runs. A no-op where ``fcntl`` does not exist, for a folder without a
+    lock file, and for this process's own lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    out = Path(out).resolve()
+    if out in _LOCKS or not (out / LOCK_FILE).is_file():
+        return
+    with open(out / LOCK_FILE, encoding="utf-8") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)  # only while nobody holds it exclusively
+        except OSError:
+            who = fh.read().strip() or "another process"
+            raise FolderBusyError(f"{key} {out}: another gatbio run ({who}) is writing its results there, and makes "
+                                  "its tables when it ends; remake them after it ends") from None
+        fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def release_out_dir(out: str | Path, finished: bool = True) -> None:
     """Release :func:`lock_out_dir`'s lock on ``out``: the sweep's runs are all written (``finished``), or its
     work stopped (an error, Ctrl-C), when :func:`resume_hint` still names the folder."""
@@ -615,6 +637,8 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         out.mkdir(parents=True, exist_ok=True)
         lock_out_dir(out, key)
         _ACTIVE[:] = [out.resolve()]
+    else:
+        refuse_busy(out, key)
     now = result_settings(cfg, free_keys)
     if inputs:
         from gatbio.data.sources import sha256_file

@@ -182,6 +182,9 @@ def run_summarize(args: argparse.Namespace) -> int:
     from gatbio.tasks.foodweb import FoodWebConfig, summarize_results
 
     check_input_dir(args.out, "OUT", "the results folder of gatbio foodweb benchmark")
+    from gatbio.results import refuse_busy
+
+    refuse_busy(args.out, "OUT")  # a benchmark writing there makes its tables at its end
     if args.webs is not None:
         check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
                                              "reference rows")

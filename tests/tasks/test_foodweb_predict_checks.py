@@ -287,6 +287,27 @@ def test_benchmark_summary_only_remakes_the_tables_as_summarize_does(tmp_path, c
     assert "--summary-only trains nothing: --restart / --resume-anyway do not apply" in capsys.readouterr().err
 
 
+def test_summarize_waits_for_a_benchmark_writing_in_the_folder(tmp_path, capsys):
+    """It wrote tables from the webs finished so far while a benchmark ran there (whose own tables, at its end,
+    it could then replace with fewer webs)."""
+    import subprocess
+    import sys
+
+    out = _results(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; from gatbio.results import lock_out_dir; "
+                               f"lock_out_dir({str(out)!r}); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert gatbio_main(["foodweb", "summarize", str(out)]) == 1
+        assert f"another gatbio run (pid {holder.pid}" in capsys.readouterr().err
+        assert not (out / "summary.csv").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert gatbio_main(["foodweb", "summarize", str(out)]) == 0
+
+
 def test_summarize_of_an_interrupted_benchmark_says_what_is_missing(tmp_path, capsys, caplog):
     """A folder whose benchmark was interrupted after W_7's links unit: the tables looked final (summary_species
     simply absent); the note now says 3 of the config's 4 (web, protocol) units have no result and how to finish."""
