@@ -104,8 +104,21 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         section, cls = _section(schema, str(key)) if key else ("", schema)
         allowed = ", ".join(f.name for f in dataclasses.fields(cls))
         what = f"allowed keys of {section}" if section else "allowed top-level keys"
-        raise ValueError(f"bad config in {where}: {msg} ({what}: {allowed})") from None
+        # a key of a section given at the top (robustness's epochs=5 for protein.epochs / foodweb.epochs)
+        nested = _section_keys(cls, str(key)) if key and "." not in str(key) and "not in" in msg else []
+        hint = f"; did you mean {' or '.join(nested)}?" if nested else ""
+        raise ValueError(f"bad config in {where}: {msg}{hint} ({what}: {allowed})") from None
     return obj  # type: ignore[return-value]
+
+
+def _section_keys(cls: type, key: str) -> list[str]:
+    """``section.key`` for each section (a nested config dataclass) of ``cls`` that has a setting ``key``."""
+    found = []
+    for f in dataclasses.fields(cls):
+        tp = _unwrap_optional(_field_type(cls, f.name))
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp) and key in {g.name for g in dataclasses.fields(tp)}:
+            found.append(f"{f.name}.{key}")
+    return found
 
 
 def _refuse_override(schema: type, override: str, err: ValidationError) -> None:

@@ -356,3 +356,9 @@ def test_a_typo_or_a_stray_key_keeps_the_key_by_key_message(tmp_path, text, msg)
 def test_an_override_of_the_wrong_type_is_named_as_typed(overrides, msg):
     with pytest.raises(ValueError, match=msg):
         load_config(Cfg, None, overrides)
+
+
+def test_a_sections_key_given_at_the_top_is_pointed_to_its_section():
+    """robustness's `epochs=5` was refused as unknown with no word of protein.epochs / foodweb.epochs."""
+    with pytest.raises(ValueError, match=r"Key 'epochs' not in 'Cfg'; did you mean inner\.epochs\?"):
+        load_config(Cfg, None, ["epochs=5"])
