@@ -686,10 +686,18 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
             "to reuse them, or choose another output folder")
     if resume == "restart" and stored is not None:
         root = out.resolve()
+        removed = []
         for name in outputs:
             target = (out / name)
-            if target.resolve().is_relative_to(root) and target.resolve() != root:
+            if target.resolve().is_relative_to(root) and target.resolve() != root and target.exists():
+                folder = target.is_dir()
+                n_files = sum(1 for p in target.rglob("*") if p.is_file()) if folder else 1
                 _remove(target)
+                removed.append(f"{name}/ ({n_files} file(s))" if folder else name)
+        if removed:
+            from gatbio.data.tables import note
+
+            note(f"--restart: deleted this task's earlier outputs in {out}: {', '.join(removed)}")
         history = []
     elif diff and resume == "anyway":
         history.append({"previous_fingerprint": fingerprint(stored), "differences": diff})

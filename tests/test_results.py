@@ -137,12 +137,13 @@ def test_a_differing_config_is_refused_naming_the_keys(tmp_path):
     assert (out / "config.yaml").read_text() == before  # not rewritten under the old results
 
 
-def test_restart_deletes_only_the_task_outputs(tmp_path):
+def test_restart_deletes_only_the_task_outputs(tmp_path, caplog):
     out = tmp_path / "out"
     prepare(out)
     fake_run(out)
     prepare(out, resume="restart", lr=0.1)
     assert not (out / "runs").exists() and not (out / "summary.csv").exists()
+    assert f"--restart: deleted this task's earlier outputs in {out}: runs/ (1 file(s)), summary.csv" in caplog.text
     assert (out / "mine.txt").read_text() == "the user's own file"
     assert json.loads((out / FINGERPRINT_FILE).read_text())["settings"]["lr"] == 0.1
     prepare(out, lr=0.1)  # the new config now resumes
