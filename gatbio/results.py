@@ -45,7 +45,7 @@ __all__ = [
     "atomic_write_text", "atomic_write_many", "table_text", "InvalidJSONError", "software", "machine",
     # resuming safely
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
-    "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "release_out_dir", "writing_runs",
+    "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "refuse_busy", "release_out_dir", "writing_runs",
     "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
     "missing_runs_note", "mixed_configs_note",
     # summaries over seeds
