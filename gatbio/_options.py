@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["IntermixedParser", "check_at_least", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
+__all__ = ["IntermixedParser", "check_at_least", "check_one_out", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
            "pop_resume_flag"]
 
 
@@ -24,6 +24,17 @@ class IntermixedParser(argparse.ArgumentParser):
             return self.parse_known_intermixed_args(args, namespace)
         finally:
             self._inner = False
+
+
+def check_one_out(out: str | None, overrides, key: str = "out_dir") -> None:
+    """``--out D`` and an override ``out_dir=E`` of another folder name two results folders: refused, naming both
+    (``--out`` took precedence without a word)."""
+    if out is None:
+        return
+    for o in overrides or ():
+        name, _, value = str(o).partition("=")
+        if name.strip() == key and value.strip().strip("'\"") not in ("", str(out)):
+            raise ValueError(f"--out {out} and the override {o} name two results folders: give one of them")
 
 
 def check_at_least(parser: argparse.ArgumentParser, args: argparse.Namespace, least: dict[str, int]) -> None:

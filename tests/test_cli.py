@@ -380,3 +380,15 @@ def test_overrides_may_sit_on_both_sides_of_the_options(words):
     args = build_parser().parse_args([*words, "--config", "c.yaml", "epochs=5", "--out", "D", "seeds=[0]"])
     given = getattr(args, "overrides", None) or getattr(args, "args", None)
     assert list(given) == ["epochs=5", "seeds=[0]"] and args.out == "D"
+
+
+@pytest.mark.parametrize("words,key", [(["protein", "run"], "out_dir"), (["foodweb", "benchmark"], "out"),
+                                       (["protein", "interactions"], "out_dir"), (["robustness"], "out_dir")])
+def test_two_results_folders_are_refused_before_any_reading(words, key, tmp_path, capsys):
+    """`--out B out_dir=A`: B was used without a word about A."""
+    from gatbio.cli import main
+
+    argv = [*words, "--config", str(tmp_path / "none.yaml"), f"{key}={tmp_path / 'A'}", "--out", str(tmp_path / "B")]
+    assert main(argv) == 1
+    assert f"--out {tmp_path / 'B'} and the override {key}={tmp_path / 'A'} name two results folders: give one " \
+           "of them" in capsys.readouterr().err

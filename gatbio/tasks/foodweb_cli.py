@@ -24,6 +24,7 @@ from gatbio._options import (
     add_device_option,
     add_header_option,
     add_resume_options,
+    check_one_out,
     resume_mode,
 )
 from gatbio._paths import check_input_dir
@@ -160,6 +161,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
         check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/")
         overrides.append(f"webs={args.webs}")
     if args.out is not None:
+        check_one_out(args.out, args.overrides, "out")
         overrides.append(f"out={args.out}")
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")

@@ -26,6 +26,7 @@ from gatbio._options import (
     add_device_option,
     add_header_option,
     add_resume_options,
+    check_one_out,
     resume_mode,
 )
 
@@ -205,6 +206,7 @@ def run_main(args: argparse.Namespace) -> int:
 
     from gatbio.tasks.protein import load, run
 
+    check_one_out(args.out, args.overrides)
     cfg = load(args.config, args.overrides)
     if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
         cfg = dataclasses.replace(cfg, out_dir=args.out)
@@ -693,6 +695,7 @@ def interactions_main(args: argparse.Namespace) -> int:
 
     from gatbio.tasks.protein_interactions import load, run
 
+    check_one_out(args.out, rest)
     cfg = load(args.config, rest)
     if args.out is not None:
         cfg = dataclasses.replace(cfg, out_dir=args.out)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from gatbio._options import IntermixedParser, add_device_option, add_resume_options, resume_mode
+from gatbio._options import (
+    IntermixedParser,
+    add_device_option,
+    add_resume_options,
+    check_one_out,
+    resume_mode,
+)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -38,6 +44,7 @@ def main(args: argparse.Namespace) -> int:
     from gatbio.cli import show_sweep_progress
     from gatbio.tasks.robustness import load, run
 
+    check_one_out(args.out, args.overrides)
     cfg = load(args.config, args.overrides)
     if args.out is not None:  # set on the loaded config: a folder name is not parsed as a config value
         cfg = dataclasses.replace(cfg, out_dir=args.out)
