@@ -20,9 +20,24 @@ import pandas as pd
 import torch
 from torch_geometric.data import Data
 
-from gatbio.data.io import MalformedFileError, SelfLoopPolicy, edges_to_data, read_edge_list, read_pajek
+from gatbio.data.io import (
+    MalformedFileError,
+    SelfLoopPolicy,
+    edges_to_data,
+    read_edge_list,
+    read_pajek,
+    refuse_repeated_labels,
+)
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
-from gatbio.data.tables import check_file, first_few, note, read_node_table, read_table, read_text
+from gatbio.data.tables import (
+    check_file,
+    check_unique_header,
+    first_few,
+    note,
+    read_node_table,
+    read_table,
+    read_text,
+)
 
 __all__ = ["load_gateway", "load_cheddar", "load_pajek_foodweb", "read_gateway_web", "read_cheddar",
            "read_pajek_foodweb",
@@ -60,12 +75,7 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     header = lines[0].split() if sep == r"\s+" else lines[0].split(sep)
     if header[0] != id_column:
         raise MalformedFileError(path, 1, f"expected the first column to be {id_column!r}, found {header[0]!r}")
-    seen: dict[str, int] = {}
-    for k, col in enumerate(header, start=1):  # pandas would give two columns of one name: a Series per cell
-        if col in seen:
-            raise MalformedFileError(path, 1, f"column {col!r} appears twice in the header (columns {seen[col]} and "
-                                              f"{k}): rename one")
-        seen[col] = k
+    check_unique_header(path, 1, header)
     rows = [(no, ln) for no, ln in enumerate(lines[1:], start=2) if ln.strip()]
     fields = []
     for no, ln in rows:
@@ -505,14 +515,8 @@ def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep")
     path = Path(path)
     pj = read_pajek(path)
     net = pj.network()
-    n, vertex_lines = len(net["node_names"]), net.get("vertex_lines", {})
-    first: dict[str, int] = {}
-    for k, label in enumerate(net["node_names"], start=1):  # as pajek_to_data: a name must pick one compartment
-        if label in first:
-            raise MalformedFileError(path, vertex_lines.get(k), f"vertex label {label!r} is also vertex {first[label]}'s "
-                                                                f"(line {vertex_lines.get(first[label])}): give each "
-                                                                "vertex its own label")
-        first[label] = k
+    n = len(net["node_names"])
+    refuse_repeated_labels(pj.path, net)  # as pajek_to_data: a name must pick one compartment
     eco = next((k for k in pj.partitions if k.lower().startswith("eco")), None)
     if eco is None:
         raise MalformedFileError(path, None, "no '*partition ECO types' (each vertex's compartment type: 1 living, 2 "

@@ -80,6 +80,7 @@ __all__ = [
     "read_gaf",
     "read_pajek",
     "read_pajek_network",
+    "refuse_repeated_labels",
     "PajekFile",
     "read_adjacency_matrix",
     "edges_to_data",
@@ -1479,6 +1480,19 @@ def read_pajek(path: str | Path) -> PajekFile:
     return out
 
 
+def refuse_repeated_labels(path, net: dict) -> None:
+    """A Pajek network whose vertex labels repeat cannot name its nodes by them (a link or a prediction would not
+    say which vertex it is about): refused at the second vertex's line, naming the first."""
+    vertex_lines, first = net.get("vertex_lines", {}), {}
+    for k, label in enumerate(net["node_names"], start=1):
+        if label in first:
+            j = first[label]
+            where = f"line {vertex_lines[j]}" if j in vertex_lines else "no line: named by its id"
+            raise MalformedFileError(path, vertex_lines.get(k), f"vertex label {label!r} is also vertex {j}'s "
+                                                                f"({where}): give each vertex its own label")
+        first[label] = k
+
+
 def read_pajek_network(path: str | Path, network: str | None = None, *, directed: bool | None = None,
                        duplicates: DuplicatePolicy = "keep", self_loops: SelfLoopPolicy = "keep") -> Data:
     """One network of a Pajek file as :class:`Data`: :func:`read_pajek`, then :func:`pajek_to_data` (vertices
@@ -1508,14 +1522,9 @@ def pajek_to_data(
     (read with :func:`gatbio.data.foodweb.read_pajek_foodweb`).
     """
     net = pj.network(network)
-    vertex_lines, first = net.get("vertex_lines", {}), {}
-    where = lambda k: f"line {vertex_lines[k]}" if k in vertex_lines else "no line: named by its id"  # noqa: E731
+    refuse_repeated_labels(pj.path, net)
+    vertex_lines = net.get("vertex_lines", {})
     for k, label in enumerate(net["node_names"], start=1):
-        if label in first:
-            raise MalformedFileError(pj.path, vertex_lines.get(k), f"vertex label {label!r} is also vertex "
-                                                                   f"{first[label]}'s ({where(first[label])}): give "
-                                                                   "each vertex its own label")
-        first[label] = k
         if label.strip().lower() in ("input", "output", "respiration") and len(net["arcs"]) and \
                 not any(p.lower().startswith("eco") for p in pj.partitions):
             raise MalformedFileError(pj.path, vertex_lines.get(k), f"vertex {k} is {label!r}, a boundary compartment "

@@ -54,8 +54,8 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_hint", "elsewhere_hint", "member_files", "fetch_url", "download_timeout", "mirrored", "dataset_path", "sha256_file",
-           "verify"]
+           "fetch_hint", "elsewhere_hint", "member_files", "fetch_url", "download_timeout", "mirrored", "dataset_path",
+           "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 

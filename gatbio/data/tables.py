@@ -591,12 +591,8 @@ def read_table(
             head = None
             df, body_no = parse(False)
     if head is not None:
-        named = [h.strip() for h in head if h.strip()]
-        twice = next((h for h in named if named.count(h) > 1), None) if unique_header else None
-        if twice is not None:  # pandas would give df[twice] as a table, not a column: a traceback further on
-            where = [i + 1 for i, h in enumerate(head) if h.strip() == twice]
-            raise MalformedFileError(path, int(numbers[0]), f"column {twice!r} appears twice in the header (columns "
-                                                            f"{' and '.join(map(str, where[:2]))}): rename one")
+        if unique_header:
+            check_unique_header(path, int(numbers[0]), head)
         names = [h if h else str(i) for i, h in enumerate(head[:df.shape[1]])]
         df.columns = names + list(range(len(names), df.shape[1]))
     if expected is not None and df.shape[1] < expected:
@@ -651,15 +647,30 @@ def parse_weights(values, path: str | Path, line_of: Callable[[int], int | None]
     return num
 
 
+def check_unique_header(path, line: int, head: Sequence[str]) -> None:
+    """Refuse a header that names a column twice (empty names, a spreadsheet's trailing columns, may repeat):
+    pandas would give ``df[name]`` as a table, not a column, and a traceback (or a table printed in a message)
+    would follow far from the file."""
+    named = [h.strip() for h in head if h.strip()]
+    twice = next((h for h in named if named.count(h) > 1), None)
+    if twice is not None:
+        where = [i + 1 for i, h in enumerate(head) if h.strip() == twice]
+        raise MalformedFileError(path, line, f"column {twice!r} appears twice in the header (columns "
+                                             f"{' and '.join(map(str, where[:2]))}): rename one")
+
+
+def decimal_comma_hint(text: str) -> str:
+    """``": a decimal comma? write '1.5'"`` for a field such as ``1,5``, else ``""``."""
+    return f": a decimal comma? write {text.replace(',', '.')!r}" if re.fullmatch(r"[+-]?\d*,\d+", text) else ""
+
+
 def weight_problem(raw, what: str = "weight") -> str:
     """What is wrong with one bad weight value (the message of :func:`parse_weights`)."""
     if raw is None or (isinstance(raw, float) and np.isnan(raw)) or str(raw).strip() == "":
         return f"{what} is missing (too few columns on this line)"
     text = str(raw).strip()
     if not is_number(text):
-        if re.fullmatch(r"[+-]?\d*,\d+", text):
-            return f"{what} must be a number, found {text!r}: a decimal comma? write {text.replace(',', '.')!r}"
-        return f"{what} must be a number, found {text!r}"
+        return f"{what} must be a number, found {text!r}{decimal_comma_hint(text)}"
     if not np.isfinite(float(text)):
         return f"{what} must be a finite number, found {text!r}"
     return f"{what} must be >= 0 (a strength, a flow or a confidence), found {text!r}"
@@ -732,9 +743,7 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             kind = "finite" if np.isinf(v[r]) else "a number"
-            raw = str(df[c].iloc[r]).strip()
-            comma = f": a decimal comma? write {raw.replace(',', '.')!r}" \
-                if re.fullmatch(r"[+-]?\d*,\d+", raw) else ""
+            comma = decimal_comma_hint(str(df[c].iloc[r]).strip())
             raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be {kind}, "
                                                           f"found {df[c].iloc[r]!r}{comma}"
                                                           + (f" {value_hint}" if value_hint else ""))
