@@ -53,11 +53,12 @@ from gatbio.data.sources import (
     data_root,
     download,
     missing_files,
+    resolve_name,
     unknown_name,
 )
 
 __all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "UnknownDatasetError",
-           "DataRootError", "dataset_names"]
+           "DataRootError", "dataset_names", "resolve_name"]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +81,8 @@ def dataset_names(expand: bool = False) -> list[str]:
 
 
 def _loader(name: str):
-    """``(loader, args)`` of dataset ``name``: ``loader(*args, root, **kwargs)`` reads it."""
+    """``(loader, args)`` of dataset ``name`` (as :func:`~gatbio.data.sources.resolve_name` spells it):
+    ``loader(*args, root, **kwargs)`` reads it."""
     from gatbio.data import foodweb, ppi
 
     base, _, member = name.partition("/")
@@ -94,16 +96,12 @@ def _loader(name: str):
         "ppi-partial": ppi.load_ppi_partial,
     }
     coll = {"gateway": foodweb.load_gateway, "cheddar": foodweb.load_cheddar, "pajek": foodweb.load_pajek_foodweb}
-    if member and base.lower() in coll:  # 'GATEWAY/11': the collection's name in any case (its members keep theirs)
-        base = base.lower()
     if base in simple and not member:
         return simple[base], ()
     if base in coll:
         if not member:
             raise UnknownDatasetError(f"{base!r} is a collection: name one web, e.g. {base}/{DATASETS[base].members[0]} "
                                       f"(all: gatbio datasets --members {base})")
-        if base == "pajek" and member.endswith(".paj"):
-            member = member[:-4]
         return coll[base], (member,)
     raise unknown_name("dataset", name, dataset_names(expand=True) + dataset_names(),
                        listing=", ".join(dataset_names()))
@@ -114,7 +112,13 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
 
     Args:
         name: e.g. ``"node2vec-ppi"``, ``"yeast-bu2003"``, ``"gateway/11"``, ``"cheddar/TL84"``,
-            ``"pajek/baydry"`` (see the module docstring).
+            ``"pajek/baydry"`` (see the module docstring). Case: one rule for datasets, collections and their
+            webs alike (:func:`~gatbio.data.sources.resolve_name`; ``gatbio datasets --download`` follows it
+            too): the exact name when there is one, else the only name equal to it ignoring case, so
+            ``"SHS27K"``, ``"Pajek/BayDry"`` and ``"cheddar/tl84"`` load ``shs27k``, ``pajek/baydry`` and
+            ``cheddar/TL84``; a name that equals several names ignoring case, or none, is an
+            :class:`UnknownDatasetError` saying "did you mean ...?". The ``Data.name`` is the registry's
+            spelling.
         root: data root (default :func:`data_root`).
         **kwargs: passed to the loader (e.g. ``self_loops="remove"``, which the PPI graphs, ``cheddar/`` and
             ``pajek/`` take; ``shs27k`` takes ``min_score``, ``features``, ``max_len``, ``extra``); a keyword the
@@ -129,6 +133,7 @@ def load(name: str, *, root: str | Path | None = None, **kwargs):
     if not isinstance(name, str):
         raise TypeError(f"load(name): name must be a dataset name (a str, e.g. 'node2vec-ppi'); got "
                         f"{type(name).__name__} (the names: gatbio.data.dataset_names())")
+    name = resolve_name(name)  # the registry's spelling: 'SHS27K' and 'shs27k' are one dataset (one cache entry)
     loader, args = _loader(name)
     _check_keywords(name, loader, kwargs)
     root_path = Path(root) if root is not None else data_root()

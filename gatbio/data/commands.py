@@ -9,6 +9,9 @@ Usage::
     gatbio datasets --download node2vec-ppi [--root DIR]
     gatbio datasets --verify [NAME]      # sha256 of every present file against the registry
 
+NAME is spelt as gatbio.data.load takes it: the exact name, else the one name equal to it ignoring case
+(SHS27K, Pajek/BayDry); one web of a collection (pajek/baydry, gateway/11) downloads or verifies that web's files.
+
 The data root is --root, else $GATBIO_DATA, else ../shared/data, else ~/.cache/gatbio; a root that is a file,
 or a folder that does not exist (except for --download, which creates it), is refused.
 """
@@ -43,7 +46,15 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from gatbio.data import DATASETS, download, list_datasets
-    from gatbio.data.sources import check_data_root, missing_files, root_label, unknown_name, verify
+    from gatbio.data.sources import (
+        check_data_root,
+        match_case,
+        member_files,
+        missing_files,
+        resolve_name,
+        root_label,
+        verify,
+    )
 
     actions = [f"--{k}" for k in ("verify", "download", "members") if getattr(args, k, None)]
     if len(actions) > 1:  # one ran and the others were dropped without a word
@@ -54,56 +65,50 @@ def run(args: argparse.Namespace) -> int:
     root = args.root
     option = "--root" if root is not None else None  # else GATBIO_DATA or the default, named as such
     if args.verify:
-        names = list(DATASETS) if args.verify == "all" else [args.verify]
-        for name in names:
-            if name not in DATASETS:
-                raise unknown_name("dataset", name, list(DATASETS))
+        asked = None if args.verify == "all" else resolve_name(args.verify)  # load's rule: 'SHS27K', 'Pajek/BayDry'
+        names = list(DATASETS) if asked is None else [asked.split("/", 1)[0]]
+        only = set(member_files(asked)) if asked and "/" in asked else None  # one web: its own files
         base = check_data_root(root, option=option)  # a file, a missing folder: refused
         bad = missing = 0
         for name in names:
-            status = verify(name, root=base)
+            status = {p: v for p, v in verify(name, root=base).items() if only is None or p in only}
             counts = {k: sum(1 for v in status.values() if v.startswith(k)) for k in ("ok", "missing", "unchecked", "MISMATCH")}
-            print(f"{name}: " + ", ".join(f"{v} {k.lower()}" for k, v in counts.items() if v))
+            print(f"{asked or name}: " + ", ".join(f"{v} {k.lower()}" for k, v in counts.items() if v))
             for path, v in status.items():
                 if v.startswith("MISMATCH"):
                     print(f"  {path}: {v}")
                     bad += 1
             missing += counts["missing"]
-        if args.verify != "all" and missing:  # the files of the dataset asked for are not (all) there
-            folder = base / DATASETS[args.verify].folder
-            print(f"{args.verify}: {missing} of {len(status)} file(s) missing under {folder} "
-                  f"(gatbio datasets --download {args.verify} fetches those with a public URL)", file=sys.stderr)
+        if asked and missing:  # the files of the dataset asked for are not (all) there
+            folder = base / DATASETS[names[0]].folder
+            print(f"{asked}: {missing} of {len(status)} file(s) missing under {folder} "
+                  f"(gatbio datasets --download {asked} fetches those with a public URL)", file=sys.stderr)
             return 1
         if args.verify == "all" and missing == sum(len(DATASETS[n].files) for n in names):
             print(f"note: {root_label(base, option)} holds none of the datasets' files (set GATBIO_DATA or --root to "
                   "the folder that has them, or fetch one with gatbio datasets --download NAME)", file=sys.stderr)
         return 1 if bad else 0
     if args.download:
-        name, files = args.download, None
-        if "/" in name and name.split("/", 1)[0] in DATASETS:  # one web of a collection: its own files
-            from gatbio.data.sources import member_files
-
-            name, files = name.split("/", 1)[0], member_files(name)
-        if name not in DATASETS:
-            raise unknown_name("dataset", name, list(DATASETS))
+        asked = resolve_name(args.download)  # load's rule: exact, else the one name equal ignoring case
+        name, files = asked, None
+        if "/" in asked:  # one web of a collection: its own files
+            name, files = asked.split("/", 1)[0], member_files(asked)
         base = check_data_root(root, option=option, must_exist=False)
         if [f for f in missing_files(name, root=base) if files is None or f.path in files]:  # before any download
             check_data_root(base, option=option, must_exist=False, writable=True)  # a root it cannot write to
         written = download(name, root=base, files=files)
-        print(f"{args.download}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
+        print(f"{asked}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
         bad = {p: s for p, s in verify(name, root=base).items() if s.startswith("MISMATCH")
                and (files is None or p in files)}
         if bad:  # present files are skipped: a damaged one stays until it is deleted
             folder = base / DATASETS[name].folder
-            print(f"{args.download}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
+            print(f"{asked}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
                   f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
             return 1
         return 0
     if args.members:
-        info = DATASETS.get(args.members)
-        if info is None or not info.is_collection:
-            names = [n for n, i in DATASETS.items() if i.is_collection]
-            raise unknown_name("collection (--members)", args.members, names)
+        names = [n for n, i in DATASETS.items() if i.is_collection]
+        info = DATASETS[match_case("collection (--members)", args.members, names)]  # 'Gateway': load's rule
         for m in info.members:
             print(f"{info.name}/{m}")
         return 0

@@ -141,29 +141,28 @@ def load_shs27k(root: Path | None = None, *, min_score: int = 0,
 def attach_sequences(data: Data, sequences: dict[str, str], path: str | Path = "<sequences>") -> Data:
     """Set ``data.sequences`` (aligned with ``node_names``); a protein without a sequence is an error.
 
-    UniProt's FASTA headers (``>sp|P69905|HBA_HUMAN ...``) give the id ``sp|P69905|HBA_HUMAN``: a protein named
-    by one of its ``|`` fields (``P69905``) takes that sequence when exactly one id has that field (said on stderr).
+    Proteins are matched by :func:`gatbio.data.sequence.match_ids`: by id; a UniProt FASTA record (read by
+    :func:`~gatbio.data.sequence.read_sequences` as its accession, ``P69905``) also by its entry name
+    (``HBA_HUMAN``) or its whole header word (``sp|P69905|HBA_HUMAN``); an id kept whole (``sp|P69905|HBA_HUMAN``
+    from another reader) by one of its ``|`` fields. A protein found by another name than its id is said on stderr.
     """
+    from gatbio.data.sequence import match_ids
     from gatbio.data.tables import first_few, note
 
-    missing, given = [n for n in data.node_names if n not in sequences], list(sequences)
-    if missing:
-        by_field: dict[str, list[str]] = {}
-        for sid in sequences:
-            for part in sid.split("|")[1:] if "|" in sid else ():
-                by_field.setdefault(part, []).append(sid)
-        mapped = {n: by_field[n][0] for n in missing if len(by_field.get(n, ())) == 1}
-        if mapped:
-            a, b = next(iter(mapped.items()))
-            note(f"{path}: {len(mapped)} protein(s) found by a field of a UniProt-style id ({a!r} in {b!r})")
-            sequences = {**sequences, **{n: sequences[sid] for n, sid in mapped.items()}}
-            missing = [n for n in missing if n not in mapped]
+    found = match_ids(sequences, data.node_names)
+    missing, given = [n for n in map(str, data.node_names) if n not in found], list(sequences)
     if missing:
         raise MalformedFileError(path, None, f"{len(missing)} protein(s) of the interaction file have no sequence, "
                                              f"e.g. {missing[:3]}; the sequence file's ids are "
-                                             f"{first_few([repr(k) for k in given], 3)}: each needs the "
-                                             "interaction file's id (the first word of a FASTA header)")
-    data.sequences = [sequences[n] for n in data.node_names]
+                                             f"{first_few([repr(str(k)) for k in given], 3)}: each needs the "
+                                             "interaction file's id (the first word of a FASTA header; a UniProt "
+                                             "header's accession or entry name)")
+    other = {n: k for n, k in found.items() if n != k}
+    if other:
+        a, b = next(iter(other.items()))
+        note(f"{path}: {len(other)} protein(s) of the interaction file found by another name of their sequence "
+             f"record (e.g. {a!r}, the record read as {str(b)!r})")
+    data.sequences = [sequences[found[n]] for n in map(str, data.node_names)]
     return data
 
 

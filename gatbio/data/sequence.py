@@ -62,7 +62,8 @@ from gatbio.data.tables import MalformedFileError, check_file, read_text
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
            "kmer_similarity", "alignment_similarity", "sequence_knn_graph", "residue_matrix",
-           "read_protein_features"]
+           "read_protein_features", "ProteinId", "uniprot_id", "match_ids",
+           "id_aliases"]
 
 #: The 20 standard amino acids, in the order of the composition features.
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
@@ -75,6 +76,81 @@ _LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending
 _LINE = re.compile(r"^[A-Za-z]*\*?$")  # a FASTA line of one: wrapping may leave the final '*' on a line of its own
 _NUCLEOTIDES = re.compile(r"^[ACGTUN]+$")
 _SEQUENCE_HEADERS = {"sequence", "seq", "sequences", "aa_sequence", "protein_sequence", "aaseq"}
+#: A UniProtKB FASTA header's first word: ``db|accession|entry name``, db ``sp`` (Swiss-Prot) or ``tr`` (TrEMBL), the
+#: accession in UniProt's format (an isoform's ``-2`` kept: it is another sequence).
+_UNIPROT = re.compile(r"^(?:sp|tr)\|((?:[OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9](?:[A-Z][A-Z0-9]{2}[0-9]){1,2})"
+                      r"(?:-\d+)?)\|(\S*)$")
+_ISOFORM = re.compile(r"-\d+(?:\||$)")  # 'P69905-2', 'sp|P69905-2|HBA_HUMAN'
+
+
+class ProteinId(str):
+    """A protein id read from a UniProt FASTA header: the accession (``"P69905"``), which it equals as a string,
+    with the header's other names in ``aliases`` (the entry name ``"HBA_HUMAN"`` and the whole
+    ``"sp|P69905|HBA_HUMAN"``), which :func:`match_ids` matches too. As a dictionary key it carries them through
+    ``{**a, **b}`` and ``dict(...)``."""
+
+    aliases: tuple[str, ...]
+
+    def __new__(cls, value: str, aliases: Sequence[str] = ()) -> ProteinId:
+        obj = super().__new__(cls, value)
+        obj.aliases = tuple(a for a in aliases if a and a != value)
+        return obj
+
+    def __reduce__(self):  # pickled (worker processes, deepcopy) with its aliases
+        return (ProteinId, (str(self), self.aliases))
+
+
+def uniprot_id(header_word: str) -> ProteinId | None:
+    """The accession of a UniProt FASTA header's first word (``sp|P69905|HBA_HUMAN`` -> ``P69905``, aliases
+    ``HBA_HUMAN`` and the whole word), or ``None`` for another header."""
+    m = _UNIPROT.match(header_word)
+    return ProteinId(m.group(1), (m.group(2), header_word)) if m else None
+
+
+def id_aliases(sequences: Mapping[str, str]) -> dict[str, str]:
+    """``{other name: key}`` of the records of ``sequences``: a UniProt record's (:class:`ProteinId`) entry name
+    and whole header word, and the ``|`` fields of an id kept whole (``sp|P69905|HBA_HUMAN`` read elsewhere). A name
+    that several records share (the entry name of a protein and of its isoforms, ``P69905`` and ``P69905-2``) names
+    the record without an isoform suffix, else none; a name that is a key itself is left out."""
+    other: dict[str, list[str]] = {}
+    for key in sequences:
+        names_of = getattr(key, "aliases", None)
+        if names_of is None:
+            names_of = key.split("|")[1:] if "|" in key else ()
+        for alias in names_of:
+            if alias not in sequences:
+                other.setdefault(alias, []).append(key)
+    out = {}
+    for alias, keys in other.items():
+        keys = keys if len(keys) == 1 else [k for k in keys if not _ISOFORM.search(k)]
+        if len(keys) == 1:
+            out[alias] = keys[0]
+    return out
+
+
+def match_ids(sequences: Mapping[str, str], names: Sequence[str]) -> dict[str, str]:
+    """``{name: key of sequences}`` for each of ``names`` that has a sequence record: its own id first, else another
+    name of the record (:func:`id_aliases`: a UniProt entry name ``HBA_HUMAN``, the whole header word). Names
+    without a record are left out."""
+    other = id_aliases(sequences)
+    return {n: n if n in sequences else other[n] for n in map(str, names) if n in sequences or n in other}
+
+
+def _table_fields(line: str) -> list[str]:
+    """The fields of a sequence table's (stripped) line: tab-separated, else comma-separated (a spreadsheet's CSV,
+    its quotes removed), else whitespace-separated."""
+    if "\t" in line:
+        return [f.strip() for f in line.split("\t")]
+    if "," in line:
+        return [f.strip().strip('"').strip() for f in line.split(",")]
+    return line.split()
+
+
+def _names_sequences(field: str) -> bool:
+    """Whether a first-row field is a header naming the sequence column: ``sequence``, ``seq``, ... or any word with
+    ``seq`` in it that cannot be a sequence itself (``aa_seq``, ``Sequence (AA)``)."""
+    low = field.lower()
+    return low in _SEQUENCE_HEADERS or ("seq" in low and not _LETTER.match(field))
 
 
 def _bad_character(seq: str) -> str:
@@ -99,36 +175,55 @@ for _k, _group in enumerate(CT_CLASSES):
 
 # ----------------------------------------------------------------------------------------------- reading
 def read_sequences(path: str | Path) -> dict[str, str]:
-    """Protein sequences from a FASTA file or an ``id<TAB>sequence`` table (detected: FASTA starts with ``>``).
+    """Protein sequences from a FASTA file or an ``id<TAB>sequence`` table (detected: FASTA starts with ``>``);
+    any compression (``.gz``, ...), Windows line ends.
 
-    FASTA: the id is the first word after ``>``; sequence lines are joined. Table: one protein per line, the id,
-    a tab (or other whitespace), the sequence (``#`` comments and blank lines skipped; a first row whose second
-    field is ``sequence`` or ``seq`` is a header; more columns are an error). Sequences are upper-cased; a final
-    ``*`` (stop) is dropped.
+    FASTA: the id is the first word after ``>``, except for UniProtKB headers (``>sp|P69905|HBA_HUMAN ...``,
+    ``>tr|A0A024R161|A0A024R161_HUMAN ...``), whose id is the **accession** (``P69905``; an isoform's
+    ``P69905-2`` kept whole), said in a note: networks name proteins by accession, not by the whole
+    ``sp|...|...`` word. The id is a :class:`ProteinId` that also carries the entry name (``HBA_HUMAN``) and the
+    whole word, so that a network naming its proteins so finds them too (:func:`match_ids`,
+    :func:`gatbio.data.ppi.attach_sequences`). Sequence lines are joined; blank lines and ``;`` comment lines are
+    skipped.
+
+    Table: one protein per line, the id, a tab (or a comma: a spreadsheet's CSV, or other whitespace), the sequence
+    (``#`` comments and blank lines skipped). A first row with a field ``sequence``, ``seq`` (or another word with
+    ``seq`` in it that is no sequence, ``aa_seq``) is a header, said in a note; it may name the sequence column among
+    more (UniProt's TSV download ``Entry<TAB>Entry Name<TAB>Sequence``: ids from the first column, an ``Entry Name``
+    column matched as FASTA entry names are, the other columns not read). Without such a header, more than two
+    columns are an error.
+
+    Sequences are upper-cased; a final ``*`` (stop) is dropped.
 
     Returns:
         ``{id: sequence}`` in file order.
 
     Raises:
         MalformedFileError: an empty sequence, a character that is not an ASCII letter, a stop ``*`` inside a
-            sequence, a duplicate id (naming the first line), a table line without a sequence or a sequence of 50
-            or more residues that are all nucleotide letters (``file:line``); a file of nucleotide sequences only.
+            sequence, a duplicate id (naming the first line, and whether the sequences differ), a table line without a
+            sequence or a sequence of 50 or more residues that are all nucleotide letters (``file:line``); a file of
+            nucleotide sequences only.
     """
     path = check_file(path)
     text = read_text(path)
     lines = text.split("\n")
-    first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
+    # the first line that is not blank nor a comment: '#' (tables), ';' (old FASTA comments, before a header too)
+    first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith(("#", ";"))), "")
     out: dict[str, str] = {}
     where: dict[str, int] = {}
 
     def add(name: str, seq: str, line: int) -> None:
-        if name in out:
-            raise MalformedFileError(path, line, f"duplicate protein id {name!r} (first on line {where[name]})")
         if not seq:
             raise MalformedFileError(path, line, f"protein {name!r} has an empty sequence")
         if not _LETTER.match(seq):
             raise MalformedFileError(path, line, f"protein {name!r}: {_bad_character(seq)}")
-        out[name], where[name] = seq.upper().rstrip("*"), line
+        seq = seq.upper().rstrip("*")
+        if name in out:
+            how = ("the same sequence: remove the repeat" if seq == out[name] else
+                   f"another sequence ({len(seq)} residues, {len(out[name])} there): give each its own id, or keep one")
+            raise MalformedFileError(path, line, f"duplicate protein id {name!r} (first on line {where[name]}), "
+                                                 f"with {how}")
+        out[name], where[name] = seq, line
         if len(out[name]) >= 50 and _NUCLEOTIDES.match(out[name]):  # no protein is; one DNA record among proteins
             raise MalformedFileError(path, line, f"protein {name!r}: its {len(out[name])} residues are only A, C, G, "
                                                  "T/U and N: a nucleotide sequence; give its protein (amino-acid) "
@@ -144,7 +239,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                 header = line[1:].split()
                 if not header:
                     raise MalformedFileError(path, no, "FASTA header '>' without a protein id")
-                name, start, parts = header[0], no, []
+                name, start, parts = uniprot_id(header[0]) or header[0], no, []
             elif line and not line.startswith(";"):
                 if name is None:
                     raise MalformedFileError(path, no, "sequence line before the first '>' header")
@@ -154,29 +249,55 @@ def read_sequences(path: str | Path) -> dict[str, str]:
         if name is not None:
             add(name, "".join(parts), start)
     else:
+        seq_col, ncol, alias_col = 1, 2, None  # a header row may name the sequence column among several
+        header_seen = False
         for no, raw in enumerate(lines, start=1):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            fields = line.split("\t") if "\t" in line else line.split()
-            fields = [f.strip() for f in fields]
-            if len(fields) < 2 or not fields[1]:
+            fields = _table_fields(line)
+            if not out and not header_seen:
+                col = next((k for k, f in enumerate(fields) if k and _names_sequences(f)), None)
+                if col is not None:  # a header row such as 'id<TAB>sequence' or 'Entry<TAB>Entry Name<TAB>Sequence'
+                    header_seen, seq_col, ncol = True, col, len(fields)
+                    alias_col = next((k for k, f in enumerate(fields) if k and k != col
+                                      and f.lower().replace("_", " ") == "entry name"), None)
+                    rest = [f for k, f in enumerate(fields) if k not in (0, col, alias_col)]
+                    from gatbio.data.tables import note
+
+                    note(f"{path}: line {no} {line[:60]!r} read as a header, not as a protein (its field "
+                         f"{fields[col]!r} names the sequences)"
+                         + (f"; ids from {fields[0]!r}" if ncol > 2 else "")
+                         + (f", UniProt entry names from {fields[alias_col]!r} matched too" if alias_col else "")
+                         + (f"; column(s) {', '.join(map(repr, rest))} not read" if rest else ""))
+                    continue
+            if len(fields) <= seq_col or not fields[seq_col]:
                 raise MalformedFileError(path, no, f"protein {fields[0]!r} has an empty sequence (expected "
                                                    "'id<TAB>sequence', or a FASTA file starting with '>')")
-            if len(fields) > 2:
-                raise MalformedFileError(path, no, f"expected 2 columns (id sequence), found {len(fields)}")
-            if not out and fields[1].lower() in _SEQUENCE_HEADERS:
-                from gatbio.data.tables import note
-
-                note(f"{path}: line {no} {line[:60]!r} read as a header, not as a protein (its second field is "
-                     f"{fields[1]!r})")
-                continue  # a header row such as 'id<TAB>sequence'
-            add(fields[0], fields[1], no)
+            if len(fields) > ncol:
+                raise MalformedFileError(path, no, f"expected {ncol} columns "
+                                                   + ("as the header row names" if header_seen else
+                                                      "(id sequence), or a header row naming the sequence column "
+                                                      "among more (e.g. 'id<TAB>name<TAB>sequence')")
+                                                   + f", found {len(fields)}")
+            name = fields[0]
+            if alias_col is not None and len(fields) > alias_col and fields[alias_col]:
+                name = ProteinId(name, (fields[alias_col],))
+            add(name, fields[seq_col], no)
     if not out:
         raise MalformedFileError(path, None, "no sequences found (expected FASTA or 'id<TAB>sequence' lines)")
     if all(_NUCLEOTIDES.match(seq) for seq in out.values()) and sum(map(len, out.values())) >= 50:
         raise MalformedFileError(path, None, "every sequence holds only A, C, G, T/U and N: these look like "
                                              "nucleotide sequences; give protein (amino-acid) sequences")
+    from gatbio.data.tables import note
+
+    uniprot = [k for k in out if isinstance(k, ProteinId)] if first.lstrip().startswith(">") else []
+    if uniprot:  # (a table's Entry Name column is said with its header)
+        k = uniprot[0]
+        entry = f"; their entry names ({k.aliases[0]!r}) match a network's protein names too" \
+            if len(k.aliases) > 1 else ""
+        note(f"{path}: UniProt FASTA headers ({k.aliases[-1]!r}): {len(uniprot)} protein(s) named by their "
+             f"accession ({str(k)!r}){entry}")
     return out
 
 

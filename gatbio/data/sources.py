@@ -54,8 +54,8 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_hint", "elsewhere_hint", "member_files", "fetch_url", "download_timeout", "mirrored", "dataset_path",
-           "sha256_file", "verify"]
+           "fetch_hint", "elsewhere_hint", "member_files", "resolve_name", "match_case", "fetch_url",
+           "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -466,6 +466,81 @@ def dataset_path(name: str, relpath: str = "", *, root: str | Path | None = None
     return base / info.folder / relpath if relpath else base / info.folder
 
 
+def _member_names(collection: str) -> tuple[str, list[str], str]:
+    """``(kind, names, listing)`` of a collection's members for messages: what a member is called, every name it
+    may be given as (GATEWAy: its id or its folder) and where to list them."""
+    info = DATASETS[collection]
+    if collection == "gateway":
+        ids = sorted(int(w.rsplit("_", 1)[1]) for w in info.members)
+        return ("GATEWAy web", [str(i) for i in ids] + list(info.members),
+                f"{len(ids)} webs with ids {ids[0]}..{ids[-1]}: gatbio datasets --members gateway")
+    kind = {"cheddar": "cheddar web", "pajek": "Pajek food web"}.get(collection, f"{collection} web")
+    return kind, list(info.members), f"gatbio datasets --members {collection}"
+
+
+def match_case(kind: str, name: str, choices: list[str], *, prefix: str = "", listing: str = "") -> str:
+    """The one of ``choices`` that ``name`` names: itself when it is one (exact names first), else the only choice
+    equal to it ignoring case (``SHS27K`` -> ``shs27k``, ``cheddar/tl84`` -> ``TL84``).
+
+    Raises:
+        UnknownDatasetError: several choices equal to ``name`` ignoring case (ambiguous: all named), or none
+            (:func:`unknown_name`, with the closest names).
+    """
+    if name in choices:
+        return name
+    same = [c for c in dict.fromkeys(choices) if c.casefold() == name.casefold()]
+    if len(same) == 1:
+        return same[0]
+    if same:
+        raise UnknownDatasetError(f"{kind} {prefix + name!r} is ambiguous: {len(same)} names differ from it only by "
+                                  f"case; did you mean {' or '.join(prefix + c for c in same)}? (give one exactly)")
+    raise unknown_name(kind, name, choices, prefix=prefix, listing=listing)
+
+
+def resolve_name(name: str) -> str:
+    """The registry's spelling of a dataset name as :func:`gatbio.data.load` and ``gatbio datasets`` take it.
+
+    One rule for every part of a name, a dataset (``shs27k``), a collection (``pajek``) and a collection's web
+    (``pajek/baydry``, ``cheddar/pHWebs/Broadstone``, ``gateway/11`` or ``gateway/AEW03_11``): the exact name is
+    taken when it exists, else the one name it equals ignoring case (``SHS27K``, ``Pajek/BayDry``,
+    ``cheddar/phwebs/broadstone``). A Pajek web may end in ``.paj``. A collection alone (``gateway``) is returned
+    as such (loading it is refused, naming one of its webs).
+
+    Raises:
+        UnknownDatasetError: an unknown name, or one that equals several names ignoring case: one line with the
+            closest names ("did you mean ...?").
+    """
+    base, sep, member = name.partition("/")
+    short = [info.name + ("/<web>" if info.is_collection else "") for info in DATASETS.values()]
+    every = [f"{info.name}/{m}" for info in DATASETS.values() for m in info.members] + short
+    try:
+        base = match_case("dataset", base, list(DATASETS), listing=", ".join(short))
+    except UnknownDatasetError:
+        if not sep or base.casefold() in {n.casefold() for n in DATASETS}:  # an ambiguous name: said as such
+            raise
+        import difflib
+
+        folded = {n.casefold(): n for n in DATASETS if DATASETS[n].is_collection}
+        webs = []  # 'gatewy/11': the web of the collection spelt so (difflib on full names finds other webs)
+        for c in difflib.get_close_matches(base.casefold(), list(folded), n=2, cutoff=0.75):
+            try:
+                webs.append(resolve_name(f"{folded[c]}/{member}"))
+            except UnknownDatasetError:
+                pass
+        if webs:
+            raise UnknownDatasetError(f"unknown dataset {name!r}; did you mean {' or '.join(webs)}? "
+                                      f"(known: {', '.join(short)})") from None
+        raise unknown_name("dataset", name, every, listing=", ".join(short)) from None
+    if not sep:
+        return base
+    if not DATASETS[base].is_collection:
+        raise unknown_name("dataset", name, every, listing=", ".join(short))
+    if base == "pajek" and member.casefold().endswith(".paj"):  # the file's name
+        member = member[:-4]
+    kind, names, listing = _member_names(base)
+    return f"{base}/{match_case(kind, member, names, prefix=base + '/', listing=listing)}"
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -688,16 +763,15 @@ def mirrored(url: str, mirror: str | None = None) -> str:
 def member_files(name: str) -> list[str]:
     """The registry paths of one member of a collection, named as :func:`gatbio.data.load` names it
     (``gateway/11`` or ``gateway/AEW03_11``, ``cheddar/TL84``, ``pajek/baydry``): what :func:`download` fetches
-    for that name. An unknown member: the error that ``load`` gives (with the closest names)."""
-    collection, member = name.split("/", 1)
+    for that name, in any case (:func:`resolve_name`). An unknown member: the error that ``load`` gives (with the
+    closest names)."""
+    collection, member = resolve_name(name).split("/", 1)
     info = DATASETS[collection]
     if collection == "gateway":  # a web folder, and the index files that name its species (load reads them)
         from gatbio.data.foodweb import gateway_web_folder
 
         prefix = f"webs/{gateway_web_folder(member)}/"
         return [f.path for f in info.files if f.path.startswith(prefix) or "/" not in f.path]
-    if member not in info.members:
-        raise unknown_name(f"{collection} web", member, list(info.members), prefix=f"{collection}/")
     return [f.path for f in info.files if f.path.startswith(member + "/") or f.path.rsplit(".", 1)[0] == member]
 
 
@@ -737,10 +811,12 @@ def download(
     Returns the paths written. Files without a public URL: the others are fetched, then
     :class:`DatasetNotFoundError` names them (to place by hand) and says how many were written.
     """
-    if "/" in name and name.split("/", 1)[0] in DATASETS and files is None:  # one web of a collection
+    name = resolve_name(name)  # the rule of gatbio.data.load: exact, else the one name equal ignoring case
+    if "/" in name and files is None:  # one web of a collection
         name, files = name.split("/", 1)[0], member_files(name)
-    if name not in DATASETS:
-        raise unknown_name("dataset", name, sorted(DATASETS))
+    elif "/" in name:
+        raise ValueError(f"download({name!r}, files=...): give the collection {name.split('/')[0]!r} with files=, "
+                         f"or the web {name!r} without it")
     info = DATASETS[name]
     base = check_data_root(root, must_exist=False)  # a file: refused before anything else
     if files is not None and (unknown := [p for p in files if p not in {f.path for f in info.files}]):

@@ -97,7 +97,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="also draw one protein's most attended neighbourhood, with its predicted functions "
                          "(.png or .svg)")
     pr.add_argument("--plot-protein", metavar="NAME",
-                    help="the protein --plot draws (default: the unannotated protein with the highest top score)")
+                    help="the protein --plot draws (default: the unannotated protein with the highest top "
+                         "score that has interactions)")
     pr.add_argument("--top", type=int, default=5, metavar="K", help="functions per protein")
     pr.add_argument("--epochs", type=int, default=100, metavar="N",
                     help="most training epochs (early stopping on a tenth of the annotated proteins)")
@@ -140,7 +141,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "give them with --weights. About 6 minutes for SHS27k's 1,690 proteins on 2 CPU cores.",
         epilog="example: gatbio protein embed --sequences proteins.fasta --out unirep.tsv")
     em.add_argument("--sequences", required=True, metavar="FILE",
-                    help="FASTA, or one 'id<TAB>sequence' per line (gatbio.data.sequence.read_sequences)")
+                    help="FASTA (a UniProt header '>sp|P69905|HBA_HUMAN ...' gives the id P69905), or one "
+                         "'id<TAB>sequence' per line, or a table whose header names its sequence column "
+                         "(gatbio.data.sequence.read_sequences)")
     em.add_argument("--out", required=True, metavar="TSV",
                     help="the embeddings, one protein per row, tab-separated (comma-separated for a .csv name; atomic "
                          "write; until it is written, TSV.partial.npz "
@@ -197,7 +200,8 @@ def embed_main(args: argparse.Namespace) -> int:
     atomic_write_text(args.out, "".join(f"{n}{sep}" + sep.join(f"{v:.6g}" for v in row) + "\n"
                                         for n, row in zip(seqs, emb, strict=True)))
     partial.unlink(missing_ok=True)
-    print(f"{len(seqs)} proteins x {emb.shape[1]} UniRep features -> {args.out}", file=sys.stderr)
+    print(f"{len(seqs)} protein{'' if len(seqs) == 1 else 's'} x {emb.shape[1]} UniRep features -> {args.out}",
+          file=sys.stderr)
     return 0
 
 
@@ -646,7 +650,8 @@ def add_interactions_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--actions", metavar="FILE",
                    help="known interactions to train on: a STRING protein.actions file (default: SHS27k)")
     g.add_argument("--sequences", metavar="FILE",
-                   help="sequences of the proteins of --actions: FASTA or id<TAB>sequence; a protein in it "
+                   help="sequences of the proteins of --actions: FASTA or id<TAB>sequence (a UniProt FASTA "
+                        "header gives the accession; its entry name matches too); a protein in it "
                         "without any interaction (or, without --actions, one outside SHS27k) is a new protein, "
                         "predicted from its sequence alone (an id that differs from a network protein's only by "
                         "case, a version suffix or a taxon prefix is refused; a network protein keeps the network's "
@@ -766,8 +771,12 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
         with notes_said_before() if same else contextlib.nullcontext():  # load_data read it: its notes once
             given = read_sequences(args.sequences)
         network = dict(zip(map(str, data.node_names), data.sequences, strict=True))
-        seq_only = {n: q for n, q in given.items() if n not in network}
-        other = [n for n, q in given.items() if n in network and q != network[n]]
+        from gatbio.data.sequence import match_ids
+
+        # a network protein named by its id, or (a UniProt record, read as its accession) by its entry name
+        in_network = {key: n for n, key in match_ids(given, list(network)).items()}
+        seq_only = {n: q for n, q in given.items() if n not in in_network}
+        other = [in_network[n] for n, q in given.items() if n in in_network and q != network[in_network[n]]]
         if other:  # possible only without --actions: the network's sequences come from elsewhere
             net = "SHS27k" if cfg.dataset == "shs27k" else cfg.actions if cfg.dataset == "files" else cfg.dataset
             print(f"gatbio: warning: {len(other)} protein(s) of {args.sequences} are in {net} with another sequence "
@@ -780,15 +789,28 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     where = "--actions" if args.actions else cfg.actions if cfg.dataset == "files" else "SHS27k"
     look_alikes = _look_alikes(seq_only, data.node_names, where)
     seq_only = {n: q for n, q in seq_only.items() if n not in look_alikes}
-    query, raw = read_protein_pairs(args.pairs, list(map(str, data.node_names)) + list(seq_only), header=args.header,
+    from gatbio.data.sequence import id_aliases
+
+    known = list(map(str, data.node_names)) + list(seq_only)
+    # a new protein of a UniProt FASTA (named by its accession) may be named by its entry name in --pairs too
+    taken = set(known) | set(look_alikes)
+    aliases = {a: k for a, k in id_aliases(seq_only).items() if a not in taken}
+    query, raw = read_protein_pairs(args.pairs, known + list(aliases), header=args.header,
                                     outside=look_alikes, network=n_net,
                                     elsewhere=" nor in --sequences" if args.sequences else "")
+    used = list(dict.fromkeys(x for pair in raw for x in pair if x in aliases))
+    if used:  # each alias's index -> its record's
+        position = {str(k): i for i, k in enumerate(known)}
+        query = torch.cat([torch.arange(len(known)), torch.tensor([position[str(k)] for k in aliases.values()])])[query]
+        note(f"{args.pairs}: {len(used)} new protein(s) named by another name of their --sequences record (e.g. "
+             f"{used[0]!r}, a UniProt entry name), which --out names by the record's id ({str(aliases[used[0]])!r})")
     new_idx = sorted({i for i in query.view(-1).tolist() if i >= n_net})
     listed = list(seq_only)
     new_names = [listed[i - n_net] for i in new_idx]
     _check_amino_acids(args.sequences, {n: seq_only[n] for n in new_names})
     if new_idx:  # the network again, with the asked ones as isolated proteins (numbered after it, in this order)
-        data = load_data(cfg, extra_proteins={n: seq_only[n] for n in new_names})
+        with notes_said_before() if cfg.dataset == "files" else contextlib.nullcontext():  # its files' notes: once
+            data = load_data(cfg, extra_proteins={n: seq_only[n] for n in new_names})
         renumber = torch.arange(n_net + len(seq_only))
         renumber[torch.tensor(new_idx)] = torch.arange(n_net, n_net + len(new_idx))
         query = renumber[query]

@@ -157,4 +157,4 @@ def test_one_web_of_a_collection_downloads_alone(data_root, tmp_path, capsys, mo
     assert "1 file(s) written" in capsys.readouterr().out
     assert [p.name for p in (tmp_path / "data").rglob("*.paj")] == ["baydry.paj"]
     assert main(["datasets", "--download", "pajek/bay", "--root", str(tmp_path / "data")]) == 1
-    assert "unknown pajek web 'pajek/bay'; did you mean" in capsys.readouterr().err
+    assert "unknown Pajek food web 'pajek/bay'; did you mean" in capsys.readouterr().err  # load's words

@@ -199,7 +199,7 @@ def test_load_unknown_and_collection_errors(data_root):
     ("gateway/99999", r"unknown GATEWAy web 'gateway/99999' \(known: 57 webs with ids 0\.\.285"),
     ("gateway/12x", r"did you mean gateway/12 "),
     ("cheddar/Nope", r"unknown cheddar web 'cheddar/Nope' \(known: gatbio datasets --members cheddar\)"),
-    ("cheddar/tl84", r"did you mean cheddar/TL84"),  # case is ignored when matching
+    ("cheddar/tl8", r"did you mean cheddar/TL86 or cheddar/TL84"),  # case ignored (cheddar/tl84 loads TL84)
     ("pajek/baydy", r"did you mean pajek/baydry"),
     ("node2vec_ppi", r"unknown dataset 'node2vec_ppi'; did you mean node2vec-ppi"),
     ("yeast", r"unknown dataset 'yeast'; did you mean yeast-bu2003\? \("),  # a prefix (was no suggestion)

@@ -228,8 +228,9 @@ def test_own_protein_features_are_aligned_to_the_network(tmp_path, caplog):
 
 
 def test_uniprot_style_ids_find_the_interaction_files_proteins(tmp_path, caplog):
-    """'>sp|P69905|HBA_HUMAN ...' headers give 'sp|P69905|HBA_HUMAN' ids: the network's 'P69905' found no
-    sequence, and the error named neither the ids read nor the fix."""
+    """'>sp|P69905|HBA_HUMAN ...' headers gave 'sp|P69905|HBA_HUMAN' ids: the network's 'P69905' found no
+    sequence, and the error named neither the ids read nor the fix. Now the id is the accession; a network naming
+    the protein by its entry name finds it too (said)."""
     from torch_geometric.data import Data
 
     from gatbio.data.ppi import attach_sequences
@@ -241,8 +242,9 @@ def test_uniprot_style_ids_find_the_interaction_files_proteins(tmp_path, caplog)
                   ">sp|P68871|HBB_HUMAN Hemoglobin subunit beta\nMVHLTPEEKSAVTAL\n>Q1 plain\nMKKL\n")
     data = attach_sequences(Data(node_names=["P68871", "HBA_HUMAN", "Q1"]), read_sequences(fa), fa)
     assert data.sequences == ["MVHLTPEEKSAVTAL", "MVLSPADKTNVKAAW", "MKKL"]
-    assert "2 protein(s) found by a field of a UniProt-style id ('P68871' in 'sp|P68871|HBB_HUMAN')" in caplog.text
+    assert "1 protein(s) of the interaction file found by another name of their sequence record (e.g. 'HBA_HUMAN', " \
+           "the record read as 'P69905')" in caplog.text
     with pytest.raises(MalformedFileError, match=r"u\.fasta: 1 protein\(s\) of the interaction file have no "
                                                  r"sequence, e\.g\. \['P99999'\]; the sequence file's ids are "
-                                                 r"'sp\|P69905\|HBA_HUMAN', 'sp\|P68871\|HBB_HUMAN', 'Q1': each needs"):
+                                                 r"'P69905', 'P68871', 'Q1': each needs"):
         attach_sequences(Data(node_names=["P69905", "P99999"]), read_sequences(fa), fa)
