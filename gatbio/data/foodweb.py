@@ -22,6 +22,7 @@ from torch_geometric.data import Data
 
 from gatbio.data.io import (
     MalformedFileError,
+    PajekFile,
     SelfLoopPolicy,
     edges_to_data,
     read_edge_list,
@@ -30,6 +31,7 @@ from gatbio.data.io import (
 )
 from gatbio.data.sources import CHEDDAR_WEBS, GATEWAY_WEBS, PAJEK_WEBS, require_files, unknown_name
 from gatbio.data.tables import (
+    check_control_characters,
     check_file,
     check_unique_header,
     first_few,
@@ -67,7 +69,9 @@ def read_trait_table(path: str | Path, num_nodes: int, *, sep: str = r"\s+", id_
     order.
     """
     path = check_file(path)
-    lines = [ln.rstrip("\r") for ln in read_text(path).split("\n")]
+    text = read_text(path)
+    check_control_characters(path, text)  # a NUL byte: at its line, not as a trait that is no number
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines or not lines[0].strip():
@@ -180,6 +184,7 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
 @functools.lru_cache(maxsize=4)
 def _gateway_tables(root: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     folder = Path(root)
+    check_control_characters(folder / "node_ids.csv", read_text(folder / "node_ids.csv"))  # in a species name
     index = pd.read_csv(folder / "web_index.csv")
     # names as written: pandas read a taxon "NA", "null" or "None" as missing, and an empty name became "nan"
     node_ids = pd.read_csv(folder / "node_ids.csv", index_col=0, keep_default_na=False)
@@ -333,17 +338,52 @@ def _gateway_id_error(err: MalformedFileError, edge_file: Path, attr_file: Path 
         size = f" (N = {n} here: ids 0..{n - 1})" if n else ""
         return MalformedFileError(edge_file, err.line, f"node id {k} is negative: ids are 0..N-1 for a web of N "
                                                        f"species{size}; correct the id")
-    has = f"has {n} row{'s' if n != 1 else ''}, ids 0..{n - 1}" if n else "has a header and no rows"
     if named:
         src, fix = f"the web's species list (node_ids.csv of the collection) has {n} species, ids 0..{n - 1}", \
             "correct the id, or add the species to node_ids.csv and to n_nodes in web_index.csv"
     elif attr_file is not None:
-        src, fix = f"{attr_file.name} (the node table: its rows are the web's species) {has}", \
-            (f"add the missing species' rows to {attr_file.name} (one row per species, ids 0..N-1 in order), or "
-             "correct the id")
+        gap = _node_table_gap(attr_file)
+        if gap is not None:  # a row left out inside the table: the table's line, not the edge list's
+            line, m, got = gap
+            used = _first_line_using(edge_file, m)
+            uses = f"{edge_file} uses node id {m} (line {used})" if used is not None else \
+                f"{edge_file} uses node id {k} (line {err.line}), beyond the rows"
+            return MalformedFileError(attr_file, line, f"the node table has no row for node id {m}: this row has id "
+                                                       f"{got:g}, but the rows give the web's species ids 0..N-1 in "
+                                                       f"order, one row each, and {uses}: add the row for node id "
+                                                       f"{m} before this line (or renumber the rows 0..N-1, and "
+                                                       "the edge list's ids with them)")
+        has = f"{n} row{'s' if n != 1 else ''}, ids 0..{n - 1}" if n else "a header and no rows"
+        rows = f"a row for node id {k}" if k == (n or 0) else f"rows for node ids {n or 0}..{k}"
+        src, fix = f"it has no row in the node table {attr_file} (its rows are the web's species: {has})", \
+            f"add {rows} to {attr_file} (one row per species, ids 0..N-1 in order), or correct the id"
     else:
         return err
     return MalformedFileError(edge_file, err.line, f"node id {k} is not a species of the web: {src}; {fix}")
+
+
+def _node_table_gap(attr_file: Path) -> tuple[int, int, float] | None:
+    """``(line, missing id, id found there)`` of the first row of a GATEWAy node table whose id is larger than its
+    position (the rows before it leave out id ``missing``), or ``None`` (ids in order, or not all numbers: left to
+    :func:`read_trait_table`)."""
+    lines = read_text(attr_file).split("\n")
+    rows = [(no, ln.split()[0]) for no, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    for m, (no, field) in enumerate(rows):
+        try:
+            got = float(field)
+        except ValueError:
+            return None
+        if got != m:
+            return (no, m, got) if got > m else None
+    return None
+
+
+def _first_line_using(edge_file: Path, node: int) -> int | None:
+    """The first line of a GATEWAy edge list whose resource or consumer is ``node``, or ``None``."""
+    for no, ln in enumerate(read_text(edge_file).split("\n"), start=1):
+        if str(node) in re.split(r"[\s,;]+", ln.strip())[:2]:
+            return no
+    return None
 
 
 def _log10_with_flag(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -502,9 +542,12 @@ def load_pajek_foodweb(web: str, root: Path | None = None, *, self_loops: SelfLo
     return data
 
 
-def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep") -> Data:
+def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep", parsed: PajekFile | None = None
+                       ) -> Data:
     """Read a SCOR-derived Pajek flow web (``*partition ECO types``, ``*network``, ``*vector bio-masses``), keeping
-    feeding arcs only; see :func:`load_pajek_foodweb`.
+    feeding arcs only; see :func:`load_pajek_foodweb`. ``parsed``: the file as :func:`~gatbio.data.io.read_pajek`
+    already read it (a caller that looked at its sections first), so that it is not read, nor its notes said,
+    twice.
 
     Refused (:class:`MalformedFileError`): a file without the ECO types partition (it says which vertices are
     species), an ECO type outside 1-5 (at its line, by :func:`~gatbio.data.io.read_pajek`), a partition or a
@@ -513,7 +556,7 @@ def read_pajek_foodweb(path: str | Path, *, self_loops: SelfLoopPolicy = "keep")
     missing (``log10_biomass`` 0, ``biomass_missing`` 1).
     """
     path = Path(path)
-    pj = read_pajek(path)
+    pj = parsed if parsed is not None else read_pajek(path)
     net = pj.network()
     n = len(net["node_names"])
     refuse_repeated_labels(pj.path, net)  # as pajek_to_data: a name must pick one compartment

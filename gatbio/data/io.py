@@ -43,6 +43,7 @@ from gatbio.data.tables import (
     _SEP_WORDS,
     DECOMPRESSION_ERRORS,
     MalformedFileError,
+    check_control_characters,
     check_file,
     check_quotes,
     compression_of,
@@ -500,6 +501,7 @@ def read_sif(
     ``report``: as in :func:`read_edge_list`."""
     path = check_file(path)
     text, numbers = data_lines(read_text(path), "#")
+    check_control_characters(path, text, numbers)
     src, dst, rows, alone = [], [], [], []
     for line_no, line in zip(numbers.tolist(), text.split("\n") if text else [], strict=True):
         fields = [f.strip() for f in line.split("\t")] if "\t" in line else line.split()
@@ -1333,8 +1335,11 @@ def read_pajek(path: str | Path) -> PajekFile:
     path = check_file(path)
     try:  # UTF-8 (a byte-order mark dropped); Pajek's own tools write Latin-1, read as such when not UTF-8
         text = read_text(path).removeprefix("\ufeff")
+        latin1 = False
     except MalformedFileError:
-        text = read_text(path, encoding="latin-1")
+        text, latin1 = read_text(path, encoding="latin-1"), True
+    # a NUL byte in a label: refused at its line (Latin-1 gives C1 codes to Windows-1252's letters: not refused)
+    check_control_characters(path, text, c1=not latin1)
     out = PajekFile(str(path))
     section, name, expected_n, values = None, None, None, []
     net: dict | None = None

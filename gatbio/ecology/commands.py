@@ -17,7 +17,8 @@ Columns of an edge list or CSV: a header whose names say the roles is read by th
 (``prey``/``resource``/``res``/``eaten``/``food`` for the prey, ``predator``/``pred``/``consumer``/``con``/
 ``eater`` for the predator, alone or in a longer name: ``predator_name``, ``Prey species``, GATEWAy's
 ``con.taxonomy``/``res.taxonomy``), with a note naming them; ``--source``/``--target`` (names, or numbers from 1)
-choose others; else the first two columns are prey and predator. Weights: a column named like weights
+choose others; else the first two columns are prey and predator (a table without a header row says so in a note,
+with its first link). Weights: a column named like weights
 (``weight``, ``w``, ``flow``, ``biomass.flow``, ``strength``, ``freq``, ``n``, ...), ``--weight COLUMN``, or
 without a header a third column of numbers (with a note; ``--unweighted`` ignores weights; two columns named like
 weights: choose one with ``--weight``); any other column (``study_id``, ``year``, notes) is not read, and a note
@@ -181,7 +182,7 @@ def read_foodweb_file(
             io.note(f"{path}: {len(net['edges'])} undirected *Edges read as links both ways (prey and predator of "
                     "each other) beside the *Arcs")
         if flow_web:
-            data = read_pajek_foodweb(path)
+            data = read_pajek_foodweb(path, parsed=pj)  # read once: its notes (vertices without a line) said once
         else:
             stats: dict[str, int] = {}
             data = io.pajek_to_data(pj, directed=True, duplicates="merge", stats=stats)
@@ -647,6 +648,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             has_header, roles, named_roles = False, (None, None), False
             notes.clear()
             src, dst, w = plan(False)
+    if not has_header and (source is None or target is None) and rows:  # the columns' roles by position: said
+        notes.append(_position_note(path, head[0][0], rows[0], src, dst, direction))
     if sep == r"\s+":
         _check_whitespace_names(path, head, bool(has_header))
     if weight is not None:  # (weights ignored: every row is a link, as the caller said)
@@ -659,6 +662,18 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     if w == "auto" and getattr(data, "edge_weight", None) is not None:
         note(f"{path}: column 3 read as link weights (--unweighted to ignore)")
     return data
+
+
+def _position_note(path: Path, line: int, first: list[str], src: int, dst: int, direction: str) -> str:
+    """The note on a table without a header row, whose columns are read by position: which column is the prey
+    (resource) and which the predator (consumer), shown on the first row, and how to read them otherwise."""
+    prey, predator = (src, dst) if direction == "prey-predator" else (dst, src)
+    example = f", e.g. line {line}: {first[predator]!r} eats {first[prey]!r}" \
+        if max(prey, predator) < len(first) else ""
+    flip = "(--direction predator-prey" if direction == "prey-predator" else "(the default --direction prey-predator"
+    return (f"{path}: no header row: column {prey + 1} read as the prey (resource) and column {predator + 1} as the "
+            f"predator (consumer) of each link{example} {flip} reads them the other way; --source/--target choose "
+            "other columns, or add a header line naming them, such as 'prey predator')")
 
 
 def _yes_or_no(field) -> bool | None:

@@ -76,11 +76,13 @@ def gateway(tmp_path, edges: str, attrs: str | None, name: str = "Pond_7"):
 
 
 @pytest.mark.parametrize("attrs,msg", [
-    ("id log_mass\n0 1\n1 2\n2 3\n", r"7_edge_list\.txt:2: node id 3 is not a species of the web: 7_node_attr_list\.txt "
-                                     r"\(the node table: its rows are the web's species\) has 3 rows, ids 0\.\.2; add "
-                                     r"the missing species' rows to 7_node_attr_list\.txt .*or correct the id"),
-    ("id log_mass\n", r"7_edge_list\.txt:1: node id 1 is not a species of the web: 7_node_attr_list\.txt .* has a "
-                      r"header and no rows; add the missing species' rows"),
+    ("id log_mass\n0 1\n1 2\n2 3\n", r"7_edge_list\.txt:2: node id 3 is not a species of the web: it has no row in "
+                                     r"the node table \S*Pond_7/7_node_attr_list\.txt \(its rows are the web's "
+                                     r"species: 3 rows, ids 0\.\.2\); add a row for node id 3 to "
+                                     r"\S*Pond_7/7_node_attr_list\.txt .*or correct the id"),
+    ("id log_mass\n", r"7_edge_list\.txt:1: node id 1 is not a species of the web: it has no row in the node table "
+                      r"\S*7_node_attr_list\.txt \(its rows are the web's species: a header and no rows\); add rows "
+                      r"for node ids 0\.\.1 to"),
 ])
 def test_gateway_id_beyond_the_node_table_names_the_node_table(tmp_path, attrs, msg):
     web = gateway(tmp_path, "0 1\n1 3\n", attrs)
