@@ -18,6 +18,14 @@ reuse the old runs anyway (``resume="anyway"``, ``--resume-anyway``: recorded in
 ``summary_only`` writes neither file. The input files a config names can join the settings by their contents'
 sha256 (``inputs``); a folder holding a recorded config but none of the task's outputs (a run that stopped before
 any result) is not protected.
+
+What the folder tells a reader: ``config.yaml`` is the config of its first runs; ``--resume-anyway`` after the
+settings changed keeps it and writes the new config to ``config.resumed-<k>.yaml`` (named in ``fingerprint.json``'s
+``resumed_anyway``), and every run file records the fingerprint of the settings it was made with
+(``settings_fingerprint``, :func:`settings_fingerprint`), so that a summary can say how many runs each config made
+(:func:`mixed_configs_note`). A folder that lost both ``config.yaml`` and ``fingerprint.json`` but holds run files is
+refused unless the runs record this config's fingerprint; a resume notes run files made with other software
+(versions, CPU kernels) than this process's.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -47,7 +55,8 @@ __all__ = [
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "refuse_busy", "release_out_dir", "writing_runs",
     "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
-    "missing_runs_note", "mixed_configs_note",
+    "missing_runs_note", "mixed_configs_note", "settings_fingerprint", "current_config_file", "recorded_path",
+    "heartbeat", "heartbeat_wanted", "RESUMED_CONFIG", "COMPARED_SOFTWARE",
     # summaries over seeds
     "collect", "summarize", "round_stats", "seed_ranges", "over_seeds", "format_mean_std", "markdown_table",
 ]
@@ -513,6 +522,60 @@ def resume_hint() -> str:
     return f": the runs finished so far are saved in {_ACTIVE[-1]}; the same command resumes from them"
 
 
+def heartbeat_wanted(progress: bool) -> bool:
+    """Whether a sweep's units say they are still running (:func:`heartbeat`): with progress on, where stderr is a
+    log file or a pipe (on a terminal or in a notebook the progress bar shows the elapsed time)."""
+    if not progress:
+        return False
+    from gatbio.parallel import _in_notebook
+
+    try:
+        return not (sys.stderr.isatty() or _in_notebook())
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
+
+
+@contextmanager
+def heartbeat(label: str, on: bool = True, every: float = 60.0, stream: Any = None) -> Iterator[Any]:
+    """Say on stderr, every ``every`` seconds while the block runs, that the unit ``label`` still runs:
+    ``protein: still running (fraction 0.5, seed 0): gat, 2:00 in this unit``. Yields a function that names
+    what the unit does now (``stage("gat")``). A sweep's progress line comes only when a unit ends, at most every
+    30 s, so a log of a unit of an hour said nothing for an hour. A thread of this process (each worker its
+    own units'); nothing with ``on`` false."""
+    import threading
+    import time
+
+    stage = {"now": ""}
+
+    def set_stage(text: str) -> None:
+        stage["now"] = str(text)
+
+    if not on:
+        yield set_stage
+        return
+    from gatbio.parallel import _clock
+
+    stop = threading.Event()
+    start = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            what = f": {stage['now']}" if stage["now"] else ""
+            try:
+                print(f"{label}{what}, {_clock(time.monotonic() - start)} in this unit",
+                      file=sys.stderr if stream is None else stream, flush=True)
+            except (OSError, ValueError):  # the stream went away: the run goes on without it
+                return
+
+    thread = threading.Thread(target=beat, name="gatbio-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield set_stage
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
 def _flatten(d: Mapping, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
@@ -547,7 +610,7 @@ def _stored_settings(out: Path, schema: type, free_keys: Sequence[str]) -> dict[
             return dict(read_json(fp)["settings"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    cfg_path = out / "config.yaml"
+    cfg_path = current_config_file(out)  # config.yaml, or the latest config.resumed-<k>.yaml
     if not cfg_path.is_file():
         return None
     from gatbio.config import load_config
@@ -606,9 +669,142 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
+#: Where ``--resume-anyway`` records the config of the runs it makes after the settings changed (``<k>`` from 1):
+#: ``config.yaml`` keeps the config of the folder's first runs.
+RESUMED_CONFIG = "config.resumed-{}.yaml"
+#: The software a resume compares with each run file's ``software`` block (:func:`software`): the code's and the
+#: libraries' versions and the CPU kernels (the git commit and the CPU's name are not compared).
+COMPARED_SOFTWARE = ("gatbio", "python", "torch", "torch_geometric", "numpy", "scipy", "sklearn", "pandas",
+                     "cpu_kernels")
+
+
+def _history(out: Path) -> list:
+    """``fingerprint.json``'s ``resumed_anyway`` list (empty when there is none or the file is damaged)."""
+    try:
+        history = read_json(out / FINGERPRINT_FILE).get("resumed_anyway", []) \
+            if (out / FINGERPRINT_FILE).is_file() else []
+    except (OSError, ValueError, AttributeError):
+        return []
+    return list(history) if isinstance(history, list) else []
+
+
+def _resumed_configs(out: Path) -> list[Path]:
+    """The ``config.resumed-<k>.yaml`` files of ``out``, by ``k``."""
+    import re
+
+    found = [(int(m.group(1)), p) for p in out.glob(RESUMED_CONFIG.format("*"))
+             if (m := re.fullmatch(RESUMED_CONFIG.format(r"(\d+)").replace(".", r"\."), p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def current_config_file(out: str | Path) -> Path:
+    """The config file of the settings the runs of ``out`` are made with now: ``config.yaml``, or, after a
+    ``--resume-anyway`` that changed them, the latest ``config.resumed-<k>.yaml`` (``config.yaml`` keeps the
+    config of the first runs). What to pass as ``--config`` to finish the folder's runs."""
+    out = Path(out)
+    for h in reversed(_history(out)):
+        if isinstance(h, dict) and isinstance(h.get("config"), str) and (out / h["config"]).is_file():
+            return out / h["config"]
+    if not (out / FINGERPRINT_FILE).is_file() and (resumed := _resumed_configs(out)):
+        return resumed[-1]
+    return out / "config.yaml"
+
+
+def settings_fingerprint(out: str | Path) -> str | None:
+    """The fingerprint of the result settings ``out``'s runs are made with now (``fingerprint.json``, written by
+    :func:`prepare_out_dir`); ``None`` without one. Each task records it in every run file
+    (``settings_fingerprint``), so that a run's settings can be told after a ``--resume-anyway`` and a folder that
+    lost its config can be recognised by its runs."""
+    try:
+        fp = read_json(Path(out) / FINGERPRINT_FILE).get("fingerprint")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fp if isinstance(fp, str) else None
+
+
+def recorded_path(out: str | Path, value: str | Path) -> Path:
+    """The file a run file's recorded path (``split``, ``split_file``) names, in the results folder ``out``.
+
+    Run files record paths relative to their results folder (``splits/x.json``); older ones hold the path as the
+    sweep was given it (absolute, or relative to the folder it ran in): those are read from their last ``splits``
+    part on, in ``out``, so that a moved or copied folder still finds its own files."""
+    out, p = Path(out), Path(value)
+    if "splits" in p.parts:
+        i = len(p.parts) - 1 - p.parts[::-1].index("splits")
+        return out.joinpath(*p.parts[i:])
+    return p if p.is_absolute() else out / p
+
+
+def _run_records(out: Path, outputs: Sequence[str]) -> list[tuple[Path, dict]]:
+    """The gatbio run files among the task's outputs in ``out`` (JSON objects with a ``software`` block; split
+    files are not read) as ``(path, contents)``."""
+    found = []
+    for name in outputs:
+        target = out / name
+        files = [target] if target.is_file() else sorted(target.rglob("*.json")) if target.is_dir() else []
+        for path in files:
+            if path.suffix != ".json" or "splits" in path.relative_to(out).parts[:-1]:
+                continue
+            try:
+                data = read_json(path)
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and isinstance(data.get("software"), dict):
+                found.append((path, data))
+    return found
+
+
+def _software_note(out: Path, records: Sequence[tuple[Path, dict]]) -> str | None:
+    """A note when run files of ``out`` were made with other software (:data:`COMPARED_SOFTWARE`) than this
+    process runs: results made now would sit beside them in the tables."""
+    now = software()
+    changed: dict[str, list] = {}
+    n_other = 0
+    for _, rec in records:
+        sw = rec["software"]
+        differs = [k for k in COMPARED_SOFTWARE if k in sw and sw[k] != now.get(k)]
+        n_other += bool(differs)
+        for k in differs:
+            changed.setdefault(k, [])
+            if sw[k] not in changed[k]:
+                changed[k].append(sw[k])
+    if not changed:
+        return None
+    from gatbio.data.tables import first_few, note
+
+    what = first_few([f"{k} {', '.join(map(str, olds))} -> {now.get(k)}" for k, olds in changed.items()], 4,
+                     sep="; ")
+    line = (f"{out}: {n_other} of its {len(records)} run file(s) were made with other software than this run "
+            f"({what}); runs made now may differ from them by that alone (--restart redoes them all with this "
+            "software)")
+    note(line)
+    return line
+
+
+def _ignored_by_summary(out: Path, cfg: Any, keys: Sequence[str]) -> list[str]:
+    """``key: old -> new`` for each of ``keys`` (settings a summary ignores: how the runs are made) whose value in
+    ``cfg`` differs from the folder's config; ``device: auto`` differs from nothing (it is stored resolved)."""
+    from gatbio.config import config_to_dict, load_config
+
+    path = current_config_file(out)
+    try:
+        stored = _flatten(config_to_dict(load_config(type(cfg), path))) if path.is_file() else None
+    except Exception:  # noqa: BLE001 - an unreadable config: nothing to compare, and a summary goes on
+        stored = None
+    if stored is None:
+        return []
+    now = _flatten(config_to_dict(cfg))
+    out_ = []
+    for k in dict.fromkeys([*keys, *ALWAYS_FREE_KEYS]):
+        if k in now and k in stored and now[k] != stored[k] and not (k == "device" and now[k] == "auto"):
+            out_.append(f"{k}: {stored[k]!r} -> {now[k]!r}")
+    return out_
+
+
 def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], outputs: Sequence[str],
                     resume: str = "check", summary_only: bool = False, key: str = "out_dir",
-                    inputs: Mapping[str, str | Path | None] | None = None) -> Path:
+                    inputs: Mapping[str, str | Path | None] | None = None,
+                    summary_ignores: Sequence[str] = ()) -> Path:
     """Check a results folder before a run and record this run's config (see the module docstring).
 
     Args:
@@ -618,17 +814,23 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         outputs: the names (files or folders, relative to ``out_dir``) the task writes; ``"restart"`` deletes
             exactly these, and only in a folder that holds an earlier gatbio run.
         resume: ``"check"`` (refuse a differing config), ``"restart"`` or ``"anyway"``.
-        summary_only: only tables are remade: nothing is written, a differing config is only reported.
+        summary_only: only tables are remade: nothing is written, a differing config is only reported, as are
+            settings of ``summary_ignores`` that differ from the folder's config (a summary ignores them).
         key: how messages name the folder (the config key, or the option that set it: ``"--out"``).
         inputs: the input files the config names (``{config key: path}``, ``None`` for unset): their contents'
             sha256 join the result settings as ``<key>.sha256``, so that a file changed in place (same path) is
             a difference too. Folders recorded before this existed lack those keys and are not refused for it.
+        summary_ignores: free keys that only say how runs are made (``jobs``, ``threads``; ``device`` always), which
+            a summary ignores.
 
     Raises:
-        ResumeConflictError: with ``resume="check"``, when the result settings differ (the keys are named).
+        ResumeConflictError: with ``resume="check"``, when the result settings differ (the keys are named), or the
+            folder holds run files but no record of their settings (``config.yaml``, ``fingerprint.json``) and
+            they do not record this config's fingerprint themselves.
     """
     from gatbio._paths import check_output_dir
     from gatbio.config import save_config
+    from gatbio.data.tables import first_few, note
 
     if resume not in RESUME_MODES:
         raise ValueError(f"resume={resume!r}: expected one of {', '.join(RESUME_MODES)}")
@@ -647,9 +849,20 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
             if path:
                 now[f"{name}.sha256"] = sha256_file(path)
     stored = _stored_settings(out, type(cfg), free_keys)
-    if stored is not None and not _holds_results(out, outputs):
+    holds = _holds_results(out, outputs)
+    if stored is not None and not holds:
         stored = None  # a config recorded by a run that failed before any result: nothing to protect
     task = type(cfg).__name__
+    records: list[tuple[Path, dict]] | None = None  # the run files, read when needed
+    unrecorded = None  # run files in a folder without config.yaml and fingerprint.json: whose, and how made?
+    if stored is None and holds:
+        records = _run_records(out, outputs)
+        fps = {rec.get("settings_fingerprint") for _, rec in records}
+        if records and fps != {fingerprint(now)}:
+            unrecorded = records
+        elif records and not summary_only:
+            note(f"{out}: no config.yaml or fingerprint.json, but its {len(records)} run file(s) record this "
+                 "config's settings: recorded again")
     if stored is not None:
         other = stored_task(out)
         shared = len(set(stored) & set(now))
@@ -661,30 +874,43 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
             raise ResumeConflictError(
                 f"{out} holds {what}; this command neither reuses nor deletes them (--restart deletes only its own "
                 "task's results): choose another output folder")
-    if stored is not None and "config.yaml" in stored:  # the settings of the runs there cannot be known
+    if unrecorded is not None:
+        example = unrecorded[0][0].relative_to(out)
+        diff = [f"no config.yaml or fingerprint.json records the settings of its {len(unrecorded)} run file(s), "
+                f"e.g. {example}"]
+    elif stored is not None and "config.yaml" in stored:  # the settings of the runs there cannot be known
         diff = ["its config.yaml cannot be read and fingerprint.json is missing or damaged"]
     else:
         diff = _differences(stored, now, result_settings(type(cfg)(), free_keys)) if stored is not None else []
-    from gatbio.data.tables import first_few
-
     shown = first_few(diff, 6, sep="; ")
     if summary_only:
-        if diff:
-            print(f"note: {out} holds runs of another configuration ({shown}); summarising them as they are",
+        if unrecorded is not None:
+            print(f"note: {out} holds {len(unrecorded)} run file(s) (e.g. {example}) but no config.yaml or "
+                  "fingerprint.json: the settings they were made with cannot be checked; summarising them as they "
+                  "are", file=sys.stderr)
+        elif diff:
+            print(f"note: {out} holds runs of another configuration ({shown}); summarising them as they are: a "
+                  "summary ignores those settings (run without --summary-only to make runs with them)",
                   file=sys.stderr)
+        ignored = _ignored_by_summary(out, cfg, summary_ignores) if stored is not None else []
+        if ignored:
+            print(f"note: --summary-only remakes the tables of the runs in {out} as they were made; it ignores "
+                  f"{first_few(ignored, 4, sep='; ')} (settings of how runs are made)", file=sys.stderr)
         return out
-    history: list = []
-    if stored is not None and (out / FINGERPRINT_FILE).is_file():
-        try:
-            history = list(read_json(out / FINGERPRINT_FILE).get("resumed_anyway", []))
-        except (OSError, ValueError, AttributeError):
-            history = []
+    history = _history(out) if stored is not None else []
+    if unrecorded is not None and resume == "check":
+        raise ResumeConflictError(
+            f"{out} holds {len(unrecorded)} run file(s) (e.g. {example}) but no config.yaml or fingerprint.json, "
+            "so the task and settings they were made with cannot be checked; reusing them could mix two "
+            "experiments. Pass --restart (resume='restart') to delete this task's outputs there and start over, "
+            "or choose another output folder")
     if diff and resume == "check":
         raise ResumeConflictError(
             f"{out} holds results of a different configuration ({shown}); reusing them would mix two experiments. "
             "Pass --restart (resume='restart') to delete them and start over, --resume-anyway (resume='anyway') "
             "to reuse them, or choose another output folder")
-    if resume == "restart" and stored is not None:
+    config_file = current_config_file(out) if history else out / "config.yaml"
+    if resume == "restart" and (stored is not None or unrecorded is not None):
         root = out.resolve()
         removed = []
         for name in outputs:
@@ -694,17 +920,24 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
                 n_files = sum(1 for p in target.rglob("*") if p.is_file()) if folder else 1
                 _remove(target)
                 removed.append(f"{name}/ ({n_files} file(s))" if folder else name)
+        for path in _resumed_configs(out):  # the record of runs that are gone
+            path.unlink()
+            removed.append(path.name)
         if removed:
-            from gatbio.data.tables import note
-
             note(f"--restart: deleted this task's earlier outputs in {out}: {', '.join(removed)}")
-        history = []
+        history, config_file = [], out / "config.yaml"
     elif diff and resume == "anyway":
-        history.append({"previous_fingerprint": fingerprint(stored), "differences": diff})
+        taken = [int(p.name.split("-")[-1].split(".")[0]) for p in _resumed_configs(out)]
+        config_file = out / RESUMED_CONFIG.format(max([len(history), *taken]) + 1)
+        history.append({"previous_fingerprint": None if unrecorded is not None else fingerprint(stored),
+                        "differences": diff, "fingerprint": fingerprint(now), "config": config_file.name})
+    if resume != "restart" and holds and (stored is not None or records):  # a resume: the run files' software
+        _software_note(out, _run_records(out, outputs) if records is None else records)
     out.mkdir(parents=True, exist_ok=True)
-    save_config(cfg, out / "config.yaml")
+    save_config(cfg, config_file)
     record = {"task": task, "fingerprint": fingerprint(now), "settings": now,
-              "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS])), "software": software()}
+              "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS])), "software": software(),
+              "config": config_file.name}
     if history:
         record["resumed_anyway"] = history
     write_json(out / FINGERPRINT_FILE, record)
@@ -771,25 +1004,47 @@ def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequ
     return line
 
 
-def mixed_configs_note(out: str | Path) -> str | None:
+def mixed_configs_note(out: str | Path, runs: Iterable[Mapping] | Callable[[], Iterable[Mapping]] | None = None
+                       ) -> str | None:
     """For a summary of the folder ``out``: ``None``, or (when a run was resumed with ``--resume-anyway`` after the
     settings changed, as ``fingerprint.json`` records) a line, also a note on stderr, saying that its results may
     mix configurations and what differed: ``mixed: these results may mix configurations (resumed with
     --resume-anyway after epochs: 200 -> 50); --restart redoes them all``. It was recorded in fingerprint.json alone, where a
-    reader of the tables months later would not look."""
+    reader of the tables months later would not look.
+
+    With ``runs`` (the run files summarised, as dicts, or a function that reads them: called only for a mixed
+    folder) the line counts the runs by the config they were made with
+    (their ``settings_fingerprint``): ``... epochs: 200 -> 50): runs by the config they were made with: 6
+    config.yaml, 2 config.resumed-1.yaml; --restart ...``; runs from before run files recorded it count as
+    ``unrecorded``."""
     path = Path(out) / FINGERPRINT_FILE
-    try:
-        history = read_json(path).get("resumed_anyway") if path.is_file() else None
-    except (OSError, ValueError, AttributeError):
+    history = _history(Path(out))
+    if not history:
         return None
-    if not history or not isinstance(history, list):
-        return None
+    from collections import Counter
+
     from gatbio.data.tables import first_few, note
 
     diffs = [d for h in history if isinstance(h, dict) for d in h.get("differences", [])]
     times = f" ({len(history)} times)" if len(history) > 1 else ""
+    counts = ""
+    if callable(runs):
+        runs = runs()
+    if runs is not None:
+        entries = [h for h in history if isinstance(h, dict)]
+        names: dict[Any, str] = {}  # settings fingerprint -> the config file that holds them (the first that did)
+        if entries and entries[0].get("previous_fingerprint"):
+            names[entries[0]["previous_fingerprint"]] = "config.yaml"
+        for h in entries:
+            if h.get("fingerprint") and h.get("config"):
+                names.setdefault(h["fingerprint"], str(h["config"]))
+        by = Counter(names.get(r.get("settings_fingerprint"), "unrecorded") if isinstance(r, Mapping)
+                     else "unrecorded" for r in runs)
+        order = dict.fromkeys(["config.yaml", *names.values(), "unrecorded"])
+        counts = ", ".join(f"{by[name]} {name}" for name in order if by.get(name))
+        counts = f": runs by the config they were made with: {counts}" if counts else ""
     line = (f"mixed: these results may mix configurations (resumed with --resume-anyway{times} after "
-            f"{first_few(list(dict.fromkeys(map(str, diffs))), 4, sep='; ')}); --restart redoes them all "
+            f"{first_few(list(dict.fromkeys(map(str, diffs))), 4, sep='; ')}){counts}; --restart redoes them all "
             f"({path})")
     note(line)
     return line

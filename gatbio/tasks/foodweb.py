@@ -171,14 +171,19 @@ def find_web_folders(webs_dir: str | Path) -> list[Path]:
     return found
 
 
-def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
+def read_web_folder(folder: str | Path, self_loops: str = "remove", say: bool = True) -> Data:
     """One web folder in the GATEWAy layout, as the benchmark reads it: :func:`gatbio.data.foodweb.read_gateway_web`
     (file order kept, file:line validation) with self-loops removed, and said on stderr (cannibalism is not
     predicted, and the folds' ``test_lines`` then count the other links in file order; ``self_loops="keep"``: kept,
     for a caller that says how many it leaves out) and the trait columns exactly as in the file.
+
+    ``say=False``: read without a note (the self-loops, missing traits, ...), for a caller that reads the folder
+    again: the benchmark reads a web once per protocol and says its notes for the first protocol only.
     """
+    import contextlib
+
     from gatbio.data.foodweb import read_gateway_web
-    from gatbio.data.tables import MalformedFileError, data_head, is_number
+    from gatbio.data.tables import MalformedFileError, data_head, is_number, notes_said_before
 
     for edges in sorted(Path(folder).glob("*_edge_list.txt"))[:1]:  # species names, not ids: another layout
         head = data_head(edges, lines=1, numbered=True)
@@ -190,13 +195,15 @@ def read_web_folder(folder: str | Path, self_loops: str = "remove") -> Data:
                                                         "<id>_node_attr_list.txt, names in the collection's "
                                                         "node_ids.csv); a web of species names runs with gatbio "
                                                         "foodweb predict FILE")
-    data = read_gateway_web(folder, self_loops="keep", add_mass_missing=False)
+    with contextlib.nullcontext() if say else notes_said_before():
+        data = read_gateway_web(folder, self_loops="keep", add_mass_missing=False)
     loops = data.edge_index[0] == data.edge_index[1]
     if self_loops == "remove" and bool(loops.any()):
         from gatbio.data.tables import note
 
-        note(f"{folder}: {int(loops.sum())} cannibalism link(s) (a species eating itself) left out: not predicted; "
-             "the folds (test_lines) count the other links in file order")
+        if say:
+            note(f"{folder}: {int(loops.sum())} cannibalism link(s) (a species eating itself) left out: not "
+                 "predicted; the folds (test_lines) count the other links in file order")
         data.edge_index = data.edge_index[:, ~loops]
         if getattr(data, "edge_weight", None) is not None and data.edge_weight.numel() == loops.numel():
             data.edge_weight = data.edge_weight[~loops]
@@ -738,14 +745,19 @@ def _advance(progress, done: str) -> None:
         progress.update()
 
 
-def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
+def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links",
+            beat: bool = False) -> str:
     """Run one protocol (every fold, model and seed) on one web folder; write
     ``OUT/webs/<web>.<protocol>.json`` atomically (rows per fold, model and seed, plus the splits).
 
-    A (web, protocol) whose result file exists is skipped (resume). Returns the result path.
+    A (web, protocol) whose result file exists is skipped (resume). Returns the result path. ``beat``: say every
+    minute on stderr that the unit still runs, and which fold (:func:`gatbio.results.heartbeat`).
     """
-    with unit_threads(cfg.threads):
-        return _run_web(folder, out_dir, cfg, protocol)
+    from gatbio.results import heartbeat
+
+    label = f"food webs: still running ({_web_name(folder)}, {protocol})" if beat else ""
+    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
+        return _run_web(folder, out_dir, cfg, protocol, stage)
 
 
 def _web_name(source: str | Path) -> str:
@@ -787,9 +799,10 @@ def _same_web(path: Path, source: str | Path) -> bool:
                      "results again, or give another --out")
 
 
-def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links") -> str:
+def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links",
+             stage=lambda what: None) -> str:
     from gatbio.device import resolve_device
-    from gatbio.results import is_done, software, write_json
+    from gatbio.results import is_done, settings_fingerprint, software, write_json
 
     out_dir = Path(out_dir)
     is_named = isinstance(folder, str) and not Path(folder).is_dir()
@@ -806,8 +819,8 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
         perm = torch.from_numpy(np.random.default_rng(cfg.split_seed).permutation(int(keep.sum())))
         data = Data(edge_index=data.edge_index[:, keep][:, perm], num_nodes=data.num_nodes,
                     node_names=data.node_names, name=folder)
-    else:
-        data = read_web_folder(folder)
+    else:  # read once per protocol: its cannibal links said once, by the first protocol of the run
+        data = read_web_folder(folder, say=protocol not in cfg.protocols[1:])
     if not cfg.use_traits:
         data.x = None
     if data.num_edges < cfg.n_folds:
@@ -834,7 +847,8 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
         raise ValueError(f"unknown protocol {protocol!r}: use 'links' and/or 'species'")
     seeds_of = {"gat": gat_seeds, "no_trophic_bias": seeds, "gat_structure": seeds[:1]}  # the rows' seed column
     rows, fold_seconds, fold_info = [], [], []
-    for f in folds:
+    for k_fold, f in enumerate(folds, 1):
+        stage(f"fold {k_fold} of {len(folds)}")
         A = adjacency_of(f["observed"], n)
         t1 = time.time()
         info: dict[str, float] = {}
@@ -853,6 +867,7 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
                       "connectance": L / (n * (n - 1)), "traits": trait_names,
                       "device": str(resolve_device(cfg.device, small_graphs=True)),
                       "threads": cfg.threads, "software": software(), "seconds": time.time() - t0,
+                      "settings_fingerprint": settings_fingerprint(out_dir),  # the settings it was made with
                       "fold_seconds": fold_seconds, "ensemble_weights": fold_info,
                       "splits": [f["split"] for f in folds], "rows": rows,
                       **({"link_order": f"cannibal links dropped, the others shuffled by split_seed {cfg.split_seed} "
@@ -945,13 +960,13 @@ def unfinished_note(out_dir: str | Path, cfg: FoodWebConfig, webs_dir: Path) -> 
     """For ``foodweb summarize`` of a folder whose benchmark was interrupted: ``None`` when every (web, protocol)
     unit of its config has a result, else a note (:func:`gatbio.results.missing_runs_note`) saying how many have
     none and that rerunning the benchmark finishes them (the tables leave them out)."""
-    from gatbio.results import missing_runs_note
+    from gatbio.results import current_config_file, missing_runs_note
 
     sources = [str(p) for p in _web_folders(cfg, webs_dir)] + [_named_source(n) for n in cfg.named]
     files = [_result_path(Path(out_dir), src, protocol) for protocol in cfg.protocols for src in sources]
     return missing_runs_note(files, out_dir, RECORD_KEYS,
                              finish="rerun the benchmark with the folder's config (gatbio foodweb benchmark --config "
-                                    f"{Path(out_dir) / 'config.yaml'}) to finish them")
+                                    f"{current_config_file(out_dir)}) to finish them")
 
 
 def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, cfg: FoodWebConfig | None = None
@@ -966,7 +981,7 @@ def summarize_results(out_dir: str | Path, webs_dir: str | Path | None = None, c
     if not files:
         raise FileNotFoundError(f"{out_dir}/webs: no per-web results to summarise")
     recs = [read_web_result(p) for p in files]
-    mixed_configs_note(out_dir)
+    mixed_configs_note(out_dir, recs)
     fold = pd.DataFrame([r for rec in recs for r in rec["rows"]])
     if fold.empty:  # every model of the config was left out on every web (e.g. trait models on webs without traits)
         raise ValueError(f"{out_dir}/webs: the per-web results hold no model scores: every model of the config was "
@@ -1139,7 +1154,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import is_done, machine, prepare_out_dir, write_json, writing_runs
+    from gatbio.results import heartbeat_wanted, is_done, machine, prepare_out_dir, write_json, writing_runs
 
     check(cfg)
     spec = cfg.device
@@ -1171,7 +1186,10 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
                            files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
         host = machine(calibrate=bool(todo))  # before the workers start: what the machine gave at the start
         t0 = time.time()
-        parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress, costs=_unit_costs(todo))
+        import functools
+
+        unit = functools.partial(run_web, beat=True) if heartbeat_wanted(progress) else run_web
+        parallel_map(unit, todo, jobs=cfg.jobs, desc="food webs", progress=progress, costs=_unit_costs(todo))
         wall = time.time() - t0
     # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
     # protocols than the folder holds says so: the tables are not only this call's).

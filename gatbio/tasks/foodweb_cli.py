@@ -169,6 +169,16 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.summary_only:  # the protein sweeps' option, here too: the folder's tables, from its own config
         if args.restart or args.resume_anyway:
             raise ValueError("--summary-only trains nothing: --restart / --resume-anyway do not apply")
+        if (Path(cfg.out) / "config.yaml").is_file():  # settings other than the folder's are named: a summary ignores them
+            from gatbio.results import prepare_out_dir
+            from gatbio.tasks.foodweb import OUTPUTS, RESUME_FREE_KEYS
+
+            if args.device is not None:
+                import dataclasses
+
+                cfg = dataclasses.replace(cfg, device=args.device)
+            prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, summary_only=True,
+                            key="--out (config out)", summary_ignores=("jobs", "threads", "device"))
         return run_summarize(argparse.Namespace(out=cfg.out, webs=args.webs))
     if args.device is not None:
         import dataclasses
@@ -236,8 +246,9 @@ def _read_traits(path: str, node_names: list[str], header: bool | None = None
 def read_predict_web(args: argparse.Namespace):
     """The web of ``foodweb predict``: a GATEWAy web folder as the benchmark reads it (file order, the file's trait
     columns; its cannibal links are kept here, and left out by :func:`run_predict` with a note, as for any other
-    format), with its species names when it lies in a GATEWAy collection; anything else as ``gatbio trophic``
-    reads it (a named web such as ``gateway/11`` comes with names and traits).
+    format), with its species names when it lies in a GATEWAy collection, and the note on names that differ only
+    in case or Unicode form that every format gets; anything else as ``gatbio trophic`` reads it (a named web such
+    as ``gateway/11`` comes with names and traits).
 
     Links of weight 0 (no flow: absent, as in ``gatbio trophic``) are dropped, with a note. The options that
     say how to read a table (``--direction``, ``--source``, ``--target``, ``--weight``, ``--convention``) are
@@ -245,7 +256,7 @@ def read_predict_web(args: argparse.Namespace):
     path = Path(args.file)
     if args.format in ("auto", "gateway") and path.is_dir() and any(path.glob("*_edge_list.txt")):
         from gatbio.data.foodweb import gateway_folder_names
-        from gatbio.ecology.commands import refuse_table_options
+        from gatbio.ecology.commands import _note_lookalike_names, refuse_table_options
         from gatbio.tasks.foodweb import read_web_folder
 
         refuse_table_options(args.file, "a GATEWAy web folder", direction=args.direction, source=args.source,
@@ -255,6 +266,7 @@ def read_predict_web(args: argparse.Namespace):
         names = gateway_folder_names(path)
         if names is not None and len(names) == data.num_nodes:
             data.node_names = names
+        _note_lookalike_names(path, "gateway", data)  # as read_foodweb says it for every other format
     else:
         from gatbio.ecology.commands import read_foodweb
 

@@ -66,6 +66,7 @@ from gatbio.results import (
     proba_path,
     read_json,
     round_stats,
+    settings_fingerprint,
     software,
     summarize,
     write_csv,
@@ -179,6 +180,10 @@ SETTING_RULES = {
 #: any other difference is refused (:func:`gatbio.results.prepare_out_dir`).
 RESUME_FREE_KEYS = ("name", "out_dir", "jobs", "threads", "dataset", "fractions", "seeds", "variants",
                     "attention_example", "device", "save_proba")
+
+#: Free keys that only say how runs are made: a summary (``--summary-only``) ignores them, and says so when they
+#: differ from the folder's config.
+SUMMARY_IGNORES = ("jobs", "threads", "attention_example", "save_proba", "device")
 
 #: What :func:`run` writes in ``out_dir`` (``--restart`` deletes exactly these).
 OUTPUTS = ("runs", "splits", "summary.csv", "summary.md", "f1_vs_fraction.png", "embedding_time.json",
@@ -446,16 +451,22 @@ def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
     return sp
 
 
-def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
+def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None],
+             beat: bool = False) -> list[dict]:
     """All variants of one (fraction, seed): one ``<variant>.json`` each; returns the result dicts.
 
     The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
-    probability that is scored or written, is on the CPU."""
-    with unit_threads(cfg.threads):
-        return _run_unit(cfg, frac, seed, inputs)
+    probability that is scored or written, is on the CPU. ``beat``: say every minute on stderr that the unit still
+    runs, and which variant (:func:`gatbio.results.heartbeat`)."""
+    from gatbio.results import heartbeat
+
+    label = f"{cfg.name}: still running (fraction {frac}, seed {seed})" if beat else ""
+    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
+        return _run_unit(cfg, frac, seed, inputs, stage)
 
 
-def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None]) -> list[dict]:
+def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None],
+              stage=lambda what: None) -> list[dict]:
     from gatbio.device import resolve_device
 
     dev = resolve_device(cfg.device)
@@ -481,7 +492,10 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
     val_probas: dict[str, np.ndarray] = {}  # each variant refitted without the validation proteins, on them
     seconds: dict[str, float] = {}
     cpu: dict[str, float] = {}  # process CPU time: what the variant costs on a machine nobody else is using
+    recorded = {"settings_fingerprint": settings_fingerprint(cfg.out_dir),  # the settings the runs are made with
+                "split": split_path.relative_to(Path(cfg.out_dir)).as_posix()}  # in the results folder
     for variant in [v for v in VARIANTS if v in needed]:  # members before ensembles
+        stage(variant)
         t0, c0 = time.perf_counter(), time.process_time()
         extra: dict[str, Any] = {}
         if variant in ("neighbor_vote", "label_prop"):
@@ -531,7 +545,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
                "n_train": len(sp["train"]), "n_test": len(sp["test"]),
                "seconds": round(seconds[variant], 3), "cpu_seconds": round(cpu[variant], 3),
                "device": str(dev) if variant in NEURAL or variant in ENSEMBLES else "cpu",
-               "threads": cfg.threads, "software": software(), "split": str(split_path), **extra}
+               "threads": cfg.threads, "software": software(), **recorded, **extra}
         if cfg.save_proba:  # before the run file, which marks the run as finished
             test_np = np.asarray(sp["test"])
             write_npz(proba_path(run_dir / f"{variant}.json"), test_nodes=test_np,
@@ -577,7 +591,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
@@ -585,7 +599,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     out = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                          summary_only=summary_only, key=OUT_DIR_KEY)
+                          summary_only=summary_only, key=OUT_DIR_KEY, summary_ignores=SUMMARY_IGNORES)
 
     def run_files(f, s):  # a (fraction, seed) unit's result files, one per variant
         return [_paths(cfg, f, s)[1] / f"{v}.json" for v in cfg.variants]
@@ -597,6 +611,8 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
             [(f, s) for s in cfg.seeds for f in cfg.fractions],
             lambda f, s: all(_run_done(cfg, p) for p in run_files(f, s)),
             cfg.name, "(fraction, seed)", out, progress, files=run_files, keys=RUN_KEYS)
+        if not summary_only:
+            _restore_splits(cfg, [(f, s) for s in cfg.seeds for f in cfg.fractions if (f, s) not in todo])
         if todo:  # a finished sweep resumed: no embedding is computed again
             data = load_data(cfg.dataset)
             check_fractions(cfg, data)
@@ -604,10 +620,30 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
             with unit_threads(cfg.threads):  # the embeddings' SVDs sum differently on more threads
                 inputs = compute_inputs(cfg, data)
             write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
-            units = [(cfg, f, s, inputs) for f, s in todo]
+            units = [(cfg, f, s, inputs, heartbeat_wanted(progress)) for f, s in todo]
             parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
                          progress=progress)
     return summarize_runs(cfg)
+
+
+def _restore_splits(cfg: ProteinConfig, units: list[tuple[float, int]]) -> list[Path]:
+    """Write again the saved split of each finished (fraction, seed) unit in ``units`` whose file is missing or
+    damaged (a deleted ``splits/``): a unit that runs writes its own, a finished one did not, and the folder kept
+    its runs without the splits they were scored on. The split follows from the data and the seed
+    (:func:`make_split`); a note says how many were written. Returns their paths."""
+    missing = [(f, s) for f, s in units if not is_done(_paths(cfg, f, s)[0])]
+    if not missing:
+        return []
+    data = load_data(cfg.dataset)
+    written = []
+    for f, s in missing:
+        write_json(path := _paths(cfg, f, s)[0], make_split(data, f, s, cfg.val_fraction))
+        written.append(path)
+    from gatbio.data.tables import note
+
+    note(f"{cfg.name}: {len(written)} saved split(s) of finished runs were missing from {Path(cfg.out_dir) / 'splits'}: "
+         f"made again from their seeds (e.g. {written[0].name})")
+    return written
 
 
 def _metrics(cfg: ProteinConfig) -> list[str]:
@@ -632,7 +668,7 @@ def summarize_runs(cfg: ProteinConfig) -> str:
     write_csv(out / "summary.csv", round_stats(summ, 6))  # 6 digits: a 3-digit display from it rounds once
     table = format_mean_std(summ, ["fraction", "variant"], metrics)
     text = f"{cfg.name} on {cfg.dataset} ({over_seeds(df['seed'])})\n\n{markdown_table(table)}"
-    for line in (incomplete, mixed_configs_note(out)):
+    for line in (incomplete, mixed_configs_note(out, rows)):
         if line:
             text += f"\n\n{line}"
     from gatbio.results import atomic_write_text

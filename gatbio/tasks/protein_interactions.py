@@ -86,6 +86,7 @@ from gatbio.results import (
     proba_path,
     read_json,
     round_stats,
+    settings_fingerprint,
     software,
     summarize,
     write_csv,
@@ -753,16 +754,22 @@ def _read_proba(path: Path, row: dict[str, Any], val: list[int], test: list[int]
             "seconds": row["seconds"], "cpu_seconds": row["cpu_seconds"]}
 
 
-def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
+def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check",
+             beat: bool = False) -> list[dict]:
     """Every (graph, model) of one (split type, seed): one ``<model>.json`` each, and for every model fitted or
     scored a ``<model>.proba.npz`` of its validation and test probabilities; returns the rows written.
     ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options). A ``mean`` reuses
-    its networks' runs through their probability files (a run stored without one is made again)."""
-    with unit_threads(cfg.threads):
-        return _run_unit(cfg, kind, seed, data, resume)
+    its networks' runs through their probability files (a run stored without one is made again). ``beat``: say
+    every minute on stderr that the unit still runs, and which model (:func:`gatbio.results.heartbeat`)."""
+    from gatbio.results import heartbeat
+
+    label = f"{cfg.name}: still running ({kind} split, seed {seed})" if beat else ""
+    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
+        return _run_unit(cfg, kind, seed, data, resume, stage)
 
 
-def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> list[dict]:
+def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check",
+              stage=lambda what: None) -> list[dict]:
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
@@ -775,6 +782,8 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
     test_pairs = data.pairs[torch.as_tensor(test)]
     rows = []
     cache: dict = {}  # fit_and_score results of this unit by (model, graph, seed): a mean's members
+    recorded = {"settings_fingerprint": settings_fingerprint(cfg.out_dir),  # the settings the runs are made with
+                "split_file": _paths(cfg, kind, seed)[0].relative_to(Path(cfg.out_dir)).as_posix()}
 
     def one(graph: str, name: str, need_proba: bool = False) -> dict | None:
         """The result of model ``name`` under ``graph`` (made now, or read back when finished); with
@@ -807,7 +816,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
             for c, r in cands.items():
                 for n in r.get("networks") or [[c, seed, r["seconds"], r["cpu_seconds"]]]:
                     nets[tuple(n[:2])] = n[2:]
-            row.update({"model": name, "chosen": chosen,
+            row.update({**recorded, "model": name, "chosen": chosen,
                         "candidates_val_micro_f1": {c: r["val_micro_f1"] for c, r in cands.items()},
                         "seconds": round(sum(t[0] for t in nets.values()), 3),
                         "cpu_seconds": round(sum(t[1] for t in nets.values()), 3), "options": opts})
@@ -815,6 +824,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
             if opts.get("kind") == "mean":  # its networks' own runs first (or their stored probabilities)
                 for m in opts["among"]:
                     one(graph, m, need_proba=True)
+            stage(f"{name} under the {graph} graph")
             t0, c0 = time.perf_counter(), time.process_time()
             r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev,
                               cache=cache)
@@ -827,8 +837,8 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
                    "val_micro_f1": r["val_micro_f1"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
                    **rule, "n_fit": len(sp["fit"]), "n_val": len(sp["val"]), "n_test": len(test),
                    "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
-                   "device": str(dev), "threads": cfg.threads, "software": software(),
-                   "split_file": str(_paths(cfg, kind, seed)[0]), "options": r["options"]}
+                   "device": str(dev), "threads": cfg.threads, "software": software(), **recorded,
+                   "options": r["options"]}
             if opts.get("kind") == "mean":
                 row.update({"members_val_micro_f1": r["members_val_micro_f1"],
                             "networks": [[n[0], n[1], round(n[2], 3), round(n[3], 3)] for n in r["networks"]]})
@@ -851,7 +861,8 @@ def _runs(cfg: InteractionsConfig) -> list[tuple[str, str]]:
     return [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
 
 
-def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> bool:
+def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check", beat: bool = False
+               ) -> bool:
     """Whether every run of one (split type, seed) is finished, with the checks the unit makes when it reads them
     back: the saved split comes from this pair table, and each run from the same model options (else
     :func:`_check_options` refuses, or says so under ``resume="anyway"``)."""
@@ -880,7 +891,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
@@ -895,14 +906,16 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY)
+                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY,
+                    summary_ignores=("jobs", "threads", "device"))
     if not summary_only:
         with writing_runs(cfg.out_dir):
             data = load_data(cfg)
             # seed by seed, every split type in each: the first units to end are a fair sample of the rest for the
             # time left (the random splits' fits are the longest: run first, they made it read too long), and an
             # interrupted run holds the first seeds of every split type
-            units = left_to_run([(cfg, k, s, data, resume) for s in cfg.seeds for k in cfg.splits], _unit_done,
+            beat = heartbeat_wanted(progress)
+            units = left_to_run([(cfg, k, s, data, resume, beat) for s in cfg.seeds for k in cfg.splits], _unit_done,
                                 cfg.name, "(split, seed)", cfg.out_dir, progress, keys=ROW_KEYS,
                                 files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
             parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
@@ -920,7 +933,7 @@ def summarize_runs(cfg: InteractionsConfig) -> str:
     rows = [read_json(p) for p in files if is_done(p, SUMMARY_KEYS)]
     if not rows:
         raise FileNotFoundError(f"no results under {out / 'runs'}: run without --summary-only first")
-    notes = [line for line in (missing_runs_note(files, out, SUMMARY_KEYS), mixed_configs_note(out)) if line]
+    notes = [line for line in (missing_runs_note(files, out, SUMMARY_KEYS), mixed_configs_note(out, rows)) if line]
     df = pd.DataFrame(rows)
     for m in METRICS:
         df[m] = pd.to_numeric(df.get(m), errors="coerce")

@@ -51,6 +51,7 @@ from gatbio.results import (
     missing_runs_note,
     mixed_configs_note,
     seed_ranges,
+    settings_fingerprint,
     software,
     write_csv,
     write_json,
@@ -523,10 +524,51 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
         _check_leaves_a_node(cfg, dataset, int(load_dataset(dataset).num_nodes))
 
 
-def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
-    """Fit every model that still has missing results on one (dataset, seed), and write its curves."""
-    with unit_threads(max(1, cfg.threads)):
-        return _job_body(cfg, task, dataset, seed)
+def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, beat: bool = False) -> dict:
+    """Fit every model that still has missing results on one (dataset, seed), and write its curves. ``beat``: say
+    every minute on stderr that the unit still runs, and which model (:func:`gatbio.results.heartbeat`)."""
+    from gatbio.results import heartbeat
+
+    label = f"robustness: still running ({dataset}, seed {seed})" if beat else ""
+    with unit_threads(max(1, cfg.threads)), heartbeat(label, on=beat) as stage:
+        return _job_body(cfg, task, dataset, seed, stage)
+
+
+def _split_path(out_dir: Path, task: str, dataset: str, seed: int) -> Path:
+    return out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
+
+
+def _split_of(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
+    """The saved split of one (dataset, seed), as its problem makes it (:meth:`_Problem.split_dict`) without
+    computing the problem's inputs: a protein graph's labelled split, a food web's link split."""
+    if task == "protein":
+        from gatbio.tasks import protein
+
+        s = cfg.protein
+        return protein.make_split(protein.load_data(dataset), s.train, seed, s.val_fraction)
+    from gatbio.data import load as load_dataset
+    from gatbio.data.splits import link_split
+
+    s = cfg.foodweb
+    return link_split(load_dataset(dataset), val=s.val, test=s.test, seed=seed, negatives=s.negatives).to_dict()
+
+
+def _restore_splits(cfg: RobustnessConfig, units: list[tuple[str, str, int]]) -> list[Path]:
+    """Write again the saved split of each finished (task, dataset, seed) unit whose file is missing or damaged (a
+    deleted ``splits/``): a unit that runs writes its own, a finished one did not. The split follows from the data
+    and the seed (:func:`_split_of`); a note says how many were written. Returns their paths."""
+    out_dir = Path(cfg.out_dir)
+    written = []
+    for task, dataset, seed in units:
+        if not is_done(path := _split_path(out_dir, task, dataset, seed)):
+            write_json(path, _split_of(cfg, task, dataset, seed))
+            written.append(path)
+    if written:
+        from gatbio.data.tables import note
+
+        note(f"robustness: {len(written)} saved split(s) of finished runs were missing from {out_dir / 'splits'}: "
+             f"made again from their seeds (e.g. {written[0].relative_to(out_dir)})")
+    return written
 
 
 def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> list[str]:
@@ -549,7 +591,7 @@ def _unit_costs(items: list[tuple], left: dict[tuple, list[str]]) -> list[float]
     return [UNIT_COST[task] * max(len(left[task, dataset, seed]), 1) for _c, task, dataset, seed in items]
 
 
-def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict:
+def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage=lambda what: None) -> dict:
     out_dir = Path(cfg.out_dir)
     todo = _todo_models(cfg, task, dataset, seed)
     if not todo:
@@ -558,7 +600,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
     problem = _make_problem(task, dataset, seed, cfg)
     n = int(problem.data.num_nodes)
     _check_leaves_a_node(cfg, dataset, n)
-    split_path = out_dir / "splits" / task / _slug(dataset) / f"seed{seed}.json"
+    split_path = _split_path(out_dir, task, dataset, seed)
     if not is_done(split_path):
         write_json(split_path, problem.split_dict())
     elif not holds_json(split_path, problem.split_dict()):  # the saved split is the one the runs used
@@ -575,7 +617,9 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
              for p in cfg.perturbations for f in cfg.fractions}
     # The nodes that removing hub_fraction by degree removes (the same rounding, the same seeded tie order).
     hubs = rankings["degree"][: max(1, node_count(cfg.hub_fraction, n))]
+    fp = settings_fingerprint(out_dir)  # the settings the runs are made with
     for model_name in todo:
+        stage(model_name)
         torch.manual_seed(seed)
         t0 = time.perf_counter()
         model, fit_info = problem.fit(model_name)
@@ -593,7 +637,8 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
                 "task": task, "dataset": dataset, "model": model_name, "seed": seed, "perturbation": p,
                 "metric": problem.metric, "layer": MODELS[model_name], "perturb_kwargs": _perturb_kwargs(cfg, p),
                 "device": str(problem.device), "threads": cfg.threads, "software": software(),
-                "retrained": False, "split": str(split_path.relative_to(out_dir)), "fit": fit_info,
+                "retrained": False, "split": split_path.relative_to(out_dir).as_posix(), "fit": fit_info,
+                "settings_fingerprint": fp,
                 "clean_attention": att_stats, "curve": curve,
             })
     return {"dataset": dataset, "seed": seed, "fitted": len(todo),
@@ -672,7 +717,14 @@ def summarize(cfg: RobustnessConfig) -> str:
     seeds = f"{int(counts.min())} to {most} of seeds {ids} (each row's n below)" if uneven else f"{most} seeds ({ids})"
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {seeds} -> {out_dir}"]
-    lines += [line for line in (incomplete, mixed_configs_note(out_dir)) if line]
+
+    def runs() -> list[dict]:  # read again for a mixed folder only (its note said once, by load_runs)
+        from gatbio.data.tables import notes_said_before
+
+        with notes_said_before():
+            return rs._runs(out_dir, run_selection(cfg))
+
+    lines += [line for line in (incomplete, mixed_configs_note(out_dir, runs)) if line]
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
     if not (cfg.foodweb.enabled and orders):  # no R50 this time: an earlier summary's would pass for this one's
         for stale in (out_dir / "summary" / "r50.csv", out_dir / "summary" / "extinction_curves.csv",
@@ -735,7 +787,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
 
     cfg = _validate(cfg)
     job_cfg = {}
@@ -750,7 +802,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                              summary_only=summary_only, key=OUT_DIR_KEY)
+                              summary_only=summary_only, key=OUT_DIR_KEY, summary_ignores=("jobs", "threads", "device"))
     if not summary_only:
         with writing_runs(out_dir):
             items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
@@ -760,10 +812,13 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                                "robustness", "(dataset, seed)", out_dir, progress, keys=RUN_KEYS, filled=RUN_FILLED,
                                files=lambda c, task, dataset, seed: [_run_path(out_dir, task, dataset, m, seed, p)
                                                                      for m in c.models for p in c.perturbations])
+            _restore_splits(cfg, [(task, dataset, seed) for _c, task, dataset, seed in items
+                                  if not left[task, dataset, seed]])
             host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
-            done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress,
-                                costs=_unit_costs(todo, left))
+            beat = heartbeat_wanted(progress)
+            done = parallel_map(_job, [(*item, beat) for item in todo], jobs=cfg.jobs,
+                                desc="robustness (dataset, seed)", progress=progress, costs=_unit_costs(todo, left))
             # seconds and jobs: this call's (a resumed call's units finished before are not in them)
             write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                                  "units": len(items), "units_computed_this_call": len(todo),

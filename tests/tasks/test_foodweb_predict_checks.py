@@ -447,3 +447,19 @@ def test_predict_takes_one_seed_as_an_int_and_lists_the_columns_its_docstring_na
     doc = " ".join(PREDICT.__doc__.split())
     listed = doc.split("Columns: ``", 1)[1].split("``", 1)[0].split(", ")
     assert listed == list(out.columns)
+
+
+def test_benchmark_summary_only_names_the_settings_a_summary_ignores(tmp_path, capsys, caplog):
+    """`foodweb benchmark --summary-only gat.epochs=5 --jobs 4` summarised silently, as if the settings had applied."""
+    from gatbio.config import save_config
+    from gatbio.tasks.foodweb import FoodWebConfig
+
+    out = _results(tmp_path)
+    save_config(FoodWebConfig(out=str(out)), out / "config.yaml")
+    assert gatbio_main(["foodweb", "benchmark", "--out", str(out), "--summary-only"]) == 0
+    assert "ignore" not in _stderr(capsys, caplog)[1]
+    assert gatbio_main(["foodweb", "benchmark", "--out", str(out), "--summary-only", "--jobs", "4",
+                        "gat.epochs=5"]) == 0
+    out_, err = _stderr(capsys, caplog)
+    assert "== summary" in out_
+    assert "gat.epochs" in err and "jobs" in err and "ignore" in err
