@@ -131,7 +131,12 @@ def read_foodweb_file(
         import difflib
 
         from gatbio.data import DATASETS, load
+        from gatbio.data.sources import UnknownDatasetError, resolve_name
 
+        try:  # load's one case rule: 'Cheddar/TL84', 'pajek/BAYDRY' name the registry's webs
+            file = resolve_name(str(file))
+        except UnknownDatasetError:  # not a dataset name: said below, with the closest named webs
+            pass
         base = str(file).split("/", 1)[0]
         collections = [n for n, i in DATASETS.items() if i.kind == "foodweb"]
         if base in collections and "/" not in str(file):

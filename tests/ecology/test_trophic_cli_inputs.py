@@ -236,3 +236,11 @@ def test_hash_lines_of_a_csv_web_are_counted_in_a_note(tmp_path, caplog, suffix,
     err = caplog.text
     said = f"{web}: 2 lines starting with '#' skipped as comments (the first: line 3)"
     assert (said in err) is noted and ("skipped as comment" in err) is noted
+
+
+def test_a_named_web_in_another_case_is_read_as_load_reads_it(data_root, tmp_path, capsys):
+    """`gatbio trophic Cheddar/TL84` said 'no such file' while `cheddar/tl84` and `load('Cheddar/TL84')` read the web:
+    one case rule (gatbio.data.sources.resolve_name) for every named web."""
+    same = _levels(tmp_path, capsys, "cheddar/TL84")
+    assert _levels(tmp_path, capsys, "Cheddar/TL84") == same == _levels(tmp_path, capsys, "CHEDDAR/tl84")
+    assert "did you mean cheddar/TL84?" in _error(capsys, "Chedar/TL84")
