@@ -76,6 +76,11 @@ _LETTER = re.compile(r"^[A-Za-z]+\*?$")  # a protein sequence, optionally ending
 _LINE = re.compile(r"^[A-Za-z]*\*?$")  # a FASTA line of one: wrapping may leave the final '*' on a line of its own
 _NUCLEOTIDES = re.compile(r"^[ACGTUN]+$")
 _SEQUENCE_HEADERS = {"sequence", "seq", "sequences", "aa_sequence", "protein_sequence", "aaseq"}
+#: First-row ids that are column names (a header row whose sequence column is called otherwise, 'gene<TAB>protein'):
+#: read as a protein, the header became a protein named 'gene' with the sequence 'PROTEIN'.
+_HEADER_IDS = {"id", "ids", "gene", "genes", "gene_id", "gene_name", "protein", "proteins", "protein_id", "name",
+               "names", "entry", "accession", "uniprot", "uniprot_id", "identifier", "symbol", "string_id",
+               "preferred_name", "protein_name", "locus", "orf"}
 #: A UniProtKB FASTA header's first word: ``db|accession|entry name``, db ``sp`` (Swiss-Prot) or ``tr`` (TrEMBL), the
 #: accession in UniProt's format (an isoform's ``-2`` kept: it is another sequence).
 _UNIPROT = re.compile(r"^(?:sp|tr)\|((?:[OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9](?:[A-Z][A-Z0-9]{2}[0-9]){1,2})"
@@ -281,6 +286,10 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                                                       "among more (e.g. 'id<TAB>name<TAB>sequence')")
                                                    + f", found {len(fields)}")
             name = fields[0]
+            if not out and not header_seen and name.casefold() in _HEADER_IDS:  # 'gene<TAB>protein': not a protein
+                raise MalformedFileError(path, no, f"{line[:60]!r} looks like a header row ({name!r} names a column, "
+                                                   "not a protein), but no field of it names the sequence column: "
+                                                   "call that column 'sequence' (or delete the line)")
             if alias_col is not None and len(fields) > alias_col and fields[alias_col]:
                 name = ProteinId(name, (fields[alias_col],))
             add(name, fields[seq_col], no)

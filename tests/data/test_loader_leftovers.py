@@ -183,3 +183,16 @@ def test_windows_line_ends_blank_lines_lowercase_stops_and_gzip(tmp_path):
     p = tmp_path / "u.fa.gz"
     p.write_bytes(gzip.compress(text.encode()))
     assert read_sequences(p) == {"P69905": "MVLSPADK", "Q1": "MKKL"}
+
+
+@pytest.mark.parametrize("head", ["gene\tprotein", "Protein_ID,aa", "name residues"])
+def test_a_header_row_that_does_not_name_the_sequence_column_is_refused(tmp_path, head):
+    """'gene<TAB>protein' was read as a protein named 'gene' with the sequence 'PROTEIN' (all letters)."""
+    sep = "\t" if "\t" in head else "," if "," in head else " "
+    path = tmp_path / "seqs.txt"
+    path.write_text(f"{head}\nP1{sep}MKTAYIAKQR\nP2{sep}MSSHEGGKKK\n")
+    with pytest.raises(MalformedFileError, match=r"seqs\.txt:1: .*looks like a header row .* call that column "
+                                                 r"'sequence'"):
+        read_sequences(path)
+    path.write_text(f"geneA{sep}MKTAYIAKQR\n")  # an id that only starts like a column name is a protein
+    assert read_sequences(path) == {"geneA": "MKTAYIAKQR"}
