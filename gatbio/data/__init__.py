@@ -100,7 +100,8 @@ def _loader(name: str):
         return simple[base], ()
     if base in coll:
         if not member:
-            raise UnknownDatasetError(f"{base!r} is a collection: name one web, e.g. {base}/{DATASETS[base].members[0]} "
+            example = "11" if base == "gateway" else DATASETS[base].members[0]  # gateway: the id, as the docs name webs
+            raise UnknownDatasetError(f"{base!r} is a collection: name one web, e.g. {base}/{example} "
                                       f"(all: gatbio datasets --members {base})")
         return coll[base], (member,)
     raise unknown_name("dataset", name, dataset_names(expand=True) + dataset_names(),

@@ -185,7 +185,7 @@ def test_foodweb_predict_header_still_reads_its_traits(tmp_path):
 
 # 4. a bare collection name says how to name one of its webs
 
-@pytest.mark.parametrize("name, example", [("gateway", "gateway/"), ("cheddar", "cheddar/Benguela"),
+@pytest.mark.parametrize("name, example", [("gateway", "gateway/11 "), ("cheddar", "cheddar/Benguela"),
                                            ("pajek", "pajek/baydry")])
 def test_a_bare_collection_name(capsys, name, example):
     err = _error(capsys, name)
