@@ -9,15 +9,25 @@ bar's carriage returns would garble.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
+import operator
+import os
+import re
+import shutil
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
 from tqdm.auto import tqdm
+
+from gatbio.cli import UserError
 
 
 def parallel_map(
@@ -34,7 +44,10 @@ def parallel_map(
     Args:
         fn: a picklable (module-level) function.
         items: argument tuples, one per call.
-        jobs: worker processes on this machine (``-1``: all cores). Ignored with ``scheduler``.
+        jobs: worker processes on this machine (``-1``: all cores), at most one per item (a single item runs in
+            this process); more than the cores this process may use is said on stderr (with ``progress``). Ignored
+            with ``scheduler``. A worker that dies without a result raises :class:`WorkerDiedError` naming the
+            unit it ran; an exception raised by ``fn`` keeps its type and message, with a note naming the unit.
         scheduler: a Dask distributed scheduler address (``tcp://host:8786``); needs ``dask[distributed]``.
         desc: progress label.
         progress: show progress on stderr (a bar on a terminal, else :func:`progress_lines`).
@@ -44,27 +57,39 @@ def parallel_map(
     """
     items = list(items)
     costs = _check_costs(costs, len(items))
-    if jobs == 0 or jobs < -1:
-        raise ValueError(f"jobs={jobs} is not allowed: use a positive number of processes or -1 for all cores")
+    jobs = _check_jobs(jobs)
     for i, args in enumerate(items):
         if not isinstance(args, (tuple, list)):
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
+    total = len(items)
+    if scheduler is None:
+        # more processes than units only start idle workers (each loading torch: jobs=1000 on 2 units tried to start
+        # 1,000 and hung a 2-core machine); more than the cores share them, which the user may not know
+        cores = usable_cores()
+        if progress and jobs > cores and total > cores:
+            from gatbio.data.tables import note
+
+            note(f"{desc or 'parallel_map'}: jobs={jobs} is more than the {cores} CPU core(s) this process may use: "
+                 "the units share them (more memory, seldom faster; the results are the same)")
+        jobs = cores if jobs == -1 else jobs
+        jobs = max(1, min(jobs, total))
     if scheduler is None and jobs == 1:  # progress counts results, not items handed out (a unit done when it ends)
-        return _collect((_timed(fn, i, args) for i, args in enumerate(items)), len(items), desc, progress, costs)
+        return _collect((_timed(fn, i, args, None, total, desc) for i, args in enumerate(items)), total, desc,
+                        progress, costs)
 
     from joblib import Parallel, delayed, effective_n_jobs, parallel_backend
 
     # Results come back as each unit ends, not in input order: in order, one long unit held back the count of
     # every unit finished after it (an H200's 16 workers had 58 of 114 food-web units done, largest first, when
     # the log said 1/114 after 6:35). Each call returns its index, which puts the results back in input order.
-    calls = (delayed(_timed)(fn, i, args) for i, args in enumerate(items))
     if scheduler is not None:
         try:
             from dask.distributed import Client
         except ImportError as err:  # pragma: no cover - depends on the install
             raise ImportError("a Dask scheduler was given but dask.distributed is not installed: "
                               "pip install 'gatbio[distributed]'") from err
+        calls = (delayed(_timed)(fn, i, args, None, total, desc) for i, args in enumerate(items))
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator_unordered")(calls)
             workers = sum(client.nthreads().values()) or 1
@@ -73,11 +98,82 @@ def parallel_map(
         # loky replaces a worker whose memory grew by 300 MB since its first job (per-process caches such as the
         # sequence similarities do) and warns "A worker stopped while some jobs were given to the executor": the
         # pending jobs go to the new worker and none is lost, so a user would read it as trouble where there is
-        # none. A worker that dies still raises (TerminatedWorkerError).
+        # none. A worker that dies still raises (WorkerDiedError, naming its unit).
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                                 category=UserWarning)
-        gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
-        return _collect(gen, len(items), desc, progress, costs, effective_n_jobs(jobs))
+        # each worker marks the unit it runs (a file named by its index, removed when the unit ends): a worker that
+        # dies (killed for memory, a crash in native code) leaves its mark, which names the unit it was running
+        marks = tempfile.mkdtemp(prefix="gatbio-units-")
+        try:
+            calls = (delayed(_timed)(fn, i, args, marks, total, desc) for i, args in enumerate(items))
+            gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
+            return _collect(gen, total, desc, progress, costs, effective_n_jobs(jobs))
+        except BrokenProcessPool as err:
+            raise WorkerDiedError(_died_message(err, marks, items, desc)) from err
+        finally:
+            shutil.rmtree(marks, ignore_errors=True)
+
+
+class WorkerDiedError(UserError, RuntimeError):
+    """A worker process of :func:`parallel_map` ended without a result (killed, e.g. by the out-of-memory killer,
+    or crashed in native code); the message names the unit(s) it was running and what to try (one line from the
+    ``gatbio`` command: the parent's traceback says nothing about the worker, whose own is lost)."""
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity, e.g. a batch job's share; else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _check_jobs(jobs) -> int:
+    """``jobs`` as an int (>= 1, or -1 for every core), or an error naming the setting."""
+    try:
+        n = operator.index(jobs)  # not 2.5, "2" or None (they failed inside joblib or with a '<' TypeError)
+    except TypeError:
+        n = None
+    if n is None or n == 0 or n < -1:
+        raise ValueError(f"jobs={jobs!r} is not allowed: use a positive number of processes (units run side by "
+                         "side) or -1 for all cores")
+    return int(n)
+
+
+def _unit_name(desc: str | None, i: int, total: int, args: tuple, label: bool = True) -> str:
+    """``robustness (dataset, seed): unit 3 of 8 (RobustnessConfig(...), 'protein', 'yeast', 0)`` for messages
+    (``label=False``: without the ``desc:`` in front)."""
+    def short(a) -> str:
+        if dataclasses.is_dataclass(a) and not isinstance(a, type):
+            return f"{type(a).__name__}(...)"
+        text = repr(a)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    shown = ", ".join(short(a) for a in args)
+    shown = shown if len(shown) <= 200 else shown[:197] + "..."
+    return f"{desc or 'parallel_map'}: " * label + f"unit {i + 1} of {total} ({shown})"
+
+
+def _died_message(err: BaseException, marks: str, items: Sequence[tuple], desc: str | None) -> str:
+    """What a :class:`WorkerDiedError` says: the unit(s) running when the pool broke, the workers' exit codes, and
+    what to try."""
+    try:
+        running = sorted(int(name) for name in os.listdir(marks) if name.isdigit())
+    except OSError:
+        running = []
+    codes = re.search(r"exit codes of the workers are \{([^}]*)\}", str(err))
+    how = f" (exit: {codes.group(1)})" if codes else ""
+    units = "; ".join(_unit_name(desc, i, len(items), items[i], label=False) for i in running[:3])
+    units += f"; and {len(running) - 3} more" if len(running) > 3 else ""
+    if len(running) == 1:
+        where = f" while running {units}"
+    elif running:
+        where = f" while these units ran (that worker had one of them): {units}"
+    else:
+        where = f" with no unit running ({str(err).splitlines()[0]})"
+    return (f"{desc or 'parallel_map'}: a worker process died{how}{where}; it was killed (SIGKILL: often the "
+            "out-of-memory killer) or crashed in native code: run with fewer jobs (each worker holds its own copy "
+            "of the data), or jobs=1 to see the error where it happens")
 
 
 def left_to_run(items: Sequence[tuple], done: Callable[..., bool], desc: str, unit: str, where,
@@ -126,11 +222,32 @@ def _check_costs(costs: Sequence[float] | None, n: int) -> list[float] | None:
     return costs
 
 
-def _timed(fn: Callable[..., Any], i: int, args: tuple) -> tuple[int, Any, float]:
+def _timed(fn: Callable[..., Any], i: int, args: tuple, marks: str | None = None, total: int = 0,
+           desc: str | None = None) -> tuple[int, Any, float]:
     """``(i, fn(*args), seconds)``: a unit's result with its place in the input and the seconds it took in its
-    worker (module-level, so workers can unpickle it)."""
+    worker (module-level, so workers can unpickle it).
+
+    An exception raised by ``fn`` gets a note naming the unit (:func:`_unit_name`; shown under its traceback, its
+    message unchanged); ``marks``: a folder where the file ``i`` exists while the unit runs (see
+    :func:`parallel_map`)."""
+    mark = None
+    if marks is not None:
+        try:
+            mark = os.path.join(marks, str(i))
+            with open(mark, "w") as fh:
+                fh.write(str(os.getpid()))
+        except OSError:  # no mark: a crash names no unit, nothing worse
+            mark = None
     start = time.perf_counter()
-    result = fn(*args)
+    try:
+        result = fn(*args)
+    except Exception as err:
+        err.add_note(f"raised in {_unit_name(desc, i, total or i + 1, args)}")
+        raise
+    finally:
+        if mark is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(mark)
     return i, result, time.perf_counter() - start
 
 
@@ -286,6 +403,13 @@ def unit_threads(n: int) -> Iterator[None]:
     scikit-learn's OpenMP runtime load with their first import, which may come inside the unit (the main process's
     first unit with ``jobs=1``), so both are imported first; otherwise that unit ran them on every core.
     """
+    try:
+        ok = operator.index(n) >= 1
+    except TypeError:
+        ok = False
+    if not ok:  # torch said "set_num_threads expects a positive integer", naming no setting
+        raise ValueError(f"threads={n!r} is not allowed: give a positive number of threads for each unit of work "
+                         "(1 keeps results independent of the machine's core count)")
     import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, see above)
     import sklearn.utils._openmp_helpers  # noqa: F401  (loads scikit-learn's OpenMP runtime)
     import torch

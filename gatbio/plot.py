@@ -4,7 +4,7 @@ protein's most attended neighbourhood.
 What ``gatbio foodweb predict --plot FILE`` and ``gatbio protein predict --plot FILE`` draw, and what the
 notebooks call. Figures are built with matplotlib's object-oriented API on the Agg canvas (no ``pyplot`` state,
 no display needed), so they can be drawn on a server, in a test, or onto an ``ax`` of a notebook figure.
-``save_figure`` writes PNG or SVG, chosen by the file suffix, atomically.
+``save_figure`` writes PNG, PDF or SVG, chosen by the file suffix, atomically.
 
 Food web (:func:`foodweb_figure`): species are nodes at height = MacKay trophic level of the observed web (the
 level used by the models), spread horizontally by a seeded force-directed layout (species that share links sit
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 __all__ = ["IMAGE_FORMATS", "image_format", "save_figure", "draw_foodweb", "foodweb_figure",
            "draw_protein_neighbourhood", "protein_figure", "best_predicted_protein", "protein_prediction_figure"]
 
-#: File formats :func:`save_figure` writes, by suffix.
-IMAGE_FORMATS = ("png", "svg")
-#: Size (inches) and resolution of the figures: a PNG is ``FOODWEB_SIZE * DPI`` pixels; an SVG is ``* 72`` points.
+#: File formats :func:`save_figure` writes, by suffix (PDF and SVG are vector images, for a paper's figures).
+IMAGE_FORMATS = ("png", "pdf", "svg")
+#: Size (inches) and resolution of the figures: a PNG is ``FOODWEB_SIZE * DPI`` pixels; a PDF or SVG ``* 72`` points.
 FOODWEB_SIZE = (10.0, 7.0)
 PROTEIN_SIZE = (8.0, 7.0)
 DPI = 150
@@ -47,12 +47,12 @@ LABEL_ALL_MAX = 40
 
 
 def image_format(path: str | Path) -> str:
-    """``"png"`` or ``"svg"`` from the suffix of ``path``; a clear error for anything else (call it before any
-    long computation, so a typo does not cost a training run)."""
+    """``"png"``, ``"pdf"`` or ``"svg"`` from the suffix of ``path`` (any case); a clear error for anything else
+    (call it before any long computation, so a typo does not cost a training run)."""
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in IMAGE_FORMATS:
-        raise ValueError(f"{path}: cannot tell the image format from the suffix {Path(path).suffix!r}; "
-                         f"give a file ending in {' or '.join('.' + f for f in IMAGE_FORMATS)}")
+        told = f"the suffix {Path(path).suffix!r} is not an image format gatbio writes" if suffix else "it has no suffix"
+        raise ValueError(f"{path}: {told}; give a file ending in .png or .svg (or .pdf)")
     return suffix
 
 
@@ -66,9 +66,9 @@ def _new_figure(size: tuple[float, float]) -> Figure:
 
 
 def save_figure(fig: Figure, path: str | Path, dpi: float | None = None) -> Path:
-    """Write ``fig`` to ``path`` as PNG or SVG (by the suffix), atomically; returns the path. The image has the
-    figure's size: ``figsize * dpi`` pixels (PNG; ``dpi`` default: the figure's) or ``figsize * 72`` points
-    (SVG)."""
+    """Write ``fig`` to ``path`` as PNG, PDF or SVG (by the suffix), atomically; returns the path. The image has
+    the figure's size: ``figsize * dpi`` pixels (PNG; ``dpi`` default: the figure's) or ``figsize * 72`` points
+    (PDF, SVG)."""
     from gatbio.results import atomic_write_bytes
 
     atomic_write_bytes(path, figure_bytes(fig, path, dpi))
@@ -76,7 +76,7 @@ def save_figure(fig: Figure, path: str | Path, dpi: float | None = None) -> Path
 
 
 def figure_bytes(fig: Figure, path: str | Path, dpi: float | None = None) -> bytes:
-    """``fig`` encoded as the image ``path`` names by its suffix (PNG or SVG), for a caller that writes several
+    """``fig`` encoded as the image ``path`` names by its suffix (PNG, PDF or SVG), for a caller that writes several
     outputs all-or-nothing (:func:`gatbio.results.atomic_write_many`)."""
     buf = io.BytesIO()
     fig.savefig(buf, format=image_format(path), dpi=fig.dpi if dpi is None else dpi)

@@ -20,7 +20,8 @@ Conventions:
 - **Hubs are ranked on the undirected graph.** Centralities (:func:`rank_nodes`) ignore edge direction and
   self-loops: a hub is a hub whichever way its links point (prey → predator in food webs).
 - **Ties are broken at random, seeded** (as in Dunne et al. 2002), so two nodes of equal degree are removed
-  in an order that depends on ``seed`` only.
+  in an order that depends on ``seed`` only. A seed is an integer >= 0 (``None`` is refused: it would draw a
+  new order on every call).
 - **Counts round to the nearest integer**: removing ``fraction`` of ``N`` nodes removes
   ``floor(fraction * N + 1/2)`` nodes; the number is stored in :attr:`Perturbation.num_affected`.
 
@@ -38,6 +39,7 @@ References:
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -114,11 +116,49 @@ class Perturbation:
 # validation
 
 
-def _check_fraction(fraction: float, name: str = "fraction") -> float:
-    f = float(fraction)
+def _check_fraction(fraction: float, name: str = "fraction",
+                    what: str = "a fraction of nodes, e.g. 0.05 for 5%") -> float:
+    try:
+        f = float(fraction)
+    except (TypeError, ValueError):
+        f = math.nan
     if not (0.0 <= f <= 1.0) or math.isnan(f):
-        raise ValueError(f"{name}={fraction!r} is outside [0, 1]: give a fraction of nodes, e.g. 0.05 for 5%")
+        raise ValueError(f"{name}={fraction!r} is outside [0, 1]: give {what}")
     return f
+
+
+def _check_seed(seed) -> int:
+    """``seed`` as an int in [0, 2**63): ``None`` drew a fresh order from the OS (a run that could not be repeated)
+    and a negative or float seed failed inside NumPy or torch with a message that did not name it."""
+    try:
+        s = operator.index(seed)  # int, NumPy integer, 0-d integer tensor; not float, str or None
+    except TypeError:
+        s = None
+    if s is None or not 0 <= s < 2**63:
+        raise ValueError(f"seed={seed!r}: give an integer >= 0 (the same seed gives the same tie-break, random "
+                         "order and noise, so that a perturbation can be repeated)")
+    return int(s)
+
+
+def _check_order(order, n: int) -> Tensor:
+    """``order`` (a tensor, list or NumPy array) as a long tensor holding each node id ``0..n-1`` once.
+
+    A repeated id (``order=[0, 0, 1, ...]``) made the top ``K`` hold fewer than ``K`` nodes while ``affected`` still
+    listed ``K``; a list or array failed with an AttributeError."""
+    try:
+        t = torch.as_tensor(np.asarray(order.cpu() if isinstance(order, Tensor) else order))
+    except (TypeError, ValueError):
+        t = None
+    ok = t is not None and t.dim() == 1 and t.numel() == n and not (t.is_floating_point() or t.is_complex()
+                                                                    or t.dtype == torch.bool)
+    if ok:
+        t = t.long()
+        ok = torch.equal(t.sort().values, torch.arange(n))
+    if not ok:
+        shape = tuple(t.shape) if t is not None else type(order).__name__
+        raise ValueError(f"order must be a ranking of all {n} nodes, each id 0..{n - 1} once (what rank_nodes "
+                         f"returns), got {shape if t is None or t.dim() != 1 else f'{t.numel()} values'}")
+    return t
 
 
 def _check_graph(data: Data) -> None:
@@ -187,7 +227,13 @@ def _scores(data: Data, by: str, seed: int, k: int | None) -> Tensor:
     if attr.dim() != 1 and not (attr.dim() == 2 and attr.size(1) == 1):
         raise ValueError(f"by={by!r}: a ranking needs one score per node, but the node attribute has shape "
                          f"{tuple(attr.shape)}; give a 1-D attribute (e.g. data.score = data.{by}[:, 0])")
-    return attr.detach().double().view(n)
+    scores = attr.detach().double().view(n)
+    bad = torch.isnan(scores).nonzero().view(-1)
+    if bad.numel():  # NaN sorted as the least central: those nodes were silently kept to the end
+        raise ValueError(f"by={by!r}: the node attribute is NaN for {bad.numel()} of {n} nodes (e.g. node "
+                         f"{int(bad[0])}); give every node a score (e.g. fill the missing ones with -inf to rank "
+                         "them last)")
+    return scores
 
 
 def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = None) -> Tensor:
@@ -199,13 +245,14 @@ def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = No
             ``k`` sampled sources on graphs above :data:`BETWEENNESS_EXACT_MAX_NODES` nodes),
             ``"pagerank"`` (networkx, damping 0.85), ``"random"`` (a seeded permutation: the control), or
             the name of a 1-D node attribute of ``data`` (largest first).
-        seed: breaks ties at random (and seeds the betweenness sample).
+        seed: an integer >= 0; breaks ties at random (and seeds the betweenness sample).
         k: betweenness sample size (default: exact up to 1000 nodes, else 256).
 
     Returns:
         (N,) long tensor: the node ids in decreasing order of the score, ties in seeded random order.
     """
     _check_graph(data)
+    seed = _check_seed(seed)
     scores = _scores(data, by, seed, k).cpu().numpy()  # (N,)
     tie = np.random.default_rng(seed).permutation(scores.shape[0])
     order = np.lexsort((tie, -scores))  # last key is primary: score descending, then the random tie-break
@@ -214,12 +261,10 @@ def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = No
 
 def _top(data: Data, fraction: float, by: str, seed: int, k: int | None, order: Tensor | None = None) -> Tensor:
     fraction = _check_fraction(fraction)
+    _check_seed(seed)  # it also seeds the noise and the edge draws
     _check_graph(data)
     n = int(data.num_nodes)
-    if order is None:
-        order = rank_nodes(data, by=by, seed=seed, k=k)
-    elif order.dim() != 1 or order.numel() != n:
-        raise ValueError(f"order must be a ranking of all {n} nodes (rank_nodes output), got shape {tuple(order.shape)}")
+    order = rank_nodes(data, by=by, seed=seed, k=k) if order is None else _check_order(order, n)
     return order[: node_count(fraction, n)]
 
 
@@ -294,7 +339,7 @@ def drop_hub_edges(data: Data, fraction: float, p: float = 0.5, by: str = "degre
     An undirected link stored in both directions is dropped in both. Self-loops are kept. Node ids do not
     change. ``affected`` holds the hubs (in ranking order), then every other node that lost a link (by id).
     """
-    p = _check_fraction(p, "p")
+    p = _check_fraction(p, "p", "the probability that a hub's link is dropped, e.g. 0.5")
     hubs = _top(data, fraction, by, seed, k, order)
     n = int(data.num_nodes)
     is_hub = torch.zeros(n, dtype=torch.bool)

@@ -116,7 +116,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--out", default=None, metavar="CSV", help="also write the table as CSV (atomic write)")
     q.add_argument("--plot", default=None, metavar="FILE",
                    help="also draw the web by trophic level with the predicted links coloured by score "
-                        "(.png or .svg)")
+                        "(.png, .pdf or .svg)")
     q.add_argument("--traits", default=None, metavar="CSV",
                    help="species traits: a 'species' column (names as in FILE) and numeric columns; a species "
                         "of the table in no link of FILE joins the web, its links predicted too (default: the "

@@ -95,7 +95,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "heads averaged) with their known functions")
     pr.add_argument("--plot", metavar="FILE",
                     help="also draw one protein's most attended neighbourhood, with its predicted functions "
-                         "(.png or .svg)")
+                         "(.png, .pdf or .svg)")
     pr.add_argument("--plot-protein", metavar="NAME",
                     help="the protein --plot draws (default: the unannotated protein with the highest top "
                          "score that has interactions)")

@@ -227,7 +227,9 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
         return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     for (task, dataset, pert, value), g in head.groupby(["task", "dataset", "perturbation", "value"], sort=False):
         ref = g[g["model"] == reference]
-        var = g[g["model"].isin(VARIANTS)]
+        # a variant without a value (NaN mean: no seed gave one) cannot be the best; with none left there is no
+        # verdict (idxmin over all-NaN means raised "Encountered all NA values" and stopped the whole summary)
+        var = g[g["model"].isin(VARIANTS) & g["mean"].notna()]
         if ref.empty or var.empty:
             continue
         ref, best = ref.iloc[0], var.loc[var["mean"].idxmin()]
