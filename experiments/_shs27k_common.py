@@ -58,17 +58,32 @@ class FolderData:
     digest: str
 
 
+def check_folder(results: Path, option: str = "") -> Path:
+    """``results`` when it is a folder that is not another task's (its ``fingerprint.json``); else one line that
+    names it (after ``option``, e.g. ``--against``): no such folder, a file, or results of another task. What the
+    scripts check on their command line, before they look for runs or splits in it (an absent folder used to read
+    as "no results: run gatbio protein interactions first", a typo's fix hidden behind a rerun of 20 minutes)."""
+    from gatbio.results import stored_task
+
+    name = f"{option} {results}" if option else str(results)
+    give = "give the out_dir of a `gatbio protein interactions` run"
+    if not results.exists():
+        raise SystemExit(f"{name}: no such folder ({give})")
+    if not results.is_dir():
+        raise SystemExit(f"{name}: is a file, not a results folder ({give})")
+    task = stored_task(results)
+    if task is not None and task != TASK:
+        raise SystemExit(f"{name} holds results of another task ({task}), not of gatbio protein interactions: {give}")
+    return results
+
+
 def folder_data(results: Path) -> FolderData:
     """The data of ``results``: its ``config.yaml``'s dataset (``dataset: files``: its actions and sequences
     files); SHS27k for a folder without one. A folder of another task, or a config or data that cannot be read,
     stops with one line."""
-    from gatbio.results import stored_task
     from gatbio.tasks import protein_interactions as pi
 
-    task = stored_task(results)
-    if task is not None and task != TASK:
-        raise SystemExit(f"{results} holds results of another task ({task}), not of gatbio protein interactions: "
-                         "give the out_dir of a `gatbio protein interactions` run")
+    check_folder(results)
     cfg_path = results / "config.yaml"
     try:
         cfg = pi.load(cfg_path) if cfg_path.is_file() else pi.InteractionsConfig()

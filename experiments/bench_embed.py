@@ -101,11 +101,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead: one row-block product of the large NetMF (3,890 x 256 x 3,890, log, times 138 "
                          "columns) in NumPy and in torch on the CPU, side by side (why those products run in torch)")
     a = ap.parse_args(argv)
-    if a.block:
-        return block_product(a.json)
     from gatbio._paths import check_outputs
     from gatbio.device import resolve_device
 
+    if a.block:  # --json checked before the timing too: a folder or an unwritable place was a traceback after it
+        ignored = [f"--{k}" for k in ("device", "only", "fractions", "seeds") if getattr(a, k) != ap.get_default(k)]
+        try:
+            if ignored:
+                raise ValueError(f"{', '.join(ignored)}: not used by --block, which times one product on the CPU "
+                                 "(leave them out, or run without --block)")
+            check_outputs({"--json": a.json})
+        except (ValueError, OSError) as err:
+            ap.error(str(err))
+        return block_product(a.json)
     try:  # every argument checked before any work: one line each, not a traceback after the run
         device = resolve_device(a.device)
         check_outputs({"--json": a.json})

@@ -665,8 +665,9 @@ def profile_case(step, device, path: Path, wall_s: float) -> dict:
     per_step = dict(profile_kernels=round(len(kernels) / PROFILE_STEPS, 1),
                     profile_device_ms=round(device_us / 1e3 / PROFILE_STEPS, 3),
                     profile_device_share=round(device_us / 1e6 / PROFILE_STEPS / wall_s, 3) if wall_s else None)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{PROFILE_STEPS} steps (forward + backward), sorted by {sort}; per step: "
+    from gatbio.results import atomic_write_text
+
+    atomic_write_text(path, f"{PROFILE_STEPS} steps (forward + backward), sorted by {sort}; per step: "
                     + ", ".join(f"{k} {v}" for k, v in per_step.items()) + f", median wall {wall_s * 1e3:.3f} ms"
                     + "\n\n" + table
                     + "\n\nThe same operators by input shapes (top 40):\n\n" + by_shape
@@ -710,8 +711,11 @@ def run_gpu_case(row: Row, s: Size, device, x, edge_index_host, warmup: int, rep
     result.update(time_s=statistics.median(times), times_s=times, warmup_s=first)
     if cuda:
         result.update(peak_mem_gb=gb(torch.cuda.max_memory_allocated(device)), inputs_mem_gb=gb(inputs))
-    if profile_dir is not None:
-        result.update(profile_case(step, device, profile_dir / f"{s.name}.{row.name}.txt", result["time_s"]))
+    if profile_dir is not None:  # a profile that fails keeps the case's timings (they were recorded as a failure)
+        try:
+            result.update(profile_case(step, device, profile_dir / f"{s.name}.{row.name}.txt", result["time_s"]))
+        except Exception as err:  # any profiler or file error: the measured figures stand
+            result["profile_error"] = f"{type(err).__name__}: {err}".splitlines()[0][:300]
     return result
 
 
@@ -875,10 +879,12 @@ def main(argv: list[str] | None = None) -> int:
     if on_gpu and not torch.cuda.is_available():
         p.error("--device cuda was given but no CUDA device is available")
     check_at_least(p, args, {"repeats": 1, "rounds": 1, "scaling_repeats": 1, "warmup": 0})
-    from gatbio._paths import check_outputs
+    from gatbio._paths import check_output_dir, check_outputs
 
     try:
         check_outputs({"--json": args.json})  # before the cases, not after them
+        if args.profile is not None:  # a file there made every profiled case "failed", its timings lost
+            check_output_dir(args.profile, "--profile")
     except (ValueError, OSError) as err:
         p.error(str(err))
     one_process = on_gpu or args.one_process

@@ -14,12 +14,15 @@ another task's tables. Every folder is checked before any notebook runs.
 
 Each notebook runs top to bottom in a fresh kernel with its working directory in ``notebooks/`` (as
 ``tests/conftest.py::run_notebook``); the cells' execution timestamps are dropped, so that executing again
-changes only what the results change. ``tests/test_notebooks.py`` checks what is committed.
+changes only what the results change. ``tests/test_notebooks.py`` checks what is committed. A notebook whose cell
+fails (or runs past ``--timeout``) is not rewritten: the script stops there with the cell's error and names the
+notebooks it wrote before it and those it did not run.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -163,9 +166,26 @@ def main(argv: list[str] | None = None) -> int:
         print("results are not complete (run the full configs first, or pass the folders):\n  "
               + "\n  ".join(missing), file=sys.stderr)
         return 1
-    for n in names:
+    lacking = [m for m in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(m) is None]
+    if lacking:  # before any notebook runs, not an ImportError after the checks
+        print(f"executing notebooks needs {', '.join(lacking)}: pip install -e '.[dev]' (or pip install nbformat "
+              "nbclient ipykernel)", file=sys.stderr)
+        return 1
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
+
+    for i, n in enumerate(names):
         print(f"{n}: executing on {folders[n]} ...", flush=True)
-        print(f"  wrote {execute(n, folders[n], args.timeout).relative_to(REPO)}")
+        try:
+            path = execute(n, folders[n], args.timeout)
+        except (CellExecutionError, TimeoutError, DeadKernelError) as err:  # nbclient's CellTimeoutError: a TimeoutError
+            why = (f"a cell ran past --timeout {args.timeout} s" if isinstance(err, TimeoutError)
+                   else "the kernel died" if isinstance(err, DeadKernelError) else "a cell failed")
+            done = f"; written before it: {', '.join(names[:i])}" if i else ""
+            left = f"; not run: {', '.join(names[i + 1:])}" if names[i + 1:] else ""
+            print(f"{n}: {why} on {folders[n]}: notebooks/{n}.ipynb was not rewritten{done}{left}\n{err}",
+                  file=sys.stderr)
+            return 1
+        print(f"  wrote {path.relative_to(REPO)}")
     return 0
 
 

@@ -46,7 +46,7 @@ import pandas as pd
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
     sys.path.append(str(Path(__file__).resolve().parent))
-from _shs27k_common import check_split, folder_data, read_json  # noqa: E402
+from _shs27k_common import check_folder, check_split, folder_data, read_json  # noqa: E402
 
 KMERS = (2, 3, 4, 5, 6)
 NEIGHBORS = (0, 1, 3, 5, 10, 20)  # 0: no imputation (the plain rule)
@@ -234,6 +234,7 @@ def main(argv=None) -> None:
     if args.interolog and (args.coverage or args.oracle):
         ap.error(f"--interolog chooses the sweep; --{'coverage' if args.coverage else 'oracle'} prints another "
                  "table, which it does not change: give one of them")
+    check_folder(args.results)  # a typo or another task's folder: named, not "no split files: run ... first"
     _split_files(args.results, tuple(args.splits))  # a wrong folder is named now, not after minutes of alignment
     if args.oracle:
         table = oracle(args.results, tuple(args.splits))

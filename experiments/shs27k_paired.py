@@ -4,9 +4,10 @@ micro_f1_bs / micro_f1_es / micro_f1_ns on the test pairs with both / one / neit
 val_micro_f1 on the validation pairs), as the ablation and the model comparisons of experiments/README.md
 report them.
 
-For every split type and model this prints the mean ± standard deviation over seeds of ``model - reference``, the
-number of seeds where the model is ahead, and the per-seed differences. Seeds present for only one of the two are
-left out (their number is printed).
+For every split type and model this prints the mean ± standard deviation over seeds of ``model - reference``
+(``± –`` for a single seed, ``–`` for none), the number of seeds where the model is ahead, the number of seeds
+paired, and the per-seed differences. Seeds with a result of only one of the two are left out (their number is
+printed: ``left_out``).
 
 ``--against OTHER`` pairs each model with the *same* model of another results folder instead (same split type and
 seed: folders made with the same splits, e.g. one setting such as ``protein_features`` changed): ``model here -
@@ -32,7 +33,7 @@ import pandas as pd
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
     sys.path.append(str(Path(__file__).resolve().parent))
-from _shs27k_common import read_json  # noqa: E402
+from _shs27k_common import check_folder, read_json  # noqa: E402
 
 #: The metrics of a run that ``--metric`` takes (test micro-F1, macro-F1, micro-F1 on the BS / ES / NS subsets,
 #: and micro-F1 on the validation pairs: the figure a choice may be made on, which experiments/README.md quotes).
@@ -61,6 +62,9 @@ def paired(results: Path, ref: str, models: list[str] | None = None, graph: str 
     a positive difference), ``seeds`` and ``per_seed`` (the differences in seed order)."""
     df = runs(results, graph, metric)
     wide = df.pivot_table(index=["split", "seed"], columns="model", values=metric, dropna=False)
+    # which runs exist (a metric of None, such as BS on a BFS split, is a run with no value: not left out)
+    there = df.assign(_n=1).pivot_table(index=["split", "seed"], columns="model", values="_n", aggfunc="sum",
+                                        fill_value=0) > 0
     if ref not in wide:
         raise SystemExit(f"{results}: no results of the reference model {ref!r}; models: {', '.join(wide.columns)}")
     out = []
@@ -69,10 +73,23 @@ def paired(results: Path, ref: str, models: list[str] | None = None, graph: str 
             if m not in part:
                 raise SystemExit(f"{results}: no results of model {m!r}; models: {', '.join(wide.columns)}")
             d = (part[m] - part[ref]).dropna()
-            out.append({"split": split, "model": m, "ref": ref, "delta_mean": d.mean(),
-                        "delta_std": d.std(ddof=1) if len(d) > 1 else np.nan, "ahead": int((d > 0).sum()),
-                        "seeds": len(d), "per_seed": [round(v, 3) for v in d.tolist()]})
+            has = there.reindex(index=part.index, columns=wide.columns, fill_value=False)
+            out.append(_row(split, m, ref, d, int((has[m] != has[ref]).sum())))
     return pd.DataFrame(out)
+
+
+def _row(split: str, model: str, ref: str, d: pd.Series, left_out: int) -> dict:
+    """One row of the table: the differences ``d`` (seed order) and the seeds left out."""
+    return {"split": split, "model": model, "ref": ref, "delta_mean": d.mean() if len(d) else np.nan,
+            "delta_std": d.std(ddof=1) if len(d) > 1 else np.nan, "ahead": int((d > 0).sum()),
+            "seeds": len(d), "left_out": left_out, "per_seed": [round(v, 3) for v in d.tolist()]}
+
+
+def delta_text(mean: float, std: float) -> str:
+    """``+0.012 ± 0.004``; ``± –`` for a single seed (no std, as the tables write it), ``–`` for none."""
+    if pd.isna(mean):
+        return "–"
+    return f"{mean:+.3f} ± " + ("–" if pd.isna(std) else f"{std:.3f}")
 
 
 def across(results: Path, other: Path, models: list[str] | None = None, graph: str = "train",
@@ -80,6 +97,9 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     """As :func:`paired`, each model of ``results`` minus the same model of ``other`` (``ref`` names the folder)."""
     here, there = runs(results, graph, metric), runs(other, graph, metric)
     both = here.merge(there, on=["split", "seed", "model"], suffixes=("", "_other"))
+    keys = ["split", "seed", "model"]
+    one_side = here[keys].merge(there[keys], on=keys, how="outer", indicator=True)
+    one_side = one_side[one_side["_merge"] != "both"]  # a seed with a result in one folder only: left out
     for split, seed in dict.fromkeys(zip(both["split"], both["seed"], strict=True)):
         same_split(results, other, split, seed)
     names = models or list(dict.fromkeys(here["model"]))
@@ -89,9 +109,8 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     out = []
     for (split, m), part in both[both["model"].isin(names)].groupby(["split", "model"], sort=False):
         d = (part[metric] - part[f"{metric}_other"]).dropna()
-        out.append({"split": split, "model": m, "ref": f"{m} of {other}", "delta_mean": d.mean(),
-                    "delta_std": d.std(ddof=1) if len(d) > 1 else np.nan, "ahead": int((d > 0).sum()),
-                    "seeds": len(d), "per_seed": [round(v, 3) for v in d.tolist()]})
+        left = int(((one_side["split"] == split) & (one_side["model"] == m)).sum())
+        out.append(_row(split, m, f"{m} of {other}", d, left))
     return pd.DataFrame(out)
 
 
@@ -117,20 +136,25 @@ def same_split(results: Path, other: Path, split: str, seed: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", type=Path)
+    ap.add_argument("results", type=Path, help="the out_dir of a `gatbio protein interactions` run")
     ref = ap.add_mutually_exclusive_group(required=True)
     ref.add_argument("--ref", help="the reference model (differences are model - ref)")
     ref.add_argument("--against", type=Path, help="another results folder (differences are model - same model there)")
     ap.add_argument("--models", nargs="+", default=None, help="models to compare (default: all others)")
-    ap.add_argument("--graph", default="train", choices=["train", "all"])
+    ap.add_argument("--graph", default="train", choices=["train", "all"],
+                    help="the runs' message-passing graph, runs/<split>/s<seed>/<graph>/ (default: train)")
     ap.add_argument("--metric", default="micro_f1", choices=METRICS,
                     help="the metric of the results to compare (default: micro_f1)")
     a = ap.parse_args(argv)
+    check_folder(a.results)  # a typo or another task's folder: named, not "no results: run ... first"
+    if a.against is not None:
+        check_folder(a.against, "--against")
     table = (across(a.results, a.against, a.models, a.graph, a.metric) if a.against is not None
              else paired(a.results, a.ref, a.models, a.graph, a.metric))
-    table["delta"] = [f"{m:+.3f} ± {s:.3f}" for m, s in zip(table.delta_mean, table.delta_std, strict=True)]
+    table["delta"] = [delta_text(m, s) for m, s in zip(table.delta_mean, table.delta_std, strict=True)]
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        print(table[["split", "model", "ref", "delta", "ahead", "seeds", "per_seed"]].to_string(index=False))
+        print(table[["split", "model", "ref", "delta", "ahead", "seeds", "left_out", "per_seed"]]
+              .to_string(index=False))
     return 0
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
     sys.path.append(str(Path(__file__).resolve().parent))
-from _shs27k_common import check_split, folder_data, read_json  # noqa: E402
+from _shs27k_common import check_folder, check_split, folder_data, read_json  # noqa: E402
 
 
 def split_modes(results: Path) -> pd.DataFrame:
@@ -83,10 +83,12 @@ def check_models(results: Path, models: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", nargs="?", type=Path, default=Path("results/shs27k_full"))
+    ap.add_argument("results", nargs="?", type=Path, default=Path("results/shs27k_full"),
+                    help="the out_dir of a `gatbio protein interactions` run (default: results/shs27k_full)")
     ap.add_argument("--scores", nargs="+", metavar="MODEL", default=[],
                     help="models whose BFS/DFS micro-F1 is rank-correlated with the TV distance")
     a = ap.parse_args(argv)
+    check_folder(a.results)  # a typo or another task's folder: named, not "no split files: run ... first"
     check_models(a.results, a.scores)  # a misspelt model is named before the table, not after it
     table = split_modes(a.results)
     correlation = shift_correlation(a.results, a.scores, table) if a.scores else None

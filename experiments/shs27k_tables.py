@@ -30,7 +30,7 @@ import pandas as pd
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
     sys.path.append(str(Path(__file__).resolve().parent))
-from _shs27k_common import read_json  # noqa: E402
+from _shs27k_common import check_folder, read_json  # noqa: E402
 
 
 def load_runs(results: Path) -> pd.DataFrame:
@@ -59,15 +59,32 @@ def _mean(v: pd.Series, digits: int = 0) -> str:
 COLUMNS = ["micro_f1", "macro_f1", "micro_f1_bs", "micro_f1_es", "micro_f1_ns", "seconds", "cpu_seconds"]
 
 
+def model_order(results: Path, present) -> list[str]:
+    """The models of ``present`` in the order of ``results/config.yaml``'s ``models``, then those it does not list
+    (alphabetically): a rerun with fewer models rewrites config.yaml, and the runs of the others are still there
+    (they were left out of the tables). A config.yaml that cannot be read gives the alphabetical order, with a
+    note."""
+    import yaml
+
+    present = sorted(set(present))
+    cfg = results / "config.yaml"
+    if not cfg.is_file():
+        return present
+    try:
+        doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+        why = None if isinstance(doc, dict) else f"a YAML {type(doc).__name__}, not a mapping"
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        doc, why = {}, (str(err).splitlines()[0] if str(err) else type(err).__name__)
+    if why is not None:
+        print(f"note: {cfg}: not readable as a config ({why}): models in alphabetical order", file=sys.stderr)
+    listed = doc.get("models") if isinstance(doc, dict) else None
+    listed = [str(m) for m in listed] if isinstance(listed, list) else []
+    return [m for m in dict.fromkeys(listed) if m in present] + [m for m in present if m not in listed]
+
+
 def tables(results: Path) -> str:
     df = load_runs(results)
-    cfg = results / "config.yaml"  # the config's order of models, else alphabetical
-    if cfg.is_file():
-        from omegaconf import OmegaConf
-
-        models = list(OmegaConf.load(cfg).get("models", []))
-    else:
-        models = sorted(df["model"].unique())
+    models = model_order(results, df["model"])  # the config's order of models, else alphabetical
     parts = []
     for split in ("random", "bfs", "dfs"):
         part = df[df["split"] == split]
@@ -121,7 +138,12 @@ def read_summary(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise SystemExit(f"{path}: no such file (a results folder, its summary.csv, or the printed summary)")
     if path.suffix == ".csv":
-        df = pd.read_csv(path)
+        try:
+            df = pd.read_csv(path)
+        except (ValueError, UnicodeDecodeError) as err:  # pandas' EmptyDataError and ParserError are ValueErrors
+            why = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise SystemExit(f"{path}: not a summary.csv of this benchmark ({why}; a results folder, its "
+                             "summary.csv, or the printed summary)") from None
         missing = [c for c in KEYS + ["micro_f1_mean", "micro_f1_std"] if c not in df]
         if missing:
             raise SystemExit(f"{path}: not a summary.csv of this benchmark (no column {', '.join(missing)})")
@@ -167,11 +189,13 @@ def compare(results: Path, other: Path) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", type=Path)
-    ap.add_argument("--per-seed", metavar="SPLIT", choices=["random", "bfs", "dfs"], default=None)
+    ap.add_argument("results", type=Path, help="the out_dir of a `gatbio protein interactions` run")
+    ap.add_argument("--per-seed", metavar="SPLIT", choices=["random", "bfs", "dfs"], default=None,
+                    help="instead: one row per seed of this split type (random, bfs or dfs)")
     ap.add_argument("--compare", metavar="OTHER", type=Path, default=None,
                     help="another run's results folder, summary.csv, or printed summary tables")
     a = ap.parse_args(argv)
+    check_folder(a.results)  # a typo or another task's folder: named, not "no results: run ... first"
     if a.compare:
         d = compare(a.results, a.compare)
         with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_rows", None):
