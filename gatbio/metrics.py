@@ -3,7 +3,13 @@
 Classification (protein function): :func:`f1_top_k` is the protocol of node2vec / NetMF / ProNE (each test
 node is given its k highest-scoring labels, k = its true label count); :func:`f1_threshold` is the
 realistic score that does not peek at k. Link prediction (food webs): :func:`roc_auc` and
-:func:`pr_auc` (average precision), both from scikit-learn.
+:func:`pr_auc` (average precision), both from scikit-learn; for (n, L) label matrices, the mean over the labels
+where the score is defined (their docstrings).
+
+Undefined values are NaN and never enter a mean unannounced: :func:`roc_auc` of a label without positives or
+without negatives and :func:`pr_auc` of a label without positives are left out of the label mean (scikit-learn's
+``average="macro"`` makes the whole mean NaN, or counts a meaningless value); Macro-F1 counts a label with no true
+and no predicted item as 0 (scikit-learn's ``zero_division=0``), as documented in :func:`micro_macro_f1`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,17 @@ def _as_numpy(a) -> np.ndarray:
     if hasattr(a, "detach"):
         a = a.detach().cpu().numpy()
     return np.asarray(a)
+
+
+def _same_shape(y_true: np.ndarray, other: np.ndarray, other_name: str, ndims: tuple[int, ...] = (2,)) -> None:
+    """A ``ValueError`` naming both shapes unless ``y_true`` and ``other`` have the same shape of ``ndims``
+    dimensions (else NumPy broadcast a (L,) row against an (n, L) matrix without a word, or failed deep inside)."""
+    if y_true.shape != other.shape or y_true.ndim not in ndims:
+        want = " or ".join({1: "(n,)", 2: "(n, L)"}[d] for d in ndims)
+        hint = "; for one binary label pass y_true[:, None] and " + f"{other_name}[:, None]" \
+            if ndims == (2,) and y_true.ndim == 1 else ""
+        raise ValueError(f"y_true and {other_name} must have the same shape {want}; got {y_true.shape} and "
+                         f"{other.shape}{hint}")
 
 
 def top_k_predictions(scores, k) -> np.ndarray:
@@ -48,6 +65,7 @@ def micro_macro_f1(y_true, pred) -> dict[str, float]:
     """
     y_true = _as_numpy(y_true).astype(bool)
     pred = _as_numpy(pred).astype(bool)
+    _same_shape(y_true, pred, "pred")
     tp = (y_true & pred).sum(axis=0)  # (L,)
     wrong = (y_true ^ pred).sum(axis=0)  # (L,) false positives + false negatives
     denom = 2 * tp + wrong
@@ -61,32 +79,75 @@ def f1_top_k(y_true, scores) -> dict[str, float]:
 
     This is the evaluation of DeepWalk/node2vec/NetMF/ProNE on multi-label node classification.
     """
-    y_true = _as_numpy(y_true).astype(np.int8)
+    y_true, scores = _as_numpy(y_true).astype(np.int8), _as_numpy(scores)
+    _same_shape(y_true, scores, "scores")
     return micro_macro_f1(y_true, top_k_predictions(scores, y_true.sum(axis=1)))
 
 
 def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
-    """Micro- and macro-F1 with a fixed threshold (scalar or one per label); at least one label per item."""
+    """Micro- and macro-F1 with a fixed threshold (scalar or one per label (L,)); at least one label per item.
+
+    A label is predicted where its score is at or above its threshold (``>=``); an item with no such label is
+    given its highest-scoring one (the first of tied ones)."""
     y_true = _as_numpy(y_true).astype(np.int8)
     scores = _as_numpy(scores)
-    pred = (scores >= np.asarray(threshold)).astype(np.int8)
+    _same_shape(y_true, scores, "scores")
+    threshold = _as_numpy(threshold)
+    if threshold.shape not in ((), (1,), (scores.shape[1],)):
+        raise ValueError(f"threshold must be a scalar or one per label ({scores.shape[1]},); got shape "
+                         f"{threshold.shape}")
+    pred = (scores >= threshold).astype(np.int8)
     empty = pred.sum(axis=1) == 0
     pred[empty, np.argmax(scores[empty], axis=1)] = 1
     return micro_macro_f1(y_true, pred)
 
 
-def roc_auc(y_true, scores) -> float:
-    """ROC-AUC (scikit-learn); NaN when only one class is present."""
+def _label_mean(metric, y_true, scores, defined, average: str | None) -> float | np.ndarray:
+    """``metric`` of each column of (n, L) inputs where ``defined(column)``, NaN elsewhere; their mean over the
+    defined labels (``average="macro"``; NaN if none) or the (L,) array (``average=None``)."""
+    if average not in ("macro", None):
+        raise ValueError(f"average={average!r}: choose 'macro' (the mean over the labels where it is defined) or "
+                         "None (one value per label)")
+    per_label = np.array([float(metric(y_true[:, j], scores[:, j])) if defined(y_true[:, j]) else np.nan
+                          for j in range(y_true.shape[1])])
+    if average is None:
+        return per_label
+    return float(np.nanmean(per_label)) if np.isfinite(per_label).any() else float("nan")
+
+
+def roc_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
+    """ROC-AUC (scikit-learn's ``roc_auc_score``; tied scores count one half); NaN when only one class is present.
+
+    ``y_true`` and ``scores`` are (n,) or both (n, L) (one binary label per column). For (n, L) it is computed per
+    label and averaged over the labels that have both classes among the items: a label without positives (or
+    without negatives) has no ROC-AUC and is **left out of the mean**, where scikit-learn's ``average="macro"``
+    makes the whole mean NaN; NaN when no label has both. ``average=None`` returns the (L,) per-label values
+    instead, NaN for the undefined ones.
+    """
     y_true, scores = _as_numpy(y_true), _as_numpy(scores)
+    _same_shape(y_true, scores, "scores", (1, 2))
+    if y_true.ndim == 2:
+        return _label_mean(roc_auc_score, y_true, scores, lambda y: len(np.unique(y)) == 2, average)
     if len(np.unique(y_true)) < 2:
         return float("nan")
     return float(roc_auc_score(y_true, scores))
 
 
-def pr_auc(y_true, scores) -> float:
-    """PR-AUC as average precision (scikit-learn); NaN when there is no positive."""
+def pr_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
+    """PR-AUC as average precision (scikit-learn's ``average_precision_score``: precision at each distinct score
+    weighted by the recall gained there, no interpolation); NaN when there is no positive (a 1 or ``True``).
+
+    ``y_true`` and ``scores`` are (n,) or both (n, L). For (n, L) it is computed per label and averaged over the
+    labels with at least one positive: a label without positives has no average precision and is **left out of the
+    mean** (scikit-learn's ``average="macro"`` counts a value for it with a warning, 'recall is set to one'); NaN
+    when no label has a positive. ``average=None`` returns the (L,) per-label values instead, NaN for the
+    undefined ones.
+    """
     y_true, scores = _as_numpy(y_true), _as_numpy(scores)
-    if y_true.sum() == 0:
+    _same_shape(y_true, scores, "scores", (1, 2))
+    if y_true.ndim == 2:
+        return _label_mean(average_precision_score, y_true, scores, lambda y: bool((y == 1).any()), average)
+    if not (y_true == 1).any():
         return float("nan")
     return float(average_precision_score(y_true, scores))
 

@@ -37,7 +37,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from gatbio.nn.conv import GATConv, _cached_plan
+from gatbio.nn.conv import GATConv, _cached_plan, _check_index_range
+from gatbio.nn.node_models import _check_node_features
 
 __all__ = ["TrophicBias", "FoodWebGAT"]
 
@@ -50,11 +51,29 @@ def _check_levels(levels: Tensor | None, x: Tensor) -> Tensor:
         raise ValueError("levels is None: FoodWebGAT takes the trophic levels (N,) of the observed web in every call "
                          "(trophic_bias=False included); compute them with "
                          "gatbio.ecology.trophic_levels(edge_index, num_nodes=x.size(0))")
-    levels = torch.as_tensor(levels)
+    levels = torch.as_tensor(levels, device=x.device)
     if tuple(levels.shape) != (x.size(0),):
         raise ValueError(f"levels has shape {tuple(levels.shape)}, expected ({x.size(0)},): one trophic level per "
                          "node of x")
     return levels.to(x.dtype)
+
+
+def _check_edge_index(edge_index: object, num_nodes: int) -> None:
+    """A ``ValueError`` unless ``edge_index`` is a (2, E) integer tensor of node indices in ``0..num_nodes - 1``:
+    :meth:`FoodWebGAT.encode` reads the levels of its ends before any attention layer checks it (a float or
+    out-of-range index was torch's IndexError there). The range check is :class:`gatbio.nn.GATConv`'s, cached with
+    the graph under the same key, so the layers do not read the indices back a second time."""
+    if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
+        shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
+        raise ValueError(f"edge_index must be a (2, E) integer tensor of prey → predator edges; got {shape}"
+                         + (" (an (E, 2) list of edges: pass edge_index.t())" if isinstance(edge_index, Tensor)
+                            and edge_index.dim() == 2 and edge_index.size(1) == 2 else ""))
+    if edge_index.dtype not in (torch.long, torch.int):
+        raise ValueError(f"edge_index must hold torch.long or torch.int32 indices; got dtype {edge_index.dtype} "
+                         "(convert it with edge_index.long())")
+    if edge_index.size(1) and not torch.compiler.is_compiling():
+        _cached_plan(edge_index, ("checked", num_nodes, num_nodes),
+                     lambda: _check_index_range(edge_index, num_nodes, num_nodes))
 
 
 class TrophicBias(nn.Module):
@@ -117,6 +136,9 @@ class FoodWebGAT(nn.Module):
           trophic levels :math:`(N,)` (required, also with ``trophic_bias=False``; any float dtype, used in
           :math:`x`'s).
         - **output:** :meth:`forward`: scores :math:`(N, N)`, entry (i, j) for "j eats i" (logits).
+
+    Node features are not cast: give them in the parameters' dtype (float32 unless the model is converted);
+    a wrong dtype, width or ``edge_index`` is refused with a message naming the argument.
     """
 
     def __init__(
@@ -177,7 +199,9 @@ class FoodWebGAT(nn.Module):
         ``(layer, "prey"|"consumers", edge_index, alpha (E, H))``."""
         # consumer -> resource: one tensor per input graph (kept with it in the layer's plan cache), so that the
         # consumer layers find their own cached plans at every training step (a new flip each call rebuilt them)
+        _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
         levels = _check_levels(levels, x)
+        _check_edge_index(edge_index, x.size(0))
         rev = _cached_plan(edge_index, ("reversed",), lambda: edge_index.flip(0))
         d_fwd = levels[edge_index[1]] - levels[edge_index[0]]  # (E,) level of the receiver minus the sender
         att = []
@@ -199,6 +223,11 @@ class FoodWebGAT(nn.Module):
     def decode(self, z: Tensor, levels: Tensor) -> Tensor:
         """Logits (N, N) of "j eats i" for every ordered pair (i, j); batched: z (B, N, W), levels (B, N)
         give (B, N, N)."""
+        if self.pair_bias is not None:
+            levels = torch.as_tensor(levels, device=z.device)
+            if tuple(levels.shape) != tuple(z.shape[:-1]):
+                raise ValueError(f"levels has shape {tuple(levels.shape)}, expected {tuple(z.shape[:-1])}: one "
+                                 "trophic level per node of z")
         r, c = self.res(z), self.con(z)  # (..., N, W) each
         s = r @ c.transpose(-1, -2) / r.size(-1) ** 0.5  # (..., N, N)
         s = s + self.res_bias(z) + self.con_bias(z).transpose(-1, -2)
@@ -209,6 +238,9 @@ class FoodWebGAT(nn.Module):
         return s
 
     def forward(self, x: Tensor, edge_index: Tensor, levels: Tensor) -> Tensor:
+        """Logits (N, N) of "j eats i" (:meth:`encode`, then :meth:`decode` with the same levels)."""
+        _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
+        levels = _check_levels(levels, x)  # once, for both: a list or array reached decode unconverted
         return self.decode(self.encode(x, edge_index, levels), levels)
 
     def __repr__(self) -> str:

@@ -49,10 +49,29 @@ def _check_float_tensor(t: object, name: str, dtype: torch.dtype) -> None:
         what = "None" if t is None else type(t).__name__
         raise TypeError(f"{name} must be a torch.Tensor of dtype {dtype}; got {what} "
                         f"(use torch.as_tensor({name}, dtype={dtype}))")
-    if t.dtype != dtype and not (t.is_floating_point() and torch.is_autocast_enabled(t.device.type)):
+    if t.dtype != dtype and not (t.is_floating_point() and _autocast_on(t)):
         fix = f"{name}.float()" if dtype == torch.float32 else f"{name}.to({dtype})"
         raise TypeError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}: pass {fix} "
                         f"(or convert the model, e.g. model.to({t.dtype}))")
+
+
+def _autocast_on(t: Tensor) -> bool:
+    """Whether autocast is on for ``t``'s device; ``False`` for a device autocast does not know ('meta'), where
+    ``torch.is_autocast_enabled`` raises instead of answering."""
+    try:
+        return torch.is_autocast_enabled(t.device.type)
+    except RuntimeError:
+        return False
+
+
+def _check_node_features(x: object, name: str, width: int, dtype: torch.dtype) -> None:
+    """:func:`_check_float_tensor`, then a ``ValueError`` naming ``name``, the expected ``(N, width)`` and the given
+    shape unless ``x`` is 2-D with ``width`` columns (torch's own message is a matmul's 'mat1 and mat2 shapes
+    cannot be multiplied', naming neither). The models' boundary check of their node inputs."""
+    _check_float_tensor(x, name, dtype)
+    if x.dim() != 2 or x.size(1) != width:
+        raise ValueError(f"{name} must be (N, {width}), one row of in_channels={width} features per node; got shape "
+                         f"{tuple(x.shape)}")
 
 
 class GATNodeClassifier(nn.Module):
@@ -182,18 +201,40 @@ class GATNodeClassifier(nn.Module):
 
     def forward(self, x: Tensor | None, edge_index: Tensor, label_input: Tensor | None = None,
                 return_attention_weights: bool = False):
+        """Logits (N, L); with ``return_attention_weights=True`` also one ``(edge_index, alpha)`` per GAT layer.
+
+        ``x`` (N, in_channels) in the parameters' dtype (``None`` for a model without inputs), ``label_input``
+        (N, label_channels): float, or 0/1 integers / booleans (cast to the parameters' dtype); N is the number
+        of nodes of the embeddings (``num_nodes``) when the model has them."""
         parts = []
+        dtype = self.lin_in.weight.dtype
         if self.in_channels:
-            _check_float_tensor(x, "x", self.lin_in.weight.dtype)
-            if x.dim() != 2 or x.size(1) != self.in_channels:
-                raise ValueError(f"x must be (N, {self.in_channels}), got "
-                                 f"{None if x is None else tuple(x.shape)}")
+            _check_node_features(x, "x", self.in_channels, dtype)
             parts.append(x)
+        n = x.size(0) if self.in_channels else None
         if self.label_channels:
             if label_input is None:
                 raise ValueError("this model was built with label_channels > 0: pass label_input (N, L)")
+            if not isinstance(label_input, Tensor):
+                raise TypeError(f"label_input must be a torch.Tensor (N, {self.label_channels}); got "
+                                f"{type(label_input).__name__} (use torch.as_tensor(label_input))")
+            if not label_input.is_floating_point():  # a 0/1 label matrix: exact in any float dtype
+                label_input = label_input.to(dtype)
+            _check_float_tensor(label_input, "label_input", dtype)
+            rows = "N" if n is None else n
+            if label_input.dim() != 2 or label_input.size(1) != self.label_channels or (
+                    n is not None and label_input.size(0) != n):
+                raise ValueError(f"label_input must be ({rows}, {self.label_channels}), one row of "
+                                 f"label_channels={self.label_channels} per node" + ("" if n is None else " of x")
+                                 + f"; got shape {tuple(label_input.shape)}")
+            n = label_input.size(0) if n is None else n
             parts.append(label_input)
         if self.embedding is not None:
+            if n is not None and n != self.embedding.num_embeddings:
+                given = "x" if self.in_channels else "label_input"
+                raise ValueError(f"{given} has {n} rows but this model has learnable embeddings of "
+                                 f"num_nodes={self.embedding.num_embeddings} nodes (transductive: one row per "
+                                 "node of the graph it was built for, in the same order)")
             parts.append(self.embedding.weight)
         h = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (N, F + L + D)
         h = dropout(h, p=self.input_dropout, training=self.training)

@@ -59,6 +59,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from gatbio.nn.node_models import _check_node_features
+
 __all__ = ["PairEncoder", "PairClassifier", "GATPairModel", "PAIR_MODELS", "PAIR_CONVS", "MODEL_DEFAULTS",
            "GAT_PAIRS_DEFAULTS", "register_pair_model", "build_pair_model", "model_options", "PAIR_BUILDERS",
            "uses_pair_inputs", "uses_residues", "pair_edge_dim", "TRAIN_OPTIONS",
@@ -268,6 +270,10 @@ class PairEncoder(nn.Module):
                 conv.reset_parameters()
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
+        _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
+        if self.conv == "gin" and self.training and x.size(0) == 1:  # torch: 'Expected more than 1 value per channel'
+            raise ValueError("conv='gin' batch-normalises over the nodes of a call: in training mode it needs at "
+                             "least 2 nodes, got 1; call model.eval() to embed a single node")
         h = F.elu(self.lin_in(F.dropout(x, self.input_dropout, self.training)))  # (N, D)
         for conv in self.convs:
             z = F.dropout(h, self.dropout, self.training)
@@ -304,11 +310,20 @@ class PairClassifier(nn.Module):
         self.encoder, self.num_modes, self.dropout, self.edge_features = encoder, num_modes, dropout, edge_features
         self.lin = nn.Linear(hidden, num_modes)
 
+    def reset_parameters(self) -> None:
+        """The encoder's parameters (its ``reset_parameters``) and the decoder's."""
+        if hasattr(self.encoder, "reset_parameters"):
+            self.encoder.reset_parameters()
+        self.lin.reset_parameters()
+
     def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
         return self.encoder(x, edge_index, edge_attr)  # (N, D)
 
     def decode(self, h: Tensor, pairs: Tensor) -> Tensor:
         check_pairs(pairs)
+        if h.dim() != 2 or h.size(1) != self.lin.in_features:  # else torch's 'mat1 and mat2 shapes cannot be multiplied'
+            raise ValueError(f"the encoder gives embeddings of shape {tuple(h.shape)} but this PairClassifier was "
+                             f"built with hidden={self.lin.in_features}: expected (N, {self.lin.in_features})")
         z = h[pairs[:, 0]] * h[pairs[:, 1]]  # (P, D)
         return self.lin(F.dropout(z, self.dropout, self.training))  # (P, M)
 
@@ -634,6 +649,36 @@ class GATPairModel(nn.Module):
                                     attention=interolog_attention, temperature="learn")
             self._init_transfer()
 
+    def reset_parameters(self) -> None:
+        """Every parameter to its initial distribution: the layers' own initialisations, the ``profile_skip``
+        scale and shift to 1 and 0, and the learnt interolog weighting to the rule (:meth:`_init_transfer`). The
+        homologue sets (:meth:`set_homologues`) are data, kept."""
+        self.lin_in.reset_parameters()
+        for conv, norm in zip(self.convs, self.norms, strict=True):
+            conv.reset_parameters()
+            norm.reset_parameters()
+        for layer in self.dec:
+            if hasattr(layer, "reset_parameters"):
+                layer.reset_parameters()
+        if self.profile_skip:
+            with torch.no_grad():
+                self.skip_weight.fill_(1.0)
+                self.skip_bias.zero_()
+        if self.transfer is not None:
+            self.transfer.reset_parameters()
+            self._init_transfer()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # The homologue buffers are None until set_homologues: a saved model that had them loaded into a fresh one
+        # as 'Unexpected key(s) in state_dict: "hom_index", "hom_weight"'. Take their shapes from the state first.
+        for name in ("hom_index", "hom_weight"):
+            saved = state_dict.get(prefix + name)
+            if saved is not None and getattr(self, name) is None:
+                setattr(self, name, torch.empty_like(saved, device=self.lin_in.weight.device))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def _init_transfer(self) -> None:
         """Start the learnt weighting at the rule: every head passes the sources' modes through unchanged and
         attends by the rule's log weights alone (attention parameters zero, temperature 1, no output bias), so that
@@ -654,6 +699,7 @@ class GATPairModel(nn.Module):
         self.hom_weight = torch.as_tensor(weight).float().to(device)
 
     def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> PairEncoding:
+        _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
         known = None
         if self.interolog:  # the message pairs' mode record: the last M edge columns, not a feature
             from gatbio.data.pair_features import PairGraphBuilder

@@ -35,6 +35,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from gatbio.nn.node_models import _check_float_tensor
+
 __all__ = ["ResidueCNN"]
 
 
@@ -101,9 +103,15 @@ class ResidueCNN(nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor | None = None, edge_attr: Tensor | None = None) -> Tensor:
         """``edge_index`` / ``edge_attr`` are accepted and ignored (the encoder interface of
         :class:`gatbio.nn.pair_models.PairClassifier`): the encoder sees each sequence alone."""
-        if x.dim() != 3 or x.size(-1) != self.in_channels + 1:
+        if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != self.in_channels + 1:
+            shape = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
             raise ValueError(f"ResidueCNN expects (N, L, {self.in_channels + 1}) residues with a mask channel "
-                             f"(gatbio.data.sequence.residue_matrix), got {tuple(x.shape)}")
+                             f"(gatbio.data.sequence.residue_matrix), got {shape}")
+        _check_float_tensor(x, "x", self.lin.weight.dtype)
+        if self.norm is not None and self.training and x.size(0) == 1:  # torch: 'Expected more than 1 value per ...'
+            raise ValueError("ResidueCNN(norm=True) batch-normalises the pooled vectors over the sequences of a call: "
+                             "in training mode it needs at least 2 sequences, got 1; call model.eval() to embed one "
+                             "sequence (or build it with norm=False)")
         mask = x[..., -1] > 0  # (N, L)
         lengths = mask.sum(1)
         if bool((lengths == 0).any()):
