@@ -37,12 +37,13 @@ def unmasked(scores, edge_index, num_dst, bias, tau):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=200_000)
-    ap.add_argument("--edges", type=int, default=2_000_000)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--nodes", type=int, default=200_000, help="nodes of the random graph, >= 2 (default: 200000)")
+    ap.add_argument("--edges", type=int, default=2_000_000,
+                    help="edges of the random graph (E), >= 1 (default: 2000000)")
+    ap.add_argument("--heads", type=int, default=4, help="attention heads (H), >= 1 (default: 4)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed runs of each, the median is kept (default: 5)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random graph, scores and bias (default: 0)")
     args = ap.parse_args(argv)
     check_at_least(ap, args, {"nodes": 2, "edges": 1, "heads": 1, "repeats": 1, "threads": 1})
     torch.set_num_threads(args.threads)

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from gatbio.results import write_json
     from gatbio.tasks import foodweb as fw
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
     p.add_argument("--webs", nargs="*", default=None, help="web folder names (default: smallest, median, largest)")
     p.add_argument("--quantiles", default="0,0.5,1", help="without --webs: the webs at these quantiles of size "
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=5, help="GAT seeds (default: 5, the benchmark's ensemble)")
     p.add_argument("--repeats", type=int, default=2, help="timed runs of each, the fastest is kept (default: 2)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1, as benchmark workers)")
-    p.add_argument("--json", type=Path, default=None, help="write the figures here")
+    p.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file (default: printed only)")
     args = p.parse_args(argv)
     from gatbio._paths import check_outputs
 

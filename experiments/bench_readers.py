@@ -57,10 +57,11 @@ def timed(fn, repeats: int) -> tuple[float, object]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lines", type=int, default=5_000_000)
-    ap.add_argument("--proteins", type=int, default=19_000)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lines", type=int, default=5_000_000,
+                    help="lines of the synthetic links file (both directions of each pair), >= 2 (default: 5000000)")
+    ap.add_argument("--proteins", type=int, default=19_000, help="distinct protein ids, >= 2 (default: 19000)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs of each reader, the median is kept (default: 3)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the synthetic file (default: 0)")
     args = ap.parse_args(argv)
     check_at_least(ap, args, {"lines": 2, "proteins": 2, "repeats": 1})  # before the file is written
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,9 +11,18 @@
 # ("only 0-dimensional arrays can be converted to Python scalars"); the GPU runs compiled kernels, not this.
 set -euo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; fi
-cd "$(dirname "$0")/.."
+usage="usage: bash experiments/gpu_image_cpu.sh [VENV]   (default /tmp/gatbio-gpu-image; --help for more)"
+if [ $# -gt 1 ]; then echo "gpu_image_cpu.sh: one argument at most, the venv folder; $usage" >&2; exit 2; fi
+case "${1:-}" in
+  -*) echo "gpu_image_cpu.sh: unknown option '$1': the only argument is the venv folder; $usage" >&2; exit 2 ;;
+esac
+# the venv as given, resolved against the caller's folder before the cd below (a relative VENV is not made in the
+# repository's root)
 VENV=${1:-/tmp/gatbio-gpu-image}
+case "$VENV" in /*) ;; *) VENV=$PWD/$VENV ;; esac
+cd "$(dirname "$0")/.."
 if [ ! -x "$VENV/bin/python" ]; then
+  echo "no venv in $VENV: creating one there (~2 GB of wheels from PyPI)" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q torch==2.11.0 torch_geometric==2.8.0.post1 triton==3.6.0 "numpy<2.3" scipy pandas \
     scikit-learn networkx tqdm matplotlib joblib omegaconf pytest pytest-xdist pytest-timeout hypothesis

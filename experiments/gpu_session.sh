@@ -82,6 +82,8 @@ fi
 # STEP or STEP:SECONDS (that step's own time limit instead of STEP_LIMIT), checked before anything runs.
 for arg in "$@"; do
   s=${arg%%:*}
+  # an empty name is checked first: bash cannot look it up (it says "bad array subscript")
+  [ -n "$s" ] || { echo "step '$arg': no step name; give one of ${ORDER[*]}, e.g. bench or bench:200" >&2; exit 2; }
   [ -n "${CMD[$s]+x}" ] || { echo "unknown step '$s': one of ${ORDER[*]}" >&2; exit 2; }
   if [ "$arg" != "$s" ] && ! [[ ${arg#*:} =~ ^[1-9][0-9]*$ ]]; then
     echo "step '$arg': give its time limit in whole seconds, e.g. $s:200" >&2; exit 2

@@ -7,6 +7,11 @@ set -euo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; fi
 out=${1:?usage: pack_out.sh OUT [KEEP ...]}
 shift
+if [ ! -d "$out" ]; then
+  [ -e "$out" ] && why="is not a folder" || why="no such folder"
+  echo "pack_out.sh: OUT $out: $why; give the folder whose subfolders to pack (usage: pack_out.sh OUT [KEEP ...])" >&2
+  exit 1
+fi
 for d in "$out"/*/; do
   [ -d "$d" ] || continue
   name=$(basename "$d")

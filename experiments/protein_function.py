@@ -1,9 +1,10 @@
 """Protein function prediction experiments (thin: everything lives in gatbio.tasks.protein).
 
-    python experiments/protein_function.py experiments/configs/protein_full.yaml [key=value ...] [--restart]
-    python experiments/protein_function.py --ppi24 experiments/configs/protein_ppi24.yaml
+    python experiments/protein_function.py [--config] experiments/configs/protein_full.yaml [key=value ...] [--restart]
+    python experiments/protein_function.py --ppi24 [--config] experiments/configs/protein_ppi24.yaml
 
-Same as ``gatbio protein run --config FILE [key=value ...]`` (``--restart`` / ``--resume-anyway`` as there).
+Same as ``gatbio protein run --config FILE [key=value ...]`` (``--restart`` / ``--resume-anyway`` as there;
+``--config`` is optional here, so a command copies across).
 """
 
 import sys
@@ -11,6 +12,10 @@ from pathlib import Path
 
 from gatbio._options import pop_resume_flag
 from gatbio.cli import run_guarded, show_sweep_progress
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _runner_args import config_first  # noqa: E402
 
 OPTIONS = ("--ppi24", "--restart", "--resume-anyway", "-h", "--help")
 
@@ -20,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     def work() -> int:
         from gatbio.tasks import protein, protein_ppi
 
-        given = list(sys.argv[1:] if argv is None else argv)
+        given = config_first(list(sys.argv[1:] if argv is None else argv), "experiments/configs/protein_full.yaml")
         unknown = [a for a in given if a.startswith("-") and a not in OPTIONS]
         if unknown:  # before pop_resume_flag, whose message knows only --restart and --resume-anyway
             raise SystemExit(f"unknown option {unknown[0]}: the options are --ppi24, --restart and --resume-anyway "

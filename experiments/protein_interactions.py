@@ -1,8 +1,9 @@
 """Protein interaction types on SHS27k (thin: everything lives in gatbio.tasks.protein_interactions).
 
-    python experiments/protein_interactions.py experiments/configs/shs27k.yaml [key=value ...] [--restart]
+    python experiments/protein_interactions.py [--config] experiments/configs/shs27k.yaml [key=value ...] [--restart]
 
-Same as ``gatbio protein interactions --config FILE [key=value ...]`` (``--restart`` / ``--resume-anyway`` as there).
+Same as ``gatbio protein interactions --config FILE [key=value ...]`` (``--restart`` / ``--resume-anyway`` as there;
+``--config`` is optional here, so a command copies across).
 """
 
 import sys
@@ -11,13 +12,18 @@ from pathlib import Path
 from gatbio._options import pop_resume_flag
 from gatbio.cli import run_guarded, show_sweep_progress
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _runner_args import config_first  # noqa: E402
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the config; a user's mistake (a missing file, a bad setting) is one line and status 1, as ``gatbio``."""
     def work() -> int:
         from gatbio.tasks import protein_interactions
 
-        args, resume = pop_resume_flag(list(sys.argv[1:] if argv is None else argv), usage=__doc__)
+        args, resume = pop_resume_flag(config_first(list(sys.argv[1:] if argv is None else argv),
+                                                    "experiments/configs/shs27k.yaml"), usage=__doc__)
         print(protein_interactions.run(protein_interactions.load(args[0], args[1:]), resume=resume,
                                        progress=show_sweep_progress()))  # a bar, or lines in a log
         return 0

@@ -222,10 +222,15 @@ STD_NOTE = "std over the seeds (ddof=0, population; shs27k_tables.py / shs27k_pa
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Prints its tables on standard output and writes no file (redirect to keep "
+                                        "them);\nRESULTS_DIR is only read.")
+    ap.add_argument("results", nargs="?", default="results/shs27k_full", type=Path, metavar="RESULTS_DIR",
+                    help="the out_dir of a `gatbio protein interactions` run, read for its splits/ and config.yaml "
+                         "(default: results/shs27k_full)")
     ap.add_argument("--interolog", action="store_true", help="sweep the interolog transfer instead of the imputation")
-    ap.add_argument("--splits", nargs="+", default=["bfs", "dfs"], choices=["random", "bfs", "dfs"])
+    ap.add_argument("--splits", nargs="+", default=["bfs", "dfs"], choices=["random", "bfs", "dfs"],
+                    help="split types to score (default: bfs dfs)")
     what = ap.add_mutually_exclusive_group()  # one table per call (--oracle won silently over --coverage)
     what.add_argument("--coverage", action="store_true", help="how often the recipe's interolog setting applies")
     what.add_argument("--oracle", action="store_true",

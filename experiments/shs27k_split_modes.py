@@ -65,9 +65,21 @@ def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | No
             if not p.is_file():
                 raise SystemExit(f"{p}: no result of model {m!r} for this split")
             f1.append(read_json(p, results, "run")["micro_f1"])
+        check_regions(results, len(f1))  # after the files are read: a damaged one is named first
         rho, pval = spearmanr(regions["TV distance"], f1)
         rows.append({"model": m, "splits": len(f1), "spearman_rho": round(float(rho), 2), "p": round(float(pval), 3)})
     return pd.DataFrame(rows)
+
+
+#: Fewest BFS/DFS splits a rank correlation is computed over (with 2 it is +-1, with fewer not defined: NaN).
+MIN_REGIONS = 3
+
+
+def check_regions(results: Path, n: int) -> None:
+    """``--scores`` needs at least :data:`MIN_REGIONS` BFS/DFS splits, else one line that says so."""
+    if n < MIN_REGIONS:
+        raise SystemExit(f"--scores: {results}/splits holds {n} BFS/DFS split(s); a rank correlation needs at least "
+                         f"{MIN_REGIONS}: run more seeds (e.g. seeds=[0,1,2,3,4]) or leave out --scores")
 
 
 def check_models(results: Path, models: list[str]) -> None:
@@ -90,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     check_folder(a.results)  # a typo or another task's folder: named, not "no split files: run ... first"
     check_models(a.results, a.scores)  # a misspelt model is named before the table, not after it
+    if a.scores:  # too few BFS/DFS splits (their files bfs_s<seed>.json, dfs_s<seed>.json): said before the data load
+        check_regions(a.results, sum(1 for f in (a.results / "splits").glob("*.json") if f.name[:4] in ("bfs_", "dfs_")))
     table = split_modes(a.results)
     correlation = shift_correlation(a.results, a.scores, table) if a.scores else None
     with pd.option_context("display.width", 250, "display.max_columns", 40):

@@ -59,22 +59,53 @@ def _mean(v: pd.Series, digits: int = 0) -> str:
 COLUMNS = ["micro_f1", "macro_f1", "micro_f1_bs", "micro_f1_es", "micro_f1_ns", "seconds", "cpu_seconds"]
 
 
+def read_config(results: Path) -> tuple[dict | None, str | None]:
+    """``(results/config.yaml as a mapping, None)``, ``(None, why it cannot be read)``, or ``(None, None)`` when
+    there is no such file."""
+    import yaml
+
+    cfg = results / "config.yaml"
+    if not cfg.is_file():
+        return None, None
+    try:
+        doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        return None, (str(err).splitlines()[0] if str(err) else type(err).__name__)
+    return (doc, None) if isinstance(doc, dict) else (None, f"a YAML {type(doc).__name__}, not a mapping")
+
+
+def unlisted_runs(results: Path, df: pd.DataFrame) -> str | None:
+    """A note when the runs on disk cover seeds or split types that ``results/config.yaml`` does not list (an
+    earlier run with other ``seeds`` / ``splits``): the tables average every run on disk, ``summary.csv`` only
+    the config's; ``None`` when they agree or the config does not say."""
+    doc, _ = read_config(results)
+    if doc is None:
+        return None
+    extra = []
+    for key, col in (("seeds", "seed"), ("splits", "split")):
+        listed = doc.get(key)
+        if not isinstance(listed, list) or col not in df:
+            continue
+        listed = {str(v) for v in listed}
+        more = sorted({v for v in df[col].dropna() if str(v) not in listed}, key=lambda v: (str(type(v)), v))
+        if more:
+            extra.append(f"{key} {' '.join(map(str, more))}")
+    if not extra:
+        return None
+    return (f"note: {results}/runs holds {' and '.join(extra)}, which {results}/config.yaml does not list: these "
+            "tables average every run on disk, summary.csv only the config's (move those runs aside to match it)")
+
+
 def model_order(results: Path, present) -> list[str]:
     """The models of ``present`` in the order of ``results/config.yaml``'s ``models``, then those it does not list
     (alphabetically): a rerun with fewer models rewrites config.yaml, and the runs of the others are still there
     (they were left out of the tables). A config.yaml that cannot be read gives the alphabetical order, with a
     note."""
-    import yaml
-
     present = sorted(set(present))
     cfg = results / "config.yaml"
     if not cfg.is_file():
         return present
-    try:
-        doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
-        why = None if isinstance(doc, dict) else f"a YAML {type(doc).__name__}, not a mapping"
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        doc, why = {}, (str(err).splitlines()[0] if str(err) else type(err).__name__)
+    doc, why = read_config(results)
     if why is not None:
         print(f"note: {cfg}: not readable as a config ({why}): models in alphabetical order", file=sys.stderr)
     listed = doc.get("models") if isinstance(doc, dict) else None
@@ -84,6 +115,9 @@ def model_order(results: Path, present) -> list[str]:
 
 def tables(results: Path) -> str:
     df = load_runs(results)
+    note = unlisted_runs(results, df)
+    if note:
+        print(note, file=sys.stderr)
     models = model_order(results, df["model"])  # the config's order of models, else alphabetical
     parts = []
     for split in ("random", "bfs", "dfs"):

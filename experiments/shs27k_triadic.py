@@ -56,8 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     from gatbio.data.pair_splits import pair_split
     from gatbio.data.sequence import kmer_similarity
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kinds", nargs="+", default=["random"], choices=["random", "bfs", "dfs"])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Prints its table on standard output and writes no file (redirect to keep "
+                                        "it);\nthe SHS27k dataset is read from the data root (GATBIO_DATA).")
+    ap.add_argument("--kinds", nargs="+", default=["random"], choices=["random", "bfs", "dfs"],
+                    help="split types, each once (default: random)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
                     help="split seeds, each once, >= 0 (default: 0 1 2 3 4)")
     args = ap.parse_args(argv)

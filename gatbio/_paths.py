@@ -89,7 +89,7 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
     ins = [(opt, Path(p)) for opt, p in (inputs or {}).items() if p is not None]
     for k, (opt, path) in enumerate(outs):
         if path.is_dir():
-            raise OutputPathError(f"{opt} {path}: is a folder; give a file name, e.g. {path / 'out.csv'}")
+            raise OutputPathError(f"{opt} {path}: is a folder; give a file name{_example(opt, path, tables)}")
         for in_opt, src in ins:
             if src.is_file() and _same(path, src):
                 raise OutputPathError(f"{opt} {path} is also the input {in_opt}: writing it would destroy the input; "
@@ -107,6 +107,19 @@ def check_outputs(files: Mapping[str, str | Path | None], inputs: Mapping[str, s
         if p is not None:
             check_output_dir(p, opt)
     _say_new_folders(outs)
+
+
+#: The file name an option's "is a folder" message suggests, by the option's name: --json writes JSON, --plot a
+#: figure (.png, .pdf or .svg), --csv a table.
+_SUFFIX_OF_OPTION = {"json": ".json", "plot": ".png", "png": ".png", "pdf": ".pdf", "svg": ".svg", "csv": ".csv",
+                     "tsv": ".tsv", "md": ".md", "html": ".html"}
+
+
+def _example(opt: str, folder: Path, tables: tuple[str, ...]) -> str:
+    """``", e.g. FOLDER/out.EXT"`` with the extension the option writes (its name, else ``.csv`` for a table),
+    or ``" in that folder"`` when the option's name does not say it."""
+    suffix = _SUFFIX_OF_OPTION.get(opt.lstrip("-").lower(), ".csv" if opt in tables else None)
+    return f", e.g. {folder / ('out' + suffix)}" if suffix else " in that folder"
 
 
 def _say_new_folders(outs: list[tuple[str, Path]]) -> None:

@@ -235,6 +235,11 @@ def test_a_failing_profile_keeps_the_cases_timings(tmp_path, monkeypatch):
     ("shs27k_split_modes", ["the out_dir of a `gatbio protein interactions` run (default: results/shs27k_full)"]),
     ("shs27k_tables", ["the out_dir of a `gatbio protein interactions` run", "one row per seed"]),
     ("shs27k_paired", ["the out_dir of a `gatbio protein interactions` run", "left_out", "(default: train)"]),
+    # the whole docstring (they showed its first sentence only), the defaults, and that nothing is written
+    ("shs27k_impute_sweep", ["the out_dir of a `gatbio protein interactions` run", "(default: results/shs27k_full)",
+                             "(default: bfs dfs)", "``--oracle`` prints a **ceiling**", "writes no file"]),
+    ("shs27k_triadic", ["For a pair (a, b) whose proteins both have training pairs", "(default: random)",
+                        "(default: 0 1 2 3 4)", "writes no file"]),
 ])
 def test_help_says_which_folder_and_the_defaults(script, says, capsys):
     with pytest.raises(SystemExit) as exit_:
