@@ -14,6 +14,7 @@ GPU kernels sum in another order), so a results folder started on a GPU may be r
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -70,7 +71,9 @@ def resolve_device(spec: str | torch.device | None = "auto", small_graphs: bool 
         ``mps``.
 
     Raises:
-        DeviceError: an unknown name, or a device this machine lacks (the message says which to use instead).
+        DeviceError: an unknown name (``"gpu"`` is told to write ``"cuda"``), ``"cpu:N"`` with ``N > 0`` (the CPU
+            is one device: an index would be ignored), or a device this machine lacks (the message says which to use
+            instead).
     """
     import torch
 
@@ -87,8 +90,13 @@ def resolve_device(spec: str | torch.device | None = "auto", small_graphs: bool 
         try:
             dev = torch.device(text)
         except (RuntimeError, ValueError):
-            raise DeviceError(f"device {spec!r} is not a device name: {_HINT}") from None
+            gpu = re.fullmatch(r"gpu(:\d+)?", text)  # a common name that PyTorch calls cuda
+            tip = f"; for a GPU write cuda{gpu.group(1) or ''} (PyTorch's name)" if gpu else ""
+            raise DeviceError(f"device {spec!r} is not a device name: {_HINT}{tip}") from None
     if dev.type == "cpu":
+        if dev.index not in (None, 0):  # torch accepts cpu:1 but computes on the one CPU device: say so, not ignore
+            raise DeviceError(f"device {str(spec)!r}: the CPU is one device (all its cores), it has no index; "
+                              "use --device cpu (device=cpu)")
         return torch.device("cpu")
     if dev.type == "cuda":
         if not _cuda_available():

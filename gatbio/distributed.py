@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import operator
 import os
 import socket
 import sys
@@ -86,7 +87,8 @@ def train_graphs(
         batch_size: graphs per global batch (over all processes).
         lr: Adam learning rate.
         seed: seed of the batch order.
-        device: where this process computes.
+        device: where this process computes, any name :func:`gatbio.device.resolve_device` takes (``"auto"``,
+            ``"cpu"``, ``"cuda:N"``, ...); ``model`` must already be there.
     """
     if batch_size < 1 or epochs < 1:
         raise ValueError(f"batch_size={batch_size} and epochs={epochs} must both be positive integers")
@@ -94,9 +96,15 @@ def train_graphs(
         missing = [k for k in ("x", "edge_index", "y") if getattr(d, k, None) is None]
         if missing:
             raise ValueError(f"graphs[{i}] has no {', '.join(missing)}: every graph needs x, edge_index and y")
+    from gatbio.device import module_device, resolve_device
+
     distributed = dist.is_available() and dist.is_initialized()
     rank, world = (dist.get_rank(), dist.get_world_size()) if distributed else (0, 1)
-    device = torch.device(device)
+    device = resolve_device(device)  # "auto", "CPU", "cuda:1", ...: a DeviceError naming the fix, not torch's list
+    where = module_device(model)
+    if where != device:
+        raise ValueError(f"device={str(device)!r} but the model's parameters are on {where}: move the model there "
+                         f"first (model.to({str(device)!r})) or pass device={str(where)!r}")
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr)
     losses = []
@@ -165,15 +173,48 @@ def _run_rank(local_rank: int, build_model, graphs, train_kwargs: dict, device: 
     return train_graphs(model, graphs, device=dev, **train_kwargs)
 
 
+def _check_world_size(world_size) -> int:
+    """``world_size`` as an int >= 1: ``2.5`` failed with a TypeError from deep in ``mp.spawn``, ``True`` meant 1."""
+    try:
+        n = None if isinstance(world_size, bool) else operator.index(world_size)
+    except TypeError:
+        n = None
+    if n is None or n < 1:
+        raise ValueError(f"world_size={world_size!r}: give a positive integer, the number of processes to train with")
+    return int(n)
+
+
+def _spawn_device(device, world_size: int) -> str:
+    """The device string the processes get: ``"cpu"``, ``"cuda"`` (process ``r`` on GPU ``r``, several processes),
+    or one resolved device (``"cuda:N"``, ``"mps"``) for one process."""
+    from gatbio.device import DeviceError, resolve_device
+
+    dev = resolve_device(device)  # refuses "gpu", "tpu", a GPU this machine lacks, ... with the fix
+    if world_size == 1 or dev.type == "cpu":
+        return str(dev)
+    if dev.type == "cuda":
+        text = str(device).strip().lower() if device is not None else "auto"
+        if text in ("auto", "cuda"):  # (torch.device("cuda") prints as "cuda" too)
+            return "cuda"
+        raise DeviceError(f"device={str(device)!r} names one GPU, but world_size={world_size} processes take one GPU "
+                          "each: use device='cuda' (process r on GPU r), or world_size=1")
+    raise DeviceError(f"device={str(device)!r} runs one process: use world_size=1, or device='cpu' for several")
+
+
 def spawn_ddp(build_model: Callable[[], nn.Module], graphs: Sequence[Data], world_size: int,
-              device: str = "cpu", **train_kwargs) -> list[float]:
+              device: str | torch.device = "cpu", **train_kwargs) -> list[float]:
     """Train with ``world_size`` processes on this machine (spawned, gloo on loopback or NCCL); returns the
     loss trajectory. ``build_model`` must be picklable (a module-level function or a ``functools.partial``).
-    ``world_size=1`` trains in this process without DDP."""
-    if world_size < 1:
-        raise ValueError(f"world_size={world_size} is not allowed: it must be a positive integer")
-    if device.startswith("cuda") and world_size > torch.cuda.device_count():
-        raise ValueError(f"world_size={world_size} needs as many GPUs, but {torch.cuda.device_count()} are visible")
+    ``world_size=1`` trains in this process without DDP.
+
+    ``device`` is any name :func:`gatbio.device.resolve_device` takes. With several processes, ``"cuda"`` (and
+    ``"auto"`` on a machine with a GPU) gives process ``r`` GPU ``r``; ``"cuda:N"`` and ``"mps"`` name one device,
+    so they need ``world_size=1``."""
+    world_size = _check_world_size(world_size)
+    device = _spawn_device(device, world_size)
+    if device == "cuda" and world_size > torch.cuda.device_count():
+        raise ValueError(f"world_size={world_size} needs as many GPUs, but {torch.cuda.device_count()} are visible; "
+                         f"use world_size={torch.cuda.device_count()} or device='cpu'")
     if world_size == 1:
         return _run_rank(0, build_model, graphs, train_kwargs, device)
     import torch.multiprocessing as mp

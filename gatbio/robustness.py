@@ -17,8 +17,10 @@ Conventions:
 
 - **Nothing is modified in place.** Every perturbation returns a :class:`Perturbation` holding a new
   ``Data`` and what changed: the affected node ids, the old → new id mapping and the removed edges.
-- **Hubs are ranked on the undirected graph.** Centralities (:func:`rank_nodes`) ignore edge direction and
-  self-loops: a hub is a hub whichever way its links point (prey → predator in food webs).
+- **Hubs are ranked on the undirected, unweighted graph.** Centralities (:func:`rank_nodes`) ignore edge
+  direction, self-loops and edge weights (``edge_weight``, ``edge_attr``): a hub is a hub whichever way its links
+  point (prey → predator in food webs) and however strong they are (a STRING confidence is not used; rank by a
+  node attribute computed from it instead, ``by="name"``).
 - **Ties are broken at random, seeded** (as in Dunne et al. 2002), so two nodes of equal degree are removed
   in an order that depends on ``seed`` only. A seed is an integer >= 0 (``None`` is refused: it would draw a
   new order on every call).
@@ -38,6 +40,7 @@ References:
 
 from __future__ import annotations
 
+import copy
 import math
 import operator
 from dataclasses import dataclass, field
@@ -118,6 +121,11 @@ class Perturbation:
 
 def _check_fraction(fraction: float, name: str = "fraction",
                     what: str = "a fraction of nodes, e.g. 0.05 for 5%") -> float:
+    # float(True) is 1.0 (every node removed) and float("0.2") parses: a flag or a text read from a file, not a number
+    flag = isinstance(fraction, (bool, np.bool_)) or (isinstance(fraction, Tensor) and fraction.dtype == torch.bool)
+    if flag or isinstance(fraction, (str, bytes)):
+        raise ValueError(f"{name}={fraction!r} is a {'boolean' if flag else 'string'}, not a number: give {what} "
+                         "(a float in [0, 1])")
     try:
         f = float(fraction)
     except (TypeError, ValueError):
@@ -240,11 +248,13 @@ def rank_nodes(data: Data, by: str = "degree", seed: int = 0, k: int | None = No
     r"""All node ids, most central first.
 
     Args:
-        data: the graph (``edge_index``, ``num_nodes``); direction and self-loops are ignored.
-        by: ``"degree"`` (number of distinct neighbours), ``"betweenness"`` (networkx; estimated from
-            ``k`` sampled sources on graphs above :data:`BETWEENNESS_EXACT_MAX_NODES` nodes),
-            ``"pagerank"`` (networkx, damping 0.85), ``"random"`` (a seeded permutation: the control), or
-            the name of a 1-D node attribute of ``data`` (largest first).
+        data: the graph (``edge_index``, ``num_nodes``); direction, self-loops and edge weights are ignored.
+        by: ``"degree"`` (number of distinct neighbours, not the sum of ``edge_weight``), ``"betweenness"``
+            (networkx, shortest paths counted in hops, not weighted by ``edge_weight``; estimated from ``k``
+            sampled sources on graphs above :data:`BETWEENNESS_EXACT_MAX_NODES` nodes), ``"pagerank"`` (networkx,
+            damping 0.85, every link of weight 1 whatever ``edge_weight`` says), ``"random"`` (a seeded
+            permutation: the control), or the name of a 1-D node attribute of ``data`` (largest first; e.g. a
+            weighted degree computed beforehand, for a ranking that uses the weights).
         seed: an integer >= 0; breaks ties at random (and seeds the betweenness sample).
         k: betweenness sample size (default: exact up to 1000 nodes, else 256).
 
@@ -272,6 +282,24 @@ def _top(data: Data, fraction: float, by: str, seed: int, k: int | None, order: 
 # perturbations
 
 
+def _select(data: Data, keep_nodes: Tensor | None, keep_edges: Tensor) -> Data:
+    """``data.subgraph(keep_nodes)`` (``keep_edges``: the edges it keeps, in order), or with ``keep_nodes=None``
+    ``data.edge_subgraph(keep_edges)``, NumPy array attributes included: PyG refuses them ("Encountered invalid
+    input type"), and ``node_names`` is often one (lists and tuples it handles)."""
+    arrays = {k: v for k, v in data.items() if isinstance(v, np.ndarray) and v.ndim >= 1
+              and (data.is_node_attr(k) or data.is_edge_attr(k))}
+    base = copy.copy(data)  # shallow: the input keeps its attributes
+    for k in arrays:
+        del base[k]
+    new = base.subgraph(keep_nodes) if keep_nodes is not None else base.edge_subgraph(keep_edges)
+    for k, v in arrays.items():
+        if data.is_node_attr(k):
+            new[k] = v[keep_nodes.numpy()] if keep_nodes is not None else v.copy()
+        else:
+            new[k] = v[keep_edges.numpy()]
+    return new
+
+
 def remove_nodes(data: Data, fraction: float, by: str = "degree", seed: int = 0,
                  k: int | None = None, order: Tensor | None = None) -> Perturbation:
     """Remove the top ``fraction`` of nodes ranked ``by`` (``"random"``: a random set, the control).
@@ -289,7 +317,7 @@ def remove_nodes(data: Data, fraction: float, by: str = "degree", seed: int = 0,
     node_map[keep] = torch.arange(int(keep.sum()))
     ei = data.edge_index
     gone = ~(keep[ei[0]] & keep[ei[1]])  # (E,)
-    new = data.subgraph(keep)  # a new Data; the input is untouched
+    new = _select(data, keep, ~gone)  # a new Data; the input is untouched
     return Perturbation(new, "remove_nodes", by, float(fraction), removed, node_map, ei[:, gone].clone())
 
 
@@ -352,7 +380,7 @@ def drop_hub_edges(data: Data, fraction: float, p: float = 0.5, by: str = "degre
     gen = torch.Generator().manual_seed(int(seed))
     drop_key = touches & (torch.rand(keys.numel(), generator=gen) < p)  # (P,)
     drop = drop_key[inverse]  # (E,)
-    new = data.edge_subgraph(~drop)  # a new Data with every node and the kept edges (and their attributes)
+    new = _select(data, None, ~drop)  # a new Data with every node and the kept edges (and their attributes)
     removed = ei[:, drop].clone()
     touched = torch.unique(removed.reshape(-1))
     extra = touched[~is_hub[touched]]

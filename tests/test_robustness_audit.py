@@ -106,9 +106,11 @@ def test_a_ranking_attribute_with_nan_is_refused():
     assert rank_nodes(d, "score").tolist() == [2, 3, 0, 4, 1]
 
 
-@pytest.mark.parametrize("fraction", [None, "many", float("nan"), -0.01, 1.01])
-def test_fractions_that_are_not_in_the_unit_interval_say_so(fraction):
-    with pytest.raises(ValueError, match=r"fraction=.* is outside \[0, 1\]: give a fraction of nodes"):
+@pytest.mark.parametrize("fraction,message", [(None, "is outside \\[0, 1\\]"), ("many", "is a string, not a number"),
+                                              (float("nan"), "is outside \\[0, 1\\]"), (-0.01, "is outside \\[0, 1\\]"),
+                                              (1.01, "is outside \\[0, 1\\]")])
+def test_fractions_that_are_not_in_the_unit_interval_say_so(fraction, message):
+    with pytest.raises(ValueError, match=rf"fraction=.* {message}: give a fraction of nodes"):
         remove_nodes(weighted_star(), fraction)
 
 

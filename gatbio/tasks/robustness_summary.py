@@ -98,14 +98,45 @@ def attention_table(out_dir: str | Path, select: dict[str, set] | None = None) -
     return g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).reset_index()
 
 
+#: Notes already said in this process (a summary pools the same webs for each of its tables: said once).
+_said: set[str] = set()
+
+
+def _note_once(message: str) -> None:
+    from gatbio.data.tables import note
+
+    if message not in _said:
+        _said.add(message)
+        note(message)
+
+
 def _pool_webs(df: pd.DataFrame) -> pd.DataFrame:
-    """Food webs pooled: the mean over webs per (model, seed, perturbation, fraction), as dataset 'foodwebs'."""
+    """Food webs pooled: the mean over webs per (model, seed, perturbation, fraction), as dataset 'foodwebs'.
+
+    Each pooled value is the mean over the webs that have one there (a web without a run file, or with a NaN value,
+    is left out of that point only); when some points cover fewer webs than the label's count, a note on stderr
+    says which metrics and how many webs, since such points average other webs than the rest."""
     fw = df[df["task"] == "foodweb"]
     if fw.empty:
         return df
     keys = ["task", "model", "seed", "perturbation", "metric", "fraction"]
-    pooled = fw.groupby(keys, sort=False)[[c for c in CURVE_METRICS if c in fw]].mean().reset_index()
-    pooled["dataset"] = f"foodwebs (mean of {fw['dataset'].nunique()})"
+    g = fw.groupby(keys, sort=False)[[c for c in CURVE_METRICS if c in fw]]
+    pooled = g.mean().reset_index()
+    webs = fw["dataset"].nunique()
+    label = f"foodwebs (mean of {webs})"
+    pooled["dataset"] = label
+    counts = g.count()  # (points, metrics): webs with a value at each point (one run per web and point)
+    short = []
+    for c in counts:
+        have = counts[c][counts[c] > 0]  # a metric no web has at a point (js_attention of a GCN) is NaN there
+        few = have[have < webs]
+        if len(few):
+            span = f"{few.min()}" if few.min() == few.max() else f"{few.min()} to {few.max()}"
+            short.append(f"{c} at {len(few)} of {len(have)} points ({span} webs)")
+    if short:
+        _note_once(f"{label}: some pooled points average fewer webs (a web without a value there is left out, so "
+                   f"they average other webs than the rest): {'; '.join(short)}; resume the sweep so that every "
+                   "web has its runs, or compare those points with care")
     return pd.concat([df, pooled], ignore_index=True)
 
 
@@ -124,13 +155,19 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float,
 
 
 def curve_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
-    """Mean and std over seeds of each curve metric, per (dataset, model, perturbation, fraction)."""
+    """Mean and std over seeds of each curve metric, per (dataset, model, perturbation, fraction).
+
+    ``<metric>_n`` is the number of seeds behind ``<metric>_mean`` (NaN values left out: a seed whose perturbation
+    left no item to score has none), and ``n`` that of ``score`` (of the metric with most values, without one)."""
     if pool_webs:
         df = _pool_webs(df)
     keys = ["task", "dataset", "model", "perturbation", "fraction"]
     metrics = [c for c in CURVE_METRICS if c in df]
     g = df.groupby(keys, sort=False)[metrics]
-    out = g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).join(g.size().rename("n"))
+    counts = g.count()  # non-NaN values per metric (g.size() counted the rows, NaN included)
+    n = counts["score"] if "score" in counts else counts.max(axis=1)
+    out = (g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).join(counts.add_suffix("_n"))
+           .join(n.rename("n")))
     return out.reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
 
 
@@ -195,7 +232,15 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
                 idx = np.random.default_rng(0).integers(0, len(both), size=(2000, len(both)))
                 with np.errstate(divide="ignore", invalid="ignore"):
                     boots = a[idx].mean(1) / b[idx].mean(1)
-                boots = boots[np.isfinite(boots)]
+                finite = np.isfinite(boots)
+                dropped = int((~finite).sum())
+                if dropped:  # a resample whose reference mean is 0 (or a NaN value): no ratio; said, not hidden
+                    _note_once(f"headline {dataset} / {pert} / {model} ({value} at {fraction:g}): {dropped} of "
+                               f"{boots.size} bootstrap resamples have no finite ratio to {reference} (its mean over "
+                               "the resampled seeds is 0, or a value is NaN) and are left out of ratio_ci; "
+                               + (f"the interval rests on the other {boots.size - dropped}" if finite.any() else
+                                  "no interval is left"))
+                boots = boots[finite]
                 if boots.size:
                     row["ratio_ci_low"], row["ratio_ci_high"] = np.percentile(boots, [2.5, 97.5]).tolist()
             rows.append(row)
@@ -276,6 +321,9 @@ def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", 
     import matplotlib.pyplot as plt
 
     d = curves[curves["dataset"] == dataset]
+    if d.empty:  # matplotlib said "Number of columns must be a positive integer, not 0"
+        have = ", ".join(map(repr, dict.fromkeys(curves["dataset"]))) or "none"
+        raise ValueError(f"dataset={dataset!r} is not in the curve table; datasets it has: {have}")
     perts = list(dict.fromkeys(d["perturbation"]))
     fig, axes = plt.subplots(1, len(perts), figsize=(3.2 * len(perts), 3.0), sharey=True, squeeze=False)
     for ax, pert in zip(axes[0], perts, strict=True):
