@@ -41,12 +41,40 @@ def _same_shape(y_true: np.ndarray, other: np.ndarray, other_name: str, ndims: t
                          f"{other.shape}{hint}")
 
 
+def _check_no_nan(scores: np.ndarray, name: str = "scores") -> None:
+    """A ``ValueError`` saying how many NaN ``scores`` there are and where the first is: a NaN has no rank
+    (argsort put it last, a threshold never selected it, scikit-learn refused it without saying where)."""
+    if not np.issubdtype(scores.dtype, np.inexact):
+        return
+    nan = np.isnan(scores)
+    if not nan.any():
+        return
+    first = np.argwhere(nan)[0]
+    where = f"row {first[0]}, column {first[1]}" if scores.ndim == 2 else f"index {first[0]}" if scores.ndim else ""
+    raise ValueError(f"{name} has {int(nan.sum())} NaN value(s) (the first at {where}): every item needs a finite "
+                     f"score; drop those items or fill them (e.g. np.nan_to_num({name}, nan=0.0)) first")
+
+
+def _check_binary(y_true: np.ndarray) -> None:
+    """A ``ValueError`` unless ``y_true`` holds binary labels, 0/1 or booleans (or scikit-learn's -1/1, positive
+    1): class ids 0/1/2 reached scikit-learn's 'multiclass format is not supported'."""
+    if y_true.dtype == bool:
+        return
+    values = np.unique(y_true)
+    if np.isin(values, (0, 1)).all() or np.isin(values, (-1, 1)).all():
+        return
+    shown = ", ".join(str(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
+    raise ValueError(f"y_true must hold binary labels 0/1 (or booleans), got the values {shown}: for class ids, "
+                     "pass one column per class (y_true == c) with that class's scores")
+
+
 def top_k_predictions(scores, k) -> np.ndarray:
-    """Binary matrix with the ``k[i]`` highest-scoring labels of row ``i`` set to 1."""
+    """Binary matrix with the ``k[i]`` highest-scoring labels of row ``i`` set to 1 (NaN scores are refused)."""
     scores = _as_numpy(scores)
     k = _as_numpy(k).astype(int)
     if scores.ndim != 2 or k.shape != (scores.shape[0],):
         raise ValueError(f"scores must be (n, L) and k (n,), got {scores.shape} and {k.shape}")
+    _check_no_nan(scores)
     order = np.argsort(-scores, axis=1, kind="stable")
     pred = np.zeros_like(scores, dtype=np.int8)
     ranks = np.empty_like(order)
@@ -88,10 +116,11 @@ def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
     """Micro- and macro-F1 with a fixed threshold (scalar or one per label (L,)); at least one label per item.
 
     A label is predicted where its score is at or above its threshold (``>=``); an item with no such label is
-    given its highest-scoring one (the first of tied ones)."""
+    given its highest-scoring one (the first of tied ones). NaN scores are refused."""
     y_true = _as_numpy(y_true).astype(np.int8)
     scores = _as_numpy(scores)
     _same_shape(y_true, scores, "scores")
+    _check_no_nan(scores)
     threshold = _as_numpy(threshold)
     if threshold.shape not in ((), (1,), (scores.shape[1],)):
         raise ValueError(f"threshold must be a scalar or one per label ({scores.shape[1]},); got shape "
@@ -118,7 +147,8 @@ def _label_mean(metric, y_true, scores, defined, average: str | None) -> float |
 def roc_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     """ROC-AUC (scikit-learn's ``roc_auc_score``; tied scores count one half); NaN when only one class is present.
 
-    ``y_true`` and ``scores`` are (n,) or both (n, L) (one binary label per column). For (n, L) it is computed per
+    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN) are (n,) or both (n, L) (one binary label per
+    column): other labels (class ids) and NaN scores are refused with a message. For (n, L) it is computed per
     label and averaged over the labels that have both classes among the items: a label without positives (or
     without negatives) has no ROC-AUC and is **left out of the mean**, where scikit-learn's ``average="macro"``
     makes the whole mean NaN; NaN when no label has both. ``average=None`` returns the (L,) per-label values
@@ -126,6 +156,8 @@ def roc_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray
     """
     y_true, scores = _as_numpy(y_true), _as_numpy(scores)
     _same_shape(y_true, scores, "scores", (1, 2))
+    _check_binary(y_true)
+    _check_no_nan(scores)
     if y_true.ndim == 2:
         return _label_mean(roc_auc_score, y_true, scores, lambda y: len(np.unique(y)) == 2, average)
     if len(np.unique(y_true)) < 2:
@@ -137,7 +169,8 @@ def pr_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     """PR-AUC as average precision (scikit-learn's ``average_precision_score``: precision at each distinct score
     weighted by the recall gained there, no interpolation); NaN when there is no positive (a 1 or ``True``).
 
-    ``y_true`` and ``scores`` are (n,) or both (n, L). For (n, L) it is computed per label and averaged over the
+    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN) are (n,) or both (n, L); other labels and NaN
+    scores are refused with a message. For (n, L) it is computed per label and averaged over the
     labels with at least one positive: a label without positives has no average precision and is **left out of the
     mean** (scikit-learn's ``average="macro"`` counts a value for it with a warning, 'recall is set to one'); NaN
     when no label has a positive. ``average=None`` returns the (L,) per-label values instead, NaN for the
@@ -145,6 +178,8 @@ def pr_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     """
     y_true, scores = _as_numpy(y_true), _as_numpy(scores)
     _same_shape(y_true, scores, "scores", (1, 2))
+    _check_binary(y_true)
+    _check_no_nan(scores)
     if y_true.ndim == 2:
         return _label_mean(average_precision_score, y_true, scores, lambda y: bool((y == 1).any()), average)
     if not (y_true == 1).any():

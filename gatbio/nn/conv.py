@@ -758,7 +758,11 @@ class GATConv(MessagePassing):
         weight = next((lin.weight for lin in (self.lin, self.lin_src, self.lin_l, self.lin_query)
                        if lin is not None), None)
         if weight is None or isinstance(weight, torch.nn.parameter.UninitializedParameter) \
-                or torch.is_autocast_enabled(x.device.type) or x.dtype == weight.dtype:
+                or x.dtype == weight.dtype:
+            return
+        # Devices without autocast ('meta', used for shape inference; 'lazy') make torch.is_autocast_enabled raise.
+        device = x.device.type
+        if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
             return
         raise ValueError(f"{name} has dtype {x.dtype} but this layer's parameters are {weight.dtype}: convert one "
                          f"to the other ({name}.to({weight.dtype}), or the model's .to({x.dtype}); NumPy arrays "

@@ -106,6 +106,10 @@ class TrophicBias(nn.Module):
         nn.init.zeros_(self.lin.weight)
 
     def forward(self, delta: Tensor) -> Tensor:
+        if not isinstance(delta, Tensor) or delta.dim() != 1:
+            shape = tuple(delta.shape) if isinstance(delta, Tensor) else type(delta).__name__
+            raise ValueError(f"delta has shape {shape}, expected (E,): one level difference per edge (pass "
+                             "delta.reshape(-1) and view the (E, H) result back)")
         delta = delta.to(self.centers.dtype)  # levels come as float64 (trophic_levels); the weights are float32
         rbf = torch.exp(-0.5 * ((delta[:, None] - self.centers[None, :]) / self.width).square())  # (E, K)
         return self.lin(rbf)  # (E, H)
@@ -135,7 +139,9 @@ class FoodWebGAT(nn.Module):
         - **input:** node features :math:`(N, F_{in})`, observed edges :math:`(2, E)` prey → predator,
           trophic levels :math:`(N,)` (required, also with ``trophic_bias=False``; any float dtype, used in
           :math:`x`'s).
-        - **output:** :meth:`forward`: scores :math:`(N, N)`, entry (i, j) for "j eats i" (logits).
+        - **output:** :meth:`forward`: scores :math:`(N, N)`, entry (i, j) for "j eats i" (logits); with
+          ``return_attention_weights=True`` also a list of ``(layer, "prey"|"consumers", edge_index, alpha (E, H))``
+          (no self-loops are added: ``edge_index`` is the input's, reversed for ``"consumers"``).
 
     Node features are not cast: give them in the parameters' dtype (float32 unless the model is converted);
     a wrong dtype, width or ``edge_index`` is refused with a message naming the argument.
@@ -237,10 +243,16 @@ class FoodWebGAT(nn.Module):
             s = s + self.pair_bias(d.reshape(-1)).view_as(s)
         return s
 
-    def forward(self, x: Tensor, edge_index: Tensor, levels: Tensor) -> Tensor:
-        """Logits (N, N) of "j eats i" (:meth:`encode`, then :meth:`decode` with the same levels)."""
+    def forward(self, x: Tensor, edge_index: Tensor, levels: Tensor,
+                return_attention_weights: bool = False) -> Tensor | tuple[Tensor, list]:
+        """Logits (N, N) of "j eats i" (:meth:`encode`, then :meth:`decode` with the same levels); with
+        ``return_attention_weights=True`` the pair ``(logits, attention)``, ``attention`` the list of
+        :meth:`encode`: ``(layer, "prey"|"consumers", edge_index, alpha (E, H))`` per attention layer."""
         _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
         levels = _check_levels(levels, x)  # once, for both: a list or array reached decode unconverted
+        if return_attention_weights:
+            z, att = self.encode(x, edge_index, levels, return_attention_weights=True)
+            return self.decode(z, levels), att
         return self.decode(self.encode(x, edge_index, levels), levels)
 
     def __repr__(self) -> str:

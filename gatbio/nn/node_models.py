@@ -99,7 +99,7 @@ class GATNodeClassifier(nn.Module):
         - input: x (N, F) of the parameters' dtype (float32 unless the model is converted; not cast: pass
           ``x.float()``), edge_index (2, E), label_input (N, label_channels) or ``None``
         - output: logits (N, L); with ``return_attention_weights=True`` also a list of
-          ``(edge_index, alpha)`` per GAT layer, alpha (E', H)
+          ``(edge_index, alpha)`` per GAT layer, alpha (E', H) (``conv="gcn"`` / ``"mlp"``: refused)
     """
 
     def __init__(
@@ -205,7 +205,12 @@ class GATNodeClassifier(nn.Module):
 
         ``x`` (N, in_channels) in the parameters' dtype (``None`` for a model without inputs), ``label_input``
         (N, label_channels): float, or 0/1 integers / booleans (cast to the parameters' dtype); N is the number
-        of nodes of the embeddings (``num_nodes``) when the model has them."""
+        of nodes of the embeddings (``num_nodes``) when the model has them. ``return_attention_weights=True``
+        needs an attention layer (``conv="gatbio"`` or ``"pyg-gat"``): a ``"gcn"`` or ``"mlp"`` model refuses it
+        rather than return an empty list that a caller would index."""
+        if return_attention_weights and self.conv not in ("gatbio", "pyg-gat"):
+            raise ValueError(f"return_attention_weights=True but this model was built with conv={self.conv!r}, "
+                             "which has no attention weights; use conv='gatbio' or 'pyg-gat', or leave it False")
         parts = []
         dtype = self.lin_in.weight.dtype
         if self.in_channels:

@@ -200,6 +200,17 @@ def check_pairs(pairs: Any, num_nodes: int | None = None, name: str = "pairs") -
                              f"(valid indices 0..{num_nodes - 1})")
 
 
+def _check_edge_attr_given(edge_attr: Tensor | None, edge_dim: int | None, model: str) -> None:
+    """A ``ValueError`` when a model built with ``edge_dim`` is called without ``edge_attr``: its attention layers
+    would run without edge features (GATConv, like PyG's, treats a missing ``edge_attr`` as none), silently
+    dropping what the model was built to read. Every caller in :mod:`gatbio.tasks.protein_interactions` passes
+    them (``_edge_attr`` for ``edge_features: score``; :meth:`PairGraphBuilder.build` whenever the model has
+    ``edge_dim``, an empty (0, edge_dim) tensor for a graph without edges)."""
+    if edge_dim and edge_attr is None:  # GATPairModel reads edge_dim by truth (0 or None: no features)
+        raise ValueError(f"edge_attr is None but this {model} was built with edge_dim={edge_dim}: pass edge_attr "
+                         f"(E, {edge_dim}), one row per edge of edge_index, or build the model with edge_dim=None")
+
+
 class PairEncoder(nn.Module):
     r"""Node encoder: input layer, then ``layers`` residual message-passing layers (module docstring).
 
@@ -216,7 +227,7 @@ class PairEncoder(nn.Module):
             ``attention``); they need ``conv="gatbio"``.
 
     Shapes:
-        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) or ``None``
+        - input: x (N, F), edge_index (2, E), edge_attr (E, edge_dim) (required with ``edge_dim``; else ``None``)
         - output: (N, D)
     """
 
@@ -271,6 +282,7 @@ class PairEncoder(nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> Tensor:
         _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
+        _check_edge_attr_given(edge_attr, self.edge_dim, "PairEncoder")
         if self.conv == "gin" and self.training and x.size(0) == 1:  # torch: 'Expected more than 1 value per channel'
             raise ValueError("conv='gin' batch-normalises over the nodes of a call: in training mode it needs at "
                              "least 2 nodes, got 1; call model.eval() to embed a single node")
@@ -587,7 +599,8 @@ class GATPairModel(nn.Module):
 
     Shapes:
         - input: x (N, F), edge_index (2, E), pairs (P, 2) long (one row per pair: :func:`check_pairs`),
-          edge_attr (E, edge_dim) or ``None``: ``forward(x, edge_index, pairs, edge_attr=None)``
+          edge_attr (E, edge_dim) (required with ``edge_dim``; else ``None``):
+          ``forward(x, edge_index, pairs, edge_attr=None)``
         - output: logits (P, M)
     """
 
@@ -700,6 +713,7 @@ class GATPairModel(nn.Module):
 
     def encode(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None) -> PairEncoding:
         _check_node_features(x, "x", self.in_channels, self.lin_in.weight.dtype)
+        _check_edge_attr_given(edge_attr, self.edge_dim, "GATPairModel")
         known = None
         if self.interolog:  # the message pairs' mode record: the last M edge columns, not a feature
             from gatbio.data.pair_features import PairGraphBuilder

@@ -113,7 +113,10 @@ class ResidueCNN(nn.Module):
                              "in training mode it needs at least 2 sequences, got 1; call model.eval() to embed one "
                              "sequence (or build it with norm=False)")
         mask = x[..., -1] > 0  # (N, L)
-        lengths = mask.sum(1)
+        # each sequence's extent: one past its last residue (not the count of mask ones, which would cut off the
+        # end of a mask with gaps); the same as the count for the prefix masks of residue_matrix
+        pos = torch.arange(1, mask.size(1) + 1, device=mask.device)  # (L,)
+        lengths = (mask * pos).amax(1) if mask.size(1) else mask.sum(1)  # (N,)
         if bool((lengths == 0).any()):
             raise ValueError(f"ResidueCNN: {int((lengths == 0).sum())} sequence(s) without a residue")
         out = x.new_zeros(x.size(0), self.lin.in_features)
