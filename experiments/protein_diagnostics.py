@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder for runs/ and diagnostics.md, created if missing")
     args = ap.parse_args(argv)
     try:  # every argument checked before any work (one line, not a traceback)
-        protein_diagnostics.check(args.datasets, args.seeds, args.jobs, args.out, args.fractions)
+        args.datasets = protein_diagnostics.check(args.datasets, args.seeds, args.jobs, args.out, args.fractions)
     except (ValueError, OSError) as err:
         ap.error(str(err))
     print(protein_diagnostics.run(args.datasets, args.seeds, args.jobs, args.out, args.fractions))

@@ -1112,7 +1112,9 @@ OUTPUTS = ("webs", "timing.json", "per_fold.csv", "per_web.csv", "per_web_specie
 
 
 def check(cfg: FoodWebConfig) -> None:
-    """Reject a config that makes no sense, before any work (the CLI and the Python API both call this)."""
+    """Reject a config that makes no sense, before any work (the CLI and the Python API both call this), and set
+    ``cfg.named`` in the registry's spelling (:func:`gatbio.data.sources.resolve_name`: ``cheddar/tl84`` is
+    ``cheddar/TL84``), so that result files, progress and a resumed folder know a web by one name."""
     from gatbio.config import check_settings
 
     check_settings(cfg, SETTING_RULES)
@@ -1139,9 +1141,28 @@ def check(cfg: FoodWebConfig) -> None:
         from gatbio.data.sources import unknown_name
 
         known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
+        spelt = []
         for name in cfg.named:
-            if not check_gateway_name(name, "named") and name not in known:
+            web = name if check_gateway_name(name, "named") else _registry_spelling(name)
+            if not check_gateway_name(web, "named") and web not in known:
                 raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
+            spelt.append(web)
+        for i, web in enumerate(spelt):  # 'unique' saw the names as given: cheddar/tl84 and cheddar/TL84 differ
+            if web in spelt[:i]:
+                raise ValueError(f"config named: {cfg.named[spelt.index(web)]!r} and {cfg.named[i]!r} are the same web "
+                                 f"({web}); give each web once")
+        cfg.named = spelt
+
+
+def _registry_spelling(name: str) -> str:
+    """``name`` as the registry spells it (:func:`gatbio.data.sources.resolve_name`), or as given when it is no
+    dataset name (the caller refuses it with its own message)."""
+    from gatbio.data.sources import UnknownDatasetError, resolve_name
+
+    try:
+        return resolve_name(name)
+    except UnknownDatasetError:
+        return name
 
 
 def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") -> dict[str, pd.DataFrame]:

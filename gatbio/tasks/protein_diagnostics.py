@@ -156,20 +156,29 @@ def summary(results: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
-def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> None:
+def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> list[str]:
     """The arguments of :func:`run`, checked before any work: datasets of :data:`DATASETS`, each once; seeds >= 0,
-    each once; at least one job, labelled fractions in (0, 1) and a writable ``out``."""
-    from gatbio._paths import check_output_dir
-    from gatbio.data import DATASETS as KNOWN
-    from gatbio.data.sources import unknown_name
+    each once; at least one job, labelled fractions in (0, 1) and a writable ``out``.
 
+    Returns:
+        the datasets in the registry's spelling (:func:`gatbio.data.sources.resolve_name`, as
+        :func:`gatbio.data.load` takes them: ``YEAST-BU2003`` is ``yeast-bu2003``), what :func:`run` is given, so
+        that the run files of a dataset have one name and an interrupted run resumes whichever case it is given in.
+    """
+    from gatbio._paths import check_output_dir
+    from gatbio.data.sources import UnknownDatasetError, resolve_name, unknown_name
+
+    spelt = []
     for ds in datasets:
-        if ds not in KNOWN:
-            raise unknown_name("dataset", ds, list(DATASETS))
-        if ds not in DATASETS:
+        try:
+            name = resolve_name(ds)
+        except UnknownDatasetError:
+            raise unknown_name("dataset", ds, list(DATASETS)) from None
+        if name not in DATASETS:
             raise ValueError(f"--datasets {ds}: not a dataset these diagnostics run on (single-graph protein-function "
                              f"datasets with node labels: {', '.join(DATASETS)})")
-    if len(set(datasets)) < len(datasets):
+        spelt.append(name)
+    if len(set(spelt)) < len(spelt):
         raise ValueError(f"--datasets {' '.join(datasets)}: give each dataset once")
     if not seeds or any(s < 0 for s in seeds):
         raise ValueError(f"--seeds {list(seeds)}: give one or more seeds >= 0")
@@ -182,6 +191,7 @@ def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> None:
     if len(set(fractions)) < len(fractions):
         raise ValueError(f"--fractions {' '.join(map(str, fractions))}: give each fraction once")
     check_output_dir(out, "--out")
+    return spelt
 
 
 def run(datasets=("yeast-bu2003", "node2vec-ppi"), seeds=tuple(range(10)), jobs: int = 2,

@@ -251,17 +251,37 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
     if cfg.foodweb.enabled and not cfg.foodweb.webs:
         raise ValueError("config foodweb.webs=[]: is empty; give at least one web (e.g. [cheddar/Benguela]), or set "
                          "foodweb.enabled=false")
-    from gatbio.data import dataset_names
-    from gatbio.data.foodweb import check_gateway_name
-
-    known = set(dataset_names(expand=True))
-    for key, name in [("protein.dataset", cfg.protein.dataset)] * cfg.protein.enabled + \
-            [("foodweb.webs", w) for w in cfg.foodweb.webs] * cfg.foodweb.enabled:
-        if not check_gateway_name(name, key) and name not in known:
-            raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
-                             "gateway/11 (all names: gatbio datasets --members)")
+    if cfg.protein.enabled:
+        cfg.protein.dataset = _dataset_name(cfg.protein.dataset, "protein.dataset")
+    if cfg.foodweb.enabled:
+        webs = [_dataset_name(w, "foodweb.webs") for w in cfg.foodweb.webs]
+        for i, web in enumerate(webs):  # 'unique' saw the names as given: cheddar/tl84 and cheddar/TL84 differ
+            if web in webs[:i]:
+                raise ValueError(f"config foodweb.webs: {cfg.foodweb.webs[webs.index(web)]!r} and "
+                                 f"{cfg.foodweb.webs[i]!r} are the same web ({web}); give each web once")
+        cfg.foodweb.webs = webs
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
     return cfg
+
+
+def _dataset_name(name: str, key: str) -> str:
+    """Config ``key``'s dataset ``name`` in the registry's spelling (:func:`gatbio.data.sources.resolve_name`, as
+    :func:`gatbio.data.load` takes it: ``cheddar/tl84`` is ``cheddar/TL84``), so that run files, splits and a
+    resumed folder know a dataset by one name; an unknown name: a one-line ValueError naming ``key``."""
+    from gatbio.data import dataset_names
+    from gatbio.data.foodweb import check_gateway_name
+    from gatbio.data.sources import UnknownDatasetError, resolve_name
+
+    if check_gateway_name(name, key):
+        return name
+    try:
+        spelt = resolve_name(name)
+    except UnknownDatasetError:
+        spelt = name
+    if not check_gateway_name(spelt, key) and spelt not in dataset_names(expand=True):
+        raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
+                         "gateway/11 (all names: gatbio datasets --members)")
+    return spelt
 
 
 def load(path: str | Path | dict | None = None, overrides: list[str] | None = None) -> RobustnessConfig:
