@@ -62,7 +62,7 @@ from gatbio.data.tables import MalformedFileError, check_file, read_text
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
            "kmer_similarity", "alignment_similarity", "sequence_knn_graph", "residue_matrix",
-           "read_protein_features", "ProteinId", "uniprot_id", "match_ids",
+           "read_protein_features", "ProteinId", "uniprot_id", "header_id", "match_ids",
            "id_aliases"]
 
 #: The 20 standard amino acids, in the order of the composition features.
@@ -85,13 +85,20 @@ _HEADER_IDS = {"id", "ids", "gene", "genes", "gene_id", "gene_name", "protein", 
 #: accession in UniProt's format (an isoform's ``-2`` kept: it is another sequence).
 _UNIPROT = re.compile(r"^(?:sp|tr)\|((?:[OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9](?:[A-Z][A-Z0-9]{2}[0-9]){1,2})"
                       r"(?:-\d+)?)\|(\S*)$")
+#: A UniRef FASTA header's first word, ``UniRef90_P69905``: the cluster's representative, its accession (a UniProt
+#: accession, or a UniParc ``UPI...`` id) after ``UniRef<NN>_``.
+_UNIREF = re.compile(r"^UniRef\d+_(\S+)$")
+#: An NCBI RefSeq FASTA header's first word, ``ref|NP_000549.1|`` or ``gi|4504347|ref|NP_000549.1|``: the
+#: accession.version (``NP_000549.1``), anything after it kept as another name.
+_NCBI_REF = re.compile(r"^(?:gi\|\d+\|)?ref\|([A-Z]{2}_[A-Za-z0-9]+(?:\.\d+)?)(?:\|(\S*))?$")
 _ISOFORM = re.compile(r"-\d+(?:\||$)")  # 'P69905-2', 'sp|P69905-2|HBA_HUMAN'
 
 
 class ProteinId(str):
     """A protein id read from a UniProt FASTA header: the accession (``"P69905"``), which it equals as a string,
     with the header's other names in ``aliases`` (the entry name ``"HBA_HUMAN"`` and the whole
-    ``"sp|P69905|HBA_HUMAN"``), which :func:`match_ids` matches too. As a dictionary key it carries them through
+    ``"sp|P69905|HBA_HUMAN"``), which :func:`match_ids` matches too. UniRef and NCBI RefSeq headers give one as
+    well (:func:`header_id`), with the whole first word as their other name. As a dictionary key it carries them through
     ``{**a, **b}`` and ``dict(...)``."""
 
     aliases: tuple[str, ...]
@@ -110,6 +117,27 @@ def uniprot_id(header_word: str) -> ProteinId | None:
     ``HBA_HUMAN`` and the whole word), or ``None`` for another header."""
     m = _UNIPROT.match(header_word)
     return ProteinId(m.group(1), (m.group(2), header_word)) if m else None
+
+
+def header_id(header_word: str) -> str:
+    """The protein id of a FASTA header's first word: a UniProtKB accession (:func:`uniprot_id`), a UniRef
+    cluster's representative (``UniRef90_P69905`` -> ``P69905``), an NCBI RefSeq accession.version
+    (``ref|NP_000549.1|`` and ``gi|4504347|ref|NP_000549.1|`` -> ``NP_000549.1``), each a :class:`ProteinId`
+    carrying the whole word; any other word as it is."""
+    if (uid := uniprot_id(header_word)) is not None:
+        return uid
+    if (m := _UNIREF.match(header_word)) is not None:
+        return ProteinId(m.group(1), (header_word,))
+    if (m := _NCBI_REF.match(header_word)) is not None:
+        return ProteinId(m.group(1), (m.group(2) or "", header_word))
+    return header_word
+
+
+def _header_kind(key: ProteinId) -> str:
+    """Which header a FASTA record's :class:`ProteinId` was read from: ``"UniRef"``, ``"NCBI RefSeq"`` or
+    ``"UniProt"`` (its last alias is the whole first word)."""
+    word = key.aliases[-1] if key.aliases else ""
+    return "UniRef" if _UNIREF.match(word) else "NCBI RefSeq" if _NCBI_REF.match(word) else "UniProt"
 
 
 def id_aliases(sequences: Mapping[str, str]) -> dict[str, str]:
@@ -179,6 +207,50 @@ for _k, _group in enumerate(CT_CLASSES):
 
 
 # ----------------------------------------------------------------------------------------------- reading
+_FASTA_ID = re.compile(rb"^(\s*>\s*\S*)(.*)$", re.S)  # a '>' line: the id, then its description
+
+
+def _sequence_text(path: Path) -> str:
+    """:func:`read_text`, except that a FASTA header's description (after the id; never used) may hold bytes that are
+    not UTF-8: they are read as U+FFFD, said in a note. Such a byte in an id or a sequence line (or in a table) is
+    refused with read_text's error, at that line."""
+    try:
+        return read_text(path)
+    except MalformedFileError as err:
+        if "not utf-8 text" not in err.message:
+            raise
+        refused = err
+    data = read_text(path, "latin-1").encode("latin-1")  # the same decompressed bytes, line ends made '\n'
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith((b"#", b";"))), b"")
+    if not first.lstrip().startswith(b">"):  # a table: ids and sequences only
+        raise refused
+    out, lenient = [], []
+    for no, raw in enumerate(lines, start=1):
+        m = _FASTA_ID.match(raw) if raw.lstrip().startswith(b">") else None
+        kept, desc = (m.group(1), m.group(2)) if m else (raw, b"")
+        try:
+            text = kept.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            if refused.line == no:
+                raise refused from None
+            what = "header's protein id" if m else "sequence line"
+            raise MalformedFileError(path, no, f"not utf-8 text in this {what} (byte {kept[bad.start:bad.start + 1]!r}); "
+                                               "save the file as UTF-8 (iconv -f WINDOWS-1252 -t UTF-8 FILE > NEW): only "
+                                               "a header's description may hold other bytes") from None
+        try:
+            text += desc.decode("utf-8")
+        except UnicodeDecodeError:
+            text += desc.decode("utf-8", errors="replace")
+            lenient.append(no)
+        out.append(text)
+    from gatbio.data.tables import first_few, note
+
+    note(f"{path}: the description of {len(lenient)} FASTA header(s) (line {first_few(lenient, 3)}) is not UTF-8 "
+         "text: read with '\ufffd' for those bytes (descriptions are not used; ids and sequences are UTF-8)")
+    return "\n".join(out)
+
+
 def read_sequences(path: str | Path) -> dict[str, str]:
     """Protein sequences from a FASTA file or an ``id<TAB>sequence`` table (detected: FASTA starts with ``>``);
     any compression (``.gz``, ...), Windows line ends.
@@ -188,8 +260,12 @@ def read_sequences(path: str | Path) -> dict[str, str]:
     ``P69905-2`` kept whole), said in a note: networks name proteins by accession, not by the whole
     ``sp|...|...`` word. The id is a :class:`ProteinId` that also carries the entry name (``HBA_HUMAN``) and the
     whole word, so that a network naming its proteins so finds them too (:func:`match_ids`,
-    :func:`gatbio.data.ppi.attach_sequences`). Sequence lines are joined; blank lines and ``;`` comment lines are
-    skipped.
+    :func:`gatbio.data.ppi.attach_sequences`). UniRef headers (``>UniRef90_P69905 ...``) give the accession after
+    ``UniRef<NN>_`` and NCBI RefSeq ones (``>ref|NP_000549.1| ...``, ``>gi|4504347|ref|NP_000549.1| ...``) the
+    accession.version, each with the whole word as its other name, said in a note the same way (:func:`header_id`).
+    Sequence lines are joined; blank lines and ``;`` comment lines are skipped. A header's description (the words
+    after the id) is never used: bytes in it that are not UTF-8 (a Latin-1 organism name) are read as ``\ufffd``,
+    said in a note; such a byte in an id or a sequence is an error.
 
     Table: one protein per line, the id, a tab (or a comma: a spreadsheet's CSV, or other whitespace), the sequence
     (``#`` comments and blank lines skipped). A first row with a field ``sequence``, ``seq`` (or another word with
@@ -210,7 +286,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
             nucleotide sequences only.
     """
     path = check_file(path)
-    text = read_text(path)
+    text = _sequence_text(path)
     lines = text.split("\n")
     # the first line that is not blank nor a comment: '#' (tables), ';' (old FASTA comments, before a header too)
     first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith(("#", ";"))), "")
@@ -244,7 +320,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                 header = line[1:].split()
                 if not header:
                     raise MalformedFileError(path, no, "FASTA header '>' without a protein id")
-                name, start, parts = uniprot_id(header[0]) or header[0], no, []
+                name, start, parts = header_id(header[0]), no, []
             elif line and not line.startswith(";"):
                 if name is None:
                     raise MalformedFileError(path, no, "sequence line before the first '>' header")
@@ -300,42 +376,129 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                                              "nucleotide sequences; give protein (amino-acid) sequences")
     from gatbio.data.tables import note
 
-    uniprot = [k for k in out if isinstance(k, ProteinId)] if first.lstrip().startswith(">") else []
+    parsed = [k for k in out if isinstance(k, ProteinId)] if first.lstrip().startswith(">") else []
+    uniprot = [k for k in parsed if _header_kind(k) == "UniProt"]
     if uniprot:  # (a table's Entry Name column is said with its header)
         k = uniprot[0]
         entry = f"; their entry names ({k.aliases[0]!r}) match a network's protein names too" \
             if len(k.aliases) > 1 else ""
         note(f"{path}: UniProt FASTA headers ({k.aliases[-1]!r}): {len(uniprot)} protein(s) named by their "
              f"accession ({str(k)!r}){entry}")
+    for kind, named in (("UniRef", "cluster representative's accession"), ("NCBI RefSeq", "accession.version")):
+        these = [k for k in parsed if _header_kind(k) == kind]
+        if these:
+            k = these[0]
+            note(f"{path}: {kind} FASTA headers ({k.aliases[-1]!r}): {len(these)} protein(s) named by their {named} "
+                 f"({str(k)!r}); the whole word matches a network's protein names too")
     return out
 
 
-def read_protein_features(path: str | Path, names: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+def read_protein_features(path: str | Path, names: Sequence[str],
+                          aliases: Mapping[str, str] | None = None) -> tuple[np.ndarray, list[str]]:
     """Per-protein feature vectors of one's own, e.g. protein language-model embeddings (ESM, ProtT5) computed
     elsewhere: one row per protein, its id (as in the network) then numbers; CSV, TSV or whitespace separated, any
     compression, an optional header row (:func:`gatbio.data.tables.read_node_table`).
+
+    A row is found by its id first, else, as :func:`match_ids` finds sequences, by another name of it: its entry
+    name, when a header row names an ``entry_name`` column (or ``Entry Name``, as UniProt's TSV; that column is
+    not a feature), so that a file keyed by accession (``P69905``, as ``gatbio protein embed`` names a UniProt
+    FASTA's proteins) serves a network naming them ``HBA_HUMAN``; the ``|`` fields of an id kept whole
+    (``sp|P69905|HBA_HUMAN``); or ``aliases``, ``{other name: id in the file}`` (e.g.
+    ``id_aliases(read_sequences(fasta))``) for a file without such a column. Matches by another name are said in a
+    note.
 
     Returns ``(x (N, F), column names)`` aligned with ``names``. Rows of proteins outside the network are skipped
     (a proteome-wide file serves a smaller network); every protein of the network needs a row and every value must
     be a number (an embedding has no "missing"): otherwise :class:`MalformedFileError` names the file, the line or
     the protein.
     """
-    from gatbio.data.tables import read_node_table
+    from gatbio.data.tables import note, read_node_table
 
-    x, cols, skipped = read_node_table(path, list(names), what="protein", unknown="ignore", value_word="feature",
-                                       missing="error")  # a hole is named with its line
-    if skipped:
-        from gatbio.data.tables import note
-
-        note(f"{path}: {skipped} row(s) of proteins outside the network skipped (ids must match the interaction "
-             "file's to be read)")
+    names = [str(n) for n in names]
+    path = check_file(path)
+    entry_col = _entry_name_column(path)
+    if entry_col is None:
+        x, cols, added = read_node_table(path, names, what="protein", unknown="add", value_word="feature",
+                                         missing="error")  # a hole of the network's rows is named with its line
+        present = ~np.isnan(x[:len(names)]).all(axis=1)
+        rows = {n: x[i] for i, n in enumerate(names) if present[i]}
+        rows.update((a, x[len(names) + k]) for k, a in enumerate(added))
+        keys: list[str] = [n for n in names if n in rows] + list(added)
+    else:
+        rows, cols, keys = _read_entry_name_table(path, entry_col)
     if not cols:
         raise MalformedFileError(path, None, "no feature columns: expected 'id<TAB>number<TAB>number ...' per protein")
-    absent = [n for n, row in zip(names, x, strict=True) if np.isnan(row).all()]
+    other = id_aliases(dict.fromkeys(keys, ""))  # entry names, '|' fields
+    found = {n: n if n in rows else other.get(n, (aliases or {}).get(n)) for n in names}
+    found = {n: k for n, k in found.items() if k in rows}
+    absent = [n for n in names if n not in found]
     if absent:
         raise MalformedFileError(path, None, f"{len(absent)} of the network's {len(names)} proteins have no row, "
-                                             f"e.g. {absent[:3]} (ids must match the interaction file's)")
-    return x.astype(np.float32), cols
+                                             f"e.g. {absent[:3]} (ids must match the interaction file's"
+                                             + (", or its entry_name column's)" if entry_col is not None else
+                                                "; a file keyed by accession matches entry names with an "
+                                                "'entry_name' column)"))
+    by_alias = [n for n, k in found.items() if n != k]
+    holes = [found[n] for n in by_alias if np.isnan(rows[found[n]]).any()]
+    if holes:  # rows found by another name were read as outside the network: read again, the hole named with its line
+        read_node_table(path, sorted(set(holes)), what="protein", unknown="ignore", value_word="feature",
+                        missing="error")
+        raise MalformedFileError(path, None, f"protein {holes[0]!r} has an empty, NA or nan feature")
+    if by_alias:
+        n = by_alias[0]
+        note(f"{path}: {len(by_alias)} of the network's proteins found by another name of their row (e.g. {n!r} -> "
+             f"{found[n]!r})")
+    skipped = len(set(keys) - set(found.values()))
+    if skipped:
+        note(f"{path}: {skipped} row(s) of proteins outside the network skipped (ids must match the interaction "
+             "file's to be read)")
+    return np.stack([rows[found[n]] for n in names]).astype(np.float32).reshape(len(names), len(cols)), cols
+
+
+#: Header names of a protein features file's column of UniProt entry names (lower case, ``_`` as a space).
+_ENTRY_NAME_HEADERS = {"entry name", "entry names"}
+
+
+def _entry_name_column(path: Path) -> int | None:
+    """The position of a features file's ``entry_name`` column (after the first), named in its header row."""
+    from gatbio.data.tables import _node_table_separator, data_head, split_fields
+
+    head = data_head(path, lines=1)
+    if not head:
+        return None
+    fields = split_fields(head[0], _node_table_separator(path))
+    return next((k for k, f in enumerate(fields) if k and f.strip().lower().replace("_", " ") in _ENTRY_NAME_HEADERS),
+                None)
+
+
+def _read_entry_name_table(path: Path, entry_col: int) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
+    """``({id: values}, feature column names, ids)`` of a features file whose header names an ``entry_name`` column:
+    the ids are :class:`ProteinId` s carrying their entry name. A value that is not a finite number is an error
+    naming its line (a hole too: this file is a tool's output, every row complete)."""
+    import pandas as pd
+
+    from gatbio.data.tables import _node_table_separator, decimal_comma_hint, read_table
+
+    table = read_table(path, sep=_node_table_separator(path), header=True, name_columns=(0,))
+    df = table.df
+    cols = [c for k, c in enumerate(df.columns) if k not in (0, entry_col)]
+    values = np.empty((len(df), len(cols)))
+    for k, c in enumerate(cols):
+        v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
+        bad = ~np.isfinite(v)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise MalformedFileError(path, table.line(r), f"feature {str(c)!r} of protein {df.iloc[r, 0]!r} must be "
+                                                          f"a finite number, found {df[c].iloc[r]!r}"
+                                                          f"{decimal_comma_hint(str(df[c].iloc[r]).strip())}")
+        values[:, k] = v
+    rows: dict[str, np.ndarray] = {}
+    for r, (pid, entry) in enumerate(zip(df.iloc[:, 0].astype(str), df.iloc[:, entry_col].fillna("").astype(str),
+                                         strict=True)):
+        if pid in rows:
+            raise MalformedFileError(path, table.line(r), f"protein {pid!r} has more than one row")
+        rows[ProteinId(pid, (entry.strip(),))] = values[r]
+    return rows, [str(c) for c in cols], list(rows)
 
 
 def read_aa_embedding(path: str | Path) -> dict[str, np.ndarray]:

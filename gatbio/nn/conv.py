@@ -149,7 +149,10 @@ _PYG_HOOKS = tuple(f"_{step}_forward{pre}_hooks" for step in ("propagate", "mess
 
 
 def _check_index_range(edge_index: Tensor, num_src: int, num_dst: int) -> bool:
-    """Raise a ValueError unless every source index is in [0, num_src) and every target in [0, num_dst)."""
+    """Raise a ValueError unless every source index is in [0, num_src) and every target in [0, num_dst); a 'meta'
+    tensor (shapes only, no values to read back) passes unchecked."""
+    if edge_index.is_meta:
+        return True
     lo, max_src, max_dst = torch.stack([edge_index.min(), edge_index[0].max(), edge_index[1].max()]).tolist()
     if lo < 0:
         raise ValueError(f"edge_index contains a negative node index ({lo})")

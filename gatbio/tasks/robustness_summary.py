@@ -185,7 +185,8 @@ def auc_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
     """Area under each degradation curve (mean relative score over the swept fractions), mean ± std over seeds.
 
     One row per (dataset, model, perturbation): ``auc_mean``, ``auc_std``, ``n`` seeds, and ``clean``, the
-    mean clean score at fraction 0.
+    mean clean score at fraction 0. ``n`` counts the seeds with an area, those that ``auc_mean`` averages: a seed
+    whose curve has fewer than two fractions with a score (its area is NaN) is not counted.
     """
     if pool_webs:
         df = _pool_webs(df)
@@ -194,7 +195,7 @@ def auc_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
                 .apply(_area).rename("auc").reset_index())
     clean = df[df["fraction"] == 0].groupby(keys, sort=False)["clean"].mean().rename("clean")
     g = per_seed.groupby(keys, sort=False)["auc"]
-    out = pd.concat([g.mean().rename("auc_mean"), g.std(ddof=1).rename("auc_std"), g.size().rename("n")], axis=1)
+    out = pd.concat([g.mean().rename("auc_mean"), g.std(ddof=1).rename("auc_std"), g.count().rename("n")], axis=1)
     return out.join(clean).reset_index()
 
 
