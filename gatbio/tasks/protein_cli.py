@@ -197,12 +197,28 @@ def embed_main(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         raise
     sep = "," if Path(args.out).suffix.lower() == ".csv" else "\t"  # a .csv name gets commas (check_outputs' promise)
-    atomic_write_text(args.out, "".join(f"{n}{sep}" + sep.join(f"{v:.6g}" for v in row) + "\n"
-                                        for n, row in zip(seqs, emb, strict=True)))
+    # UniProt records are keyed by accession; their entry names (HBA_HUMAN) go in an entry_name column, which
+    # read_protein_features matches too (a network named by entry names finds its rows); other files as before
+    entry = {n: _entry_name(n) for n in seqs}
+    head = ""
+    if any(entry.values()):
+        head = sep.join(["id", "entry_name"] + [f"feature_{k + 1}" for k in range(emb.shape[1])]) + "\n"
+    atomic_write_text(args.out, head + "".join(f"{n}{sep}" + (f"{entry[n]}{sep}" if head else "")
+                                               + sep.join(f"{v:.6g}" for v in row) + "\n"
+                                               for n, row in zip(seqs, emb, strict=True)))
     partial.unlink(missing_ok=True)
     print(f"{len(seqs)} protein{'' if len(seqs) == 1 else 's'} x {emb.shape[1]} UniRep features -> {args.out}",
           file=sys.stderr)
     return 0
+
+
+def _entry_name(key: str) -> str:
+    """A UniProt record's entry name (``HBA_HUMAN``, from its FASTA header or a table's Entry Name column), else ``""``."""
+    from gatbio.data.sequence import ProteinId, _header_kind
+
+    if not isinstance(key, ProteinId) or not key.aliases or _header_kind(key) != "UniProt":
+        return ""
+    return key.aliases[0] if "|" not in key.aliases[0] else ""
 
 
 def run_main(args: argparse.Namespace) -> int:

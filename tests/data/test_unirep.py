@@ -245,6 +245,27 @@ def test_embed_command_writes_a_protein_features_file(tiny, tmp_path, capsys):
     assert "--max-len -1" in capsys.readouterr().err
 
 
+def test_embed_keeps_uniprot_entry_names_so_a_network_of_entry_names_finds_its_rows(tiny, tmp_path):
+    """UniProt records are keyed by accession: the entry names went nowhere, so a network naming its proteins
+    HBA_HUMAN found no features. They go in an entry_name column, which read_protein_features matches."""
+    from gatbio.cli import main
+    from gatbio.data.sequence import read_protein_features
+
+    fasta = tmp_path / "p.fasta"
+    fasta.write_text(f">sp|P69905|HBA_HUMAN Hemoglobin\n{SEQS[0]}\n>P1 plain\n{SEQS[1]}\n")
+    out = tmp_path / "emb.tsv"
+    assert main(["protein", "embed", "--sequences", str(fasta), "--weights", str(tiny), "--out", str(out),
+                 "--quiet"]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].split("\t")[:3] == ["id", "entry_name", "feature_1"] and len(lines) == 3
+    assert lines[1].split("\t")[:2] == ["P69905", "HBA_HUMAN"] and lines[2].split("\t")[:2] == ["P1", ""]
+    by_entry, cols = read_protein_features(out, ["HBA_HUMAN", "P1"])
+    by_accession, _ = read_protein_features(out, ["P69905", "P1"])
+    np.testing.assert_array_equal(by_entry, by_accession)
+    assert cols == [f"feature_{k + 1}" for k in range(H)]
+    np.testing.assert_allclose(by_entry[0], numpy_h_avg(SEQS[0], tiny), atol=1e-5)
+
+
 def test_embed_says_which_proteins_max_len_cuts(tiny, tmp_path, caplog):
     """Proteins longer than --max-len are cut to their first residues: one note with their number and first ids,
     and how to change it; none when nothing is cut or with --max-len 0."""
