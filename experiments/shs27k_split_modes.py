@@ -66,6 +66,11 @@ def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | No
                 raise SystemExit(f"{p}: no result of model {m!r} for this split")
             f1.append(read_json(p, results, "run")["micro_f1"])
         check_regions(results, len(f1))  # after the files are read: a damaged one is named first
+        if len(set(f1)) == 1 or regions["TV distance"].nunique() == 1:  # a rank correlation of a constant: undefined
+            print(f"note: {m}: every split's " + ("test micro-F1" if len(set(f1)) == 1 else "TV distance")
+                  + " is the same, so no rank correlation is defined (spearman_rho and p left empty)", file=sys.stderr)
+            rows.append({"model": m, "splits": len(f1), "spearman_rho": None, "p": None})
+            continue
         rho, pval = spearmanr(regions["TV distance"], f1)
         rows.append({"model": m, "splits": len(f1), "spearman_rho": round(float(rho), 2), "p": round(float(pval), 3)})
     return pd.DataFrame(rows)

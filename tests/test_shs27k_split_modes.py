@@ -63,6 +63,22 @@ def test_shift_correlation_ranks_distance_against_score(script, tmp_path):
         script.shift_correlation(tmp_path, ["other"], table)
 
 
+def test_shift_correlation_of_a_constant_score_is_empty_and_said(script, tmp_path, capsys):
+    """Every split scoring the same gave scipy's ConstantInputWarning and 'spearman_rho nan'."""
+    import warnings
+
+    import pandas as pd
+
+    table = pd.DataFrame({"split": ["bfs", "bfs", "dfs"], "seed": [0, 1, 0], "TV distance": [0.1, 0.3, 0.2]})
+    for split, seed in [("bfs", 0), ("bfs", 1), ("dfs", 0)]:
+        _write_run(tmp_path, split, seed, "flat", 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no scipy warning
+        out = script.shift_correlation(tmp_path, ["flat"], table).set_index("model")
+    assert out.loc["flat", "splits"] == 3 and pd.isna(out.loc["flat", "spearman_rho"])
+    assert "every split's test micro-F1 is the same" in capsys.readouterr().err
+
+
 def test_paired_differences_per_split_and_seed(tmp_path):
     paired = experiment_script("shs27k_paired")
     for seed, (ref, a) in enumerate([(0.60, 0.65), (0.50, 0.45), (0.70, 0.80)]):
