@@ -116,3 +116,19 @@ def test_the_protein_diagnostics_script_runs_the_registrys_spelling(tmp_path, mo
     assert experiment_script("protein_diagnostics").main(["--datasets", "YEAST-BU2003", "--seeds", "0", "--out",
                                                           str(tmp_path / "out")]) == 0
     assert seen["datasets"] == ["yeast-bu2003"] and capsys.readouterr().out == "table\n"
+
+
+def test_protein_diagnostics_run_from_python_checks_and_spells_its_datasets(tmp_path, monkeypatch):
+    """run() called without check() used the names as given: YEAST-BU2003's files would not resume yeast-bu2003's."""
+    seen = {}
+
+    def stop(datasets):
+        seen["datasets"] = datasets
+        raise RuntimeError("stop before any work")
+
+    monkeypatch.setattr(diag, "homophily_table", stop)
+    with pytest.raises(RuntimeError, match="stop before any work"):
+        diag.run(["YEAST-BU2003"], seeds=[0], jobs=1, out=tmp_path / "out", fractions=[0.5])
+    assert seen["datasets"] == ["yeast-bu2003"]
+    with pytest.raises(ValueError, match="--datasets cheddar/TL84: not a dataset these diagnostics run on"):
+        diag.run(["cheddar/TL84"], seeds=[0], jobs=1, out=tmp_path / "out")

@@ -196,9 +196,11 @@ def check(datasets, seeds, jobs: int, out: str | Path, fractions) -> list[str]:
 
 def run(datasets=("yeast-bu2003", "node2vec-ppi"), seeds=tuple(range(10)), jobs: int = 2,
         out: str | Path = "results/protein_diagnostics", fractions=(0.5,)) -> str:
-    """All diagnostics; returns the markdown also written to ``out/diagnostics.md``."""
+    """All diagnostics; returns the markdown also written to ``out/diagnostics.md``. The arguments are checked first
+    (:func:`check`: a dataset in another case, ``YEAST-BU2003``, is run and its files named as ``yeast-bu2003``)."""
     from gatbio.parallel import parallel_map
 
+    datasets = check(datasets, seeds, jobs, out, fractions)
     out = Path(out)
     hom = homophily_table(list(datasets))
     results = parallel_map(unit, [(ds, f, s, out) for ds in datasets for f in fractions for s in seeds],
