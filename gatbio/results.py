@@ -56,7 +56,7 @@ __all__ = [
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "refuse_busy", "release_out_dir", "writing_runs",
     "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
     "missing_runs_note", "mixed_configs_note", "settings_fingerprint", "current_config_file", "recorded_path",
-    "heartbeat", "heartbeat_wanted", "RESUMED_CONFIG", "COMPARED_SOFTWARE",
+    "heartbeat", "heartbeat_wanted", "UnitStage", "RESUMED_CONFIG", "COMPARED_SOFTWARE",
     # summaries over seeds
     "collect", "summarize", "round_stats", "seed_ranges", "over_seeds", "format_mean_std", "markdown_table",
 ]
@@ -535,23 +535,53 @@ def heartbeat_wanted(progress: bool) -> bool:
         return False
 
 
+class UnitStage:
+    """What a unit under :func:`heartbeat` does now, for its line: ``stage("gat")`` (or ``stage.stage("gat")``)
+    names the step, ``stage.epoch(3, 10)`` adds the epoch of the model it trains (``gat, epoch 3/10``; a new step
+    drops it). :attr:`on_epoch` is the callback for the training loops (``on_epoch=`` of :func:`gatbio.train.fit`
+    and :func:`gatbio.train.fit_pairs`): :meth:`epoch` with the heartbeat on, ``None`` with it off, so that a unit
+    without a heartbeat passes no callback."""
+
+    def __init__(self, on: bool = True) -> None:
+        self.on = on
+        self._now: tuple[str, tuple[int, int] | None] = ("", None)  # (step, (epoch, max epochs)), replaced whole
+
+    def __call__(self, text: str) -> None:
+        self.stage(text)
+
+    def stage(self, text: str) -> None:
+        """Name what the unit does now (and forget the epoch of the step before)."""
+        self._now = (str(text), None)
+
+    def epoch(self, epoch: int, max_epochs: int) -> None:
+        """The epoch the step's model has finished, of at most ``max_epochs``."""
+        self._now = (self._now[0], (int(epoch), int(max_epochs)))
+
+    @property
+    def on_epoch(self) -> Callable[[int, int], None] | None:
+        """:meth:`epoch` when the heartbeat is on, else ``None``."""
+        return self.epoch if self.on else None
+
+    def text(self) -> str:
+        """The line's part of what the unit does: ``gat, epoch 3/10``, ``gat``, ``epoch 3/10`` or ``""``."""
+        what, ep = self._now
+        return ", ".join(([what] if what else []) + ([f"epoch {ep[0]}/{ep[1]}"] if ep else []))
+
+
 @contextmanager
-def heartbeat(label: str, on: bool = True, every: float = 60.0, stream: Any = None) -> Iterator[Any]:
+def heartbeat(label: str, on: bool = True, every: float = 60.0, stream: Any = None) -> Iterator[UnitStage]:
     """Say on stderr, every ``every`` seconds while the block runs, that the unit ``label`` still runs:
-    ``protein: still running (fraction 0.5, seed 0): gat, 2:00 in this unit``. Yields a function that names
-    what the unit does now (``stage("gat")``). A sweep's progress line comes only when a unit ends, at most every
-    30 s, so a log of a unit of an hour said nothing for an hour. A thread of this process (each worker its
-    own units'); nothing with ``on`` false."""
+    ``protein: still running (fraction 0.5, seed 0): gat, epoch 40/200, 2:00 in this unit``. Yields a
+    :class:`UnitStage`: called, it names what the unit does now (``stage("gat")``); ``stage.epoch(e, E)`` (or
+    ``stage.on_epoch``, the training loops' callback) adds the epoch of the model being trained. A sweep's
+    progress line comes only when a unit ends, at most every 30 s, so a log of a unit of an hour said nothing
+    for an hour. A thread of this process (each worker its own units'); nothing with ``on`` false."""
     import threading
     import time
 
-    stage = {"now": ""}
-
-    def set_stage(text: str) -> None:
-        stage["now"] = str(text)
-
+    stage = UnitStage(on)
     if not on:
-        yield set_stage
+        yield stage
         return
     from gatbio.parallel import _clock
 
@@ -560,7 +590,8 @@ def heartbeat(label: str, on: bool = True, every: float = 60.0, stream: Any = No
 
     def beat() -> None:
         while not stop.wait(every):
-            what = f": {stage['now']}" if stage["now"] else ""
+            now = stage.text()
+            what = f": {now}" if now else ""
             try:
                 print(f"{label}{what}, {_clock(time.monotonic() - start)} in this unit",
                       file=sys.stderr if stream is None else stream, flush=True)
@@ -570,7 +601,7 @@ def heartbeat(label: str, on: bool = True, every: float = 60.0, stream: Any = No
     thread = threading.Thread(target=beat, name="gatbio-heartbeat", daemon=True)
     thread.start()
     try:
-        yield set_stage
+        yield stage
     finally:
         stop.set()
         thread.join(timeout=5)

@@ -120,12 +120,17 @@ def fit(
     seed: int = 0,
     progress: bool = False,
     device: str | torch.device | None = None,
+    on_epoch: Callable[[int, int], None] | None = None,
 ) -> FitResult:
     """Train ``model`` in place on ``fit_idx``; early-stop on ``score_fn(y_val, proba_val)`` (higher is better).
 
     The best state (by validation score) is loaded back into ``model`` before returning. ``device``: where to
     train (:func:`gatbio.device.resolve_device`; ``None``: where ``model`` is); the model is moved there and
     stays there. ``score_fn`` gets NumPy arrays (moved to the CPU).
+
+    ``on_epoch``: called as ``on_epoch(epoch, cfg.epochs)`` after each epoch (its step and, when due, its
+    evaluation), the last one before an early stop included (e.g. :attr:`gatbio.results.UnitStage.on_epoch`, for
+    a heartbeat's line); it changes no number, random draw or stopping decision.
     """
     from gatbio.device import module_device, resolve_device
 
@@ -142,7 +147,7 @@ def fit(
     best_val, best_epoch, best_state, bad = -np.inf, 0, copy.deepcopy(model.state_dict()), 0
     history = []
     epochs = _epochs(cfg.epochs, progress)
-    epoch = 0
+    epoch, stop = 0, False
     for epoch in epochs:
         model.train()
         if cfg.label_trick and model.label_channels:
@@ -163,8 +168,11 @@ def fit(
                 best_val, best_epoch, best_state, bad = score, epoch, copy.deepcopy(model.state_dict()), 0
             else:
                 bad += 1
-                if bad >= cfg.patience:
-                    break
+                stop = bad >= cfg.patience
+        if on_epoch is not None:
+            on_epoch(epoch, cfg.epochs)
+        if stop:
+            break
     model.load_state_dict(best_state)
     return FitResult(best_epoch=best_epoch, best_val=best_val, epochs_run=epoch, history=history)
 
@@ -220,6 +228,7 @@ def fit_pairs(
     progress: bool = False,
     device: str | torch.device | None = None,
     inputs: Callable[[np.ndarray], tuple[Tensor, Tensor, Tensor | None]] | None = None,
+    on_epoch: Callable[[int, int], None] | None = None,
 ) -> FitResult:
     """Train a pair classifier in place on the pairs ``fit_idx``; early-stop on ``score_fn(y_val, proba_val)``.
 
@@ -235,6 +244,9 @@ def fit_pairs(
     ``np.random.default_rng([seed, 2])`` on the CPU): the inputs are built from the messages, the loss is taken on
     the supervised pairs, so with ``node``/``edge``/``mix`` a supervised pair never reaches its own inputs. The
     validation pairs are scored on inputs built from all fit pairs (never from the validation pairs).
+
+    ``on_epoch``: called as ``on_epoch(epoch, cfg.epochs)`` after each epoch, as in :func:`fit`; it changes no
+    number, random draw or stopping decision.
     """
     from gatbio.data.pair_features import supervision_split
     from gatbio.device import module_device, resolve_device
@@ -260,7 +272,7 @@ def fit_pairs(
     best_val, best_epoch, best_state, bad = -np.inf, 0, copy.deepcopy(model.state_dict()), 0
     history = []
     epochs = _epochs(cfg.epochs, progress)
-    epoch = 0
+    epoch, stop = 0, False
     for epoch in epochs:
         model.train()
         opt.zero_grad()
@@ -284,7 +296,10 @@ def fit_pairs(
                 best_val, best_epoch, best_state, bad = score, epoch, copy.deepcopy(model.state_dict()), 0
             else:
                 bad += 1
-                if bad >= cfg.patience:
-                    break
+                stop = bad >= cfg.patience
+        if on_epoch is not None:
+            on_epoch(epoch, cfg.epochs)
+        if stop:
+            break
     model.load_state_dict(best_state)
     return FitResult(best_epoch=best_epoch, best_val=best_val, epochs_run=epoch, history=history)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -385,9 +385,10 @@ def make_model(cfg: ProteinConfig, variant: str, in_channels: int, n_labels: int
 
 
 def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, seed: int, progress: bool = False,
-                 device: str | torch.device | None = None):
+                 device: str | torch.device | None = None, on_epoch: Callable[[int, int], None] | None = None):
     """Train one neural variant; returns (model, fit result). ``progress``: a bar over the epochs on stderr.
-    ``device``: where to train (default ``cfg.device``); the returned model lives there."""
+    ``device``: where to train (default ``cfg.device``); the returned model lives there. ``on_epoch``: called
+    after each epoch with (epoch, max epochs) (:func:`gatbio.train.fit`)."""
     from gatbio.train import TrainConfig, fit
 
     torch.manual_seed(seed)
@@ -396,7 +397,7 @@ def train_neural(cfg: ProteinConfig, variant: str, data, x, fit_idx, val_idx, se
     tcfg = TrainConfig(epochs=cfg.epochs, lr=cfg.lr, weight_decay=cfg.weight_decay, patience=cfg.patience,
                        eval_every=cfg.eval_every, label_trick=bool(model.label_channels))
     res = fit(model, x, data.edge_index, data.y, fit_idx, val_idx, val_score(multilabel), tcfg, seed=seed,
-              progress=progress, device=cfg.device if device is None else device)
+              progress=progress, device=cfg.device if device is None else device, on_epoch=on_epoch)
     return model, res
 
 
@@ -457,7 +458,7 @@ def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch
 
     The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
     probability that is scored or written, is on the CPU. ``beat``: say every minute on stderr that the unit still
-    runs, and which variant (:func:`gatbio.results.heartbeat`)."""
+    runs, which variant, and a network's epoch (:func:`gatbio.results.heartbeat`)."""
     from gatbio.results import heartbeat
 
     label = f"{cfg.name}: still running (fraction {frac}, seed {seed})" if beat else ""
@@ -512,7 +513,8 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
             proba = knn_vote(emb, y_np, sp["train"], multilabel)
         elif variant in NEURAL:
             x_nn = None if inputs["nn"] is None else inputs["nn"].to(dev)
-            model, res = train_neural(cfg, variant, data, x_nn, fit_idx, val, seed, device=dev)
+            model, res = train_neural(cfg, variant, data, x_nn, fit_idx, val, seed, device=dev,
+                                      on_epoch=getattr(stage, "on_epoch", None))
             from gatbio.train import predict
 
             proba = predict(model, x_nn, data.edge_index, data.y, train).cpu().numpy()

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -495,8 +495,9 @@ def model_inputs(cfg: InteractionsConfig, data, opts: dict[str, Any], model, kno
 
 
 def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], val: list[int], graph: str,
-                seed: int, device=None, progress: bool = False):
+                seed: int, device=None, progress: bool = False, on_epoch: Callable[[int, int], None] | None = None):
     """Build and train ``model_name`` on the ``fit`` pairs (early stopping on ``val``) under a graph setting.
+    ``on_epoch``: called after each epoch with (epoch, max epochs) (:func:`gatbio.train.fit_pairs`).
 
     Returns ``(model, fit result, options)``; the model lives on ``device``. A ``gat_pairs`` model rebuilds its
     inputs from message pairs every epoch (:func:`graph_builder`, its ``supervision`` scheme) and may override the
@@ -540,7 +541,7 @@ def train_model(cfg: InteractionsConfig, model_name: str, data, fit: list[int], 
         ei, ea = message_graph(data.pairs, fit if graph == "train" else None, attr)
     res = fit_pairs(model, x, ei, data.pairs, data.pair_modes, torch.as_tensor(fit), torch.as_tensor(val),
                     _val_score(cfg.threshold), tcfg, edge_attr=ea, seed=seed, progress=progress,
-                    device=cfg.device if device is None else device, inputs=inputs)
+                    device=cfg.device if device is None else device, inputs=inputs, on_epoch=on_epoch)
     return model, res, opts
 
 
@@ -550,7 +551,7 @@ INIT_STRIDE = 1000
 
 def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val: list[int], known, query: torch.Tensor,
                   graph: str, seed: int, device=None, progress: bool = False,
-                  cache: dict | None = None) -> dict[str, Any]:
+                  cache: dict | None = None, on_epoch: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Fit model ``name`` on the ``fit`` pairs (early stopping, or for ``profile_rule`` its threshold, on ``val``)
     and score the ``query`` pairs ``(Q, 2)`` with the pairs ``known`` as the known interactions.
 
@@ -564,6 +565,8 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
     :data:`INIT_STRIDE`, ...) and averages their probabilities, on the validation pairs too (its
     ``val_micro_f1`` is the average's). ``cache``: results by ``(name, graph, seed)`` of the same ``fit``, ``val``,
     ``known`` and ``query`` — a network found there is not trained again, and each one trained is added.
+    ``on_epoch``: called after each epoch of each network trained, with (epoch, max epochs)
+    (:func:`gatbio.train.fit_pairs`).
     """
     from gatbio.data.pair_features import choose_threshold, profile_rule
     from gatbio.nn.pair_models import model_options
@@ -575,7 +578,7 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
     val_t = torch.as_tensor(val)
     if opts.get("kind") == "mean":
         trainings = [(m, seed + INIT_STRIDE * i) for i in range(opts["inits"]) for m in opts["among"]]
-        members = [fit_and_score(cfg, data, m, fit, val, known, query, graph, s, device, progress, cache)
+        members = [fit_and_score(cfg, data, m, fit, val, known, query, graph, s, device, progress, cache, on_epoch)
                    for m, s in trainings]
         val_proba = np.mean([r["val_proba"] for r in members], axis=0)
         return {"proba": np.mean([r["proba"] for r in members], axis=0), "val_proba": val_proba,
@@ -596,7 +599,8 @@ def fit_and_score(cfg: InteractionsConfig, data, name: str, fit: list[int], val:
                 "val_proba": val_scores, "threshold": thr, "val_micro_f1": best_val, "best_epoch": 0,
                 "epochs_run": 0, "options": opts}
     t0, c0 = time.perf_counter(), time.process_time()
-    model, res, opts = train_model(cfg, name, data, fit, val, graph, seed, device=device, progress=progress)
+    model, res, opts = train_model(cfg, name, data, fit, val, graph, seed, device=device, progress=progress,
+                                   on_epoch=on_epoch)
     x, ei, ea = model_inputs(cfg, data, opts, model, fit, graph)
     val_proba = predict_pairs(model, x, ei, data.pairs[val_t], ea).cpu().numpy()
     x, ei, ea = model_inputs(cfg, data, opts, model, known, graph)
@@ -760,7 +764,8 @@ def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = 
     scored a ``<model>.proba.npz`` of its validation and test probabilities; returns the rows written.
     ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options). A ``mean`` reuses
     its networks' runs through their probability files (a run stored without one is made again). ``beat``: say
-    every minute on stderr that the unit still runs, and which model (:func:`gatbio.results.heartbeat`)."""
+    every minute on stderr that the unit still runs, which model, and a network's epoch
+    (:func:`gatbio.results.heartbeat`)."""
     from gatbio.results import heartbeat
 
     label = f"{cfg.name}: still running ({kind} split, seed {seed})" if beat else ""
@@ -827,7 +832,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
             stage(f"{name} under the {graph} graph")
             t0, c0 = time.perf_counter(), time.process_time()
             r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev,
-                              cache=cache)
+                              cache=cache, on_epoch=getattr(stage, "on_epoch", None))
             rule = {"threshold_chosen": r["threshold"]} if opts.get("kind") == "profile_rule" else {}
             seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
             if opts.get("kind") == "mean":  # the time of its networks' trainings (its own: averaging)

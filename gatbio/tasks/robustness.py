@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -439,7 +440,10 @@ class _Problem:
     data: Data  # the graph the perturbations act on (what the model passes messages over), on the CPU
     device: torch.device  # where the model trains and runs; forward() returns its outputs on the CPU
 
-    def fit(self, model_name: str) -> tuple[torch.nn.Module, dict]:
+    def fit(self, model_name: str,
+            on_epoch: Callable[[int, int], None] | None = None) -> tuple[torch.nn.Module, dict]:
+        """Train ``model_name``; ``on_epoch``: called after each epoch with (epoch, max epochs) (a heartbeat's
+        line: :attr:`gatbio.results.UnitStage.on_epoch`), changing nothing in the training."""
         raise NotImplementedError
 
     def forward(self, model, data: Data) -> tuple[Tensor, Any]:
@@ -546,7 +550,7 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
 
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, beat: bool = False) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves. ``beat``: say
-    every minute on stderr that the unit still runs, and which model (:func:`gatbio.results.heartbeat`)."""
+    every minute on stderr that the unit still runs, which model, and its epoch (:func:`gatbio.results.heartbeat`)."""
     from gatbio.results import heartbeat
 
     label = f"robustness: still running ({dataset}, seed {seed})" if beat else ""
@@ -642,7 +646,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage=l
         stage(model_name)
         torch.manual_seed(seed)
         t0 = time.perf_counter()
-        model, fit_info = problem.fit(model_name)
+        model, fit_info = problem.fit(model_name, on_epoch=getattr(stage, "on_epoch", None))
         fit_info["fit_seconds"] = round(time.perf_counter() - t0, 2)
         model.eval()
         clean_out, clean_att = problem.forward(model, clean)
@@ -879,7 +883,7 @@ class _ProteinProblem(_Problem):
     def split_dict(self) -> dict:
         return self.split
 
-    def fit(self, model_name: str):
+    def fit(self, model_name: str, on_epoch: Callable[[int, int], None] | None = None):
         from gatbio.nn.node_models import GATNodeClassifier
         from gatbio.tasks.protein import val_score
         from gatbio.train import TrainConfig, fit
@@ -897,7 +901,7 @@ class _ProteinProblem(_Problem):
         fit_idx = torch.tensor(self.split["fit"], dtype=torch.long)
         val_idx = torch.tensor(self.split["val"], dtype=torch.long)
         res = fit(model, d.x, d.edge_index, d.y, fit_idx, val_idx, val_score(True), tcfg, seed=self.seed,
-                  device=self.device)
+                  device=self.device, on_epoch=on_epoch)
         return model, {"best_epoch": res.best_epoch, "epochs_run": res.epochs_run, "val_macro_f1": res.best_val}
 
     def forward(self, model, data: Data):
@@ -949,8 +953,9 @@ class _FoodwebProblem(_Problem):
     def split_dict(self) -> dict:
         return self.fold.to_dict()
 
-    def fit(self, model_name: str):
-        model, loss = _fit_foodweb(self.A, self.traits, self.s, model_name, self.seed, self.device)
+    def fit(self, model_name: str, on_epoch: Callable[[int, int], None] | None = None):
+        model, loss = _fit_foodweb(self.A, self.traits, self.s, model_name, self.seed, self.device,
+                                   on_epoch=on_epoch)
         with torch.no_grad():
             d = self.data
             out = model(d.x.to(self.device), d.edge_index.to(self.device), d.levels.to(self.device)).cpu()  # (N, N)
@@ -988,8 +993,8 @@ def _cpu(out: Tensor, att: tuple[Tensor, Tensor] | None) -> tuple[Tensor, tuple[
     return out.cpu(), None if att is None else (att[0].cpu(), att[1].cpu())
 
 
-def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int,
-                 device: torch.device | None = None) -> tuple[torch.nn.Module, float]:
+def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int, device: torch.device | None = None,
+                 on_epoch: Callable[[int, int], None] | None = None) -> tuple[torch.nn.Module, float]:
     """Train :class:`gatbio.nn.FoodWebGAT` with its attention layers replaced by variant ``model_name``.
 
     The cross-fitting of :func:`gatbio.tasks.foodweb.fit_gat` (same masks, inputs and loss), with one
@@ -997,6 +1002,7 @@ def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int,
     builds its own). No trophic attention bias: PyG's ``GATConv`` and GCN take none, and the comparison
     is about the layers. The masks are built on the CPU and moved to ``device`` (default: the CPU), where the
     returned model lives; the model is initialised on the CPU, so a seed starts from the same weights everywhere.
+    ``on_epoch``: called after each epoch with (epoch counted from 1, ``s.epochs``), changing nothing.
     """
     from gatbio.linkpred import inner_splits
     from gatbio.nn.link_models import FoodWebGAT
@@ -1027,4 +1033,6 @@ def _fit_foodweb(A, traits, s: FoodwebSettings, model_name: str, seed: int,
         loss = torch.nn.functional.binary_cross_entropy_with_logits(model(x, ei, lv)[rows, cols], y)  # (P,)
         loss.backward()
         opt.step()
+        if on_epoch is not None:
+            on_epoch(epoch + 1, s.epochs)
     return model.eval(), loss.item()
