@@ -4,12 +4,38 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 
-__all__ = ["IntermixedParser", "check_at_least", "check_one_out", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
+__all__ = ["SuggestingParser", "IntermixedParser", "check_at_least", "check_one_out", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
            "pop_resume_flag"]
 
 
-class IntermixedParser(argparse.ArgumentParser):
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+def suggest_choice(message: str) -> str:
+    """argparse's ``invalid choice: 'protien' (choose from ...)`` with ``; did you mean 'protein'?`` added when
+    one choice is close (``difflib``); other messages unchanged. Python 3.14's own suggestion is kept as it is."""
+    m = _INVALID_CHOICE.search(message)
+    if not m or "meant" in message:
+        return message
+    choices = [c.strip().strip("'\"") for c in m.group(2).split(",")]
+    close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+    if not close and m.group(1).lower() in (c.lower() for c in choices):  # 'Protein', 'DATASETS'
+        close = [next(c for c in choices if c.lower() == m.group(1).lower())]
+    return f"{message}; did you mean '{close[0]}'?" if close else message
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """argparse's parser whose "invalid choice" errors (a misspelt command, action or option value) name the
+    closest choice (:func:`suggest_choice`). Its sub-parsers are of the same class (argparse's default)."""
+
+    def error(self, message: str):
+        super().error(suggest_choice(message))
+
+
+class IntermixedParser(SuggestingParser):
     """A parser whose positionals may sit on both sides of its options (``parse_known_intermixed_args``):
     ``gatbio protein interactions predict --pairs F hidden=64``, ``gatbio robustness --config F a=1 --out D b=2``.
     A subparser takes it with ``parser.__class__ = IntermixedParser``."""

@@ -116,7 +116,9 @@ def _finish(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from gatbio._options import SuggestingParser
+
+    parser = SuggestingParser(
         prog="gatbio",
         description="Graph attention networks for biological networks.",
         epilog="Run 'gatbio COMMAND --help' for a command's options.",

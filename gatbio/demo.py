@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 import time
 import warnings
@@ -106,6 +107,56 @@ def _head(text: str, where: Path, max_lines: int = 40) -> str:
     return "\n".join(lines[:max_lines] + [f"   ... ({len(lines) - max_lines} more lines; full tables under {where}/)"])
 
 
+def demo_data() -> list[tuple[str, list[str]]]:
+    """What the demo reads: ``(name, registry paths)`` per dataset or web, as ``gatbio datasets --download``
+    names it, taken from the quick configs it runs (the layer section reads yeast-bu2003)."""
+    from gatbio.data.foodweb import gateway_web_folder
+    from gatbio.data.sources import DATASETS, member_files
+    from gatbio.tasks import foodweb, protein, robustness
+
+    names = ["yeast-bu2003", protein.ProteinConfig().dataset, robustness.QUICK_CONFIG["protein"]["dataset"]]
+    names += [f"gateway/{w}" for w in foodweb.QUICK_WEBS] + list(robustness.QUICK_CONFIG["foodweb"]["webs"])
+    out = []
+    for name in dict.fromkeys(names):
+        if "/" not in name:
+            out.append((name, [f.path for f in DATASETS[name].files]))
+        elif name.startswith("gateway/"):  # the benchmark reads the web folders only (the index is optional)
+            web = gateway_web_folder(name.split("/", 1)[1])
+            out.append((name, [p for p in member_files(name) if p.startswith(f"webs/{web}/")]))
+        else:
+            out.append((name, member_files(name)))
+    return out
+
+
+def check_demo_data(root: Path) -> None:
+    """Every file the demo reads is under ``root``, else one message, before any work, that names each dataset
+    with missing files and how to get them (the download command, or where to read how to place them by hand).
+
+    Raises:
+        DatasetNotFoundError: files are missing.
+    """
+    from gatbio.data.sources import DATASETS, DatasetNotFoundError, elsewhere_hint, root_label
+
+    lines = []
+    for name, paths in demo_data():
+        info = DATASETS[name.split("/", 1)[0]]
+        by_path = {f.path: f for f in info.files}
+        missing = [by_path[p] for p in paths if not (root / info.folder / p).is_file()]
+        if not missing:
+            continue
+        by_hand = [f for f in missing if f.url is None]
+        how = []
+        if len(by_hand) < len(missing):
+            how.append(f"gatbio datasets --download {shlex.quote(name)}")
+        if by_hand:
+            how.append(f"{len(by_hand)} file(s) have no public URL: place them by hand under {root / info.folder} "
+                       f"(datasets/{info.doc}.md says where they come from)")
+        lines.append(f"  {name}: {len(missing)} file(s) missing; " + "; ".join(how))
+    if lines:
+        raise DatasetNotFoundError(f"the demo reads {len(lines)} dataset(s) not found under "
+                                   f"{root_label(root)}:\n" + "\n".join(lines) + "\n" + elsewhere_hint(root, what="them"))
+
+
 def _parser() -> argparse.ArgumentParser:
     from gatbio._options import add_device_option
 
@@ -150,7 +201,8 @@ def _run(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         p.error(str(err))
     from gatbio.data.sources import check_data_root
 
-    check_data_root()  # GATBIO_DATA a file or a missing folder: one line before any work
+    root = check_data_root()  # GATBIO_DATA a file or a missing folder: one line before any work
+    check_demo_data(root)  # every dataset the demo reads, named at once (not one per run of the demo)
     out.mkdir(parents=True, exist_ok=True)
     announce_device(dev, args.device)
     # PyTorch's beta-state notices about sparse CSR tensors are not for the user of a demo.

@@ -35,8 +35,38 @@ def test_a_data_root_without_the_data_is_an_error_not_a_traceback(tmp_path, monk
         assert err == (f"python -m gatbio.demo: error: GATBIO_DATA={root}: no such folder (the data root: a folder "
                        "holding one folder per dataset; gatbio datasets --download NAME creates it)\n")
         assert not (tmp_path / "out").exists()
-    else:
-        assert "python -m gatbio.demo: error: dataset 'yeast-bu2003': 3 file(s) missing" in err
+    else:  # every dataset the demo reads, named at once before any work (was: yeast-bu2003 only, after the banner)
+        assert err.startswith(f"python -m gatbio.demo: error: the demo reads 5 dataset(s) not found under "
+                              f"GATBIO_DATA={root}:\n  yeast-bu2003: 4 file(s) missing; "
+                              "gatbio datasets --download yeast-bu2003\n")
+        for line in ("  node2vec-ppi: 2 file(s) missing; gatbio datasets --download node2vec-ppi\n",
+                     "  gateway/Mosendale Beck_125: 2 file(s) missing; gatbio datasets --download "
+                     "'gateway/Mosendale Beck_125'\n",
+                     f"  cheddar/Benguela: 3 file(s) missing; 3 file(s) have no public URL: place them by hand under "
+                     f"{root / 'foodwebs_cheddar'} (datasets/cheddar.md says where they come from)\n"):
+            assert line in err
+        assert err.endswith("or set GATBIO_DATA to a folder that has them\n")
+        assert "== gatbio demo ==" not in capsys.readouterr().out and not (tmp_path / "out").exists()
+
+
+def test_the_demo_data_check_names_only_what_is_missing(tmp_path, data_root):
+    """A root holding all but one web: that web alone is named; a root with everything passes."""
+    import shutil
+
+    from gatbio.data.sources import DATASETS
+
+    for name, paths in demo.demo_data():
+        info = DATASETS[name.split("/", 1)[0]]
+        for p in paths:
+            (tmp_path / info.folder / p).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(data_root / info.folder / p, tmp_path / info.folder / p)
+    demo.check_demo_data(tmp_path)
+    (tmp_path / "gateway_dev" / "webs" / "PP2I4_250" / "250_edge_list.txt").unlink()
+    with pytest.raises(FileNotFoundError) as err:
+        demo.check_demo_data(tmp_path)
+    assert str(err.value).splitlines()[1:3] == [
+        "  gateway/PP2I4_250: 1 file(s) missing; gatbio datasets --download gateway/PP2I4_250",
+        "or give a data root that has them"]
 
 
 def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch):

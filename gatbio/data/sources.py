@@ -775,6 +775,31 @@ def member_files(name: str) -> list[str]:
     return [f.path for f in info.files if f.path.startswith(member + "/") or f.path.rsplit(".", 1)[0] == member]
 
 
+def _check_writable_folders(name: str, root: Path, paths: list[Path]) -> None:
+    """The folders ``paths`` go into (or their nearest existing ancestors) take new files: a dataset folder under
+    a writable root may not (a shared root whose dataset folders belong to someone else). Found before any
+    download, one line naming the folder, instead of an OS error on a temporary file once a file arrived.
+
+    Raises:
+        DataRootError: a folder gatbio cannot create files in.
+    """
+    from gatbio._paths import folder_problem
+
+    nearest = []
+    for p in paths:
+        folder = p.parent
+        while not folder.exists() and folder != root and folder != folder.parent:
+            folder = folder.parent
+        nearest.append(folder)
+    for folder in dict.fromkeys(nearest):
+        if folder == root:  # checked with the root
+            continue
+        problem = folder_problem(folder)
+        if problem:
+            raise DataRootError(f"{root_label(root)}: dataset {name!r}: {problem}; make that folder writable, or "
+                                "download into another data root (--root DIR or GATBIO_DATA=DIR)")
+
+
 def download(
     name: str,
     *,
@@ -834,6 +859,7 @@ def download(
         blocked = [way for f in todo if (way := in_the_way(base / info.folder / f.path, base))]
         if blocked:  # found now, not as an OS error on the temporary file once fetched
             raise ValueError(f"dataset {name!r}: cannot write {len(blocked)} file(s): {'; '.join(blocked[:3])}")
+        _check_writable_folders(name, base, [base / info.folder / f.path for f in todo])
 
     if fetch is None:
         timeout = download_timeout() if timeout is None else timeout
