@@ -242,7 +242,8 @@ def _timed(fn: Callable[..., Any], i: int, args: tuple, marks: str | None = None
     try:
         result = fn(*args)
     except Exception as err:
-        err.add_note(f"raised in {_unit_name(desc, i, total or i + 1, args)}")
+        if hasattr(err, "add_note"):  # Python 3.11+ (the project supports 3.10: the error as it is there)
+            err.add_note(f"raised in {_unit_name(desc, i, total or i + 1, args)}")
         raise
     finally:
         if mark is not None:

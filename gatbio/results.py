@@ -835,7 +835,7 @@ def _ignored_by_summary(out: Path, cfg: Any, keys: Sequence[str]) -> list[str]:
 def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], outputs: Sequence[str],
                     resume: str = "check", summary_only: bool = False, key: str = "out_dir",
                     inputs: Mapping[str, str | Path | None] | None = None,
-                    summary_ignores: Sequence[str] = ()) -> Path:
+                    summary_ignores: Sequence[str] = ("jobs", "threads")) -> Path:
     """Check a results folder before a run and record this run's config (see the module docstring).
 
     Args:

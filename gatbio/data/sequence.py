@@ -246,8 +246,9 @@ def _sequence_text(path: Path) -> str:
         out.append(text)
     from gatbio.data.tables import first_few, note
 
-    note(f"{path}: the description of {len(lenient)} FASTA header(s) (line {first_few(lenient, 3)}) is not UTF-8 "
-         "text: read with '\ufffd' for those bytes (descriptions are not used; ids and sequences are UTF-8)")
+    if lenient:
+        note(f"{path}: the description of {len(lenient)} FASTA header(s) (line {first_few(lenient, 3)}) is not UTF-8 "
+             "text: read with '\ufffd' for those bytes (descriptions are not used; ids and sequences are UTF-8)")
     return "\n".join(out)
 
 
@@ -342,7 +343,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                 if col is not None:  # a header row such as 'id<TAB>sequence' or 'Entry<TAB>Entry Name<TAB>Sequence'
                     header_seen, seq_col, ncol = True, col, len(fields)
                     alias_col = next((k for k, f in enumerate(fields) if k and k != col
-                                      and f.lower().replace("_", " ") == "entry name"), None)
+                                      and _names_entry_names(f)), None)
                     rest = [f for k, f in enumerate(fields) if k not in (0, col, alias_col)]
                     from gatbio.data.tables import note
 
@@ -455,8 +456,13 @@ def read_protein_features(path: str | Path, names: Sequence[str],
     return np.stack([rows[found[n]] for n in names]).astype(np.float32).reshape(len(names), len(cols)), cols
 
 
-#: Header names of a protein features file's column of UniProt entry names (lower case, ``_`` as a space).
+#: Header names of a column of UniProt entry names (lower case, ``_`` as a space): UniProt's TSV ``Entry Name``.
 _ENTRY_NAME_HEADERS = {"entry name", "entry names"}
+
+
+def _names_entry_names(field: str) -> bool:
+    """Whether a header field names a column of UniProt entry names (sequence tables and features files alike)."""
+    return field.strip().lower().replace("_", " ") in _ENTRY_NAME_HEADERS
 
 
 def _entry_name_column(path: Path) -> int | None:
@@ -467,7 +473,7 @@ def _entry_name_column(path: Path) -> int | None:
     if not head:
         return None
     fields = split_fields(head[0], _node_table_separator(path))
-    return next((k for k, f in enumerate(fields) if k and f.strip().lower().replace("_", " ") in _ENTRY_NAME_HEADERS),
+    return next((k for k, f in enumerate(fields) if k and _names_entry_names(f)),
                 None)
 
 

@@ -46,7 +46,7 @@ import sys
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +54,7 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_hint", "elsewhere_hint", "member_files", "resolve_name", "match_case", "fetch_url",
+           "fetch_hint", "elsewhere_hint", "member_files", "resolve_name", "registry_spelling", "refuse_same_names", "match_case", "fetch_url",
            "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -495,6 +495,25 @@ def match_case(kind: str, name: str, choices: list[str], *, prefix: str = "", li
         raise UnknownDatasetError(f"{kind} {prefix + name!r} is ambiguous: {len(same)} names differ from it only by "
                                   f"case; did you mean {' or '.join(prefix + c for c in same)}? (give one exactly)")
     raise unknown_name(kind, name, choices, prefix=prefix, listing=listing)
+
+
+def registry_spelling(name: str) -> str:
+    """``name`` as the registry spells it (:func:`resolve_name`), or as given when it is no dataset name (the
+    caller refuses it with its own message)."""
+    try:
+        return resolve_name(name)
+    except UnknownDatasetError:
+        return name
+
+
+def refuse_same_names(given: Sequence[str], spelt: Sequence[str], key: str) -> None:
+    """A ``ValueError`` naming config ``key`` when two of ``given`` are one dataset once spelt (``spelt``, as
+    :func:`resolve_name` gives them): a config's ``unique`` rule saw them as written, ``cheddar/tl84`` and
+    ``cheddar/TL84`` as two webs."""
+    for i, name in enumerate(spelt):
+        if name in spelt[:i]:
+            raise ValueError(f"config {key}: {given[spelt.index(name)]!r} and {given[i]!r} are the same web "
+                             f"({name}); give each web once")
 
 
 def resolve_name(name: str) -> str:

@@ -163,6 +163,25 @@ def _check_index_range(edge_index: Tensor, num_src: int, num_dst: int) -> bool:
     return True
 
 
+def _autocast_on(t: Tensor) -> bool:
+    """Whether autocast is on for ``t``'s device; ``False`` for a device autocast does not know ('meta', used for
+    shape inference; 'lazy'), where ``torch.is_autocast_enabled`` raises instead of answering."""
+    device = t.device.type
+    return torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device)
+
+
+def _check_indices(edge_index: Tensor, num_src: int, num_dst: int) -> None:
+    """A ``ValueError`` unless the (2, E) ``edge_index`` holds long or int32 indices in ``0..num_src - 1`` (row 0)
+    and ``0..num_dst - 1`` (row 1). The values are read back once per graph and sizes (cached with the graph:
+    reading them waits for the GPU), in eager mode only (data-dependent)."""
+    if edge_index.dtype not in (torch.long, torch.int):
+        raise ValueError(f"edge_index must hold torch.long or torch.int32 indices; got dtype {edge_index.dtype} "
+                         "(convert it with edge_index.long())")
+    if edge_index.size(1) > 0 and not torch.compiler.is_compiling():
+        _cached_plan(edge_index, ("checked", num_src, num_dst),
+                     lambda: _check_index_range(edge_index, num_src, num_dst))
+
+
 class GATConv(MessagePassing):
     r"""Graph attention with degree normalisation, temperature and an additive attention bias.
 
@@ -763,9 +782,7 @@ class GATConv(MessagePassing):
         if weight is None or isinstance(weight, torch.nn.parameter.UninitializedParameter) \
                 or x.dtype == weight.dtype:
             return
-        # Devices without autocast ('meta', used for shape inference; 'lazy') make torch.is_autocast_enabled raise.
-        device = x.device.type
-        if torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device):
+        if _autocast_on(x):
             return
         raise ValueError(f"{name} has dtype {x.dtype} but this layer's parameters are {weight.dtype}: convert one "
                          f"to the other ({name}.to({weight.dtype}), or the model's .to({x.dtype}); NumPy arrays "
@@ -810,16 +827,10 @@ class GATConv(MessagePassing):
             raise ValueError(f"edge_index must be a (2, E) integer tensor or a sparse adjacency (torch.sparse or "
                              f"SparseTensor, shape (N_dst, N_src)); got {shape}; for a dense adjacency matrix A "
                              "(A[i, j] for the edge i → j) pass torch_geometric.utils.dense_to_sparse(A)[0]")
-        if edge_index.dtype not in (torch.long, torch.int):
-            raise ValueError(f"edge_index must hold torch.long or torch.int32 indices; got dtype {edge_index.dtype} "
-                             "(convert it with edge_index.long())")
+        num_src = x_src.size(0) if size is None else size[0]
+        num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
+        _check_indices(edge_index, num_src, num_dst)
         E = edge_index.size(1)
-        if E > 0 and not torch.compiler.is_compiling():  # index values: data-dependent, checked in eager mode
-            num_src = x_src.size(0) if size is None else size[0]
-            num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
-            # Once per input graph and sizes: reading the values back waits for the GPU.
-            _cached_plan(edge_index, ("checked", num_src, num_dst),
-                         lambda: _check_index_range(edge_index, num_src, num_dst))
         if edge_attr is not None:
             if self.lin_edge is None:
                 raise ValueError("edge_attr was given but this layer was built with edge_dim=None (PyG's GATConv "

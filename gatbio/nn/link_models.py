@@ -37,7 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from gatbio.nn.conv import GATConv, _cached_plan, _check_index_range
+from gatbio.nn.conv import GATConv, _cached_plan, _check_indices
 from gatbio.nn.node_models import _check_node_features
 
 __all__ = ["TrophicBias", "FoodWebGAT"]
@@ -68,12 +68,7 @@ def _check_edge_index(edge_index: object, num_nodes: int) -> None:
         raise ValueError(f"edge_index must be a (2, E) integer tensor of prey → predator edges; got {shape}"
                          + (" (an (E, 2) list of edges: pass edge_index.t())" if isinstance(edge_index, Tensor)
                             and edge_index.dim() == 2 and edge_index.size(1) == 2 else ""))
-    if edge_index.dtype not in (torch.long, torch.int):
-        raise ValueError(f"edge_index must hold torch.long or torch.int32 indices; got dtype {edge_index.dtype} "
-                         "(convert it with edge_index.long())")
-    if edge_index.size(1) and not torch.compiler.is_compiling():
-        _cached_plan(edge_index, ("checked", num_nodes, num_nodes),
-                     lambda: _check_index_range(edge_index, num_nodes, num_nodes))
+    _check_indices(edge_index, num_nodes, num_nodes)
 
 
 class TrophicBias(nn.Module):

@@ -49,19 +49,12 @@ def _check_float_tensor(t: object, name: str, dtype: torch.dtype) -> None:
         what = "None" if t is None else type(t).__name__
         raise TypeError(f"{name} must be a torch.Tensor of dtype {dtype}; got {what} "
                         f"(use torch.as_tensor({name}, dtype={dtype}))")
+    from gatbio.nn.conv import _autocast_on
+
     if t.dtype != dtype and not (t.is_floating_point() and _autocast_on(t)):
         fix = f"{name}.float()" if dtype == torch.float32 else f"{name}.to({dtype})"
         raise TypeError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}: pass {fix} "
                         f"(or convert the model, e.g. model.to({t.dtype}))")
-
-
-def _autocast_on(t: Tensor) -> bool:
-    """Whether autocast is on for ``t``'s device; ``False`` for a device autocast does not know ('meta'), where
-    ``torch.is_autocast_enabled`` raises instead of answering."""
-    try:
-        return torch.is_autocast_enabled(t.device.type)
-    except RuntimeError:
-        return False
 
 
 def _check_node_features(x: object, name: str, width: int, dtype: torch.dtype) -> None:

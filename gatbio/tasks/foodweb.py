@@ -1138,31 +1138,17 @@ def check(cfg: FoodWebConfig) -> None:
     if cfg.named:
         from gatbio.data import dataset_names
         from gatbio.data.foodweb import check_gateway_name
-        from gatbio.data.sources import unknown_name
+        from gatbio.data.sources import refuse_same_names, registry_spelling, unknown_name
 
         known = [n for n in dataset_names(expand=True) if n.split("/")[0] in ("gateway", "cheddar", "pajek")]
         spelt = []
         for name in cfg.named:
-            web = name if check_gateway_name(name, "named") else _registry_spelling(name)
+            web = name if check_gateway_name(name, "named") else registry_spelling(name)
             if not check_gateway_name(web, "named") and web not in known:
                 raise unknown_name("web in 'named'", name, known, listing="gatbio datasets --members cheddar")
             spelt.append(web)
-        for i, web in enumerate(spelt):  # 'unique' saw the names as given: cheddar/tl84 and cheddar/TL84 differ
-            if web in spelt[:i]:
-                raise ValueError(f"config named: {cfg.named[spelt.index(web)]!r} and {cfg.named[i]!r} are the same web "
-                                 f"({web}); give each web once")
+        refuse_same_names(cfg.named, spelt, "named")
         cfg.named = spelt
-
-
-def _registry_spelling(name: str) -> str:
-    """``name`` as the registry spells it (:func:`gatbio.data.sources.resolve_name`), or as given when it is no
-    dataset name (the caller refuses it with its own message)."""
-    from gatbio.data.sources import UnknownDatasetError, resolve_name
-
-    try:
-        return resolve_name(name)
-    except UnknownDatasetError:
-        return name
 
 
 def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") -> dict[str, pd.DataFrame]:

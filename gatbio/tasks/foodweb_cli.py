@@ -166,6 +166,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         overrides.append(f"jobs={args.jobs}")
     cfg = load_config(FoodWebConfig, args.config, overrides)
+    if args.device is not None:
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, device=args.device)
     if args.summary_only:  # the protein sweeps' option, here too: the folder's tables, from its own config
         if args.restart or args.resume_anyway:
             raise ValueError("--summary-only trains nothing: --restart / --resume-anyway do not apply")
@@ -173,17 +177,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
             from gatbio.results import prepare_out_dir
             from gatbio.tasks.foodweb import OUTPUTS, RESUME_FREE_KEYS
 
-            if args.device is not None:
-                import dataclasses
-
-                cfg = dataclasses.replace(cfg, device=args.device)
             prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, summary_only=True,
-                            key="--out (config out)", summary_ignores=("jobs", "threads", "device"))
+                            key="--out (config out)")
         return run_summarize(argparse.Namespace(out=cfg.out, webs=args.webs))
-    if args.device is not None:
-        import dataclasses
-
-        cfg = dataclasses.replace(cfg, device=args.device)
     tables = benchmark(cfg, progress=show_sweep_progress(args.quiet), resume=resume_mode(args))
     _print_tables(tables, cfg.out)
     return 0

@@ -911,8 +911,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
         announce_device(dev, cfg.device)
         cfg = dataclasses.replace(cfg, device=str(dev))
     prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY,
-                    summary_ignores=("jobs", "threads", "device"))
+                    summary_only=summary_only, inputs=input_files(cfg), key=OUT_DIR_KEY)
     if not summary_only:
         with writing_runs(cfg.out_dir):
             data = load_data(cfg)

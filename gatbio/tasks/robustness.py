@@ -256,10 +256,9 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
         cfg.protein.dataset = _dataset_name(cfg.protein.dataset, "protein.dataset")
     if cfg.foodweb.enabled:
         webs = [_dataset_name(w, "foodweb.webs") for w in cfg.foodweb.webs]
-        for i, web in enumerate(webs):  # 'unique' saw the names as given: cheddar/tl84 and cheddar/TL84 differ
-            if web in webs[:i]:
-                raise ValueError(f"config foodweb.webs: {cfg.foodweb.webs[webs.index(web)]!r} and "
-                                 f"{cfg.foodweb.webs[i]!r} are the same web ({web}); give each web once")
+        from gatbio.data.sources import refuse_same_names
+
+        refuse_same_names(cfg.foodweb.webs, webs, "foodweb.webs")
         cfg.foodweb.webs = webs
     cfg.fractions = sorted(set(float(f) for f in cfg.fractions))
     return cfg
@@ -271,14 +270,11 @@ def _dataset_name(name: str, key: str) -> str:
     resumed folder know a dataset by one name; an unknown name: a one-line ValueError naming ``key``."""
     from gatbio.data import dataset_names
     from gatbio.data.foodweb import check_gateway_name
-    from gatbio.data.sources import UnknownDatasetError, resolve_name
+    from gatbio.data.sources import registry_spelling
 
     if check_gateway_name(name, key):
         return name
-    try:
-        spelt = resolve_name(name)
-    except UnknownDatasetError:
-        spelt = name
+    spelt = registry_spelling(name)
     if not check_gateway_name(spelt, key) and spelt not in dataset_names(expand=True):
         raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
                          "gateway/11 (all names: gatbio datasets --members)")
@@ -826,7 +822,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
-                              summary_only=summary_only, key=OUT_DIR_KEY, summary_ignores=("jobs", "threads", "device"))
+                              summary_only=summary_only, key=OUT_DIR_KEY)
     if not summary_only:
         with writing_runs(out_dir):
             items = [(job_cfg[task], task, dataset, seed) for task, dataset in _datasets(cfg) for seed in cfg.seeds]
