@@ -57,7 +57,16 @@ from pathlib import Path
 
 import numpy as np
 
-from gatbio.data.tables import MalformedFileError, check_file, read_text
+from gatbio.data.tables import (
+    MalformedFileError,
+    _unquote,
+    check_control_characters,
+    check_file,
+    check_quotes,
+    read_text,
+    sniff_separator,
+    split_fields,
+)
 
 __all__ = ["AMINO_ACIDS", "CT_CLASSES", "FEATURES", "read_sequences", "read_aa_embedding", "amino_acid_composition",
            "dipeptide_composition", "conjoint_triad", "pooled_embedding", "sequence_features", "feature_size",
@@ -77,7 +86,10 @@ _LINE = re.compile(r"^[A-Za-z]*\*?$")  # a FASTA line of one: wrapping may leave
 _NUCLEOTIDES = re.compile(r"^[ACGTUN]+$")
 _SEQUENCE_HEADERS = {"sequence", "seq", "sequences", "aa_sequence", "protein_sequence", "aaseq"}
 #: First-row ids that are column names (a header row whose sequence column is called otherwise, 'gene<TAB>protein'):
-#: read as a protein, the header became a protein named 'gene' with the sequence 'PROTEIN'.
+#: read as a protein, the header became a protein named 'gene' with the sequence 'PROTEIN'. Matched exactly (any case),
+#: not by :func:`gatbio.data.tables.is_header_word`: a match here is an error with no second look (the tables' header
+#: rule 2 keeps a row whose name is a name elsewhere), and that test takes ids such as ``protein1``, ``GeneA``,
+#: ``source`` or ``node7`` for headers, while it misses ``entry`` and ``identifier``.
 _HEADER_IDS = {"id", "ids", "gene", "genes", "gene_id", "gene_name", "protein", "proteins", "protein_id", "name",
                "names", "entry", "accession", "uniprot", "uniprot_id", "identifier", "symbol", "string_id",
                "preferred_name", "protein_name", "locus", "orf"}
@@ -99,7 +111,10 @@ class ProteinId(str):
     with the header's other names in ``aliases`` (the entry name ``"HBA_HUMAN"`` and the whole
     ``"sp|P69905|HBA_HUMAN"``), which :func:`match_ids` matches too. UniRef and NCBI RefSeq headers give one as
     well (:func:`header_id`), with the whole first word as their other name. As a dictionary key it carries them through
-    ``{**a, **b}`` and ``dict(...)``."""
+    ``{**a, **b}``, ``dict(...)``, a filtered dict and a pickle (a worker process): :func:`read_sequences` returns a
+    plain ``{id: sequence}`` that its callers merge (with new proteins), filter and pass on to :func:`match_ids` /
+    :func:`id_aliases`, which find entry names from the keys alone; plain ``str`` ids with a separate
+    ``{alias: id}`` map would have to travel beside the dict through each of those steps."""
 
     aliases: tuple[str, ...]
 
@@ -169,14 +184,16 @@ def match_ids(sequences: Mapping[str, str], names: Sequence[str]) -> dict[str, s
     return {n: n if n in sequences else other[n] for n in map(str, names) if n in sequences or n in other}
 
 
-def _table_fields(line: str) -> list[str]:
-    """The fields of a sequence table's (stripped) line: tab-separated, else comma-separated (a spreadsheet's CSV,
-    its quotes removed), else whitespace-separated."""
-    if "\t" in line:
-        return [f.strip() for f in line.split("\t")]
-    if "," in line:
-        return [f.strip().strip('"').strip() for f in line.split(",")]
-    return line.split()
+def _table_fields(path: Path, no: int, line: str) -> list[str]:
+    """The fields of a sequence table's (stripped) line ``no``, split as every table is
+    (:func:`~gatbio.data.tables.sniff_separator`, :func:`~gatbio.data.tables.split_fields`: a tab, else a comma with
+    CSV quoting, else whitespace), with two differences kept: the separator is chosen **per line**, not per file (a
+    header ``id sequence`` above tab-separated rows, or a mix, has always been read), and a field quoted whole is
+    unquoted after any separator (``P1, "MKV"``: csv keeps a quote after a space). A comma line whose quotes do not
+    close on it is refused (:func:`~gatbio.data.tables.check_quotes`)."""
+    sep = sniff_separator([line])
+    check_quotes(path, no, line, sep)
+    return [_unquote(f).strip() for f in split_fields(line, sep)]
 
 
 def _names_sequences(field: str) -> bool:
@@ -208,6 +225,7 @@ for _k, _group in enumerate(CT_CLASSES):
 
 # ----------------------------------------------------------------------------------------------- reading
 _FASTA_ID = re.compile(rb"^(\s*>\s*\S*)(.*)$", re.S)  # a '>' line: the id, then its description
+_FASTA_WORD = re.compile(r"[ \t]*[^ \t]*")  # after a header's '>': its first word, up to a space or a tab
 
 
 def _sequence_text(path: Path) -> str:
@@ -268,8 +286,8 @@ def read_sequences(path: str | Path) -> dict[str, str]:
     after the id) is never used: bytes in it that are not UTF-8 (a Latin-1 organism name) are read as ``\ufffd``,
     said in a note; such a byte in an id or a sequence is an error.
 
-    Table: one protein per line, the id, a tab (or a comma: a spreadsheet's CSV, or other whitespace), the sequence
-    (``#`` comments and blank lines skipped). A first row with a field ``sequence``, ``seq`` (or another word with
+    Table: one protein per line, the id, a tab (or a comma: a spreadsheet's CSV, quoted fields read as CSV; or other
+    whitespace; chosen per line), the sequence (``#`` comments and blank lines skipped). A first row with a field ``sequence``, ``seq`` (or another word with
     ``seq`` in it that is no sequence, ``aa_seq``) is a header, said in a note; it may name the sequence column among
     more (UniProt's TSV download ``Entry<TAB>Entry Name<TAB>Sequence``: ids from the first column, an ``Entry Name``
     column matched as FASTA entry names are, the other columns not read). Without such a header, more than two
@@ -283,8 +301,9 @@ def read_sequences(path: str | Path) -> dict[str, str]:
     Raises:
         MalformedFileError: an empty sequence, a character that is not an ASCII letter, a stop ``*`` inside a
             sequence, a duplicate id (naming the first line, and whether the sequences differ), a table line without a
-            sequence or a sequence of 50 or more residues that are all nucleotide letters (``file:line``); a file of
-            nucleotide sequences only.
+            sequence, a control character (a NUL byte) in a FASTA id or a table line, a CSV quote that does not close
+            on its line or a sequence of 50 or more residues that are all nucleotide letters (``file:line``); a file
+            of nucleotide sequences only.
     """
     path = check_file(path)
     text = _sequence_text(path)
@@ -318,6 +337,9 @@ def read_sequences(path: str | Path) -> dict[str, str]:
             if line.startswith(">"):
                 if name is not None:
                     add(name, "".join(parts), start)
+                # the id (up to a space or tab): a control character is refused, not kept in it ('P1\x00') nor a
+                # split point ('P1\x1cx': str.split takes \x1c-\x1f for whitespace); the description is not read
+                check_control_characters(path, _FASTA_WORD.match(line, 1).group(), first_line=no)
                 header = line[1:].split()
                 if not header:
                     raise MalformedFileError(path, no, "FASTA header '>' without a protein id")
@@ -326,6 +348,7 @@ def read_sequences(path: str | Path) -> dict[str, str]:
                 if name is None:
                     raise MalformedFileError(path, no, "sequence line before the first '>' header")
                 if not _LINE.match(line):  # the joined sequence is checked again (a '*' inside, '*' only)
+                    check_control_characters(path, line, first_line=no)  # a NUL byte: said as one, with its cause
                     raise MalformedFileError(path, no, f"protein {name!r}: {_bad_character(line)}")
                 parts.append(line)
         if name is not None:
@@ -337,7 +360,8 @@ def read_sequences(path: str | Path) -> dict[str, str]:
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            fields = _table_fields(line)
+            check_control_characters(path, line, first_line=no)  # in an id, as in every table's names
+            fields = _table_fields(path, no, line)
             if not out and not header_seen:
                 col = next((k for k, f in enumerate(fields) if k and _names_sequences(f)), None)
                 if col is not None:  # a header row such as 'id<TAB>sequence' or 'Entry<TAB>Entry Name<TAB>Sequence'
@@ -418,13 +442,13 @@ def read_protein_features(path: str | Path, names: Sequence[str],
     names = [str(n) for n in names]
     path = check_file(path)
     entry_col = _entry_name_column(path)
+    line_of: dict[str, int] = {}  # the file line of each row (where its holes were not checked yet)
     if entry_col is None:
-        x, cols, added = read_node_table(path, names, what="protein", unknown="add", value_word="feature",
-                                         missing="error")  # a hole of the network's rows is named with its line
-        present = ~np.isnan(x[:len(names)]).all(axis=1)
-        rows = {n: x[i] for i, n in enumerate(names) if present[i]}
-        rows.update((a, x[len(names) + k]) for k, a in enumerate(added))
-        keys: list[str] = [n for n in names if n in rows] + list(added)
+        x, cols, added, lines = read_node_table(path, names, what="protein", unknown="add", value_word="feature",
+                                                missing="error", row_lines=True)  # a hole of the network's rows
+        line_of = {k: int(ln) for k, ln in zip(names + added, lines, strict=True) if ln}  # is named with its line
+        rows = {k: x[i] for i, k in enumerate(names + added) if k in line_of}
+        keys: list[str] = list(rows)
     else:
         rows, cols, keys = _read_entry_name_table(path, entry_col)
     if not cols:
@@ -440,11 +464,16 @@ def read_protein_features(path: str | Path, names: Sequence[str],
                                                 "; a file keyed by accession matches entry names with an "
                                                 "'entry_name' column)"))
     by_alias = [n for n, k in found.items() if n != k]
-    holes = [found[n] for n in by_alias if np.isnan(rows[found[n]]).any()]
-    if holes:  # rows found by another name were read as outside the network: read again, the hole named with its line
-        read_node_table(path, sorted(set(holes)), what="protein", unknown="ignore", value_word="feature",
-                        missing="error")
-        raise MalformedFileError(path, None, f"protein {holes[0]!r} has an empty, NA or nan feature")
+    holes = sorted({found[n] for n in by_alias if np.isnan(rows[found[n]]).any()},
+                   key=lambda k: line_of.get(k, 0))
+    if holes:  # rows found by another name were read as outside the network: their holes are checked here
+        k = holes[0]
+        n = next(n for n in by_alias if found[n] == k)
+        col = cols[int(np.flatnonzero(np.isnan(rows[k]))[0])]
+        missing = sum(int(np.isnan(rows[h]).sum()) for h in holes)
+        raise MalformedFileError(path, line_of.get(k), f"protein {k!r} has no feature {col!r} (an empty, NA or nan "
+                                                       f"field, or a short row; {missing} missing in all), and it is "
+                                                       f"the row of the network's {n!r}")
     if by_alias:
         n = by_alias[0]
         note(f"{path}: {len(by_alias)} of the network's proteins found by another name of their row (e.g. {n!r} -> "

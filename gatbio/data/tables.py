@@ -721,8 +721,9 @@ def weight_problem(raw, what: str = "weight") -> str:
 
 def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
                     header: bool | None = None, unknown: str = "error", value_word: str = "value",
-                    value_hint: str = "", missing: str = "nan", comment_note: bool = False
-                    ) -> tuple[np.ndarray, list[str], int | list[str]]:
+                    value_hint: str = "", missing: str = "nan", comment_note: bool = False, row_lines: bool = False
+                    ) -> tuple[np.ndarray, list[str], int | list[str]] | tuple[np.ndarray, list[str], int | list[str],
+                                                                                np.ndarray]:
     """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
 
     One row per node: its name (the ``what`` column when the header has one, else the first column), then numbers.
@@ -738,6 +739,8 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     ``NA`` / ``nan`` are NaN (``missing="nan"``), or an error naming the line (``missing="error"``: an embedding has
     no missing values). A header this function detects is said in a note, as :func:`read_table`'s. Lines starting
     with ``#`` are skipped as comments; ``comment_note`` says how many in a note (:func:`read_table`).
+    With ``row_lines``, a fourth item: the file line of each returned row (0 for a name without a row), for a
+    caller's own check of a row (a protein found by another name, :func:`gatbio.data.sequence.read_protein_features`).
     """
     if unknown not in ("error", "ignore", "add"):
         raise ValueError(f"unknown={unknown!r}: 'error', 'ignore' or 'add'")
@@ -800,11 +803,14 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
                                                       f"{len(cols) + 1} fields; {int(holes.sum())} missing in all)")
     if unknown == "add":  # the rows naming no node are new nodes, after ``names`` in file order
         added = ids[stranger].tolist()
-        aligned = pd.DataFrame(values, index=ids.to_numpy(), columns=range(len(cols))).reindex(list(names) + added)
-        return aligned.to_numpy(dtype=float), col_names, added
-    keep = ~stranger
-    aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(list(names))
-    return aligned.to_numpy(dtype=float), col_names, int(stranger.sum())
+        keep, order, third = np.ones(len(ids), dtype=bool), list(names) + added, added
+    else:
+        keep, order, third = ~stranger, list(names), int(stranger.sum())
+    aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(order)
+    if not row_lines:
+        return aligned.to_numpy(dtype=float), col_names, third
+    lines = pd.Series(table.lines[keep], index=ids.to_numpy()[keep]).reindex(order).fillna(0).to_numpy(np.int64)
+    return aligned.to_numpy(dtype=float), col_names, third, lines
 
 
 def _node_table_separator(path: Path) -> str:
