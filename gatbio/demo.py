@@ -109,32 +109,31 @@ def _head(text: str, where: Path, max_lines: int = 40) -> str:
 
 def demo_data() -> list[tuple[str, list[str]]]:
     """What the demo reads: ``(name, registry paths)`` per dataset or web, as ``gatbio datasets --download``
-    names it, taken from the quick configs it runs (the layer section reads yeast-bu2003)."""
-    from gatbio.data.foodweb import gateway_web_folder
-    from gatbio.data.sources import DATASETS, member_files
+    names it, taken from the quick configs it runs (the layer section reads yeast-bu2003). A web's own files: the
+    GATEWAy benchmark reads the web folders only, not the collection's index tables
+    (:func:`gatbio.data.sources.member_files` with ``shared=False``)."""
+    from gatbio.data.sources import dataset_files, member_files
     from gatbio.tasks import foodweb, protein, robustness
 
     names = ["yeast-bu2003", protein.ProteinConfig().dataset, robustness.QUICK_CONFIG["protein"]["dataset"]]
     names += [f"gateway/{w}" for w in foodweb.QUICK_WEBS] + list(robustness.QUICK_CONFIG["foodweb"]["webs"])
-    out = []
-    for name in dict.fromkeys(names):
-        if "/" not in name:
-            out.append((name, [f.path for f in DATASETS[name].files]))
-        elif name.startswith("gateway/"):  # the benchmark reads the web folders only (the index is optional)
-            web = gateway_web_folder(name.split("/", 1)[1])
-            out.append((name, [p for p in member_files(name) if p.startswith(f"webs/{web}/")]))
-        else:
-            out.append((name, member_files(name)))
-    return out
+    return [(name, member_files(name, shared=False) if "/" in name else dataset_files(name)[1])
+            for name in dict.fromkeys(names)]
 
 
 def check_demo_data(root: Path) -> None:
     """Every file the demo reads is under ``root``, else one message, before any work, that names each dataset
-    with missing files and how to get them (the download command, or where to read how to place them by hand).
+    with missing files and how to get them: the download command (every file the demo reads has a public URL;
+    cheddar's CSV files, e.g. ``cheddar/Benguela`` of the robustness section, are converted from the package's
+    RData files, which needs ``pip install 'gatbio[cheddar]'``, said when ``rdata`` is not installed), or, for a
+    file without one, where to read how to place it by hand.
 
     Raises:
         DatasetNotFoundError: files are missing.
     """
+    import importlib.util
+
+    from gatbio.data.cheddar import INSTALL_HINT
     from gatbio.data.sources import DATASETS, DatasetNotFoundError, elsewhere_hint, root_label
 
     lines = []
@@ -148,6 +147,8 @@ def check_demo_data(root: Path) -> None:
         how = []
         if len(by_hand) < len(missing):
             how.append(f"gatbio datasets --download {shlex.quote(name)}")
+            if any(f.derived_from for f in missing) and importlib.util.find_spec("rdata") is None:
+                how[-1] += f" (converts the package's RData files: {INSTALL_HINT} first)"
         if by_hand:
             how.append(f"{len(by_hand)} file(s) have no public URL: place them by hand under {root / info.folder} "
                        f"(datasets/{info.doc}.md says where they come from)")

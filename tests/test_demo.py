@@ -42,8 +42,8 @@ def test_a_data_root_without_the_data_is_an_error_not_a_traceback(tmp_path, monk
         for line in ("  node2vec-ppi: 2 file(s) missing; gatbio datasets --download node2vec-ppi\n",
                      "  gateway/Mosendale Beck_125: 2 file(s) missing; gatbio datasets --download "
                      "'gateway/Mosendale Beck_125'\n",
-                     f"  cheddar/Benguela: 3 file(s) missing; 3 file(s) have no public URL: place them by hand under "
-                     f"{root / 'foodwebs_cheddar'} (datasets/cheddar.md says where they come from)\n"):
+                     # was: 3 file(s) have no public URL: the demo could not be completed from downloads
+                     "  cheddar/Benguela: 3 file(s) missing; gatbio datasets --download cheddar/Benguela\n"):
             assert line in err
         assert err.endswith("or set GATBIO_DATA to a folder that has them\n")
         assert "== gatbio demo ==" not in capsys.readouterr().out and not (tmp_path / "out").exists()

@@ -11,6 +11,10 @@ Usage::
 
 NAME is spelt as gatbio.data.load takes it: the exact name, else the one name equal to it ignoring case
 (SHS27K, Pajek/BayDry); one web of a collection (pajek/baydry, gateway/11) downloads or verifies that web's files.
+cheddar's CSV files are converted from the package's RData files (fetched, sha256 checked) and checked against
+their own sha256 before they are written; that needs the package rdata (pip install 'gatbio[cheddar]').
+One GATEWAy web (gateway/11) downloads its folder; the collection's index tables have no public URL (a note
+names them: load reads them, the benchmark does not).
 
 The data root is --root, else $GATBIO_DATA, else ../shared/data, else ~/.cache/gatbio; a root that is a file,
 or a folder that does not exist (except for --download, which creates it), is refused.
@@ -30,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--members", metavar="NAME", help="list the webs of a collection (gateway, cheddar, pajek)")
     p.add_argument("--download", metavar="NAME",
                    help="download the missing files of a dataset, or of one web of a collection (pajek/baydry, "
-                        "gateway/11) (sha256 checked; files without a public URL are "
+                        "gateway/11) (sha256 checked; cheddar's CSV files converted from its RData files, "
+                        "which needs pip install 'gatbio[cheddar]'; files without a public URL are "
                         "named, to place by hand); GATBIO_MIRROR=URL or a folder fetches them through a mirror "
                         "(the URL's scheme replaced: GATBIO_MIRROR=http://mirror/x fetches "
                         "https://host/path as http://mirror/x/host/path); GATBIO_TIMEOUT=SECONDS: how long a silent "
@@ -48,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     from gatbio.data import DATASETS, download, list_datasets
     from gatbio.data.sources import (
         check_data_root,
+        dataset_files,
         match_case,
-        member_files,
         missing_files,
         resolve_name,
         root_label,
@@ -66,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
     option = "--root" if root is not None else None  # else GATBIO_DATA or the default, named as such
     if args.verify:
         asked = None if args.verify == "all" else resolve_name(args.verify)  # load's rule: 'SHS27K', 'Pajek/BayDry'
-        names = list(DATASETS) if asked is None else [asked.split("/", 1)[0]]
-        only = set(member_files(asked)) if asked and "/" in asked else None  # one web: its own files
+        names, only = list(DATASETS), None
+        if asked is not None:  # one dataset, or one web: its own files
+            name, paths = dataset_files(asked)
+            names, only = [name], set(paths)
         base = check_data_root(root, option=option)  # a file, a missing folder: refused
         bad = missing = 0
         for name in names:
@@ -90,18 +97,22 @@ def run(args: argparse.Namespace) -> int:
         return 1 if bad else 0
     if args.download:
         asked = resolve_name(args.download)  # load's rule: exact, else the one name equal ignoring case
-        name, files = asked, None
-        if "/" in asked:  # one web of a collection: its own files
-            name, files = asked.split("/", 1)[0], member_files(asked)
+        name, files = dataset_files(asked)  # a dataset's files, or one web's
         base = check_data_root(root, option=option, must_exist=False)
-        if [f for f in missing_files(name, root=base) if files is None or f.path in files]:  # before any download
+        if [f for f in missing_files(name, root=base) if f.path in files]:  # before any download
             check_data_root(base, option=option, must_exist=False, writable=True)  # a root it cannot write to
-        written = download(name, root=base, files=files)
+        written = download(asked, root=base)
         print(f"{asked}: {len(written)} file(s) written" + "".join(f"\n  {p}" for p in written))
-        bad = {p: s for p, s in verify(name, root=base).items() if s.startswith("MISMATCH")
-               and (files is None or p in files)}
+        folder = base / DATASETS[name].folder
+        if "/" in asked and (left := [f.path for f in missing_files(name, root=base) if f.path in files]):
+            # download wrote the web's own files (it raises for one of those it cannot get): what is left are the
+            # collection's shared files without a public URL (GATEWAy's index tables)
+            print(f"note: {asked}: the collection's index files {', '.join(left)} have no public URL and are not "
+                  f"there: the food-web benchmark reads the web's folder alone, gatbio.data.load({asked!r}) needs "
+                  f"the index; place them by hand under {folder} if you want it (datasets/{DATASETS[name].doc}.md)",
+                  file=sys.stderr)
+        bad = {p: s for p, s in verify(name, root=base).items() if s.startswith("MISMATCH") and p in files}
         if bad:  # present files are skipped: a damaged one stays until it is deleted
-            folder = base / DATASETS[name].folder
             print(f"{asked}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
                   f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
             return 1

@@ -30,7 +30,10 @@ all). A file cut short or altered raises :class:`DatasetIntegrityError`, one lin
 
 URLs point at the exact upstream commits named in each dataset's ``SOURCE.md``
 (``https://raw.githubusercontent.com/<repo>/<commit>/<path>``). Files that are members of a ZIP archive upstream
-(Pajek yeast; the PyG ``ppi.zip``) are extracted from the downloaded archive and the member is checked.
+(Pajek yeast; the PyG ``ppi.zip``) are extracted from the downloaded archive and the member is checked. cheddar's
+CSV files are made from the package's RData files (``FileSource.derived_from``; :mod:`gatbio.data.cheddar`, which
+needs the optional package ``rdata``): the RData is fetched and checked, converted, and each CSV checked against
+its own sha256 before it is written. Only GATEWAy's three index tables have no public URL.
 The PyG PPI benchmark archive ``https://data.pyg.org/datasets/ppi.zip`` has no published sha256: its check is
 skipped (documented in ``datasets/ppi.md``), the only such file.
 """
@@ -54,7 +57,7 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_hint", "elsewhere_hint", "member_files", "resolve_name", "registry_spelling", "refuse_same_names", "match_case", "fetch_url",
+           "fetch_hint", "elsewhere_hint", "member_files", "dataset_files", "resolve_name", "registry_spelling", "refuse_same_names", "match_case", "fetch_url",
            "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -161,13 +164,17 @@ def unknown_name(kind: str, name: str, choices: list[str], *, prefix: str = "", 
 class FileSource:
     """One file of a dataset: ``path`` relative to the dataset folder, public ``url`` (``None``: no public
     copy; must be placed by hand), ``sha256`` (``None``: unknown upstream), ``member`` when the URL is a
-    ZIP archive that holds the file, and ``size`` in bytes (``None``: unknown)."""
+    ZIP archive that holds the file, ``size`` in bytes (``None``: unknown), and ``derived_from`` when the file is
+    made from another registered file of the dataset (its registry path; ``url`` is then that file's): cheddar's
+    CSV files, converted from the package's RData files by :mod:`gatbio.data.cheddar` and checked against
+    ``sha256`` before they are written."""
 
     path: str
     url: str | None
     sha256: str | None
     member: str | None = None
     size: int | None = None  # bytes (``None``: unknown; no size check at load time)
+    derived_from: str | None = None  # the registered file this one is converted from (cheddar's RData)
 
 
 @dataclass(frozen=True)
@@ -197,11 +204,16 @@ def _raw(repo: str, commit: str, path: str) -> str:
     return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 
 
-def _files(folder: str, url_of: Callable[[str], str | None], member_of: Callable[[str], str | None] = lambda p: None
-           ) -> tuple[FileSource, ...]:
+def _files(folder: str, url_of: Callable[[str], str | None], member_of: Callable[[str], str | None] = lambda p: None,
+           source_of: Callable[[str], str | None] = lambda p: None) -> tuple[FileSource, ...]:
+    """The registered files of ``folder``: ``url_of`` gives each file's URL, ``member_of`` its name in a ZIP
+    archive at that URL, ``source_of`` the file it is converted from (whose URL it then takes)."""
     sizes = _SIZES.get(folder, {})
-    return tuple(FileSource(p, url_of(p), sha, member_of(p), sizes.get(p))
-                 for p, sha in sorted(CHECKSUMS[folder].items()))
+    out = []
+    for p, sha in sorted(CHECKSUMS[folder].items()):
+        src = source_of(p)
+        out.append(FileSource(p, url_of(src if src else p), sha, member_of(p), sizes.get(p), src))
+    return tuple(out)
 
 
 #: Size in bytes of every file of the named datasets (folder -> path -> bytes), read from the shared data folder
@@ -379,7 +391,16 @@ def _gateway_url(p: str) -> str | None:
 def _cheddar_url(p: str) -> str | None:
     if p.startswith("original_RData/"):
         return _raw(*_CHEDDAR, "data/" + p[len("original_RData/"):])
-    return None  # CSV conversions of the RData files (see datasets/cheddar.md)
+    return None
+
+
+def _cheddar_source(p: str) -> str | None:
+    """The RData file a cheddar CSV file is converted from (``Benguela/nodes.csv``, ``pHWebs/Broadstone/...`` ->
+    ``original_RData/Benguela.RData``, ``original_RData/pHWebs.RData``; gatbio.data.cheddar): every CSV file was
+    checked to come out of it byte for byte (tests/data/test_cheddar.py)."""
+    if p.startswith("original_RData/"):
+        return None
+    return f"original_RData/{p.split('/', 1)[0]}.RData"
 
 
 DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
@@ -447,7 +468,7 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
         "Hudson et al. (2013) Methods Ecol Evol 4(1):99-104, and the per-web papers (datasets/cheddar.md)",
         "BSD-2-Clause (cheddar)", "prey -> predator (resource -> consumer)",
         "21-92 per web", "73-1,654 per web", "traits: category one-hot, log10 M, log10 N (+ missing flags)",
-        _files("foodwebs_cheddar", _cheddar_url), members=CHEDDAR_WEBS, doc="cheddar"),
+        _files("foodwebs_cheddar", _cheddar_url, source_of=_cheddar_source), members=CHEDDAR_WEBS, doc="cheddar"),
     DatasetInfo(
         "pajek", "foodwebs_ulanowicz_pajek", "foodweb",
         "19 weighted carbon-flow food webs (Ulanowicz / ATLSS; Pajek)",
@@ -724,7 +745,12 @@ def missing_message(name: str, missing: list[FileSource], root: Path, reason: st
     lines = [f"dataset {name!r}: {len(missing)} file(s) missing under {folder}"
              + (f" ({reason})" if reason else "") + ":"]
     for f in missing[:5]:
-        src = f" (from {f.url}{' member ' + f.member if f.member else ''})" if f.url else " (no public URL: place it by hand)"
+        if f.derived_from:
+            src = f" (converted from {f.derived_from}, from {f.url})"
+        elif f.url:
+            src = f" (from {f.url}{' member ' + f.member if f.member else ''})"
+        else:
+            src = " (no public URL: place it by hand)"
         way = in_the_way(folder / f.path, root)
         lines.append(f"  put {f.path} at {folder / f.path}{src}" + (f"; {way}" if way else ""))
     if len(missing) > 5:
@@ -779,19 +805,31 @@ def mirrored(url: str, mirror: str | None = None) -> str:
     return base + "/" + url.split("://", 1)[1] if base else url
 
 
-def member_files(name: str) -> list[str]:
+def member_files(name: str, *, shared: bool = True) -> list[str]:
     """The registry paths of one member of a collection, named as :func:`gatbio.data.load` names it
-    (``gateway/11`` or ``gateway/AEW03_11``, ``cheddar/TL84``, ``pajek/baydry``): what :func:`download` fetches
-    for that name, in any case (:func:`resolve_name`). An unknown member: the error that ``load`` gives (with the
-    closest names)."""
+    (``gateway/11`` or ``gateway/AEW03_11``, ``cheddar/TL84``, ``pajek/baydry``): the files ``load`` reads for
+    that name, in any case (:func:`resolve_name`). ``shared=False``: the web's own files only, without the
+    collection's files that every web's ``load`` reads (GATEWAy's index tables ``web_index.csv``,
+    ``node_ids.csv`` and ``food_web_metadata.csv``, which have no public URL; the benchmark reads the web folders
+    alone). An unknown member: the error that ``load`` gives (with the closest names)."""
     collection, member = resolve_name(name).split("/", 1)
     info = DATASETS[collection]
     if collection == "gateway":  # a web folder, and the index files that name its species (load reads them)
         from gatbio.data.foodweb import gateway_web_folder
 
         prefix = f"webs/{gateway_web_folder(member)}/"
-        return [f.path for f in info.files if f.path.startswith(prefix) or "/" not in f.path]
+        return [f.path for f in info.files if f.path.startswith(prefix) or (shared and "/" not in f.path)]
     return [f.path for f in info.files if f.path.startswith(member + "/") or f.path.rsplit(".", 1)[0] == member]
+
+
+def dataset_files(name: str) -> tuple[str, list[str]]:
+    """What a name of ``gatbio datasets --download/--verify`` and :func:`download` covers: ``(dataset, registry
+    paths)``, every file of a dataset or whole collection (``shs27k``, ``pajek``), or one web's files
+    (``pajek/baydry``, ``gateway/11``: :func:`member_files`). ``name`` in any case (:func:`resolve_name`)."""
+    name = resolve_name(name)
+    if "/" in name:
+        return name.split("/", 1)[0], member_files(name)
+    return name, [f.path for f in DATASETS[name].files]
 
 
 def _check_writable_folders(name: str, root: Path, paths: list[Path]) -> None:
@@ -819,6 +857,15 @@ def _check_writable_folders(name: str, root: Path, paths: list[Path]) -> None:
                                 "download into another data root (--root DIR or GATBIO_DATA=DIR)")
 
 
+def _converter(name: str):
+    """The function that makes dataset ``name``'s derived files (``FileSource.derived_from``) from their source's
+    bytes, ``{path: bytes}``: cheddar's CSV files from its RData files (:func:`gatbio.data.cheddar.convert_rdata`).
+    It needs the optional package ``rdata``: :class:`gatbio.data.cheddar.RDataMissingError` otherwise."""
+    from gatbio.data import cheddar
+
+    return cheddar.convert_rdata
+
+
 def download(
     name: str,
     *,
@@ -832,10 +879,16 @@ def download(
 ) -> list[Path]:
     """Download the missing files of dataset ``name`` into ``<root>/<folder>/`` (default root: :func:`data_root`);
     a collection's member, as :func:`gatbio.data.load` names it (``gateway/11``, ``pajek/baydry``), fetches only
-    that web's files (:func:`member_files`).
+    that web's files (:func:`dataset_files`).
 
     Each file is fetched from its public URL, its sha256 checked against the registry (a mismatch raises and
     writes nothing), and written atomically. ZIP archives are fetched once per URL and the members extracted.
+    A file made from another one (``derived_from``: cheddar's CSV files, converted from the package's RData files
+    by :mod:`gatbio.data.cheddar`) is converted from that file, fetched and checked once (or read from the dataset
+    folder when it is there and intact), and checked against its own registered sha256 before it is written: the
+    same bytes as the shipped file. The conversion needs the optional package ``rdata``: without it,
+    :class:`gatbio.data.cheddar.RDataMissingError` (a :class:`DatasetNotFoundError`, one line naming
+    ``pip install 'gatbio[cheddar]'``) before anything is fetched.
     Files already present are skipped. Offline, or when a server fails or cuts a download short (a reply shorter
     than its ``Content-Length``), raises :class:`DatasetNotFoundError` naming the URL, the file and where to put
     it; a file is only written once it arrived whole (and its sha256 matched), so nothing half-written is left.
@@ -853,14 +906,19 @@ def download(
     :class:`DataRootError` otherwise.
 
     Returns the paths written. Files without a public URL: the others are fetched, then
-    :class:`DatasetNotFoundError` names them (to place by hand) and says how many were written.
+    :class:`DatasetNotFoundError` names them (to place by hand) and says how many were written. One web of a
+    collection leaves out, without an error, the collection's shared files that have none (GATEWAy's index
+    tables, not the web's own: :func:`member_files` with ``shared=False``); ``gatbio datasets --download`` notes
+    them.
     """
-    name = resolve_name(name)  # the rule of gatbio.data.load: exact, else the one name equal ignoring case
-    if "/" in name and files is None:  # one web of a collection
-        name, files = name.split("/", 1)[0], member_files(name)
-    elif "/" in name:
-        raise ValueError(f"download({name!r}, files=...): give the collection {name.split('/')[0]!r} with files=, "
-                         f"or the web {name!r} without it")
+    asked = resolve_name(name)  # the rule of gatbio.data.load: exact, else the one name equal ignoring case
+    if "/" in asked and files is not None:
+        raise ValueError(f"download({asked!r}, files=...): give the collection {asked.split('/')[0]!r} with files=, "
+                         f"or the web {asked!r} without it")
+    name, paths = dataset_files(asked)
+    optional: set[str] = set()  # a web's download does not need them: the collection's shared files
+    if "/" in asked:  # one web of a collection
+        files, optional = paths, set(paths) - set(member_files(asked, shared=False))
     info = DATASETS[name]
     base = check_data_root(root, must_exist=False)  # a file: refused before anything else
     if files is not None and (unknown := [p for p in files if p not in {f.path for f in info.files}]):
@@ -870,38 +928,93 @@ def download(
     todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]
     # Files without a public URL are placed by hand: the others are fetched first (a collection such as gateway
     # has a few index files without one beside a hundred web files with one), then they are named.
-    no_url = [f for f in todo if f.url is None]
+    no_url = [f for f in todo if f.url is None and f.path not in optional]
     todo = [f for f in todo if f.url is not None]
+    by_path = {f.path: f for f in info.files}
+    folder = base / info.folder
+    derived = [f for f in todo if f.derived_from is not None]
+    convert = None
+    if derived:  # before any download: the converter's package, a damaged source file already there
+        from gatbio.data.cheddar import require_rdata
+        from gatbio.data.tables import first_few
+
+        require_rdata(f"dataset {name!r}: making {first_few([f.path for f in derived], 3)} from "
+                      f"{first_few(sorted({f.derived_from for f in derived}), 3)}")
+        convert = _converter(name)
+    payloads: dict[str, bytes] = {}  # the source files of derived ones, fetched (or read) and checked once
+    for src in sorted({f.derived_from for f in derived}):
+        present = folder / src
+        if present.is_file():  # not fetched again: used when intact
+            data = present.read_bytes()
+            want = by_path[src].sha256
+            if verify and want is not None and hashlib.sha256(data).hexdigest() != want:
+                raise ValueError(f"{present}: differs from the registered file (sha256 mismatch), so the files "
+                                 f"converted from it were not made; delete it and run the download again")
+            payloads[src] = data
     if todo:  # before any download: a mirror that cannot be used, a root that cannot be written
         mirror = mirror_base(mirror)
         check_data_root(base, must_exist=False, writable=True)
-        blocked = [way for f in todo if (way := in_the_way(base / info.folder / f.path, base))]
+        blocked = [way for f in todo if (way := in_the_way(folder / f.path, base))]
         if blocked:  # found now, not as an OS error on the temporary file once fetched
             raise ValueError(f"dataset {name!r}: cannot write {len(blocked)} file(s): {'; '.join(blocked[:3])}")
-        _check_writable_folders(name, base, [base / info.folder / f.path for f in todo])
+        _check_writable_folders(name, base, [folder / f.path for f in todo])
 
     if fetch is None:
         timeout = download_timeout() if timeout is None else timeout
         fetch = functools.partial(fetch_url, timeout=timeout, progress=progress)
     from tqdm.auto import tqdm
 
+    source_paths = {f.derived_from for f in derived}
     archives: dict[str, zipfile.ZipFile] = {}
+    converted: dict[str, dict[str, bytes]] = {}
+
+    def fetched(f: FileSource) -> bytes:
+        """``f``'s bytes from its URL (a ZIP member extracted), sha256 checked; a source of derived files once."""
+        if f.path in payloads:
+            return payloads[f.path]
+        url = mirrored(f.url, mirror)
+        if f.member is not None:
+            if f.url not in archives:
+                archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(url)))
+            zf = archives[f.url]
+            names = [n for n in zf.namelist() if n == f.member or n.endswith("/" + f.member)]
+            if not names:
+                raise DatasetNotFoundError(f"{f.url}: the archive has no member {f.member!r}")
+            payload = zf.read(names[0])
+        else:
+            payload = fetch(url)
+        if verify and f.sha256 is not None:
+            got = hashlib.sha256(payload).hexdigest()
+            if got != f.sha256:
+                via = f" (through the mirror, for {f.url})" if url != f.url else ""
+                also = " (nor the files converted from it)" if f.path in source_paths else ""
+                raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
+                                 f"the file was not written{also}")
+        if f.path in source_paths:
+            payloads[f.path] = payload
+        return payload
+
+    def made(f: FileSource) -> bytes:
+        """A derived file, converted from its source (fetched once)."""
+        src = by_path[f.derived_from]
+        if src.path not in converted:
+            data = fetched(src)
+            try:
+                converted[src.path] = convert(data)
+            except ValueError as err:  # a source that passed its sha256 check (or was not checked)
+                raise ValueError(f"{src.path} ({src.url}): cannot be converted ({err}); {f.path} was not "
+                                 "written") from err
+        if f.path not in converted[src.path]:
+            raise ValueError(f"{src.path} ({src.url}): its conversion has no {f.path}; the file was not written")
+        return converted[src.path][f.path]
+
     written: list[Path] = []
     with tqdm(total=len(todo), desc=name, unit="file", leave=False,
               disable=len(todo) < 2 or not _show_progress(progress)) as bar:
         for k, f in enumerate(todo):
             url = mirrored(f.url, mirror)
             try:
-                if f.member is not None:
-                    if f.url not in archives:
-                        archives[f.url] = zipfile.ZipFile(io.BytesIO(fetch(url)))
-                    zf = archives[f.url]
-                    names = [n for n in zf.namelist() if n == f.member or n.endswith("/" + f.member)]
-                    if not names:
-                        raise DatasetNotFoundError(f"{f.url}: the archive has no member {f.member!r}")
-                    payload = zf.read(names[0])
-                else:
-                    payload = fetch(url)
+                payload = made(f) if f.derived_from is not None else fetched(f)
             # http.client.HTTPException: a reply cut short (IncompleteRead), a garbled status line, a bad URL.
             except (urllib.error.URLError, OSError, TimeoutError, zipfile.BadZipFile, http.client.HTTPException) as err:
                 if isinstance(err, DatasetNotFoundError):
@@ -910,13 +1023,13 @@ def download(
                 # Every file not written yet is named (all members of an archive that failed, and those after it).
                 raise DatasetNotFoundError(missing_message(name, todo[k:] + no_url, base,
                                                            _failure(url, err, timeout))) from err
-            if verify and f.sha256 is not None:
+            if verify and f.sha256 is not None and f.derived_from is not None:
                 got = hashlib.sha256(payload).hexdigest()
-                if got != f.sha256:
-                    via = f" (through the mirror, for {f.url})" if url != f.url else ""
-                    raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
-                                     "the file was not written")
-            dest = base / info.folder / f.path
+                if got != f.sha256:  # another rdata may read a value otherwise: nothing but the shipped bytes
+                    raise ValueError(f"{f.path}, converted from {f.derived_from}: sha256 mismatch: expected "
+                                     f"{f.sha256}, got {got} ({_rdata_version()}); the file was not written: "
+                                     f"place it by hand (datasets/{info.doc}.md says where it comes from)")
+            dest = folder / f.path
             _atomic_write(dest, payload)
             written.append(dest)
             bar.update()
@@ -924,6 +1037,15 @@ def download(
         done = f"\n({len(written)} other file(s) with a public URL written)" if written else ""
         raise DatasetNotFoundError(missing_message(name, no_url, base, "no public URL") + done)
     return written
+
+
+def _rdata_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"rdata {version('rdata')}"
+    except PackageNotFoundError:
+        return "rdata of unknown version"
 
 
 def verify(name: str, *, root: str | Path | None = None) -> dict[str, str]:
@@ -1004,7 +1126,12 @@ def require_files(name: str, paths: list[str], *, root: str | Path | None = None
         # a collection's member (one web): the hint fetches its files, not the whole collection
         member = next((f"{name}/{m}" for m in info.members if set(paths) <= set(member_files(f"{name}/{m}"))),
                       None) if info.is_collection and len(paths) < len(info.files) else None
-        hint = "\n" + fetch_hint(member or name, base, option) if any(f.url for f in srcs) else ""
+        hint = ""
+        if any(f.derived_from for f in srcs):  # cheddar's CSV files
+            hint = "\n" + fetch_hint(member or name, base, option, "them, converted from the package's RData "
+                                      "files (which needs pip install 'gatbio[cheddar]')")
+        elif any(f.url for f in srcs):
+            hint = "\n" + fetch_hint(member or name, base, option)
         raise DatasetNotFoundError(missing_message(name, srcs, base, option=option) + hint)
     for p in paths:
         if p in by_path:

@@ -237,16 +237,17 @@ def test_a_registered_file_cut_mid_line_is_refused_at_load(data_root, tmp_path):
 
 
 def test_a_damaged_file_without_public_url_is_not_sent_to_download(data_root, tmp_path):
-    """cheddar has no public URL: the fix said was `gatbio datasets --download cheddar`, which then fails."""
-    folder = _copy_dataset(data_root, tmp_path, "cheddar")
-    nodes = folder / "TL84" / "nodes.csv"
-    nodes.write_bytes(nodes.read_bytes() + b"x\n")
+    """A file without a public URL (GATEWAy's index tables; cheddar's CSV files were, before they were converted
+    from the package's RData): the fix said was `gatbio datasets --download`, which then fails."""
+    folder = _copy_dataset(data_root, tmp_path, "gateway")
+    index = folder / "web_index.csv"
+    index.write_bytes(index.read_bytes() + b"x\n")
     with pytest.raises(sources.DatasetIntegrityError) as err:
-        sources.require_files("cheddar", ["TL84/nodes.csv"], root=tmp_path)
+        sources.require_files("gateway", ["web_index.csv"], root=tmp_path)
     assert "--download" not in str(err.value) and "no public URL to download it from" in str(err.value)
-    nodes.unlink()
+    index.unlink()
     with pytest.raises(sources.DatasetNotFoundError) as err:
-        sources.require_files("cheddar", ["TL84/nodes.csv"], root=tmp_path)
+        sources.require_files("gateway", ["web_index.csv"], root=tmp_path)
     assert "(no public URL: place it by hand)" in str(err.value) and "gatbio.data.download" not in str(err.value)
 
 
