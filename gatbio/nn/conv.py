@@ -111,7 +111,15 @@ def _cached_plan(edge_index_in: Tensor, key: tuple, build):
 def _looped(edge_index: Tensor, n_loops: int) -> tuple[Tensor, Tensor]:
     """``(keep, looped)``: the positions of the edges that are not self-loops (E',), and the graph without its
     self-loops plus one loop on each of the first ``n_loops`` nodes, appended (2, E' + n_loops), as
-    :func:`~torch_geometric.utils.remove_self_loops` then :func:`~torch_geometric.utils.add_self_loops` give."""
+    :func:`~torch_geometric.utils.remove_self_loops` then :func:`~torch_geometric.utils.add_self_loops` give.
+
+    A 'meta' tensor (shape inference) has no values, so which edges are loops is unknown (``nonzero``'s size
+    depends on them): there every edge is taken to be no loop (``keep`` is 0..E-1, ``looped`` is (2, E +
+    n_loops)), the shapes exact for a graph without self-loops and an upper bound otherwise."""
+    if edge_index.is_meta:
+        keep = torch.arange(edge_index.size(1), device=edge_index.device)
+        looped, _ = add_self_loops(edge_index, num_nodes=n_loops)
+        return keep, looped
     keep = (edge_index[0] != edge_index[1]).nonzero().view(-1)
     looped, _ = add_self_loops(edge_index.index_select(1, keep), num_nodes=n_loops)
     return keep, looped
@@ -227,6 +235,12 @@ class GATConv(MessagePassing):
     for as long as the ``edge_index`` tensor lives unchanged. PyTorch's in-place writes are seen; writes through a
     NumPy array that shares its memory, or through ``.data``, are not: code that refills one index buffer that way
     turns the cache off with :func:`cache_graphs` ``(False)``.
+
+    On 'meta' tensors (shape inference: values unknown) the layer runs without its index check and, with
+    ``add_self_loops``, takes none of ``edge_index``'s edges to be a self-loop: the output's shape is exact (it
+    does not depend on the edges), while the ``(edge_index', alpha)`` of ``return_attention_weights`` have
+    :math:`|\mathcal{E}| + \min(|\mathcal{V}_s|, |\mathcal{V}_t|)` rows, exact for a graph without self-loops
+    and more than a real device gives when some are there (each is replaced, not added to).
 
     Under ``torch.autocast`` (bf16 or fp16) the projections run in low precision on every path; the scores,
     degree terms, temperature and softmax are computed in float32 (float64 for a float64 model) and the
@@ -664,7 +678,8 @@ class GATConv(MessagePassing):
         ``FUSED_MIN_ELEMENTS`` entries (below that, building the CSR layout costs more than it saves), unless
         only the reference path can run the call (:meth:`_needs_reference`).
         Plans are shared by all layers given the same input ``edge_index`` tensor (unmodified), so
-        full-batch training sorts the edges once per graph, not once per layer and step.
+        full-batch training sorts the edges once per graph, not once per layer and step. On 'meta' tensors
+        (shapes only) every ``impl`` but ``"triton"`` takes the reference path, whose shapes are the same.
         """
         H, C, E = self.heads, self.out_channels, edge_index.size(1)
         if self.impl == "auto" and torch.compiler.is_compiling():
@@ -672,6 +687,8 @@ class GATConv(MessagePassing):
             # (a symbol, not a number): the threshold below would be a data-dependent guard, an error with
             # fullgraph=True, and the CSR build (counts, cumsum) breaks the graph. The compiler fuses the
             # reference path's gathers and scatters itself.
+            return None
+        if edge_index.is_meta:  # shapes only: the CSR build (bincount) has no meta kernel, the shapes are the same
             return None
         if self.impl == "reference" or (self.impl == "auto" and E * H * C < FUSED_MIN_ELEMENTS) \
                 or self._refuse_fast_path():
