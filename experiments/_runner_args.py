@@ -1,14 +1,25 @@
 """``--config FILE`` for the thin runners (hub_robustness.py, protein_function.py, protein_interactions.py), which
 take the config file as their first argument: the ``gatbio`` command requires ``--config``, so a command copied
-from one to the other works in both."""
+from one to the other works in both; and ``-h`` / ``--help`` anywhere (food_web_inference.py too)."""
 
 from __future__ import annotations
+
+HELP = ("-h", "--help")
+
+
+def asks_help(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for the help: ``-h`` or ``--help`` anywhere, also right after ``--config`` (which
+    took it for a missing config file), as argparse shows the help whatever else the command line holds."""
+    return any(a in HELP for a in argv)
 
 
 def config_first(argv: list[str], example: str) -> list[str]:
     """``argv`` with ``--config FILE`` (or ``--config=FILE``) replaced by ``FILE`` in front, where the runners read
     their config file; ``argv`` as it is without ``--config``. One line that names the fix for ``--config`` without
-    a file, given twice, or beside a config file given as the first argument (``example``: a config file to show)."""
+    a file, given twice, or beside a config file given as the first argument (``example``: a config file to show).
+    A command line that asks for the help (:func:`asks_help`) is ``["--help"]``, whatever else it holds."""
+    if asks_help(argv):
+        return ["--help"]
     out, config = [], []
     it = iter(argv)
     for a in it:

@@ -13,6 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded from elsewhere (tests/conftest.py)
+    sys.path.append(str(Path(__file__).resolve().parent))
+from _runner_args import asks_help  # noqa: E402
+
 #: ``gatbio foodweb benchmark``'s options that take a value (the word after one is not a positional).
 VALUE_OPTIONS = ("--webs", "--out", "--config", "--jobs", "--device")
 
@@ -23,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         raise SystemExit(__doc__.strip())
+    if asks_help(argv):  # also `--config -h`, which argparse would read as --config without its file
+        argv = ["--help"]
     previous = None
     for a in argv:
         if previous not in VALUE_OPTIONS and not a.startswith("-") and "=" not in a \

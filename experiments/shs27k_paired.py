@@ -62,9 +62,6 @@ def paired(results: Path, ref: str, models: list[str] | None = None, graph: str 
     a positive difference), ``seeds`` and ``per_seed`` (the differences in seed order)."""
     df = runs(results, graph, metric)
     wide = df.pivot_table(index=["split", "seed"], columns="model", values=metric, dropna=False)
-    # which runs exist (a metric of None, such as BS on a BFS split, is a run with no value: not left out)
-    there = df.assign(_n=1).pivot_table(index=["split", "seed"], columns="model", values="_n", aggfunc="sum",
-                                        fill_value=0) > 0
     if ref not in wide:
         raise SystemExit(f"{results}: no results of the reference model {ref!r}; models: {', '.join(wide.columns)}")
     out = []
@@ -73,9 +70,17 @@ def paired(results: Path, ref: str, models: list[str] | None = None, graph: str 
             if m not in part:
                 raise SystemExit(f"{results}: no results of model {m!r}; models: {', '.join(wide.columns)}")
             d = (part[m] - part[ref]).dropna()
-            has = there.reindex(index=part.index, columns=wide.columns, fill_value=False)
-            out.append(_row(split, m, ref, d, int((has[m] != has[ref]).sum())))
+            out.append(_row(split, m, ref, d, _left_out(df, df, split, m, ref)))
     return pd.DataFrame(out)
+
+
+def _left_out(a: pd.DataFrame, b: pd.DataFrame, split: str, model_a: str, model_b: str) -> int:
+    """The seeds of ``split`` with a result of ``model_a`` in the runs ``a`` or of ``model_b`` in ``b``, not both:
+    left out of the differences (a run whose metric is None, such as BS on a BFS split, is there: not left out)."""
+    def seeds(df: pd.DataFrame, model: str) -> set:
+        return set(df.loc[(df["split"] == split) & (df["model"] == model), "seed"])
+
+    return len(seeds(a, model_a) ^ seeds(b, model_b))
 
 
 def _row(split: str, model: str, ref: str, d: pd.Series, left_out: int) -> dict:
@@ -97,9 +102,6 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     """As :func:`paired`, each model of ``results`` minus the same model of ``other`` (``ref`` names the folder)."""
     here, there = runs(results, graph, metric), runs(other, graph, metric)
     both = here.merge(there, on=["split", "seed", "model"], suffixes=("", "_other"))
-    keys = ["split", "seed", "model"]
-    one_side = here[keys].merge(there[keys], on=keys, how="outer", indicator=True)
-    one_side = one_side[one_side["_merge"] != "both"]  # a seed with a result in one folder only: left out
     for split, seed in dict.fromkeys(zip(both["split"], both["seed"], strict=True)):
         same_split(results, other, split, seed)
     names = models or list(dict.fromkeys(here["model"]))
@@ -109,8 +111,7 @@ def across(results: Path, other: Path, models: list[str] | None = None, graph: s
     out = []
     for (split, m), part in both[both["model"].isin(names)].groupby(["split", "model"], sort=False):
         d = (part[metric] - part[f"{metric}_other"]).dropna()
-        left = int(((one_side["split"] == split) & (one_side["model"] == m)).sum())
-        out.append(_row(split, m, f"{m} of {other}", d, left))
+        out.append(_row(split, m, f"{m} of {other}", d, _left_out(here, there, split, m, m)))
     return pd.DataFrame(out)
 
 

@@ -16,6 +16,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -50,22 +51,37 @@ def split_modes(results: Path) -> pd.DataFrame:
     return pd.DataFrame(rows).round(3)
 
 
-def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | None = None) -> pd.DataFrame:
+def region_scores(results: Path, models: list[str], regions) -> dict[tuple[str, str, int], float]:
+    """Each model's test micro-F1 on each BFS/DFS split of ``regions`` (``(split, seed)`` pairs), keyed
+    ``(model, split, seed)``: every file read first (a missing or damaged one is named before anything else), then
+    the splits counted (:func:`check_regions`: the one check of their number)."""
+    regions = list(regions)
+    scores = {}
+    for m in models:
+        for split, seed in regions:
+            p = results / "runs" / split / f"s{seed}" / "train" / f"{m}.json"
+            if not p.is_file():
+                raise SystemExit(f"{p}: no result of model {m!r} for this split")
+            scores[m, split, seed] = read_json(p, results, "run")["micro_f1"]
+    check_regions(results, len(regions))
+    return scores
+
+
+def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | None = None,
+                      scores: dict[tuple[str, str, int], float] | None = None) -> pd.DataFrame:
     """Per model: Spearman's rho (and its p-value) between the splits' TV distance and the model's test micro-F1,
-    over the BFS and DFS splits of ``results`` (scipy.stats.spearmanr)."""
+    over the BFS and DFS splits of ``results`` (scipy.stats.spearmanr). ``scores``: what :func:`region_scores`
+    gave for these splits (``main`` reads them before the data load); read here without."""
     from scipy.stats import spearmanr
 
     table = split_modes(results) if table is None else table
     regions = table[table["split"] != "random"]
+    keys = list(zip(regions["split"], regions["seed"], strict=True))
+    if scores is None or any((m, *k) not in scores for m in models for k in keys):
+        scores = region_scores(results, models, keys)
     rows = []
     for m in models:
-        f1 = []
-        for r in regions.itertuples():
-            p = results / "runs" / r.split / f"s{r.seed}" / "train" / f"{m}.json"
-            if not p.is_file():
-                raise SystemExit(f"{p}: no result of model {m!r} for this split")
-            f1.append(read_json(p, results, "run")["micro_f1"])
-        check_regions(results, len(f1))  # after the files are read: a damaged one is named first
+        f1 = [scores[m, split, seed] for split, seed in keys]
         if len(set(f1)) == 1 or regions["TV distance"].nunique() == 1:  # a rank correlation of a constant: undefined
             print(f"note: {m}: every split's " + ("test micro-F1" if len(set(f1)) == 1 else "TV distance")
                   + " is the same, so no rank correlation is defined (spearman_rho and p left empty)", file=sys.stderr)
@@ -78,6 +94,9 @@ def shift_correlation(results: Path, models: list[str], table: pd.DataFrame | No
 
 #: Fewest BFS/DFS splits a rank correlation is computed over (with 2 it is +-1, with fewer not defined: NaN).
 MIN_REGIONS = 3
+#: The file name of a BFS/DFS split in ``splits/`` (``gatbio.tasks.protein_interactions._paths`` writes
+#: ``<split>_s<seed>.json``).
+REGION_FILE = re.compile(r"(bfs|dfs)_s(\d+)\.json")
 
 
 def check_regions(results: Path, n: int) -> None:
@@ -107,10 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     check_folder(a.results)  # a typo or another task's folder: named, not "no split files: run ... first"
     check_models(a.results, a.scores)  # a misspelt model is named before the table, not after it
-    if a.scores:  # too few BFS/DFS splits (their files bfs_s<seed>.json, dfs_s<seed>.json): said before the data load
-        check_regions(a.results, sum(1 for f in (a.results / "splits").glob("*.json") if f.name[:4] in ("bfs_", "dfs_")))
+    scores = None
+    if a.scores:  # the BFS/DFS splits' scores (split files <split>_s<seed>.json), read and counted before the data load
+        regions = [(m[1], int(m[2])) for f in sorted((a.results / "splits").glob("*.json"))
+                   if (m := REGION_FILE.fullmatch(f.name))]
+        scores = region_scores(a.results, a.scores, regions)
     table = split_modes(a.results)
-    correlation = shift_correlation(a.results, a.scores, table) if a.scores else None
+    correlation = shift_correlation(a.results, a.scores, table, scores) if a.scores else None
     with pd.option_context("display.width", 250, "display.max_columns", 40):
         print(table.to_string(index=False))
         if correlation is not None:

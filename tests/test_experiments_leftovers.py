@@ -197,6 +197,23 @@ def test_the_runners_name_a_bad_config_option(script, module, argv, message):
     assert msg.startswith(message) and "\n" not in msg, msg
 
 
+@pytest.mark.parametrize("script,module", [*RUNNERS, ("food_web_inference", "foodweb_cli")])
+@pytest.mark.parametrize("argv", [["--config", "-h"], ["--config", "--help"], ["--config=x.yaml", "--help"],
+                                  ["--config", "x.yaml", "--restart", "-h"]])
+def test_the_runners_show_the_help_when_asked_after_config(script, module, argv, monkeypatch, capsys):
+    """``--config -h`` read -h as the config file ("--config: give the config file after it"; food_web_inference:
+    argparse's "--config: expected one argument", status 2); help wins, as argparse's own, status 0."""
+    task = importlib.import_module(f"gatbio.tasks.{module}")
+    monkeypatch.setattr(task, "load" if module != "foodweb_cli" else "run_benchmark",
+                        lambda *a, **k: pytest.fail("ran instead of showing the help"))
+    with pytest.raises(SystemExit) as exit_:
+        experiment_script(script).main(argv)
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    usage = "gatbio foodweb benchmark [-h]" if script == "food_web_inference" else f"experiments/{script}.py [--config]"
+    assert usage in out, out
+
+
 # ------------------------------------------------------------------------------ bench scripts: --help
 @pytest.mark.parametrize("script,says", [
     ("bench_attention_mask", ["--nodes NODES nodes of the random graph, >= 2 (default: 200000)", "(default: 2000000)",

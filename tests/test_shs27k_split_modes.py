@@ -63,6 +63,31 @@ def test_shift_correlation_ranks_distance_against_score(script, tmp_path):
         script.shift_correlation(tmp_path, ["other"], table)
 
 
+def test_the_number_of_region_splits_is_checked_once(script, tmp_path, monkeypatch, capsys):
+    """main counted the BFS/DFS split files before the data load, then shift_correlation counted the table's
+    regions again (once per model); now one count, of the splits whose scores were read, before the data load."""
+    import pandas as pd
+
+    table = pd.DataFrame({"split": ["bfs", "bfs", "dfs", "random"], "seed": [0, 1, 0, 0],
+                          "TV distance": [0.1, 0.3, 0.2, 0.01]})
+    (tmp_path / "splits").mkdir()
+    for (split, seed), f1 in {("bfs", 0): 0.7, ("bfs", 1): 0.4, ("dfs", 0): 0.6, ("random", 0): 0.9}.items():
+        (tmp_path / "splits" / f"{split}_s{seed}.json").write_text("{}")
+        _write_run(tmp_path, split, seed, "rule", f1)
+        _write_run(tmp_path, split, seed, "up", 1 - f1)
+    counts = []
+    check = script.check_regions
+    monkeypatch.setattr(script, "check_regions", lambda results, n: counts.append(n) or check(results, n))
+    monkeypatch.setattr(script, "split_modes", lambda results: counts.append("table") or table)
+    assert script.main([str(tmp_path), "--scores", "rule", "up"]) == 0
+    assert counts == [3, "table"]  # counted once, before the table (the data load)
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].split() == ["rule", "3", "-1.0", "0.0"] and out[-1].split() == ["up", "3", "1.0", "0.0"]
+    counts.clear()
+    assert script.shift_correlation(tmp_path, ["rule", "up"], table)["spearman_rho"].tolist() == [-1.0, 1.0]
+    assert counts == [3]  # from Python: once, not once per model
+
+
 def test_shift_correlation_of_a_constant_score_is_empty_and_said(script, tmp_path, capsys):
     """Every split scoring the same gave scipy's ConstantInputWarning and 'spearman_rho nan'."""
     import warnings
@@ -94,6 +119,29 @@ def test_paired_differences_per_split_and_seed(tmp_path):
         paired.paired(tmp_path, "b")
     with pytest.raises(SystemExit, match="no 'train' results"):
         paired.paired(tmp_path / "empty", "ref")
+
+
+def test_paired_and_against_count_left_out_seeds_one_way(tmp_path, monkeypatch):
+    """The seeds left out of the differences were counted from a pivot of the runs (paired) and from an outer
+    merge (--against); now one count of both: the seeds with a result on one side only."""
+    paired = experiment_script("shs27k_paired")
+    here, there = tmp_path / "here", tmp_path / "there"
+    for seed in (0, 1, 2):
+        _write_run(here, "bfs", seed, "ref", 0.5)
+        _write_run(there, "bfs", seed, "a", 0.4)
+    for seed in (0, 3, 4):  # seeds 1, 2 without "a" here (left out), 3 and 4 without "ref" (left out)
+        _write_run(here, "bfs", seed, "a", 0.6)
+    _write_run(here, "bfs", 5, "a", None)  # a run without a value is there: left out of the differences only
+    _write_run(here, "bfs", 5, "ref", 0.5)
+    monkeypatch.setattr(paired, "same_split", lambda *a: None)  # no split files here (checked elsewhere)
+    calls = []
+    count = paired._left_out
+    monkeypatch.setattr(paired, "_left_out", lambda *a: calls.append(a[2:]) or count(*a))
+    row = paired.paired(here, "ref").iloc[0]
+    assert (row["seeds"], row["left_out"]) == (1, 4)  # seed 0 paired; 1, 2, 3, 4 left out; 5 has no value
+    row = paired.across(here, there, ["a"]).iloc[0]  # "a" here (0, 3, 4, 5) and there (0, 1, 2)
+    assert (row["seeds"], row["left_out"]) == (1, 5)
+    assert calls == [("bfs", "a", "ref"), ("bfs", "a", "a")]
 
 
 def test_paired_differences_against_another_folder(tmp_path, capsys):
