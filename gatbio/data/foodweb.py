@@ -238,8 +238,16 @@ def gateway_folder_names(folder: str | Path) -> list[str] | None:
     row = index[index["data_dir"].astype(str) == folder.resolve().name] if "data_dir" in index else index[:0]
     if len(row) != 1:
         return None
-    names = node_ids[node_ids["web_name"] == row["web_name"].iloc[0]].sort_values("node_id")
-    if not np.array_equal(names["node_id"].to_numpy(), np.arange(int(row["n_nodes"].iloc[0]))):
+    return _web_species(node_ids, row["web_name"].iloc[0], int(row["n_nodes"].iloc[0]))
+
+
+def _web_species(node_ids: pd.DataFrame, web_name: str, n: int) -> list[str] | None:
+    """The species names of web ``web_name`` in a collection's ``node_ids.csv`` table (:func:`_gateway_tables`),
+    in node-id order; ``None`` unless the web's ids there are ``0..n - 1`` (``n``: its ``n_nodes`` in
+    ``web_index.csv``), each once. The one check of a web's node-id order (:func:`load_gateway` refuses such a
+    web, :func:`gateway_folder_names` gives its folder no names)."""
+    names = node_ids[node_ids["web_name"] == web_name].sort_values("node_id")
+    if not np.array_equal(names["node_id"].to_numpy(), np.arange(n)):
         return None
     return names["node_name"].astype(str).tolist()
 
@@ -262,11 +270,11 @@ def load_gateway(web: str | int, root: Path | None = None) -> Data:
     if len(row) != 1:
         raise MalformedFileError(folder / "web_index.csv", None, f"expected one row for web_id {wid}, found {len(row)}")
     row = row.iloc[0]
-    names_df = node_ids[node_ids["web_name"] == row["web_name"]].sort_values("node_id")
     n = int(row["n_nodes"])
-    if len(names_df) != n or not np.array_equal(names_df["node_id"].to_numpy(), np.arange(n)):
+    names = _web_species(node_ids, row["web_name"], n)
+    if names is None:
         raise MalformedFileError(folder / "node_ids.csv", None, f"expected node ids 0..{n - 1} for web {row['web_name']!r}")
-    data = read_gateway_web(folder / "webs" / folder_name, node_names=names_df["node_name"].astype(str).tolist())
+    data = read_gateway_web(folder / "webs" / folder_name, node_names=names)
     data.name = f"gateway/{wid}"
     if data.num_edges != int(row["n_links"]):
         raise MalformedFileError(folder / edge_file, None, f"expected {row['n_links']} links, found {data.num_edges}")

@@ -204,3 +204,41 @@ def test_gateway_node_table_names_are_read_as_written_and_an_empty_one_is_named(
     with pytest.raises(MalformedFileError, match=r"node_ids\.csv:3: species 1 of web 'Pond' has no name \(1 such"):
         gateway_folder_names(coll / "webs" / "W_7")
     _gateway_tables.cache_clear()
+
+
+@pytest.mark.parametrize("rows, why", [
+    ("0,Pond,a,0\n1,Pond,b,2\n", "a gap (ids 0, 2)"),
+    ("0,Pond,a,0\n1,Pond,b,0\n", "an id twice"),
+    ("0,Pond,a,0\n", "a species short of n_nodes"),
+    ("0,Pond,b,1\n1,Pond,a,0\n", None),  # ids 0, 1 in another row order: read in id order
+])
+def test_a_gateway_webs_node_id_order_is_checked_once_for_both_readers(rows, why, tmp_path, monkeypatch):
+    """load_gateway and gateway_folder_names each checked that a web's ids in node_ids.csv are 0..n_nodes-1; one
+    check now (``_web_species``): the first refuses such a web (same message), the second gives no names."""
+    import gatbio.data.foodweb as fw
+    from gatbio.data.sources import GATEWAY_WEBS
+
+    folder = next(iter(GATEWAY_WEBS))
+    wid = int(folder.rsplit("_", 1)[1])
+    coll = tmp_path / "gw"
+    (coll / "webs" / folder).mkdir(parents=True)
+    (coll / "webs" / folder / f"{wid}_edge_list.txt").write_text("resource consumer\n0 1\n")
+    (coll / "web_index.csv").write_text(f"web_id,data_dir,web_name,n_nodes,n_links,ecosystem_type\n"
+                                        f"{wid},{folder},Pond,2,1,lake\n")
+    (coll / "node_ids.csv").write_text(",0,1,2\n" + rows)
+    monkeypatch.setattr(fw, "require_files", lambda *a, **k: coll)
+    calls = []
+    check = fw._web_species
+    monkeypatch.setattr(fw, "_web_species", lambda *a: calls.append(a[1:]) or check(*a))
+    fw._gateway_tables.cache_clear()
+    try:
+        names = fw.gateway_folder_names(coll / "webs" / folder)
+        if why is None:
+            assert names == ["a", "b"] and fw.load_gateway(wid).node_names == ["a", "b"]
+        else:
+            assert names is None, why
+            with pytest.raises(MalformedFileError, match=r"node_ids\.csv: expected node ids 0\.\.1 for web 'Pond'$"):
+                fw.load_gateway(wid)
+    finally:
+        fw._gateway_tables.cache_clear()
+    assert calls == [("Pond", 2), ("Pond", 2)]
