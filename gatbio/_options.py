@@ -1,14 +1,16 @@
-"""Command-line options shared by several ``gatbio`` commands, defined once (standard library only: the
-``gatbio`` command imports this module while it builds its parser)."""
+"""Command-line options shared by several ``gatbio`` commands, defined once, and the check of an integer setting
+that the Python API shares with them (:func:`check_integer`); standard library only: the ``gatbio`` command
+imports this module while it builds its parser."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import operator
 import re
 
 __all__ = ["SuggestingParser", "IntermixedParser", "check_at_least", "check_one_out", "add_header_option", "add_device_option", "add_resume_options", "resume_mode",
-           "pop_resume_flag"]
+           "pop_resume_flag", "check_integer"]
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
@@ -71,6 +73,26 @@ def check_at_least(parser: argparse.ArgumentParser, args: argparse.Namespace, le
         value = getattr(args, name)
         if value is not None and value < floor:
             parser.error(f"--{name.replace('_', '-')} {value}: give at least {floor}")
+
+
+def check_integer(value, name: str, fix: str, *, least: int | None = None, below: int | None = None,
+                  also: tuple[int, ...] = ()) -> int:
+    """``value`` as an ``int``, or a ValueError naming the setting and the value: ``jobs=2.5 is not allowed: use
+    ...`` (``fix``: what to give instead). One rule for every integer setting given from Python (``seed``,
+    ``jobs``, ``threads``, ``world_size``): a whole number, that is anything with ``__index__`` (an ``int``, a
+    NumPy integer, a 0-d integer tensor), at least ``least`` and below ``below`` where given, or one of ``also``
+    (``jobs=-1``: every core); not a float (``2.5``), a text (``"2"``) or ``None``, and not a boolean, which
+    Python counts as 0 or 1 (``jobs=True`` ran one process, ``seed=True`` seed 1: a flag where a number was
+    meant)."""
+    flag = isinstance(value, bool) or "bool" in str(getattr(value, "dtype", ""))  # NumPy's and torch's booleans too
+    try:
+        n = None if flag else operator.index(value)
+    except TypeError:
+        n = None
+    if n is None or (n not in also and ((least is not None and n < least) or (below is not None and n >= below))):
+        kind = " (a boolean, not a number)" if flag else ""
+        raise ValueError(f"{name}={value!r} is not allowed{kind}: {fix}")
+    return int(n)
 
 
 def add_header_option(parser: argparse.ArgumentParser, what: str = "every table this command reads") -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import operator
 import os
 import socket
 import sys
@@ -174,14 +173,12 @@ def _run_rank(local_rank: int, build_model, graphs, train_kwargs: dict, device: 
 
 
 def _check_world_size(world_size) -> int:
-    """``world_size`` as an int >= 1: ``2.5`` failed with a TypeError from deep in ``mp.spawn``, ``True`` meant 1."""
-    try:
-        n = None if isinstance(world_size, bool) else operator.index(world_size)
-    except TypeError:
-        n = None
-    if n is None or n < 1:
-        raise ValueError(f"world_size={world_size!r}: give a positive integer, the number of processes to train with")
-    return int(n)
+    """``world_size`` as an int >= 1: ``2.5`` failed with a TypeError from deep in ``mp.spawn``, ``True`` meant 1
+    (:func:`gatbio._options.check_integer`)."""
+    from gatbio._options import check_integer
+
+    return check_integer(world_size, "world_size", "give a positive integer, the number of processes to train with",
+                         least=1)
 
 
 def _spawn_device(device, world_size: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-import operator
 import os
 import re
 import shutil
@@ -38,6 +37,7 @@ def parallel_map(
     desc: str | None = None,
     progress: bool = True,
     costs: Sequence[float] | None = None,
+    heartbeat: Callable[..., str] | None = None,
 ) -> list[Any]:
     """``[fn(*args) for args in items]``, in parallel, results in input order.
 
@@ -54,6 +54,13 @@ def parallel_map(
         costs: each item's expected cost, in any unit (e.g. a web's size): the time left is then estimated from
             the cost done and left, not the count (:func:`progress_lines`). Units of very different sizes, run
             largest first, made the count's estimate several times too long (the food-web benchmark: 4-11x).
+        heartbeat: a unit's label from its arguments, e.g. ``lambda cfg, web: f"food webs: still running ({web})"``
+            (called here, before any unit runs). ``fn`` is then called as ``fn(*args, stage=stage)``, ``stage``
+            a :class:`gatbio.results.UnitStage` that ``fn`` tells what it does now (``stage("fold 2 of 5")``, and
+            ``stage.on_epoch`` for the training loops); where a heartbeat is wanted
+            (:func:`gatbio.results.heartbeat_wanted`: with ``progress``, stderr a log file or a pipe) each unit
+            says on stderr every minute that it still runs (:func:`gatbio.results.heartbeat`), else the stage is
+            off (its ``on_epoch`` is ``None``: no callback).
     """
     items = list(items)
     costs = _check_costs(costs, len(items))
@@ -63,6 +70,12 @@ def parallel_map(
             raise ValueError(f"items[{i}] is {args!r} ({type(args).__name__}): each item must be a tuple of "
                              f"arguments for fn, e.g. ({args!r},)")
     total = len(items)
+    beats: list[str | None] = [None] * total  # each unit's heartbeat label (None: fn takes no stage)
+    on = False
+    if heartbeat is not None:
+        from gatbio.results import heartbeat_wanted
+
+        beats, on = [str(heartbeat(*args)) for args in items], heartbeat_wanted(progress)
     if scheduler is None:
         # more processes than units only start idle workers (each loading torch: jobs=1000 on 2 units tried to start
         # 1,000 and hung a 2-core machine); more than the cores share them, which the user may not know
@@ -75,8 +88,8 @@ def parallel_map(
         jobs = cores if jobs == -1 else jobs
         jobs = max(1, min(jobs, total))
     if scheduler is None and jobs == 1:  # progress counts results, not items handed out (a unit done when it ends)
-        return _collect((_timed(fn, i, args, None, total, desc) for i, args in enumerate(items)), total, desc,
-                        progress, costs)
+        return _collect((_timed(fn, i, args, None, total, desc, beats[i], on) for i, args in enumerate(items)),
+                        total, desc, progress, costs)
 
     from joblib import Parallel, delayed, effective_n_jobs, parallel_backend
 
@@ -89,7 +102,7 @@ def parallel_map(
         except ImportError as err:  # pragma: no cover - depends on the install
             raise ImportError("a Dask scheduler was given but dask.distributed is not installed: "
                               "pip install 'gatbio[distributed]'") from err
-        calls = (delayed(_timed)(fn, i, args, None, total, desc) for i, args in enumerate(items))
+        calls = (delayed(_timed)(fn, i, args, None, total, desc, beats[i], on) for i, args in enumerate(items))
         with Client(scheduler) as client, parallel_backend("dask", client=client):
             gen = Parallel(return_as="generator_unordered")(calls)
             workers = sum(client.nthreads().values()) or 1
@@ -105,7 +118,7 @@ def parallel_map(
         # dies (killed for memory, a crash in native code) leaves its mark, which names the unit it was running
         marks = tempfile.mkdtemp(prefix="gatbio-units-")
         try:
-            calls = (delayed(_timed)(fn, i, args, marks, total, desc) for i, args in enumerate(items))
+            calls = (delayed(_timed)(fn, i, args, marks, total, desc, beats[i], on) for i, args in enumerate(items))
             gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
             return _collect(gen, total, desc, progress, costs, effective_n_jobs(jobs))
         except BrokenProcessPool as err:
@@ -129,15 +142,12 @@ def usable_cores() -> int:
 
 
 def _check_jobs(jobs) -> int:
-    """``jobs`` as an int (>= 1, or -1 for every core), or an error naming the setting."""
-    try:
-        n = operator.index(jobs)  # not 2.5, "2" or None (they failed inside joblib or with a '<' TypeError)
-    except TypeError:
-        n = None
-    if n is None or n == 0 or n < -1:
-        raise ValueError(f"jobs={jobs!r} is not allowed: use a positive number of processes (units run side by "
-                         "side) or -1 for all cores")
-    return int(n)
+    """``jobs`` as an int (>= 1, or -1 for every core), or an error naming the setting: 2.5, "2" or None failed
+    inside joblib or with a '<' TypeError (:func:`gatbio._options.check_integer`)."""
+    from gatbio._options import check_integer
+
+    return check_integer(jobs, "jobs", "use a positive number of processes (units run side by side) or -1 for all "
+                                       "cores", least=1, also=(-1,))
 
 
 def _unit_name(desc: str | None, i: int, total: int, args: tuple, label: bool = True) -> str:
@@ -223,13 +233,14 @@ def _check_costs(costs: Sequence[float] | None, n: int) -> list[float] | None:
 
 
 def _timed(fn: Callable[..., Any], i: int, args: tuple, marks: str | None = None, total: int = 0,
-           desc: str | None = None) -> tuple[int, Any, float]:
+           desc: str | None = None, beat: str | None = None, on: bool = False) -> tuple[int, Any, float]:
     """``(i, fn(*args), seconds)``: a unit's result with its place in the input and the seconds it took in its
     worker (module-level, so workers can unpickle it).
 
     An exception raised by ``fn`` gets a note naming the unit (:func:`_unit_name`; shown under its traceback, its
     message unchanged); ``marks``: a folder where the file ``i`` exists while the unit runs (see
-    :func:`parallel_map`)."""
+    :func:`parallel_map`); ``beat``: the unit's heartbeat label, ``fn`` then called with ``stage=`` (its heartbeat
+    on where ``on``)."""
     mark = None
     if marks is not None:
         try:
@@ -240,7 +251,13 @@ def _timed(fn: Callable[..., Any], i: int, args: tuple, marks: str | None = None
             mark = None
     start = time.perf_counter()
     try:
-        result = fn(*args)
+        if beat is None:
+            result = fn(*args)
+        else:
+            from gatbio import results  # (looked up now: a test may replace results.heartbeat)
+
+            with results.heartbeat(beat, on=on) as stage:
+                result = fn(*args, stage=stage)
     except Exception as err:
         if hasattr(err, "add_note"):  # Python 3.11+ (the project supports 3.10: the error as it is there)
             err.add_note(f"raised in {_unit_name(desc, i, total or i + 1, args)}")
@@ -404,13 +421,11 @@ def unit_threads(n: int) -> Iterator[None]:
     scikit-learn's OpenMP runtime load with their first import, which may come inside the unit (the main process's
     first unit with ``jobs=1``), so both are imported first; otherwise that unit ran them on every core.
     """
-    try:
-        ok = operator.index(n) >= 1
-    except TypeError:
-        ok = False
-    if not ok:  # torch said "set_num_threads expects a positive integer", naming no setting
-        raise ValueError(f"threads={n!r} is not allowed: give a positive number of threads for each unit of work "
-                         "(1 keeps results independent of the machine's core count)")
+    from gatbio._options import check_integer
+
+    # torch said "set_num_threads expects a positive integer", naming no setting
+    n = check_integer(n, "threads", "give a positive number of threads for each unit of work (1 keeps results "
+                                    "independent of the machine's core count)", least=1)
     import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, see above)
     import sklearn.utils._openmp_helpers  # noqa: F401  (loads scikit-learn's OpenMP runtime)
     import torch

@@ -55,7 +55,7 @@ __all__ = [
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "refuse_busy", "release_out_dir", "writing_runs",
     "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
-    "missing_runs_note", "mixed_configs_note", "settings_fingerprint", "current_config_file", "recorded_path",
+    "missing_runs_note", "mixed_configs_note", "restore_splits", "settings_fingerprint", "current_config_file", "recorded_path",
     "heartbeat", "heartbeat_wanted", "UnitStage", "RESUMED_CONFIG", "COMPARED_SOFTWARE",
     # summaries over seeds
     "collect", "summarize", "round_stats", "seed_ranges", "over_seeds", "format_mean_std", "markdown_table",
@@ -1013,6 +1013,28 @@ def is_done(path: str | Path, keys: Sequence[str] = (), filled: Sequence[str] = 
     return Path(path).is_file() and damage(path, keys, filled) is None
 
 
+def restore_splits(desc: str, out: str | Path, splits: Mapping[Path, Callable[[], Any]]) -> list[Path]:
+    """Write again each saved split of ``splits`` (its path -> a function that makes it) whose file is missing or
+    damaged: a sweep calls it for its finished units, as a deleted ``OUT/splits/`` left the folder's runs without
+    the splits they were scored on (a unit that runs writes its own; a finished one does not run). A split follows
+    from the data and its seed. A note says how many were written:
+    ``protein: 1 saved split(s) of finished runs were missing from OUT/splits: made again from their seeds (e.g.
+    yeast_f0.50_s0.json)``. Returns their paths."""
+    written = []
+    for path, make in splits.items():
+        if not is_done(path):
+            write_json(path, make())
+            written.append(Path(path))
+    if written:
+        from gatbio.data.tables import note
+
+        folder = Path(out) / "splits"
+        example = written[0].relative_to(folder) if written[0].is_relative_to(folder) else written[0]
+        note(f"{desc}: {len(written)} saved split(s) of finished runs were missing from {folder}: made again from "
+             f"their seeds (e.g. {example})")
+    return written
+
+
 def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequence[str] = (),
                       filled: Sequence[str] = (), finish: str = "run without --summary-only to finish them"
                       ) -> str | None:
@@ -1035,16 +1057,14 @@ def missing_runs_note(files: Sequence[str | Path], where: str | Path, keys: Sequ
     return line
 
 
-def mixed_configs_note(out: str | Path, runs: Iterable[Mapping] | Callable[[], Iterable[Mapping]] | None = None
-                       ) -> str | None:
+def mixed_configs_note(out: str | Path, runs: Iterable[Mapping] | None = None) -> str | None:
     """For a summary of the folder ``out``: ``None``, or (when a run was resumed with ``--resume-anyway`` after the
     settings changed, as ``fingerprint.json`` records) a line, also a note on stderr, saying that its results may
     mix configurations and what differed: ``mixed: these results may mix configurations (resumed with
     --resume-anyway after epochs: 200 -> 50); --restart redoes them all``. It was recorded in fingerprint.json alone, where a
     reader of the tables months later would not look.
 
-    With ``runs`` (the run files summarised, as dicts, or a function that reads them: called only for a mixed
-    folder) the line counts the runs by the config they were made with
+    With ``runs`` (the run files summarised, as dicts) the line counts the runs by the config they were made with
     (their ``settings_fingerprint``): ``... epochs: 200 -> 50): runs by the config they were made with: 6
     config.yaml, 2 config.resumed-1.yaml; --restart ...``; runs from before run files recorded it count as
     ``unrecorded``."""
@@ -1059,8 +1079,6 @@ def mixed_configs_note(out: str | Path, runs: Iterable[Mapping] | Callable[[], I
     diffs = [d for h in history if isinstance(h, dict) for d in h.get("differences", [])]
     times = f" ({len(history)} times)" if len(history) > 1 else ""
     counts = ""
-    if callable(runs):
-        runs = runs()
     if runs is not None:
         entries = [h for h in history if isinstance(h, dict)]
         names: dict[Any, str] = {}  # settings fingerprint -> the config file that holds them (the first that did)

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import math
-import operator
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -137,15 +136,12 @@ def _check_fraction(fraction: float, name: str = "fraction",
 
 def _check_seed(seed) -> int:
     """``seed`` as an int in [0, 2**63): ``None`` drew a fresh order from the OS (a run that could not be repeated)
-    and a negative or float seed failed inside NumPy or torch with a message that did not name it."""
-    try:
-        s = operator.index(seed)  # int, NumPy integer, 0-d integer tensor; not float, str or None
-    except TypeError:
-        s = None
-    if s is None or not 0 <= s < 2**63:
-        raise ValueError(f"seed={seed!r}: give an integer >= 0 (the same seed gives the same tie-break, random "
-                         "order and noise, so that a perturbation can be repeated)")
-    return int(s)
+    and a negative or float seed failed inside NumPy or torch with a message that did not name it; ``True`` was
+    seed 1 (:func:`gatbio._options.check_integer`)."""
+    from gatbio._options import check_integer
+
+    return check_integer(seed, "seed", "give an integer >= 0 (the same seed gives the same tie-break, random order "
+                                       "and noise, so that a perturbation can be repeated)", least=0, below=2**63)
 
 
 def _check_order(order, n: int) -> Tensor:

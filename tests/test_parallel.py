@@ -424,3 +424,33 @@ def test_progress_in_a_notebook_kernel_is_a_bar(monkeypatch):
     assert isinstance(parallel._track(iter([1]), 1, "x", True), parallel.tqdm)
     shell.config = {}  # an IPython terminal shell: its stderr decides
     assert not isinstance(parallel._track(iter([1]), 1, "x", True), parallel.tqdm)
+
+
+def _staged(web: str, stage=None) -> tuple:
+    """A unit that names its step and an epoch, and returns whether it got an epoch callback."""
+    stage(f"fold 1 of {web}")
+    if stage.on_epoch is not None:
+        stage.on_epoch(2, 5)
+    time.sleep(0.1)
+    return web, stage.on_epoch is not None
+
+
+def test_parallel_map_holds_the_units_heartbeat(monkeypatch, capsys):
+    """Four task modules each threaded the heartbeat by hand (a flag in their units, heartbeat() in the unit,
+    heartbeat_wanted() in run): parallel_map(heartbeat=...) holds it once, for every sweep."""
+    import functools
+
+    import gatbio.results
+
+    monkeypatch.setattr(gatbio.results, "heartbeat", functools.partial(gatbio.results.heartbeat, every=0.01))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)  # a log: the heartbeat is wanted
+    label = {"heartbeat": lambda web: f"webs: still running ({web})"}
+    assert parallel_map(_staged, [("A",)], desc="webs", **label) == [("A", True)]
+    err = capsys.readouterr().err
+    assert "webs: still running (A): fold 1 of A, epoch 2/5, 0:00 in this unit" in err, err
+    # no progress, or a terminal (its bar shows the time): the unit gets a stage without a callback, no line
+    assert parallel_map(_staged, [("B",)], progress=False, **label) == [("B", False)]
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert parallel_map(_staged, [("C",)], desc="webs", **label) == [("C", False)]
+    assert "still running" not in capsys.readouterr().err
+    assert parallel_map(operator.neg, [(1,)], progress=False) == [-1]  # without heartbeat=: no stage argument

@@ -29,6 +29,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 import stat  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -571,3 +572,31 @@ def test_a_damaged_config_without_fingerprint_is_a_difference_not_another_task(t
     (out / "config.yaml").write_text("out_dir: [unclosed\n")
     prepare(out, resume="restart")
     assert not (out / "runs").exists()
+
+
+# ---------------------------------------------------------------- restore_splits
+
+
+def test_restore_splits_writes_only_the_missing_or_damaged_splits_and_says_so(tmp_path, caplog):
+    """protein and robustness each wrote their own copy of this; one function now, each passing what differs."""
+    from gatbio.results import restore_splits
+
+    caplog.set_level("WARNING", logger="gatbio.data")
+    splits = tmp_path / "splits"
+    kept, missing, damaged = splits / "a_s0.json", splits / "web" / "s1.json", splits / "b_s2.json"
+    write_json(kept, {"test": [0]})
+    damaged.write_text("")
+    made = []
+
+    def maker(name):
+        return lambda: made.append(name) or {"test": [name]}
+
+    todo = {kept: maker("kept"), missing: maker("missing"), damaged: maker("damaged")}
+    assert restore_splits("sweep", tmp_path, todo) == [missing, damaged]
+    assert made == ["missing", "damaged"]  # a split that is there is not made again
+    assert json.loads(missing.read_text()) == {"test": ["missing"]} and json.loads(kept.read_text()) == {"test": [0]}
+    assert [r.getMessage() for r in caplog.records] == [
+        f"note: sweep: 2 saved split(s) of finished runs were missing from {splits}: made again from their seeds "
+        f"(e.g. {Path('web') / 's1.json'})"]
+    caplog.clear()
+    assert restore_splits("sweep", tmp_path, todo) == [] and not caplog.records  # nothing missing, nothing said

@@ -79,7 +79,6 @@ def test_resume_anyway_keeps_the_first_config_and_records_the_later_one_apart(tm
     assert line.startswith("mixed: these results may mix configurations (resumed with --resume-anyway after lr: "
                            "0.01 -> 0.1): runs by the config they were made with: 1 config.yaml, 1 "
                            "config.resumed-1.yaml, 1 unrecorded; --restart redoes them all")
-    assert mixed_configs_note(out, lambda: runs) == line  # read only for a mixed folder
     prepare(out, resume="anyway", lr=0.2)
     assert saved(out / "config.resumed-2.yaml")["lr"] == 0.2 and saved(out / "config.resumed-1.yaml")["lr"] == 0.1
     prepare(out, resume="restart", lr=0.2)  # the record of runs that are gone goes with them

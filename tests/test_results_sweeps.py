@@ -112,6 +112,18 @@ def test_interactions_run_files_record_settings_and_relative_splits(tmp_path, ca
     assert (out / "splits" / "dfs_s0.json").read_text() == kept and json.loads(run.read_text()) == row
 
 
+def test_interactions_units_say_they_still_run_in_a_log(tmp_path, monkeypatch, capsys):
+    """The fourth sweep with a heartbeat (parallel_map's, as the others): its label names the split and seed."""
+    write_pair_files(tmp_path)
+    fast_heartbeat(monkeypatch)
+    cfg = pi.load(None, ["dataset=files", f"actions={tmp_path / 'actions.txt'}", f"sequences={tmp_path / 'seqs.tsv'}",
+                         "features=[aac,ct]", "splits=[dfs]", "seeds=[0]", "models=[r]", "graphs=[train]",
+                         "custom_models={r: {base: interolog_rule}}", f"out_dir={tmp_path / 'out'}", "device=cpu"])
+    pi.run(cfg, progress=True)
+    err = capsys.readouterr().err
+    assert f"{cfg.name}: still running (dfs split, seed 0)" in err and " in this unit" in err, err
+
+
 def fast_heartbeat(monkeypatch):
     """Heartbeats every millisecond, in a log (stderr no terminal)."""
     monkeypatch.setattr(gatbio.results, "heartbeat", functools.partial(gatbio.results.heartbeat, every=0.001))
@@ -151,3 +163,31 @@ def test_benchmark_web_results_record_the_settings(tmp_path, monkeypatch, capsys
     rec = json.loads((out / "webs" / "A_1.links.json").read_text())
     assert rec["settings_fingerprint"] == settings_fingerprint(out) is not None
     assert "food webs: still running (A_1, links)" in capsys.readouterr().err  # (": fold k of 5" once it folds)
+
+
+
+def test_robustness_summary_pools_the_webs_once_and_reads_its_runs_once(tmp_path, caplog, monkeypatch, data_root):
+    """The webs were pooled for each table, their note kept from repeating by a process-wide set (a notebook
+    cell run again said it no more), and a mixed folder's run files were read twice (mixed_configs_note took a
+    function for robustness alone): each note is now said once per summary, and the runs are read once."""
+    from gatbio.tasks import robustness as rb
+    from gatbio.tasks import robustness_summary as rs
+
+    out = tmp_path / "out"
+    overrides = ["protein.enabled=false", "models=[gcn]", "perturbations=[degree]", "fractions=[0.0,0.05]",
+                 "foodweb.epochs=2", "r50_random_orders=1", "foodweb.webs=[cheddar/TL84,cheddar/Benguela]",
+                 "seeds=[0,1]", f"out_dir={out}"]
+    rb.run(rb.load(QUICK, overrides), progress=False)
+    [gone] = [p for p in (out / "runs").rglob("*.json") if "TL84" in str(p) and p.parent.name == "seed1"]
+    gone.unlink()  # TL84's seed 1: some pooled points average one web
+    cfg = rb.load(QUICK, [*overrides, "foodweb.epochs=3"])
+    for _ in range(2):  # a notebook cell run twice says its notes twice
+        caplog.clear()
+        rb.summarize(cfg)
+        assert sum("some pooled points average fewer webs" in r.getMessage() for r in caplog.records) == 1
+    assert not hasattr(rs, "_said")
+    real, reads = rs.read_runs, []
+    monkeypatch.setattr(rs, "read_runs", lambda *a, **k: reads.append(1) or real(*a, **k))
+    text = rb.run(cfg, resume="anyway", progress=False)  # the missing run made with foodweb.epochs=3
+    assert "runs by the config they were made with: 3 config.yaml, 1 config.resumed-1.yaml" in text
+    assert reads == [1]  # once for the tables and the count of the mixed configs

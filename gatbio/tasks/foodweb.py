@@ -60,12 +60,13 @@ from gatbio import linkpred as lp
 from gatbio.data.foodweb import impute_missing
 from gatbio.metrics import pr_auc, roc_auc
 from gatbio.parallel import unit_threads
+from gatbio.results import UnitStage
 
 __all__ = [
     "GATParams", "FoodWebConfig", "QUICK_WEBS", "OUR_MODELS", "BASELINES",
     "read_web_folder", "find_web_folders", "node_inputs", "prepare_traits", "observed_levels",
     "fit_gat", "fit_gat_seeds", "gat_scores", "fold_scores", "ensemble_seed_list", "link_folds", "species_folds", "run_web", "benchmark",
-    "summarize_results", "predict_missing_links", "explain_web", "run_quick", "quick_config",
+    "summarize_results", "summarize_folder", "predict_missing_links", "explain_web", "run_quick", "quick_config",
 ]
 
 #: Models that need species traits; on a web without them they are left out (``gat`` becomes ``gat_structure``).
@@ -746,18 +747,18 @@ def _advance(progress, done: str) -> None:
 
 
 def run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links",
-            beat: bool = False) -> str:
+            say: bool | None = None, stage: UnitStage | None = None) -> str:
     """Run one protocol (every fold, model and seed) on one web folder; write
     ``OUT/webs/<web>.<protocol>.json`` atomically (rows per fold, model and seed, plus the splits).
 
-    A (web, protocol) whose result file exists is skipped (resume). Returns the result path. ``beat``: say every
-    minute on stderr that the unit still runs, and which fold (:func:`gatbio.results.heartbeat`).
+    A (web, protocol) whose result file exists is skipped (resume). Returns the result path. ``say``: whether the
+    web folder's notes (its cannibal links, missing traits, ...) are said; the benchmark reads a web once per
+    protocol and says them once, for the first of its units it runs (``None``: for the config's first protocol).
+    ``stage``: told which fold runs, for the unit's heartbeat (:func:`gatbio.parallel.parallel_map`'s
+    ``heartbeat``).
     """
-    from gatbio.results import heartbeat
-
-    label = f"food webs: still running ({_web_name(folder)}, {protocol})" if beat else ""
-    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
-        return _run_web(folder, out_dir, cfg, protocol, stage)
+    with unit_threads(cfg.threads):
+        return _run_web(folder, out_dir, cfg, protocol, say, UnitStage(on=False) if stage is None else stage)
 
 
 def _web_name(source: str | Path) -> str:
@@ -799,8 +800,8 @@ def _same_web(path: Path, source: str | Path) -> bool:
                      "results again, or give another --out")
 
 
-def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str = "links",
-             stage=lambda what: None) -> str:
+def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protocol: str, say: bool | None,
+             stage: UnitStage) -> str:
     from gatbio.device import resolve_device
     from gatbio.results import is_done, settings_fingerprint, software, write_json
 
@@ -819,8 +820,8 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
         perm = torch.from_numpy(np.random.default_rng(cfg.split_seed).permutation(int(keep.sum())))
         data = Data(edge_index=data.edge_index[:, keep][:, perm], num_nodes=data.num_nodes,
                     node_names=data.node_names, name=folder)
-    else:  # read once per protocol: its cannibal links said once, by the first protocol of the run
-        data = read_web_folder(folder, say=protocol not in cfg.protocols[1:])
+    else:  # read once per protocol: its cannibal links said once, by the first of the web's units that runs
+        data = read_web_folder(folder, say=protocol not in cfg.protocols[1:] if say is None else say)
     if not cfg.use_traits:
         data.x = None
     if data.num_edges < cfg.n_folds:
@@ -1151,19 +1152,30 @@ def check(cfg: FoodWebConfig) -> None:
         cfg.named = spelt
 
 
-def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") -> dict[str, pd.DataFrame]:
+def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check", summary_only: bool = False
+              ) -> dict[str, pd.DataFrame]:
     """Run :func:`run_web` on every web folder of ``cfg.webs`` (parallel over webs, resumable), then
     :func:`summarize_results`. Returns the tables.
 
     ``resume``: what to do when ``cfg.out`` holds results of a config with other result settings: ``"check"``
     refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
-    (:func:`gatbio.results.prepare_out_dir`).
+    (:func:`gatbio.results.prepare_out_dir`). ``summary_only``: run nothing, only remake the tables of the
+    folder's results, from its own config (:func:`summarize_folder`; settings of ``cfg`` that differ from it are
+    said, as a summary ignores them).
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import heartbeat_wanted, is_done, machine, prepare_out_dir, write_json, writing_runs
+    from gatbio.results import is_done, machine, prepare_out_dir, write_json, writing_runs
 
     check(cfg)
+    if summary_only:
+        if resume != "check":
+            raise ValueError(f"summary_only trains nothing: resume={resume!r} (which deletes or reuses runs) does not "
+                             "apply")
+        if (Path(cfg.out) / "config.yaml").is_file():  # settings other than the folder's: a summary ignores them
+            prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, summary_only=True,
+                            key="--out (config out)")
+        return summarize_folder(cfg.out, cfg.webs or None, key="--out (config out)")
     spec = cfg.device
     # before any work; stored resolved in config.yaml and each web's file; auto means the CPU (small graphs)
     dev = resolve_device(spec, small_graphs=True)
@@ -1193,10 +1205,14 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
                            files=lambda src, out, c, protocol: [_result_path(out, src, protocol)], keys=RECORD_KEYS)
         host = machine(calibrate=bool(todo))  # before the workers start: what the machine gave at the start
         t0 = time.time()
-        import functools
-
-        unit = functools.partial(run_web, beat=True) if heartbeat_wanted(progress) else run_web
-        parallel_map(unit, todo, jobs=cfg.jobs, desc="food webs", progress=progress, costs=_unit_costs(todo))
+        # a web's notes are said by the first of its units that runs (on a resume, its first protocol may be done)
+        first: dict[str, int] = {}
+        for k, (src, *_) in enumerate(todo):
+            first.setdefault(src, k)
+        todo = [(*item, first[item[0]] == k) for k, item in enumerate(todo)]
+        parallel_map(run_web, todo, jobs=cfg.jobs, desc="food webs", progress=progress, costs=_unit_costs(todo),
+                     heartbeat=lambda src, out, c, protocol, say: f"food webs: still running ({_web_name(src)}, "
+                                                                  f"{protocol})")
         wall = time.time() - t0
     # The tables cover every result of the folder, so that they agree with each other (a call with fewer webs or
     # protocols than the folder holds says so: the tables are not only this call's).
@@ -1217,6 +1233,37 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check") 
         "machine": host,
     })
     return tables
+
+
+def summarize_folder(out_dir: str | Path, webs: str | Path | None = None, key: str = "OUT") -> dict[str, pd.DataFrame]:
+    """The tables of a benchmark's results folder (``gatbio foodweb summarize OUT``, ``--summary-only``), from the
+    folder's own config (``config.yaml``; the defaults without one): :func:`summarize_results`, after a note on the
+    (web, protocol) units of that config without a result (:func:`unfinished_note`). ``webs``: where the web
+    folders are (for the published reference rows), else the config's, else the GATEWAy webs under the data root.
+    A benchmark writing in the folder, or the results of another task, are refused; ``key`` names the folder in
+    messages."""
+    from gatbio._paths import check_input_dir
+    from gatbio.config import load_config
+    from gatbio.results import refuse_busy, stored_task
+
+    check_input_dir(out_dir, key, "the results folder of gatbio foodweb benchmark")
+    refuse_busy(out_dir, key)  # a benchmark writing there makes its tables at its end
+    if webs is not None:
+        check_input_dir(webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
+                                        "reference rows")
+    other = stored_task(Path(out_dir))
+    if other is not None and other != FoodWebConfig.__name__:  # its config.yaml would be refused key by key
+        raise ValueError(f"{out_dir} holds results of another task ({other}), not of gatbio foodweb benchmark: "
+                         "give the folder of a food-web benchmark")
+    cfg_path = Path(out_dir) / "config.yaml"
+    cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
+    webs = webs or cfg.webs or _default_webs_dir()
+    if cfg_path.is_file():  # the config says which (web, protocol) units the folder should hold
+        try:
+            unfinished_note(out_dir, cfg, Path(webs))
+        except (ValueError, OSError):  # the webs moved since: the tables still summarise what is there
+            pass
+    return summarize_results(out_dir, webs, cfg)
 
 
 def _unit_costs(items: Sequence[tuple]) -> list[float] | None:

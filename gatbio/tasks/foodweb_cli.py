@@ -67,7 +67,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("foodweb", help="food-web link inference (the GATEWAy benchmark, predict missing "
                                               "links, summarize a benchmark's results)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="foodweb_command", metavar="ACTION")
+    # required: none given, argparse prints the usage and an error naming the actions on stderr, exit status 2
+    sub = p.add_subparsers(dest="foodweb_command", metavar="{benchmark,summarize,predict}", required=True)
 
     b = sub.add_parser(
         "benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs",
@@ -147,7 +148,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_header_option(q, "FILE and --traits")
     add_device_option(q, small_graphs=True)
     q.set_defaults(func=run_predict)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
     return p
 
 
@@ -170,53 +170,19 @@ def run_benchmark(args: argparse.Namespace) -> int:
         import dataclasses
 
         cfg = dataclasses.replace(cfg, device=args.device)
-    if args.summary_only:  # the protein sweeps' option, here too: the folder's tables, from its own config
-        if args.restart or args.resume_anyway:
-            raise ValueError("--summary-only trains nothing: --restart / --resume-anyway do not apply")
-        if (Path(cfg.out) / "config.yaml").is_file():  # settings other than the folder's are named: a summary ignores them
-            from gatbio.results import prepare_out_dir
-            from gatbio.tasks.foodweb import OUTPUTS, RESUME_FREE_KEYS
-
-            prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, summary_only=True,
-                            key="--out (config out)")
-        return run_summarize(argparse.Namespace(out=cfg.out, webs=args.webs))
-    tables = benchmark(cfg, progress=show_sweep_progress(args.quiet), resume=resume_mode(args))
+    if args.summary_only and (args.restart or args.resume_anyway):
+        raise ValueError("--summary-only trains nothing: --restart / --resume-anyway do not apply")
+    # --summary-only (the protein sweeps' option, here too): the folder's tables, from its own config
+    tables = benchmark(cfg, progress=show_sweep_progress(args.quiet), resume=resume_mode(args),
+                       summary_only=args.summary_only)
     _print_tables(tables, cfg.out)
     return 0
 
 
 def run_summarize(args: argparse.Namespace) -> int:
-    from gatbio.config import load_config
-    from gatbio.tasks.foodweb import FoodWebConfig, summarize_results
+    from gatbio.tasks.foodweb import summarize_folder
 
-    check_input_dir(args.out, "OUT", "the results folder of gatbio foodweb benchmark")
-    from gatbio.results import refuse_busy
-
-    refuse_busy(args.out, "OUT")  # a benchmark writing there makes its tables at its end
-    if args.webs is not None:
-        check_input_dir(args.webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
-                                             "reference rows")
-    from gatbio.results import stored_task
-
-    other = stored_task(Path(args.out))
-    if other is not None and other != FoodWebConfig.__name__:  # its config.yaml would be refused key by key
-        raise ValueError(f"{args.out} holds results of another task ({other}), not of gatbio foodweb benchmark: "
-                         "give the folder of a food-web benchmark")
-    cfg_path = Path(args.out) / "config.yaml"
-    cfg = load_config(FoodWebConfig, cfg_path if cfg_path.is_file() else None)
-    webs = args.webs or cfg.webs or None
-    if webs is None:
-        from gatbio.tasks.foodweb import _default_webs_dir
-
-        webs = _default_webs_dir()
-    if cfg_path.is_file():  # the config says which (web, protocol) units the folder should hold
-        from gatbio.tasks.foodweb import unfinished_note
-
-        try:
-            unfinished_note(args.out, cfg, Path(webs))
-        except (ValueError, OSError):  # the webs moved since: the tables still summarise what is there
-            pass
-    _print_tables(summarize_results(args.out, webs, cfg), args.out)
+    _print_tables(summarize_folder(args.out, args.webs), args.out)
     return 0
 
 

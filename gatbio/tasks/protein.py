@@ -42,6 +42,7 @@ without the neural members (a baseline: what the GAT adds; on node2vec-PPI and y
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from gatbio.config import load_config
 from gatbio.metrics import f1_threshold, f1_top_k
 from gatbio.parallel import unit_threads
 from gatbio.results import (
+    UnitStage,
     format_mean_std,
     holds_json,
     is_done,
@@ -65,6 +67,7 @@ from gatbio.results import (
     over_seeds,
     proba_path,
     read_json,
+    restore_splits,
     round_stats,
     settings_fingerprint,
     software,
@@ -453,21 +456,18 @@ def make_split(data, frac: float, seed: int, val_fraction: float) -> dict:
 
 
 def run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None],
-             beat: bool = False) -> list[dict]:
+             stage: UnitStage | None = None) -> list[dict]:
     """All variants of one (fraction, seed): one ``<variant>.json`` each; returns the result dicts.
 
     The neural variants train on ``cfg.device`` (their inputs are moved there once); everything else, and every
-    probability that is scored or written, is on the CPU. ``beat``: say every minute on stderr that the unit still
-    runs, which variant, and a network's epoch (:func:`gatbio.results.heartbeat`)."""
-    from gatbio.results import heartbeat
-
-    label = f"{cfg.name}: still running (fraction {frac}, seed {seed})" if beat else ""
-    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
-        return _run_unit(cfg, frac, seed, inputs, stage)
+    probability that is scored or written, is on the CPU. ``stage``: told which variant runs and a network's
+    epoch, for the unit's heartbeat (:func:`gatbio.parallel.parallel_map`'s ``heartbeat``)."""
+    with unit_threads(cfg.threads):
+        return _run_unit(cfg, frac, seed, inputs, UnitStage(on=False) if stage is None else stage)
 
 
 def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torch.Tensor | None],
-              stage=lambda what: None) -> list[dict]:
+              stage: UnitStage) -> list[dict]:
     from gatbio.device import resolve_device
 
     dev = resolve_device(cfg.device)
@@ -514,7 +514,7 @@ def _run_unit(cfg: ProteinConfig, frac: float, seed: int, inputs: dict[str, torc
         elif variant in NEURAL:
             x_nn = None if inputs["nn"] is None else inputs["nn"].to(dev)
             model, res = train_neural(cfg, variant, data, x_nn, fit_idx, val, seed, device=dev,
-                                      on_epoch=getattr(stage, "on_epoch", None))
+                                      on_epoch=stage.on_epoch)
             from gatbio.train import predict
 
             proba = predict(model, x_nn, data.edge_index, data.y, train).cpu().numpy()
@@ -593,7 +593,7 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # the device this run uses, checked before any work and stored resolved in config.yaml
@@ -622,30 +622,21 @@ def run(cfg: ProteinConfig, summary_only: bool = False, resume: str = "check",
             with unit_threads(cfg.threads):  # the embeddings' SVDs sum differently on more threads
                 inputs = compute_inputs(cfg, data)
             write_json(out / "embedding_time.json", {"seconds": round(time.perf_counter() - t0, 3)})
-            units = [(cfg, f, s, inputs, heartbeat_wanted(progress)) for f, s in todo]
-            parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: fraction x seed",
-                         progress=progress)
+            parallel_map(run_unit, [(cfg, f, s, inputs) for f, s in todo], jobs=cfg.jobs,
+                         desc=f"{cfg.name}: fraction x seed", progress=progress,
+                         heartbeat=lambda c, f, s, _: f"{c.name}: still running (fraction {f}, seed {s})")
     return summarize_runs(cfg)
 
 
 def _restore_splits(cfg: ProteinConfig, units: list[tuple[float, int]]) -> list[Path]:
-    """Write again the saved split of each finished (fraction, seed) unit in ``units`` whose file is missing or
-    damaged (a deleted ``splits/``): a unit that runs writes its own, a finished one did not, and the folder kept
-    its runs without the splits they were scored on. The split follows from the data and the seed
-    (:func:`make_split`); a note says how many were written. Returns their paths."""
-    missing = [(f, s) for f, s in units if not is_done(_paths(cfg, f, s)[0])]
-    if not missing:
-        return []
-    data = load_data(cfg.dataset)
-    written = []
-    for f, s in missing:
-        write_json(path := _paths(cfg, f, s)[0], make_split(data, f, s, cfg.val_fraction))
-        written.append(path)
-    from gatbio.data.tables import note
+    """The saved split of each finished (fraction, seed) unit of ``units``, written again where it is missing or
+    damaged (:func:`gatbio.results.restore_splits`; :func:`make_split`, the data read once). Returns their paths."""
+    data = functools.cache(lambda: load_data(cfg.dataset))  # read when a split is missing
 
-    note(f"{cfg.name}: {len(written)} saved split(s) of finished runs were missing from {Path(cfg.out_dir) / 'splits'}: "
-         f"made again from their seeds (e.g. {written[0].name})")
-    return written
+    def split(frac: float, seed: int) -> Callable[[], dict]:
+        return lambda: make_split(data(), frac, seed, cfg.val_fraction)
+
+    return restore_splits(cfg.name, cfg.out_dir, {_paths(cfg, f, s)[0]: split(f, s) for f, s in units})
 
 
 def _metrics(cfg: ProteinConfig) -> list[str]:

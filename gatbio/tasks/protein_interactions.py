@@ -75,6 +75,7 @@ import torch
 from gatbio.config import load_config
 from gatbio.parallel import unit_threads
 from gatbio.results import (
+    UnitStage,
     atomic_write_text,
     damage,
     format_mean_std,
@@ -759,22 +760,18 @@ def _read_proba(path: Path, row: dict[str, Any], val: list[int], test: list[int]
 
 
 def run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check",
-             beat: bool = False) -> list[dict]:
+             stage: UnitStage | None = None) -> list[dict]:
     """Every (graph, model) of one (split type, seed): one ``<model>.json`` each, and for every model fitted or
     scored a ``<model>.proba.npz`` of its validation and test probabilities; returns the rows written.
     ``resume``: as :func:`run` (``"anyway"`` also reuses runs made with other model options). A ``mean`` reuses
-    its networks' runs through their probability files (a run stored without one is made again). ``beat``: say
-    every minute on stderr that the unit still runs, which model, and a network's epoch
-    (:func:`gatbio.results.heartbeat`)."""
-    from gatbio.results import heartbeat
-
-    label = f"{cfg.name}: still running ({kind} split, seed {seed})" if beat else ""
-    with unit_threads(cfg.threads), heartbeat(label, on=beat) as stage:
-        return _run_unit(cfg, kind, seed, data, resume, stage)
+    its networks' runs through their probability files (a run stored without one is made again). ``stage``: told
+    which model runs and a network's epoch, for the unit's heartbeat (:func:`gatbio.parallel.parallel_map`'s
+    ``heartbeat``)."""
+    with unit_threads(cfg.threads):
+        return _run_unit(cfg, kind, seed, data, resume, UnitStage(on=False) if stage is None else stage)
 
 
-def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check",
-              stage=lambda what: None) -> list[dict]:
+def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str, stage: UnitStage) -> list[dict]:
     from gatbio.data.pair_splits import pair_subsets
     from gatbio.device import resolve_device
     from gatbio.nn.pair_models import model_options
@@ -832,7 +829,7 @@ def _run_unit(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str =
             stage(f"{name} under the {graph} graph")
             t0, c0 = time.perf_counter(), time.process_time()
             r = fit_and_score(cfg, data, name, sp["fit"], sp["val"], train, test_pairs, graph, seed, device=dev,
-                              cache=cache, on_epoch=getattr(stage, "on_epoch", None))
+                              cache=cache, on_epoch=stage.on_epoch)
             rule = {"threshold_chosen": r["threshold"]} if opts.get("kind") == "profile_rule" else {}
             seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
             if opts.get("kind") == "mean":  # the time of its networks' trainings (its own: averaging)
@@ -866,8 +863,7 @@ def _runs(cfg: InteractionsConfig) -> list[tuple[str, str]]:
     return [(g, m) for g in cfg.graphs for m in cfg.models if g == "train" or _uses_graph(cfg, m)]
 
 
-def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check", beat: bool = False
-               ) -> bool:
+def _unit_done(cfg: InteractionsConfig, kind: str, seed: int, data, resume: str = "check") -> bool:
     """Whether every run of one (split type, seed) is finished, with the checks the unit makes when it reads them
     back: the saved split comes from this pair table, and each run from the same model options (else
     :func:`_check_options` refuses, or says so under ``resume="anyway"``)."""
@@ -896,7 +892,7 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
 
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
-    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     check(cfg)
     if not summary_only:  # a missing input is named before the folder records this config (a fixed path reruns)
@@ -918,12 +914,11 @@ def run(cfg: InteractionsConfig, summary_only: bool = False, resume: str = "chec
             # seed by seed, every split type in each: the first units to end are a fair sample of the rest for the
             # time left (the random splits' fits are the longest: run first, they made it read too long), and an
             # interrupted run holds the first seeds of every split type
-            beat = heartbeat_wanted(progress)
-            units = left_to_run([(cfg, k, s, data, resume, beat) for s in cfg.seeds for k in cfg.splits], _unit_done,
+            units = left_to_run([(cfg, k, s, data, resume) for s in cfg.seeds for k in cfg.splits], _unit_done,
                                 cfg.name, "(split, seed)", cfg.out_dir, progress, keys=ROW_KEYS,
                                 files=lambda c, k, s, *_: [_paths(c, k, s)[1] / g / f"{m}.json" for g, m in _runs(c)])
-            parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed",
-                         progress=progress)
+            parallel_map(run_unit, units, jobs=cfg.jobs, desc=f"{cfg.name}: split x seed", progress=progress,
+                         heartbeat=lambda c, k, s, *_: f"{c.name}: still running ({k} split, seed {s})")
     return summarize_runs(cfg)
 
 

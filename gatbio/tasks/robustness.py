@@ -28,6 +28,7 @@ the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robus
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -45,12 +46,14 @@ from gatbio import metrics
 from gatbio.config import config_to_dict, load_config
 from gatbio.parallel import left_to_run, parallel_map, unit_threads
 from gatbio.results import (
+    UnitStage,
     atomic_write_text,
     holds_json,
     is_done,
     machine,
     missing_runs_note,
     mixed_configs_note,
+    restore_splits,
     seed_ranges,
     settings_fingerprint,
     software,
@@ -544,14 +547,12 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
         _check_leaves_a_node(cfg, dataset, int(load_dataset(dataset).num_nodes))
 
 
-def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, beat: bool = False) -> dict:
-    """Fit every model that still has missing results on one (dataset, seed), and write its curves. ``beat``: say
-    every minute on stderr that the unit still runs, which model, and its epoch (:func:`gatbio.results.heartbeat`)."""
-    from gatbio.results import heartbeat
-
-    label = f"robustness: still running ({dataset}, seed {seed})" if beat else ""
-    with unit_threads(max(1, cfg.threads)), heartbeat(label, on=beat) as stage:
-        return _job_body(cfg, task, dataset, seed, stage)
+def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: UnitStage | None = None) -> dict:
+    """Fit every model that still has missing results on one (dataset, seed), and write its curves. ``stage``: told
+    which model runs and its epoch, for the unit's heartbeat (:func:`gatbio.parallel.parallel_map`'s
+    ``heartbeat``)."""
+    with unit_threads(max(1, cfg.threads)):
+        return _job_body(cfg, task, dataset, seed, UnitStage(on=False) if stage is None else stage)
 
 
 def _split_path(out_dir: Path, task: str, dataset: str, seed: int) -> Path:
@@ -574,21 +575,11 @@ def _split_of(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
 
 
 def _restore_splits(cfg: RobustnessConfig, units: list[tuple[str, str, int]]) -> list[Path]:
-    """Write again the saved split of each finished (task, dataset, seed) unit whose file is missing or damaged (a
-    deleted ``splits/``): a unit that runs writes its own, a finished one did not. The split follows from the data
-    and the seed (:func:`_split_of`); a note says how many were written. Returns their paths."""
-    out_dir = Path(cfg.out_dir)
-    written = []
-    for task, dataset, seed in units:
-        if not is_done(path := _split_path(out_dir, task, dataset, seed)):
-            write_json(path, _split_of(cfg, task, dataset, seed))
-            written.append(path)
-    if written:
-        from gatbio.data.tables import note
-
-        note(f"robustness: {len(written)} saved split(s) of finished runs were missing from {out_dir / 'splits'}: "
-             f"made again from their seeds (e.g. {written[0].relative_to(out_dir)})")
-    return written
+    """The saved split of each finished (task, dataset, seed) unit of ``units``, written again where it is missing
+    or damaged (:func:`gatbio.results.restore_splits`; :func:`_split_of`). Returns their paths."""
+    return restore_splits("robustness", cfg.out_dir, {
+        _split_path(Path(cfg.out_dir), task, dataset, seed): functools.partial(_split_of, cfg, task, dataset, seed)
+        for task, dataset, seed in units})
 
 
 def _todo_models(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> list[str]:
@@ -611,7 +602,7 @@ def _unit_costs(items: list[tuple], left: dict[tuple, list[str]]) -> list[float]
     return [UNIT_COST[task] * max(len(left[task, dataset, seed]), 1) for _c, task, dataset, seed in items]
 
 
-def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage=lambda what: None) -> dict:
+def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: UnitStage) -> dict:
     out_dir = Path(cfg.out_dir)
     todo = _todo_models(cfg, task, dataset, seed)
     if not todo:
@@ -642,7 +633,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage=l
         stage(model_name)
         torch.manual_seed(seed)
         t0 = time.perf_counter()
-        model, fit_info = problem.fit(model_name, on_epoch=getattr(stage, "on_epoch", None))
+        model, fit_info = problem.fit(model_name, on_epoch=stage.on_epoch)
         fit_info["fit_seconds"] = round(time.perf_counter() - t0, 2)
         model.eval()
         clean_out, clean_att = problem.forward(model, clean)
@@ -714,13 +705,16 @@ def summarize(cfg: RobustnessConfig) -> str:
     from gatbio.tasks import robustness_summary as rs
 
     out_dir = Path(cfg.out_dir)
-    df = rs.load_runs(out_dir, select=run_selection(cfg))
+    runs = rs.read_runs(out_dir, select=run_selection(cfg))
+    df = rs.load_runs(out_dir, runs=runs)
     incomplete = missing_runs_note([_run_path(out_dir, task, dataset, m, seed, pert) for task, dataset in _datasets(cfg)
                                     for m in cfg.models for seed in cfg.seeds for pert in cfg.perturbations], out_dir,
                                    RUN_KEYS, RUN_FILLED)
-    curves, auc = rs.curve_table(df), rs.auc_table(df)
+    pooled = rs.with_pooled_webs(df)  # once for every table: its note said once
+    curves, auc = rs.curve_table(pooled, pool_webs=False), rs.auc_table(pooled, pool_webs=False)
     at = 0.05 if 0.05 in cfg.fractions else max(cfg.fractions)
-    head = pd.concat([rs.headline_table(df, fraction=at, value=v) for v in ("drop", "flip_rate")], ignore_index=True)
+    head = pd.concat([rs.headline_table(pooled, fraction=at, value=v, pool_webs=False) for v in ("drop", "flip_rate")],
+                     ignore_index=True)
     write_csv(out_dir / "summary" / "curves.csv", curves)
     write_csv(out_dir / "summary" / "auc.csv", auc)
     write_csv(out_dir / "summary" / "headline.csv", head)
@@ -737,13 +731,6 @@ def summarize(cfg: RobustnessConfig) -> str:
     seeds = f"{int(counts.min())} to {most} of seeds {ids} (each row's n below)" if uneven else f"{most} seeds ({ids})"
     lines = [f"hub robustness: {df['model'].nunique()} models x {df['perturbation'].nunique()} perturbations x "
              f"{df['fraction'].nunique()} fractions x {seeds} -> {out_dir}"]
-
-    def runs() -> list[dict]:  # read again for a mixed folder only (its note said once, by load_runs)
-        from gatbio.data.tables import notes_said_before
-
-        with notes_said_before():
-            return rs._runs(out_dir, run_selection(cfg))
-
     lines += [line for line in (incomplete, mixed_configs_note(out_dir, runs)) if line]
     orders = [p for p in cfg.perturbations if p in ("degree", "betweenness", "pagerank", "random")]
     if not (cfg.foodweb.enabled and orders):  # no R50 this time: an earlier summary's would pass for this one's
@@ -807,7 +794,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
     import dataclasses
 
     from gatbio.device import announce_device, resolve_device
-    from gatbio.results import OUT_DIR_KEY, heartbeat_wanted, prepare_out_dir, writing_runs
+    from gatbio.results import OUT_DIR_KEY, prepare_out_dir, writing_runs
 
     cfg = _validate(cfg)
     job_cfg = {}
@@ -836,9 +823,10 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                                   if not left[task, dataset, seed]])
             host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
-            beat = heartbeat_wanted(progress)
-            done = parallel_map(_job, [(*item, beat) for item in todo], jobs=cfg.jobs,
-                                desc="robustness (dataset, seed)", progress=progress, costs=_unit_costs(todo, left))
+            done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress,
+                                costs=_unit_costs(todo, left),
+                                heartbeat=lambda c, task, dataset, seed: f"robustness: still running ({dataset}, "
+                                                                         f"seed {seed})")
             # seconds and jobs: this call's (a resumed call's units finished before are not in them)
             write_json(out_dir / "timing.json", {"seconds": round(time.perf_counter() - t0, 1), "jobs": done,
                                                  "units": len(items), "units_computed_this_call": len(todo),

@@ -30,6 +30,8 @@ from gatbio.results import is_done, read_json
 
 __all__ = [
     "load_runs",
+    "read_runs",
+    "with_pooled_webs",
     "attention_table",
     "curve_table",
     "auc_table",
@@ -45,7 +47,7 @@ __all__ = [
 CURVE_METRICS = ("score", "clean", "drop", "relative", "flip_rate", "js_attention")
 
 
-def _runs(out_dir: str | Path, select: dict[str, set] | None) -> list[dict]:
+def read_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> list[dict]:
     """The run files under ``out_dir/runs``, read, in path order; with ``select`` (``{"dataset": {...}, "model":
     {...}, ...}``, keys among task, dataset, model, seed, perturbation) only the runs whose values are in those
     sets: a folder resumed with fewer webs, models or seeds than it once ran keeps their files, which the tables of
@@ -63,11 +65,12 @@ def _runs(out_dir: str | Path, select: dict[str, set] | None) -> list[dict]:
     return kept
 
 
-def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
+def load_runs(out_dir: str | Path, select: dict[str, set] | None = None, runs: list[dict] | None = None
+              ) -> pd.DataFrame:
     """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame (``select``: only
-    those runs, :func:`_runs`)."""
+    those runs, :func:`read_runs`; ``runs``: the run files already read so)."""
     rows = []
-    for run in _runs(out_dir, select):
+    for run in read_runs(out_dir, select) if runs is None else runs:
         meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
         for r in run["curve"]:
             rows.append({**meta, **r})
@@ -84,9 +87,9 @@ def load_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.D
 def attention_table(out_dir: str | Path, select: dict[str, set] | None = None) -> pd.DataFrame:
     """Clean-graph attention diagnostics per (dataset, model): entropy ratio and hub attention mass
     (with its uniform-attention reference), mean and std over seeds. Models without attention give NaN.
-    ``select``: only those runs (:func:`_runs`)."""
+    ``select``: only those runs (:func:`read_runs`)."""
     rows = {}
-    for run in _runs(out_dir, select):
+    for run in read_runs(out_dir, select):
         key = (run["task"], run["dataset"], run["model"], run["seed"])
         rows[key] = {"task": key[0], "dataset": key[1], "model": key[2], "seed": key[3],
                      **{k: (np.nan if v is None else v) for k, v in run["clean_attention"].items()}}
@@ -98,26 +101,21 @@ def attention_table(out_dir: str | Path, select: dict[str, set] | None = None) -
     return g.mean().add_suffix("_mean").join(g.std(ddof=1).add_suffix("_std")).reset_index()
 
 
-#: Notes already said in this process (a summary pools the same webs for each of its tables: said once).
-_said: set[str] = set()
+#: The dataset name of the pooled food webs (:func:`with_pooled_webs`), ``foodwebs (mean of 4)``, as a pattern.
+POOLED = r"foodwebs \(mean of \d+\)"
 
 
-def _note_once(message: str) -> None:
-    from gatbio.data.tables import note
-
-    if message not in _said:
-        _said.add(message)
-        note(message)
-
-
-def _pool_webs(df: pd.DataFrame) -> pd.DataFrame:
-    """Food webs pooled: the mean over webs per (model, seed, perturbation, fraction), as dataset 'foodwebs'.
+def with_pooled_webs(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the food webs pooled: the mean over webs per (model, seed, perturbation, fraction), as the
+    dataset ``foodwebs (mean of N)``; a frame that holds them already is returned as it is. The tables pool
+    the frame they are given (``pool_webs=True``); a summary pools it once and gives them that, so that the note
+    below is said once.
 
     Each pooled value is the mean over the webs that have one there (a web without a run file, or with a NaN value,
     is left out of that point only); when some points cover fewer webs than the label's count, a note on stderr
     says which metrics and how many webs, since such points average other webs than the rest."""
     fw = df[df["task"] == "foodweb"]
-    if fw.empty:
+    if fw.empty or fw["dataset"].astype(str).str.fullmatch(POOLED).any():
         return df
     keys = ["task", "model", "seed", "perturbation", "metric", "fraction"]
     g = fw.groupby(keys, sort=False)[[c for c in CURVE_METRICS if c in fw]]
@@ -134,9 +132,11 @@ def _pool_webs(df: pd.DataFrame) -> pd.DataFrame:
             span = f"{few.min()}" if few.min() == few.max() else f"{few.min()} to {few.max()}"
             short.append(f"{c} at {len(few)} of {len(have)} points ({span} webs)")
     if short:
-        _note_once(f"{label}: some pooled points average fewer webs (a web without a value there is left out, so "
-                   f"they average other webs than the rest): {'; '.join(short)}; resume the sweep so that every "
-                   "web has its runs, or compare those points with care")
+        from gatbio.data.tables import note
+
+        note(f"{label}: some pooled points average fewer webs (a web without a value there is left out, so they "
+             f"average other webs than the rest): {'; '.join(short)}; resume the sweep so that every web has its "
+             "runs, or compare those points with care")
     return pd.concat([df, pooled], ignore_index=True)
 
 
@@ -160,7 +160,7 @@ def curve_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
     ``<metric>_n`` is the number of seeds behind ``<metric>_mean`` (NaN values left out: a seed whose perturbation
     left no item to score has none), and ``n`` that of ``score`` (of the metric with most values, without one)."""
     if pool_webs:
-        df = _pool_webs(df)
+        df = with_pooled_webs(df)
     keys = ["task", "dataset", "model", "perturbation", "fraction"]
     metrics = [c for c in CURVE_METRICS if c in df]
     g = df.groupby(keys, sort=False)[metrics]
@@ -189,7 +189,7 @@ def auc_table(df: pd.DataFrame, pool_webs: bool = True) -> pd.DataFrame:
     whose curve has fewer than two fractions with a score (its area is NaN) is not counted.
     """
     if pool_webs:
-        df = _pool_webs(df)
+        df = with_pooled_webs(df)
     keys = ["task", "dataset", "model", "perturbation"]
     per_seed = (df.groupby(keys + ["seed"], sort=False)[["fraction", "relative"]]
                 .apply(_area).rename("auc").reset_index())
@@ -214,7 +214,7 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
     ``ci_high``, ``n``, ``ratio``, ``ratio_ci_low``, ``ratio_ci_high``.
     """
     if pool_webs:
-        df = _pool_webs(df)
+        df = with_pooled_webs(df)
     at = df[np.isclose(df["fraction"], fraction) & df["perturbation"].isin(list(perturbations))]
     rows = []
     for (task, dataset, pert), grp in at.groupby(["task", "dataset", "perturbation"], sort=False):
@@ -236,11 +236,13 @@ def headline_table(df: pd.DataFrame, fraction: float = 0.05, perturbations: Sequ
                 finite = np.isfinite(boots)
                 dropped = int((~finite).sum())
                 if dropped:  # a resample whose reference mean is 0 (or a NaN value): no ratio; said, not hidden
-                    _note_once(f"headline {dataset} / {pert} / {model} ({value} at {fraction:g}): {dropped} of "
-                               f"{boots.size} bootstrap resamples have no finite ratio to {reference} (its mean over "
-                               "the resampled seeds is 0, or a value is NaN) and are left out of ratio_ci; "
-                               + (f"the interval rests on the other {boots.size - dropped}" if finite.any() else
-                                  "no interval is left"))
+                    from gatbio.data.tables import note
+
+                    note(f"headline {dataset} / {pert} / {model} ({value} at {fraction:g}): {dropped} of {boots.size} "
+                         f"bootstrap resamples have no finite ratio to {reference} (its mean over the resampled seeds "
+                         "is 0, or a value is NaN) and are left out of ratio_ci; "
+                         + (f"the interval rests on the other {boots.size - dropped}" if finite.any() else
+                            "no interval is left"))
                 boots = boots[finite]
                 if boots.size:
                     row["ratio_ci_low"], row["ratio_ci_high"] = np.percentile(boots, [2.5, 97.5]).tolist()

@@ -124,7 +124,7 @@ def test_benchmark_order_of_units(tmp_path, monkeypatch, jobs, order):
         pass
 
     def fake(fn, items, **kwargs):
-        seen.extend((Path(src).name, protocol) for src, _, _, protocol in items)
+        seen.extend((Path(src).name, protocol) for src, _, _, protocol, *_ in items)
         raise Stop
 
     monkeypatch.setattr(parallel, "parallel_map", fake)

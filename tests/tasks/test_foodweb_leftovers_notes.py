@@ -59,6 +59,39 @@ def test_the_protocol_run_alone_still_says_them(tmp_path, notes):
     assert "cannibalism link(s)" in notes.text
 
 
+def test_a_resumed_benchmark_says_a_webs_notes_when_its_first_protocol_is_done(tmp_path, notes):
+    """Only the config's first protocol said a web's notes: a resumed run whose links unit was done said none."""
+    rows = "".join(f"{k} {'NA' if k == 3 else k / 10}\n" for k in range(12))
+    write_web(tmp_path / "webs" / "Pond_7", loops="5 5\n", traits="id log_mass\n" + rows)
+    fw.benchmark(tiny_cfg(tmp_path), progress=False)
+    (tmp_path / "out" / "webs" / "Pond_7.species.json").unlink()  # interrupted after the links unit
+    notes.clear()
+    fw.benchmark(tiny_cfg(tmp_path), progress=False)  # the species unit alone runs: it says them, as a fresh run
+    assert notes.text.count("1 cannibalism link(s) (a species eating itself) left out") == 1
+    assert notes.text.count("1 missing trait value (NA)") == 1
+
+
+def test_benchmark_summary_only_remakes_the_tables_from_python_and_the_cli_uses_it(tmp_path, monkeypatch, capsys):
+    """``benchmark`` had no ``summary_only=`` (protein, interactions and robustness ``run`` have it): the CLI's
+    ``--summary-only`` did the work by hand."""
+    write_web(tmp_path / "webs" / "Pond_7")
+    cfg = tiny_cfg(tmp_path, protocols=["links"])
+    made = fw.benchmark(cfg, progress=False)
+    out = tmp_path / "out"
+    fingerprint = (out / "fingerprint.json").read_text()
+    (out / "summary.csv").unlink()
+    again = fw.benchmark(tiny_cfg(tmp_path, protocols=["links"], jobs=2), progress=False, summary_only=True)
+    pd.testing.assert_frame_equal(again["summary"], made["summary"])
+    assert (out / "summary.csv").is_file() and (out / "fingerprint.json").read_text() == fingerprint
+    with pytest.raises(ValueError, match="summary_only trains nothing: resume='restart'"):
+        fw.benchmark(cfg, summary_only=True, resume="restart")
+    seen = []
+    monkeypatch.setattr(fw, "benchmark", lambda cfg, **kw: seen.append(kw) or made)
+    assert gatbio_main(["foodweb", "benchmark", "--out", str(out), "--summary-only"]) == 0
+    assert seen == [{"progress": True, "resume": "check", "summary_only": True}]
+    assert "== summary" in capsys.readouterr().out
+
+
 # ---------------------------------------------------------------- predict
 
 

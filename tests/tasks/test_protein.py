@@ -311,7 +311,7 @@ def test_a_sweep_that_raises_lets_go_of_its_folder(tiny, tmp_path, monkeypatch):
 
     from gatbio.results import resume_hint
 
-    def fails(*_):
+    def fails(*_, **__):
         raise ValueError("a unit failed")
 
     monkeypatch.setattr(P, "run_unit", fails)
