@@ -3,6 +3,9 @@
 Each sub-command lives next to the code it drives: a module in :data:`COMMAND_MODULES` defines
 ``add_parser(subparsers)``, which registers its sub-command and sets ``func`` on the parser; ``func(args)``
 returns an exit code. This file only assembles them, so tasks can add commands without editing each other.
+A command with actions registers them with ``add_subparsers(..., required=True)`` and a metavar that lists them:
+without one, argparse prints the usage and an error naming them on stderr and exits with status 2 (``gatbio``
+without a command gets the same from :func:`main`).
 
 Keep ``gatbio --help`` fast (well under a second): every command module is imported to build the parser, so
 
@@ -125,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gatbio {__version__}",
                         help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # not required: `gatbio --bogus` names --bogus
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
@@ -166,9 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse names the top-level usage for these; the command's own usage says what it takes
         _active_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
-    if getattr(args, "func", None) is None:
-        parser.print_help()
-        return 2
+    if getattr(args, "func", None) is None:  # no command given (or no action): argparse's usage and error, exit 2
+        active = _active_parser(parser, args)
+        subs = next(a for a in active._actions if isinstance(a, argparse._SubParsersAction))
+        active.error(f"the following arguments are required: {argparse._get_action_name(subs)}")
     return run_guarded(command_name(args), lambda: args.func(args))
 
 

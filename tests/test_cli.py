@@ -348,6 +348,28 @@ def test_an_unknown_option_shows_the_usage_of_the_command_as_typed(capsys, argv,
     assert err.startswith(f"usage: {usage} ")
 
 
+@pytest.mark.parametrize("argv, usage, required", [
+    ([], "gatbio", "COMMAND"),
+    (["foodweb"], "gatbio foodweb", "{benchmark,summarize,predict}"),
+    (["protein"], "gatbio protein", "{predict,run,interactions,embed}"),
+])
+def test_a_command_or_action_left_out_is_a_usage_error_on_stderr(capsys, argv, usage, required):
+    """``gatbio foodweb`` (and ``gatbio``) printed the whole help on stdout, ``gatbio protein`` the usage and an
+    error on stderr; now all as argparse does: usage and error on stderr, nothing on stdout, exit status 2."""
+    from gatbio.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    assert err.startswith(f"usage: {usage} [-h]")
+    assert err.rstrip().endswith(f"{usage}: error: the following arguments are required: {required}")
+    if argv:  # the actions the error names are the command's actions, all of them
+        sub = dict(all_parsers(build_parser()))[tuple(argv)]
+        (actions,) = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        assert actions.required and actions.metavar == "{" + ",".join(actions.choices) + "}"
+
+
 def test_a_full_disk_or_a_symlink_loop_is_one_line_with_the_fix(capsys):
     """A download into a full disk ended in a traceback ('OSError: [Errno 28] No space left on device'), as did
     a root that is a symlink loop; other OS errors are bugs or unknown and keep their traceback."""
