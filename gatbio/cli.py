@@ -3,9 +3,10 @@
 Each sub-command lives next to the code it drives: a module in :data:`COMMAND_MODULES` defines
 ``add_parser(subparsers)``, which registers its sub-command and sets ``func`` on the parser; ``func(args)``
 returns an exit code. This file only assembles them, so tasks can add commands without editing each other.
-A command with actions registers them with ``add_subparsers(..., required=True)`` and a metavar that lists them:
-without one, argparse prints the usage and an error naming them on stderr and exits with status 2 (``gatbio``
-without a command gets the same from :func:`main`).
+A command with actions registers them with ``add_subparsers(...)`` and a metavar that lists them, not
+``required=True`` (argparse would then say an action is missing before :func:`main` names an unknown option, as in
+``gatbio foodweb --bogus``): without an action (or ``gatbio`` without a command), :func:`main` prints the usage and
+an error naming the choices on stderr and exits with status 2, as argparse does.
 
 Keep ``gatbio --help`` fast (well under a second): every command module is imported to build the parser, so
 
@@ -172,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:  # no command given (or no action): argparse's usage and error, exit 2
         active = _active_parser(parser, args)
         subs = next(a for a in active._actions if isinstance(a, argparse._SubParsersAction))
-        active.error(f"the following arguments are required: {argparse._get_action_name(subs)}")
+        name = argparse._get_action_name(subs)
+        if not name.startswith("{"):  # a metavar that does not list them (COMMAND): the choices too
+            name += f" (one of {', '.join(subs.choices)}; '{active.prog} --help' describes them)"
+        active.error(f"the following arguments are required: {name}")
     return run_guarded(command_name(args), lambda: args.func(args))
 
 

@@ -67,8 +67,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("foodweb", help="food-web link inference (the GATEWAy benchmark, predict missing "
                                               "links, summarize a benchmark's results)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    # required: none given, argparse prints the usage and an error naming the actions on stderr, exit status 2
-    sub = p.add_subparsers(dest="foodweb_command", metavar="{benchmark,summarize,predict}", required=True)
+    # none given: gatbio.cli.main prints the usage and an error naming the actions on stderr, exit status 2
+    sub = p.add_subparsers(dest="foodweb_command", metavar="{benchmark,summarize,predict}")
 
     b = sub.add_parser(
         "benchmark", help="run the GATEWAy protocol and the new-species protocol on a folder of webs",

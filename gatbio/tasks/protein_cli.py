@@ -50,7 +50,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description="Protein function prediction with graph attention networks (predict, "
                                           "run), the interaction types of protein pairs (interactions), and UniRep "
                                           "embeddings of protein sequences (embed).")
-    sub = p.add_subparsers(dest="protein_command", metavar="{predict,run,interactions,embed}", required=True)
+    sub = p.add_subparsers(dest="protein_command", metavar="{predict,run,interactions,embed}")
 
     pr = sub.add_parser(
         "predict", help="predict functions of unannotated proteins from an interaction file and a label table",
