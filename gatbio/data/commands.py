@@ -54,12 +54,14 @@ def run(args: argparse.Namespace) -> int:
     from gatbio.data.sources import (
         check_data_root,
         dataset_files,
+        download_command,
         match_case,
         missing_files,
         resolve_name,
         root_label,
         verify,
     )
+    from gatbio.data.tables import first_few
 
     actions = [f"--{k}" for k in ("verify", "download", "members") if getattr(args, k, None)]
     if len(actions) > 1:  # one ran and the others were dropped without a word
@@ -87,9 +89,19 @@ def run(args: argparse.Namespace) -> int:
                     bad += 1
             missing += counts["missing"]
         if asked and missing:  # the files of the dataset asked for are not (all) there
-            folder = base / DATASETS[names[0]].folder
-            print(f"{asked}: {missing} of {len(status)} file(s) missing under {folder} "
-                  f"(gatbio datasets --download {asked} fetches those with a public URL)", file=sys.stderr)
+            info = DATASETS[names[0]]
+            gone = [p for p, v in status.items() if v == "missing"]
+            by_hand = [p for p in gone if next(f for f in info.files if f.path == p).url is None]
+            how = []  # the download fetches those with a public URL; the others (GATEWAy's index) are placed by hand
+            if len(by_hand) < len(gone):
+                how.append(f"{download_command(asked, base, option)} fetches "
+                           + ("them" if not by_hand else f"the {len(gone) - len(by_hand)} with a public URL"))
+            if by_hand:
+                one = len(by_hand) == 1
+                how.append(f"{first_few(by_hand, 3)}: no public URL; place {'it' if one else 'them'} by hand, "
+                           f"datasets/{info.doc or info.name}.md says where {'it comes' if one else 'they come'} from")
+            print(f"{asked}: {missing} of {len(status)} file(s) missing under {base / info.folder} "
+                  f"({'; '.join(how)})", file=sys.stderr)
             return 1
         if args.verify == "all" and missing == sum(len(DATASETS[n].files) for n in names):
             print(f"note: {root_label(base, option)} holds none of the datasets' files (set GATBIO_DATA or --root to "
@@ -113,8 +125,17 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         bad = {p: s for p, s in verify(name, root=base).items() if s.startswith("MISMATCH") and p in files}
         if bad:  # present files are skipped: a damaged one stays until it is deleted
+            info = DATASETS[name]
+            by_hand = [p for p in bad if next(f for f in info.files if f.path == p).url is None]
+            fix = "delete them and run --download again"
+            if by_hand:  # deleted, a file without a public URL would not come back: copied again from its source
+                one = len(by_hand) == 1
+                fix = (f"copy {first_few(by_hand, 3)} again from {'its' if one else 'their'} source (no public URL: "
+                       f"datasets/{info.doc or info.name}.md says where {'it comes' if one else 'they come'} from)")
+                if len(by_hand) < len(bad):
+                    fix = f"delete the others and run --download again; {fix}"
             print(f"{asked}: {len(bad)} present file(s) differ from the registry's sha256 (e.g. "
-                  f"{folder / next(iter(bad))}): delete them and run --download again", file=sys.stderr)
+                  f"{folder / next(iter(bad))}): {fix}", file=sys.stderr)
             return 1
         return 0
     if args.members:

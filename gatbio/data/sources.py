@@ -47,6 +47,7 @@ import io
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
@@ -57,7 +58,7 @@ from gatbio.data._checksums import CHECKSUMS
 
 __all__ = ["data_root", "DATASETS", "DatasetInfo", "FileSource", "DatasetNotFoundError", "UnknownDatasetError",
            "DataRootError", "DatasetIntegrityError", "check_data_root", "root_label", "unknown_name", "download",
-           "fetch_hint", "elsewhere_hint", "member_files", "dataset_files", "resolve_name", "registry_spelling", "refuse_same_names", "match_case", "fetch_url",
+           "fetch_hint", "download_command", "elsewhere_hint", "member_files", "dataset_files", "resolve_name", "registry_spelling", "refuse_same_names", "match_case", "fetch_url",
            "download_timeout", "mirrored", "dataset_path", "sha256_file", "verify"]
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -635,8 +636,16 @@ _BAR_DELAY = 1.0  # seconds before a byte bar appears: small files show none
 _BLOCK = 1 << 20  # read the body a MiB at a time, so that the bar moves and a stall is seen within the timeout
 
 
+def _request_url(url: str) -> str:
+    """``url`` as sent: a character that a request line cannot hold percent-encoded (a space, non-ASCII text:
+    the registry's URLs are written as their upstream paths read, and 22 GATEWAy web folders have a space,
+    ``Balsam lake_59``, which ``urllib`` refuses to send); what is already a URL (``%20``, ``?``, ``:``) is kept.
+    A server, and a ``file://`` mirror folder, decodes it back to the path."""
+    return urllib.parse.quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+
+
 def fetch_url(url: str, *, timeout: float | None = None, progress: bool | None = None) -> bytes:
-    """GET ``url``, the whole body in memory.
+    """GET ``url`` (:func:`_request_url`: a space in it sent as ``%20``), the whole body in memory.
 
     ``timeout``: seconds to wait for the server to answer or to send the next block (default
     :func:`download_timeout`). ``progress``: a byte bar on stderr (default: when stderr is a terminal); it
@@ -648,7 +657,7 @@ def fetch_url(url: str, *, timeout: float | None = None, progress: bool | None =
     """
     from tqdm.auto import tqdm
 
-    req = urllib.request.Request(url, headers={"User-Agent": "gatbio"})
+    req = urllib.request.Request(_request_url(url), headers={"User-Agent": "gatbio"})
     timeout = download_timeout() if timeout is None else timeout
     got = bytearray()
     try:
@@ -709,18 +718,27 @@ def _given_root(root: str | Path, option: str | None) -> bool:
     return bool(option) or Path(root).expanduser() != data_root()
 
 
+def download_command(name: str, root: str | Path, option: str | None = None) -> str:
+    """The ``gatbio datasets --download`` command that fetches dataset (or web) ``name`` into ``root``, ready to
+    paste in a shell: the name quoted when it must be (``'gateway/Balsam lake_59'``), ``--root`` when the root is
+    not the one found by default (``option``: where it came from, e.g. ``"--root"``)."""
+    import shlex
+
+    cmd = f"gatbio datasets --download {shlex.quote(name)}"
+    return f"{cmd} --root {shlex.quote(str(root))}" if _given_root(root, option) else cmd
+
+
 def fetch_hint(name: str, root: str | Path, option: str | None = None, what: str = "the files that have a "
                "public URL") -> str:
     """How to fetch dataset ``name`` into ``root``: the ``gatbio datasets --download`` command a command-line
-    user runs and the Python call, both naming ``root`` when it is not the one found by default (``option``:
-    where it came from, e.g. ``"--root"``). ``gatbio datasets --download pajek fetches the files that have a public
-    URL (in Python: gatbio.data.download('pajek'))``; ``what``: what is fetched, in place of the default."""
-    import shlex
-
-    cmd, call = f"gatbio datasets --download {name}", f"gatbio.data.download({name!r}"
+    user runs (:func:`download_command`) and the Python call, both naming ``root`` when it is not the one found by
+    default (``option``: where it came from, e.g. ``"--root"``). ``gatbio datasets --download pajek fetches the
+    files that have a public URL (in Python: gatbio.data.download('pajek'))``; ``what``: what is fetched, in place
+    of the default."""
+    call = f"gatbio.data.download({name!r}"
     if _given_root(root, option):
-        cmd, call = f"{cmd} --root {shlex.quote(str(root))}", f"{call}, root={str(root)!r}"
-    return f"{cmd} fetches {what} (in Python: {call}))"
+        call = f"{call}, root={str(root)!r}"
+    return f"{download_command(name, root, option)} fetches {what} (in Python: {call}))"
 
 
 def elsewhere_hint(root: str | Path, option: str | None = None, what: str = "it") -> str:
@@ -988,8 +1006,12 @@ def download(
             if got != f.sha256:
                 via = f" (through the mirror, for {f.url})" if url != f.url else ""
                 also = " (nor the files converted from it)" if f.path in source_paths else ""
+                fix = ("the mirror's copy differs from the registered file: refresh it, or download without the "
+                       "mirror (GATBIO_MIRROR unset)" if via else
+                       "run the download again (a reply altered on the way); if it differs again, place the file "
+                       f"by hand (datasets/{info.doc or name}.md says where it comes from)")
                 raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "
-                                 f"the file was not written{also}")
+                                 f"the file was not written{also}; {fix}")
         if f.path in source_paths:
             payloads[f.path] = payload
         return payload

@@ -158,3 +158,54 @@ def test_one_web_of_a_collection_downloads_alone(data_root, tmp_path, capsys, mo
     assert [p.name for p in (tmp_path / "data").rglob("*.paj")] == ["baydry.paj"]
     assert main(["datasets", "--download", "pajek/bay", "--root", str(tmp_path / "data")]) == 1
     assert "unknown Pajek food web 'pajek/bay'; did you mean" in capsys.readouterr().err  # load's words
+
+
+def _gateway_web_11(data_root, root, index: bool = False):
+    """gateway/11's own files under ``root`` (copied from the shipped data), and with ``index`` the collection's
+    index tables, which have no public URL."""
+    import shutil
+
+    from gatbio.data.sources import DATASETS, member_files
+
+    paths = member_files("gateway/11") if index else member_files("gateway/11", shared=False)
+    for p in paths:
+        (root / "gateway_dev" / p).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(data_root / "gateway_dev" / p, root / "gateway_dev" / p)
+    assert DATASETS["gateway"].folder == "gateway_dev"
+
+
+def test_verify_says_that_files_without_a_public_url_are_placed_by_hand(data_root, tmp_path, capsys):
+    """`--verify gateway/11` after `--download gateway/11` (exit 0) said "gatbio datasets --download gateway/11
+    fetches those with a public URL", of the three index tables that have none: the download it names fetches
+    nothing. Missing files that can be fetched name the command, with --root when it was given."""
+    _gateway_web_11(data_root, tmp_path)
+    assert main(["datasets", "--verify", "Gateway/11", "--root", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "gateway/11: 2 ok, 3 missing\n"
+    assert err == (f"gateway/11: 3 of 5 file(s) missing under {tmp_path / 'gateway_dev'} (food_web_metadata.csv, "
+                   "node_ids.csv, web_index.csv: no public URL; place them by hand, datasets/gateway.md says where "
+                   "they come from)\n")
+    assert main(["datasets", "--verify", "gateway", "--root", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert (f"gatbio datasets --download gateway --root {tmp_path} fetches the 112 with a public URL; "
+            "food_web_metadata.csv, node_ids.csv, web_index.csv: no public URL; place them by hand") in err
+    assert main(["datasets", "--verify", "pajek/BayDry", "--root", str(tmp_path)]) == 1  # was: no --root
+    assert f"(gatbio datasets --download pajek/baydry --root {tmp_path} fetches them)\n" in capsys.readouterr().err
+
+
+def test_a_damaged_file_without_a_public_url_is_not_to_be_deleted_and_downloaded(data_root, tmp_path, capsys):
+    """`--download gateway/11` with a damaged web_index.csv said "delete them and run --download again": deleted, a
+    file without a public URL is gone (the download cannot bring it back)."""
+    _gateway_web_11(data_root, tmp_path, index=True)
+    with open(tmp_path / "gateway_dev" / "web_index.csv", "a") as fh:
+        fh.write("x\n")
+    assert main(["datasets", "--download", "gateway/11", "--root", str(tmp_path)]) == 1  # nothing to fetch
+    err = capsys.readouterr().err
+    assert err == (f"gateway/11: 1 present file(s) differ from the registry's sha256 (e.g. "
+                   f"{tmp_path / 'gateway_dev' / 'web_index.csv'}): copy web_index.csv again from its source (no "
+                   "public URL: datasets/gateway.md says where it comes from)\n")
+    with open(tmp_path / "gateway_dev" / "webs" / "AEW03_11" / "11_edge_list.txt", "a") as fh:
+        fh.write("0 0\n")
+    assert main(["datasets", "--download", "gateway/11", "--root", str(tmp_path)]) == 1
+    assert ": delete the others and run --download again; copy web_index.csv again from its source" in \
+        capsys.readouterr().err

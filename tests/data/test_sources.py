@@ -477,3 +477,52 @@ def test_a_missing_dataset_under_root_names_that_root_and_its_option(tmp_path, m
     assert f"gatbio datasets --download pajek/baydry --root {tmp_path} " in msg
     with pytest.raises(sources.DataRootError, match=rf"^--root {tmp_path / 'none'}: no such folder"):
         sources.require_files("pajek", ["baydry.paj"], root=tmp_path / "none", option="--root")
+
+
+# --- found by an audit of the download path against a loopback mirror of the shipped files -------------------------
+
+def test_a_gateway_web_whose_folder_has_a_space_downloads_over_http(server, data_root, tmp_path):
+    """22 GATEWAy web folders have a space (``Balsam lake_59``): urllib refused to send such a URL ("URL can't
+    contain control characters"), so `--download gateway/59` and `--download gateway` failed against any HTTP(S)
+    server (a folder mirror, read as a path, worked). The URL is now sent percent-encoded."""
+    import shutil
+
+    base, www = server
+    own = sources.member_files("gateway/59", shared=False)
+    assert own == ["webs/Balsam lake_59/59_edge_list.txt", "webs/Balsam lake_59/59_node_attr_list.txt"]
+    by_path = {f.path: f for f in DATASETS["gateway"].files}
+    for p in own:  # laid out as the URL's host and path read, as a server's folder is
+        dest = www / by_path[p].url.split("://", 1)[1]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(data_root / "gateway_dev" / p, dest)
+    written = download("gateway/59", root=tmp_path, mirror=base)
+    assert written == [tmp_path / "gateway_dev" / p for p in own]
+    assert all(w.read_bytes() == (data_root / "gateway_dev" / p).read_bytes() for w, p in zip(written, own, strict=True))
+    assert sources._request_url("http://h/a b/c%20d/é?x=1") == "http://h/a%20b/c%20d/%C3%A9?x=1"
+
+
+def test_a_web_named_with_a_space_gets_a_download_command_that_a_shell_takes(tmp_path):
+    """The hint after a missing web named it unquoted (`gatbio datasets --download gateway/Balsam lake_59`): pasted
+    into a shell, that is two arguments and an error."""
+    from gatbio.data import load
+
+    with pytest.raises(DatasetNotFoundError) as err:
+        load("gateway/59", root=tmp_path)
+    assert f"gatbio datasets --download 'gateway/Balsam lake_59' --root {tmp_path} fetches" in str(err.value)
+    assert sources.download_command("pajek/baydry", tmp_path, "--root") == \
+        f"gatbio datasets --download pajek/baydry --root {tmp_path}"
+
+
+def test_a_sha256_mismatch_names_the_fix(server, tmp_path, fake_dataset):
+    """The message said what was wrong ("the file was not written") and no way out: through a mirror, its copy;
+    straight from the source, run it again or place the file by hand."""
+    base, www = server
+    info, _ = fake_dataset
+    serve(www, info.files[0].url, b"tampered\n")
+    with pytest.raises(ValueError, match=r"the file was not written; the mirror's copy differs from the registered "
+                                         r"file: refresh it, or download without the mirror \(GATBIO_MIRROR unset\)$"):
+        download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"])
+    with pytest.raises(ValueError, match=r"^https://example\.org/repo/abc/edges\.txt: sha256 mismatch .*the file was "
+                                         r"not written; run the download again \(a reply altered on the way\); if it "
+                                         r"differs again, place the file by hand \(datasets/fake\.md says where"):
+        download("fake", root=tmp_path / "data", fetch=lambda url: b"tampered\n", files=["edges.txt"])
