@@ -454,3 +454,6 @@ def test_parallel_map_holds_the_units_heartbeat(monkeypatch, capsys):
     assert parallel_map(_staged, [("C",)], desc="webs", **label) == [("C", False)]
     assert "still running" not in capsys.readouterr().err
     assert parallel_map(operator.neg, [(1,)], progress=False) == [-1]  # without heartbeat=: no stage argument
+    # in worker processes (jobs=2: the label is made here, the stage in the worker; its 60 s cannot be patched there)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert parallel_map(_staged, [("D",), ("E",)], jobs=2, desc="webs", **label) == [("D", True), ("E", True)]

@@ -1161,7 +1161,8 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check", 
     refuses (naming the keys), ``"restart"`` deletes this task's outputs first, ``"anyway"`` reuses them
     (:func:`gatbio.results.prepare_out_dir`). ``summary_only``: run nothing, only remake the tables of the
     folder's results, from its own config (:func:`summarize_folder`; settings of ``cfg`` that differ from it are
-    said, as a summary ignores them).
+    said, as a summary ignores them), but with ``cfg.webs`` where it is set (where the web folders are now: they
+    may have moved since the run).
     """
     from gatbio.device import announce_device, resolve_device
     from gatbio.parallel import left_to_run, parallel_map
@@ -1175,7 +1176,7 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check", 
         if (Path(cfg.out) / "config.yaml").is_file():  # settings other than the folder's: a summary ignores them
             prepare_out_dir(cfg.out, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, summary_only=True,
                             key="--out (config out)")
-        return summarize_folder(cfg.out, cfg.webs or None, key="--out (config out)")
+        return summarize_folder(cfg.out, cfg.webs or None, key="--out (config out)", webs_key="--webs (config webs)")
     spec = cfg.device
     # before any work; stored resolved in config.yaml and each web's file; auto means the CPU (small graphs)
     dev = resolve_device(spec, small_graphs=True)
@@ -1235,13 +1236,14 @@ def benchmark(cfg: FoodWebConfig, progress: bool = True, resume: str = "check", 
     return tables
 
 
-def summarize_folder(out_dir: str | Path, webs: str | Path | None = None, key: str = "OUT") -> dict[str, pd.DataFrame]:
+def summarize_folder(out_dir: str | Path, webs: str | Path | None = None, key: str = "OUT",
+                     webs_key: str = "--webs") -> dict[str, pd.DataFrame]:
     """The tables of a benchmark's results folder (``gatbio foodweb summarize OUT``, ``--summary-only``), from the
     folder's own config (``config.yaml``; the defaults without one): :func:`summarize_results`, after a note on the
     (web, protocol) units of that config without a result (:func:`unfinished_note`). ``webs``: where the web
     folders are (for the published reference rows), else the config's, else the GATEWAy webs under the data root.
-    A benchmark writing in the folder, or the results of another task, are refused; ``key`` names the folder in
-    messages."""
+    A benchmark writing in the folder, or the results of another task, are refused; ``key`` and ``webs_key`` name
+    the folder and ``webs`` in messages."""
     from gatbio._paths import check_input_dir
     from gatbio.config import load_config
     from gatbio.results import refuse_busy, stored_task
@@ -1249,7 +1251,7 @@ def summarize_folder(out_dir: str | Path, webs: str | Path | None = None, key: s
     check_input_dir(out_dir, key, "the results folder of gatbio foodweb benchmark")
     refuse_busy(out_dir, key)  # a benchmark writing there makes its tables at its end
     if webs is not None:
-        check_input_dir(webs, "--webs", "a folder of web folders, like gateway_dev/webs/, for the published "
+        check_input_dir(webs, webs_key, "a folder of web folders, like gateway_dev/webs/, for the published "
                                         "reference rows")
     other = stored_task(Path(out_dir))
     if other is not None and other != FoodWebConfig.__name__:  # its config.yaml would be refused key by key

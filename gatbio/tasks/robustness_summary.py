@@ -68,7 +68,9 @@ def read_runs(out_dir: str | Path, select: dict[str, set] | None = None) -> list
 def load_runs(out_dir: str | Path, select: dict[str, set] | None = None, runs: list[dict] | None = None
               ) -> pd.DataFrame:
     """All per-fraction rows of all run files under ``out_dir/runs`` as one long DataFrame (``select``: only
-    those runs, :func:`read_runs`; ``runs``: the run files already read so)."""
+    those runs, :func:`read_runs`; ``runs``: the run files already read so, not with ``select``)."""
+    if runs is not None and select is not None:  # one of them: select would be silently ignored
+        raise ValueError("load_runs: give select (to read the run files) or runs (already read), not both")
     rows = []
     for run in read_runs(out_dir, select) if runs is None else runs:
         meta = {k: run[k] for k in ("task", "dataset", "model", "seed", "perturbation", "metric")}
