@@ -78,16 +78,18 @@ def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch):
         demo.main([str(tmp_path / "out"), "--device", "cpu"])
 
 
-def test_every_file_the_demo_reads_can_be_downloaded(tmp_path, data_root):
+def test_every_file_the_demo_reads_can_be_downloaded(tmp_path, data_root, server):
     """From an empty data root, the download commands the demo's check names fill it: every file the demo reads
-    has a public URL (was: cheddar/Benguela, read by the robustness section, had none). The URLs are served from a
-    folder mirror made of the shipped files (ZIP members zipped again, cheddar's CSV files through their RData)."""
+    has a public URL (was: cheddar/Benguela, read by the robustness section, had none) that downloads over HTTP
+    (was: gateway/Mosendale Beck_125, a space in its URL). The URLs are served by a loopback server from a mirror
+    made of the shipped files (ZIP members zipped again, cheddar's CSV files through their RData)."""
     import shutil
     import zipfile
 
     from gatbio.data.sources import DATASETS, download
 
-    mirror, root = tmp_path / "mirror", tmp_path / "data"
+    base, mirror = server
+    root = tmp_path / "data"
     for name, paths in demo.demo_data():
         info = DATASETS[name.split("/", 1)[0]]
         by_path = {f.path: f for f in info.files}
@@ -107,5 +109,5 @@ def test_every_file_the_demo_reads_can_be_downloaded(tmp_path, data_root):
     with pytest.raises(FileNotFoundError):
         demo.check_demo_data(root)
     for name, _ in demo.demo_data():
-        download(name, root=root, mirror=str(mirror), progress=False)
+        download(name, root=root, mirror=base, progress=False)
     demo.check_demo_data(root)  # nothing missing
