@@ -17,9 +17,9 @@ Columns of an edge list or CSV: a header whose names say the roles is read by th
 (``prey``/``resource``/``res``/``eaten``/``food`` for the prey, ``predator``/``pred``/``consumer``/``con``/
 ``eater`` for the predator, alone or in a longer name: ``predator_name``, ``Prey species``, GATEWAy's
 ``con.taxonomy``/``res.taxonomy``), with a note naming them; ``--source``/``--target`` (names, or numbers from 1)
-choose others; else the first two columns are prey and predator (a table without a header row says so in a note,
-with its first link). Weights: a column named like weights
-(``weight``, ``w``, ``flow``, ``biomass.flow``, ``strength``, ``freq``, ``n``, ...), ``--weight COLUMN``, or
+choose others; else the first two columns are prey and predator (a table without a header row, or whose header does
+not name the roles, such as ``from,to``, says so in a note, with its first link). Weights: a column named like
+weights (``weight``, ``w``, ``flow``, ``biomass.flow``, ``strength``, ``freq``, ``n``, ...), ``--weight COLUMN``, or
 without a header a third column of numbers (with a note; ``--unweighted`` ignores weights; two columns named like
 weights: choose one with ``--weight``); any other column (``study_id``, ``year``, notes) is not read, and a note
 names it, except a column of 0 and 1 (or yes/no, true/false, y/n) with some 0 or no, which says whether each listed
@@ -30,13 +30,22 @@ them as links of weight 0, which count as absent; ``--unweighted`` reads every r
 
 Edges are read as prey → predator; pass ``--direction predator-prey`` for files that list the predator first
 (not for tables whose header names the prey and predator columns: their names say it, nor for a Pajek flow web,
-whose arcs are flows from prey to predator).
+whose arcs are flows from prey to predator; a plain Pajek file says in a note which way its arcs were read).
+
+Levels (``--method``): ``mackay`` (MacKay, Johnson & Sansom 2020; default) is defined on any web, cycles included,
+with the lowest species of each connected part at 1; it places every species by all of its links, so a species
+without prey that is eaten only by high-level consumers sits above 1 (a note says how many). ``levine`` (Levine
+1980, cheddar's prey-averaged level) puts every species without prey at 1 and every other one at 1 + the mean level
+of its prey (weighted by the link weights), and needs every species to be reachable from one without prey.
+Cannibal links and links of weight 0 (unless ``--unweighted``) are left out of both. The summary line gives
+MacKay's incoherence F0 (0: a perfectly layered web, 1: a cycle) and, with ``levine``, Johnson et al.'s q.
 
 Usage::
 
     gatbio trophic web.txt
     gatbio trophic links.csv --format csv --method levine --csv levels.csv
     gatbio trophic pajek/baydry --sort
+    gatbio trophic web.txt --csv - | head    # the CSV on standard output, the summary line on stderr
 """
 
 from __future__ import annotations
@@ -58,7 +67,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="file format (see above); auto: from the name (folder: gateway or cheddar; .net/.paj: "
                         "pajek; .csv: csv; else edgelist)")
     p.add_argument("--method", default="mackay", choices=["mackay", "levine"],
-                   help="mackay (any directed graph; default) or levine (needs basal species)")
+                   help="mackay (any directed graph; default: the lowest species of each connected part at 1, "
+                        "and a species without prey may sit higher, one level below its consumers on average) or "
+                        "levine (every species without prey at 1, the others 1 + the mean level of their prey; "
+                        "needs every species reachable from one without prey)")
     p.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],
                    help="what a line 'u v' means in the file (default: v eats u)")
     p.add_argument("--source", default=None, help="edge list / csv: prey column (name, or number from 1; default: "
@@ -71,7 +83,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="adjacency: A[i, j] means i -> j (row_to_col) or j -> i (col_to_row)")
     p.add_argument("--unweighted", action="store_true", help="ignore edge weights")
     p.add_argument("--sort", action="store_true", help="sort by trophic level (highest first)")
-    p.add_argument("--csv", metavar="OUT", default=None, help="also write the table as CSV (tab-separated when OUT ends in .tsv; atomic write)")
+    p.add_argument("--csv", metavar="OUT", default=None,
+                   help="also write the table as CSV (tab-separated when OUT ends in .tsv; atomic write); '-': "
+                        "the CSV on standard output instead of the aligned table, the summary line on stderr")
     add_header_option(p, "FILE (edgelist, csv, adjacency)")
     p.set_defaults(func=run)
     return p
@@ -194,6 +208,7 @@ def read_foodweb_file(
             # weights summed where the file gives them; links without weights counted once
             io.report_changes(path, stats, True, "sum" if getattr(data, "edge_weight", None) is not None else None)
             data.name = path.stem
+            _note_arc_direction(path, net, data, direction)
     elif fmt in ("csv", "edgelist"):
         _refuse_options(file, "an edge list (one link per row)", convention=convention)
         data = _read_edge_table(path, fmt, direction=direction, source=source, target=target, weight=weight,
@@ -205,8 +220,8 @@ def read_foodweb_file(
         head = data_head(path, "#", numbered=True)
         _refuse_pajek_text(path, head)
         if convention is None:
-            raise ValueError("--format adjacency needs --convention row_to_col (A[i, j] means i -> j) "
-                             "or col_to_row (A[i, j] means j -> i)")
+            raise ValueError(f"{path}: --format adjacency needs --convention row_to_col (A[i, j] > 0: j eats i) "
+                             "or col_to_row (A[i, j] > 0: i eats j)")
         sep = _table_separator("edgelist", [x for _, x in head])
         data = io.read_adjacency_matrix(path, convention=convention, sep=sep, weighted=weight is not None,
                                         header=header)
@@ -214,6 +229,24 @@ def read_foodweb_file(
         raise ValueError(f"format={fmt!r}: expected auto, edgelist, csv, pajek, cheddar, gateway or adjacency")
     _note_lookalike_names(path, fmt, data)
     return _orient(data, direction)
+
+
+def _note_arc_direction(path: Path, net: dict, data, direction: str) -> None:
+    """The note on a Pajek file that is not a flow web: nothing in it says whether an arc ``i j`` is prey ->
+    predator or the reverse, so which way its arcs are read is said, on its first arc between two species, with the
+    option that reads them the other way (as for a table without a header row)."""
+    from gatbio.data.tables import note
+
+    names = list(map(str, getattr(data, "node_names", None) or []))
+    arc = next(((int(a), int(b), int(no)) for (a, b), no in zip(net["arcs"], net["arc_lines"], strict=True)
+                if a != b and max(a, b) < len(names)), None)
+    if arc is None:
+        return
+    a, b, no = arc
+    prey, predator = (names[a], names[b]) if direction == "prey-predator" else (names[b], names[a])
+    flip = "--direction predator-prey" if direction == "prey-predator" else "the default --direction prey-predator"
+    note(f"{path}: *Arcs read as {'prey -> predator' if direction == 'prey-predator' else 'predator -> prey'}, e.g. "
+         f"line {no}: {predator!r} eats {prey!r} ({flip} reads them the other way)")
 
 
 def _note_lookalike_names(path: Path, fmt: str, data) -> None:
@@ -526,6 +559,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
         named_roles or any(x in first for x in given) or looks_like_header(first, rows[1:]))
     notes: list[str] = []
     unread: list[int] = []  # the columns not read, by the last plan
+    positional: list[int] = []  # the prey / predator columns taken by position (not named, not chosen), by it
 
     def column(name: str, fields: list[str], ncols: int, what: str) -> int:
         if name in fields:
@@ -593,6 +627,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             s = next(k for k in (0, 1) if k != t)
         if t is None:
             t = next(k for k in (1, 0) if k != s)
+        positional[:] = [k for k in (s, t) if k not in defaulted]
         for k in (s, t):
             if use_header and k not in defaulted and k < len(fields) and \
                     set(_name_words(fields[k])) & _INTERACTION_WORDS:
@@ -653,8 +688,11 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             has_header, roles, named_roles = False, (None, None), False
             notes.clear()
             src, dst, w = plan(False)
-    if not has_header and (source is None or target is None) and rows:  # the columns' roles by position: said
+    if positional and not has_header and rows:  # the columns' roles by position: said
         notes.append(_position_note(path, head[0][0], rows[0], src, dst, direction))
+    elif len(positional) == 2 and has_header:  # a header whose names do not say the roles ('from,to'): said too
+        example = (head[1][0], rows[1]) if len(rows) > 1 else None
+        notes.append(_position_note(path, *(example or (head[0][0], [])), src, dst, direction, header=first))
     if sep == r"\s+":
         _check_whitespace_names(path, head, bool(has_header))
     if weight is not None:  # (weights ignored: every row is a link, as the caller said)
@@ -669,13 +707,21 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     return data
 
 
-def _position_note(path: Path, line: int, first: list[str], src: int, dst: int, direction: str) -> str:
-    """The note on a table without a header row, whose columns are read by position: which column is the prey
-    (resource) and which the predator (consumer), shown on the first row, and how to read them otherwise."""
+def _position_note(path: Path, line: int, first: list[str], src: int, dst: int, direction: str,
+                   header: list[str] | None = None) -> str:
+    """The note on a table whose columns are read by position (without a header row, or under a ``header`` whose
+    names do not say the roles, such as ``from,to``): which column is the prey (resource) and which the predator
+    (consumer), shown on the first data row (``first``, at ``line``), and how to read them otherwise."""
     prey, predator = (src, dst) if direction == "prey-predator" else (dst, src)
     example = f", e.g. line {line}: {first[predator]!r} eats {first[prey]!r}" \
         if max(prey, predator) < len(first) else ""
     flip = "(--direction predator-prey" if direction == "prey-predator" else "(the default --direction prey-predator"
+    if header is not None:
+        named = [f" ({header[k]!r})" if k < len(header) and header[k] else "" for k in (prey, predator)]
+        return (f"{path}: the header names neither column by its role (prey, resource; predator, consumer): column "
+                f"{prey + 1}{named[0]} taken for the prey (resource) and column {predator + 1}{named[1]} for the "
+                f"predator (consumer) of each link, by position{example} {flip} reads them the other way; "
+                "--source/--target choose other columns, or name them in the header, such as 'prey' and 'predator')")
     return (f"{path}: no header row: column {prey + 1} read as the prey (resource) and column {predator + 1} as the "
             f"predator (consumer) of each link{example} {flip} reads them the other way; --source/--target choose "
             "other columns, or add a header line naming them, such as 'prey predator')")
@@ -833,12 +879,30 @@ def trophic_table(data, method: str = "mackay", weighted: bool = True):
     })
 
 
+def _note_raised_basal(file, df) -> None:
+    """The note on MacKay levels where species without prey sit above level 1 (a producer eaten only by high-level
+    consumers): right by MacKay et al.'s definition, which places every species by all of its links, but not the
+    classic convention (every basal species at 1) that an ecologist may read the table by."""
+    basal = df[(df["prey"] == 0) & (df["predators"] > 0)]
+    raised = basal[basal["trophic_level"] > 1.0]
+    if raised.empty:
+        return
+    from gatbio.data.tables import note
+
+    top = raised.loc[raised["trophic_level"].idxmax()]
+    note(f"{file}: {len(raised)} of {len(basal)} species without prey sit above level 1 (e.g. {top['species']!r} "
+         f"at {top['trophic_level']:.4f}): MacKay levels place each species by all of its links, to its consumers "
+         "too, with the lowest species of each connected part at 1; --method levine puts every species without prey "
+         "at 1")
+
+
 def run(args: argparse.Namespace) -> int:
     from gatbio._paths import check_outputs
     from gatbio.ecology import trophic_incoherence
     from gatbio.results import write_csv
 
-    check_outputs({"--csv": args.csv}, {"FILE": args.file}, tables=("--csv",))
+    to_stdout = args.csv == "-"  # the CSV on standard output, not a file named '-'
+    check_outputs({"--csv": None if to_stdout else args.csv}, {"FILE": args.file}, tables=("--csv",))
     data = read_foodweb(args)
     w = getattr(data, "edge_weight", None)
     zero = int((w.view(-1) <= 0).sum()) if w is not None and not args.unweighted else 0
@@ -857,6 +921,8 @@ def run(args: argparse.Namespace) -> int:
         df = trophic_table(data, args.method, weighted=not args.unweighted)
     except ValueError as err:  # the web has no levels by this method (no basal species, ...): name the file
         raise ValueError(f"{args.file}: {err}") from None
+    if args.method == "mackay":
+        _note_raised_basal(args.file, df)
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")
     try:
@@ -870,8 +936,17 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             extra = ""
     counted = f"{data.num_edges - zero} links" + (f" (and {zero} of weight 0, not counted)" if zero else "")
-    print(f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {counted}, "
-          f"method={args.method}, incoherence F0={f0}{' (MacKay)' if args.method == 'levine' else ''}{extra}")
+    summary = (f"# {getattr(data, 'name', args.file)}: {data.num_nodes} species, {counted}, "
+               f"method={args.method}, incoherence F0={f0}{' (MacKay)' if args.method == 'levine' else ''}{extra}")
+    if to_stdout:  # standard output holds the CSV alone, for a pipe; the summary goes beside the notes
+        import sys
+
+        from gatbio.results import table_text
+
+        print(summary, file=sys.stderr)
+        sys.stdout.write(table_text(df, "levels.csv"))
+        return 0
+    print(summary)
     print(df.to_string(index=False, float_format=lambda x: f"{x:.4f}"))  # one format for either method
     if args.csv:
         write_csv(args.csv, df)

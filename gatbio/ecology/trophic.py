@@ -18,7 +18,8 @@ Levine (1980)
 
     where :math:`a_{ji}` is the weight of the edge ``j → i`` and :math:`k^{in}_i = \sum_j a_{ji}`.
     It is defined only when every species can be reached from a basal species; computed by
-    :func:`networkx.trophic_levels`.
+    :func:`networkx.trophic_levels` (a dense inverse) up to 2,000 species, beyond by one sparse solve of
+    :math:`(I - P)(s - 1) = 1` over the species with prey, :math:`P_{ij} = a_{ji} / k^{in}_i`.
 
 MacKay, Johnson & Sansom (2020)
     Defined on any directed graph (cycles and graphs without basal nodes included). With :math:`W` the weighted
@@ -30,9 +31,13 @@ MacKay, Johnson & Sansom (2020)
 
     :math:`\Lambda` is the Laplacian of the symmetrised graph, so :math:`h` is defined up to one constant per
     weakly connected component. We solve each component with one node grounded (one sparse solve,
-    :func:`scipy.sparse.linalg.spsolve`), then **fix the gauge so that the minimum level of each component is
-    1** (the paper sets the minimum to 0 or the mean to 0; 1 makes the levels comparable with Levine's: on a
-    chain or a tree rooted at a single basal species both give the same numbers). An isolated node has level 1.
+    :func:`scipy.sparse.linalg.spsolve`; above 2,000 species Jacobi-preconditioned conjugate gradients, as the
+    sparse LU fills in on large webs, with the direct solve where they do not converge), then **fix the gauge so
+    that the minimum level of each component is 1** (the paper sets the minimum to 0 or the mean to 0; 1 makes the
+    levels comparable with Levine's: on a chain or a tree rooted at a single basal species both give the same
+    numbers). Unlike Levine's, these levels place a species by its consumers too, so a basal species (no prey)
+    eaten only by high-level consumers sits above 1 (in ``grass → rabbit → fox``, ``alga → fox`` the alga is at
+    2, Levine's 1). An isolated node has level 1.
     Self-loops do not change :math:`h` (they cancel in :math:`\Lambda`).
 
 Trophic incoherence
@@ -65,7 +70,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import breadth_first_order, connected_components
-from scipy.sparse.linalg import MatrixRankWarning, spsolve
+from scipy.sparse.linalg import MatrixRankWarning, cg, spsolve
 from torch_geometric.data import Data
 from torch_geometric.transforms import BaseTransform
 
@@ -154,12 +159,29 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
         few = ", ".join(name(i) for i in unreachable[:5])
         raise ValueError(f"{len(unreachable)} node(s) cannot be reached from a basal species (e.g. {few}), so "
                          "Levine trophic levels are not defined; use method='mackay' (gatbio trophic --method mackay)")
+    if n > _DIRECT_MAX:  # networkx inverts the dense (N, N) matrix: a sparse solve instead (:data:`_DIRECT_MAX`)
+        return _levine_sparse(src, dst, w, n)
     G = nx.DiGraph()
     G.add_nodes_from(range(n))
     for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist(), strict=False):  # parallel edges: weights add up
         G.add_edge(a, b, weight=G[a][b]["weight"] + x if G.has_edge(a, b) else x)
     lv = nx.trophic_levels(G, weight="weight")
     return np.array([lv[i] for i in range(n)], dtype=np.float64)
+
+
+def _levine_sparse(src, dst, w, n) -> np.ndarray:
+    """Levine's levels by one sparse solve: with :math:`t = s - 1` and :math:`P_{ij} = a_{ji} / k^{in}_i` over the
+    species that have prey, :math:`(I - P) t = 1` (basal species: :math:`t = 0`); non-singular when every species
+    can be reached from a basal one, which :func:`_levine` checked."""
+    W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # parallel links: weights add up, as in _levine
+    k_in = np.asarray(W.sum(axis=0)).ravel()
+    fed = np.flatnonzero(k_in > 0)
+    P = sp.diags(1.0 / k_in[fed]) @ W.T.tocsr()[fed][:, fed]
+    s = np.ones(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MatrixRankWarning)
+        s[fed] += spsolve((sp.identity(len(fed), format="csc") - P).tocsc(), np.ones(len(fed)))
+    return s
 
 
 _TINY_WEIGHTS = ("MacKay trophic levels could not be computed accurately: parts of the web are held together only "
@@ -180,6 +202,38 @@ def _weak_bridges(W: sp.csr_matrix, w: np.ndarray, ncomp: int):
             if connected_components(strong, directed=True, connection="weak")[0] > ncomp:
                 return answer
     return False
+
+
+#: Webs of more species than this are solved iteratively: the sparse direct solves fill in on a large web (a
+#: 10,000-species niche-model web took two minutes and 1.4 GB for MacKay's levels; Levine's dense inverse grows as
+#: N^3 in time and N^2 in memory), while the iterative ones take a fraction of a second there. Webs up to this size
+#: (every shipped web, and most published ones) keep the direct solves, so that their levels stay bit for bit those
+#: of earlier runs.
+_DIRECT_MAX = 2000
+
+
+def _pcg(A: sp.csc_matrix, b: np.ndarray, rtol: float = 1e-13, maxiter: int = 1000) -> np.ndarray | None:
+    """``A^{-1} b`` for a symmetric positive definite ``A`` by conjugate gradients with a Jacobi (diagonal)
+    preconditioner (:func:`scipy.sparse.linalg.cg`), or ``None`` when the residual does not fall below
+    ``rtol * |b|`` within ``maxiter`` steps (an ill-conditioned web, such as a long chain: the caller then solves
+    directly)."""
+    x, info = cg(A, b, rtol=rtol, atol=0.0, maxiter=maxiter, M=sp.diags(1.0 / A.diagonal()))
+    ok = info == 0 and np.isfinite(x).all() and np.linalg.norm(b - A @ x) <= 10 * rtol * np.linalg.norm(b)
+    return x if ok else None
+
+
+def _solve_grounded(A: sp.csc_matrix, b: np.ndarray, iterative: bool = True) -> np.ndarray:
+    """The grounded Laplacian system of :func:`_mackay`: directly (sparse LU) up to :data:`_DIRECT_MAX` unknowns,
+    else by preconditioned conjugate gradients, falling back to the direct solve where they do not converge
+    (``iterative=False``, for parts joined only by light links, whose small residual says little of the error:
+    always directly)."""
+    if iterative and A.shape[0] > _DIRECT_MAX:
+        x = _pcg(A, b)
+        if x is not None:
+            return x
+    with warnings.catch_warnings():  # a singular system is reported by the caller, as one clear error
+        warnings.simplefilter("ignore", MatrixRankWarning)
+        return spsolve(A, b)
 
 
 def _mackay(src, dst, w, n) -> np.ndarray:
@@ -216,9 +270,7 @@ def _mackay(src, dst, w, n) -> np.ndarray:
             np.add.at(B, (rows, src), -sw)
             h[idx] = scipy.linalg.lstsq(B[:, idx], sw, lapack_driver="gelsy")[0]
         else:
-            with warnings.catch_warnings():  # a singular system is reported below, as one clear error
-                warnings.simplefilter("ignore", MatrixRankWarning)
-                h[idx] = spsolve(L[idx][:, idx].tocsc(), v[idx])
+            h[idx] = _solve_grounded(L[idx][:, idx].tocsc(), v[idx], iterative=not weak)
     if not np.isfinite(h).all():  # not expected with positive weights; a guard against ones that underflow
         raise ValueError(_TINY_WEIGHTS)
     # gauge: minimum level 1 in every weakly connected component
