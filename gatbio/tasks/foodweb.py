@@ -1355,7 +1355,9 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     GAT's inputs include each species' adjacency row, and the folds follow the link order, so a file's order
     would otherwise choose which random draws each species gets). Renaming species can reorder them, which
     changes those draws as another seed would: the ranking is stable up to the spread between seeds, which
-    averaging over ``seeds`` (five by default) narrows.
+    averaging over ``seeds`` (five by default) narrows. The models train on ``cfg.threads`` threads (torch's and
+    BLAS's, :func:`gatbio.parallel.unit_threads`), as the benchmark's webs, so that the list does not depend on the
+    machine's core count.
     """
     cfg = cfg or FoodWebConfig()
     if device is not None:
@@ -1390,7 +1392,11 @@ def predict_missing_links(data: Data, top: int = 20, cfg: FoodWebConfig | None =
     cfg = dataclasses.replace(cfg, models=[model])
     from tqdm.auto import tqdm
 
-    with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar:
+    # on cfg.threads (torch's and BLAS's), as the benchmark's webs: the scores depend on the thread count (the top
+    # score of a 155-species web moved by 0.04 to 0.17 between 1, 2 and 4 threads), so the machine's core count
+    # chose the list
+    with tqdm(desc="training", unit="model", disable=not progress, leave=False, delay=0.5) as bar, \
+            unit_threads(cfg.threads):
         # every seed for either model: one GAT's ranking depends on its start
         s = fold_scores(A, tr, cfg, "links", use, progress=bar, structure_seeds=use)[model][0]
     cand = ~(A.toarray() > 0)

@@ -125,8 +125,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
                         "ensemble; with or without traits: one GAT per seed). The ranking does not depend on the "
-                        "file's row order; renaming species may move it as much as another seed does, which more "
-                        "seeds narrow")
+                        "file's row order nor on the machine's core count (one thread, as the benchmark); renaming "
+                        "species may move it as much as another seed does, which more seeds narrow")
     q.add_argument("--format", default="auto", choices=FORMATS,
                    help="file format, as in gatbio trophic; auto: from the name")
     q.add_argument("--direction", default="prey-predator", choices=["prey-predator", "predator-prey"],

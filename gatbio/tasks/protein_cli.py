@@ -852,7 +852,19 @@ def interactions_predict_main(args: argparse.Namespace, overrides: list[str]) ->
     print(f"{len(pred)} pair{'' if len(pred) == 1 else 's'} predicted with {name} ({n_known} already in the interaction file; validation "
           f"micro-F1 {pred.attrs['val_micro_f1']:.3f}; a mode is predicted above a score of "
           f"{pred.attrs['threshold']:.3g}) → {args.out}")
+    print(validation_line(pred.attrs))
     return 0
+
+
+def validation_line(attrs: dict) -> str:
+    """What the validation micro-F1 of ``interactions predict`` is (``attrs`` of
+    :func:`~gatbio.tasks.protein_interactions.predict_interactions`): measured on a random part of the known pairs,
+    held out with ``--seed``, which also chose the epoch or threshold (and a choice's model), so an optimistic
+    figure, and one for pairs of proteins with other known pairs; there is no test set."""
+    return (f"# validation micro-F1: {attrs['val_pairs']:,} of the {attrs['known_pairs']:,} known pairs, held out at "
+            f"random (--seed {attrs['seed']}); they also chose {attrs['selected']}, so the figure is optimistic, "
+            "and it is for pairs whose proteins have other known pairs (no test set here; the benchmark's test "
+            "figures, BFS/DFS for new proteins: experiments/README.md)")
 
 
 def _look_alikes(new: dict[str, str], network, where: str) -> dict[str, str]:

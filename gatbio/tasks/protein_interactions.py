@@ -1008,8 +1008,15 @@ def predict_interactions(data, query, cfg: InteractionsConfig | None = None,
     ``known_modes``, ``predicted`` (modes with a score above the model's threshold, ';'-separated, best first)
     and ``score_<mode>`` for every mode; ``attrs``: ``model`` (the one trained, or a choice's pick), its
     ``val_micro_f1`` and ``threshold`` (``cfg.threshold``, 0.5 as published, for the networks; the profile rules
-    choose theirs on the held-out pairs). A known pair's modes are among its inputs (messages pass over every
-    known pair), so its scores mostly repeat them.
+    choose theirs on the held-out pairs), ``val_pairs`` and ``known_pairs`` (how many pairs were held out, of how
+    many), ``seed`` and ``selected`` (what the held-out pairs chose: ``"the epoch"`` or ``"the rule's threshold"``,
+    ``" and the model"`` added for a choice). ``val_micro_f1`` is an optimistic figure: the same held-out pairs
+    chose the epoch (or the rule's threshold) and a choice's model, and they are a random part of the known pairs,
+    whose proteins have other known pairs. A known pair's modes are among its inputs (messages
+    pass over every known pair), so its scores mostly repeat them.
+
+    The models train on ``cfg.threads`` threads (torch's and BLAS's, :func:`gatbio.parallel.unit_threads`), as the
+    benchmark's units: on several threads the sums' order, hence the scores, changed from one run to the next.
     """
     import sys
 
@@ -1042,11 +1049,14 @@ def predict_interactions(data, query, cfg: InteractionsConfig | None = None,
     every = list(range(n))
     best, chosen = None, model_name
     cache: dict = {}  # a choice's mean reuses the networks trained for the other candidates
-    for name in opts["among"] if opts.get("kind") == "choice" else [model_name]:
-        r = fit_and_score(cfg, data, name, carve["fit"], carve["val"], every, query, "train", seed, device=dev,
-                          progress=progress, cache=cache)
-        if best is None or r["val_micro_f1"] > best["val_micro_f1"]:  # a choice: the best validation micro-F1
-            best, chosen = r, name
+    # on the config's threads (torch's and BLAS's), as the benchmark's units: on two threads or more SHS27k's sums
+    # come in another order from one run to the next, so the same command gave other scores each time
+    with unit_threads(cfg.threads):
+        for name in opts["among"] if opts.get("kind") == "choice" else [model_name]:
+            r = fit_and_score(cfg, data, name, carve["fit"], carve["val"], every, query, "train", seed, device=dev,
+                              progress=progress, cache=cache)
+            if best is None or r["val_micro_f1"] > best["val_micro_f1"]:  # a choice: the best validation micro-F1
+                best, chosen = r, name
     if progress and chosen != model_name:
         print(f"# {model_name}: chose {chosen} (validation micro-F1 {best['val_micro_f1']:.3f})", file=sys.stderr)
     names = [str(n) for n in data.node_names]
@@ -1059,7 +1069,10 @@ def predict_interactions(data, query, cfg: InteractionsConfig | None = None,
         rows.append({"protein_a": names[a], "protein_b": names[b], "known": i is not None,
                      **_mode_columns(modes, known, best["proba"][q], best["threshold"])})
     df = pd.DataFrame(rows)
-    df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen, "threshold": float(best["threshold"])})
+    df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen, "threshold": float(best["threshold"]),
+                     "val_pairs": len(carve["val"]), "known_pairs": n, "seed": seed,
+                     "selected": ("the rule's threshold" if opts.get("kind") == "profile_rule" else "the epoch")
+                     + (" and the model" if opts.get("kind") == "choice" else "")})
     return df
 
 

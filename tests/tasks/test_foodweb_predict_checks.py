@@ -463,3 +463,26 @@ def test_benchmark_summary_only_names_the_settings_a_summary_ignores(tmp_path, c
     out_, err = _stderr(capsys, caplog)
     assert "== summary" in out_
     assert "gat.epochs" in err and "jobs" in err and "ignore" in err
+
+
+def test_predict_trains_on_the_configs_threads_whatever_the_machines_cores(monkeypatch):
+    """The scores depend on the thread count (the top score of GATEWAy web AEW49_24: 6.668, 6.708 and 6.839 on 1, 2
+    and 4 threads), and predict trained on torch's default, the machine's cores: the list depended on the
+    machine. It trains on ``cfg.threads`` (1), torch's and BLAS's, as the benchmark's webs; both are restored."""
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def scores(A, tr, cfg, protocol, seeds, progress=None, structure_seeds=None):
+        seen.append((torch.get_num_threads(), {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}))
+        return {"structure_only": [np.zeros(A.shape)]}
+
+    monkeypatch.setattr(fw, "fold_scores", scores)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)  # a machine with two cores or more: torch's default
+    try:
+        PREDICT(_cycle_web(), top=3, cfg=tiny(), seeds=[0])
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [(1, {1})]

@@ -653,6 +653,53 @@ def test_predict_split_fits_on_the_runs_threads(files, monkeypatch):
     assert seen == [(1, {1})]
 
 
+def test_predict_trains_on_the_configs_threads(files, monkeypatch):
+    """``interactions predict`` gave other scores each time on SHS27k (three runs of the same command, three
+    validation micro-F1s: 0.890, 0.888, 0.892): on two threads the sums' order changes from run to run. Its models
+    train on the config's ``threads`` (1), torch's and BLAS's, as the benchmark's units and ``predict_split``."""
+    from threadpoolctl import threadpool_info
+
+    data = pi.load_data(config(files))
+    seen = []
+
+    def record(*a, **k):
+        seen.append((torch.get_num_threads(), {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pi, "fit_and_score", record)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)  # a machine with two cores or more: torch's default
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pi.predict_interactions(data, [("P0", "P2")], config(files), "gat_region")
+        assert torch.get_num_threads() == 2  # restored
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [(1, {1})]
+
+
+def test_predict_says_what_its_validation_figure_is(files, capsys):
+    """The printed validation micro-F1 is not a test figure: the line after it says how many known pairs were held
+    out, at random with which seed, that they also chose the threshold (or the epoch, and the model of a choice),
+    so the figure is optimistic, and that it is for pairs whose proteins have other known pairs."""
+    (files / "q.txt").write_text("P0 P2\n")
+    argv = rule_predict_argv(files, "seqs.tsv") + ["--pairs", str(files / "q.txt"), "--out", str(files / "p.csv"),
+                                                   "--seed", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    n = sum(1 for ln in (files / "actions.txt").read_text().splitlines()[1:] if ln.strip())
+    m = re.search(r"# validation micro-F1: (\d+) of the (\d+) known pairs, held out at random \(--seed 3\); they also "
+                  r"chose the rule's threshold, so the figure is optimistic, and it is for pairs whose proteins have "
+                  r"other known pairs", out)
+    assert m, out
+    pairs = {frozenset(ln.split()[:2]) for ln in (files / "actions.txt").read_text().splitlines()[1:] if ln.strip()}
+    assert int(m.group(2)) == len(pairs) <= n and 0 < int(m.group(1)) < int(m.group(2))
+    data = pi.load_data(config(files))
+    attrs = pi.predict_interactions(data, [("P0", "P2")], config(files, epochs=2), "gat", seed=1).attrs
+    assert attrs["selected"] == "the epoch and the model" and attrs["seed"] == 1
+    assert 0 < attrs["val_pairs"] < attrs["known_pairs"] == data.pairs.size(0)
+
+
 # ----------------------------------------------------------------------------------------------- leakage
 LEAK_MODELS = ("seq_mlp", "profile_rule", "interolog_rule", "gat_region", "gat_ppi")
 
