@@ -45,6 +45,7 @@ import hashlib
 import http.client
 import io
 import os
+import re
 import sys
 import urllib.error
 import urllib.parse
@@ -640,8 +641,15 @@ def _request_url(url: str) -> str:
     """``url`` as sent: a character that a request line cannot hold percent-encoded (a space, non-ASCII text:
     the registry's URLs are written as their upstream paths read, and 22 GATEWAy web folders have a space,
     ``Balsam lake_59``, which ``urllib`` refuses to send); what is already a URL (``%20``, ``?``, ``:``) is kept.
-    A server, and a ``file://`` mirror folder, decodes it back to the path."""
-    return urllib.parse.quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+    A server, and a ``file://`` mirror folder, decodes it back to the path. Only the path and the query are
+    quoted (the host is sent as given: a non-ASCII one is encoded by ``urllib`` itself), and a ``%`` that starts no
+    escape (``50%off``) is sent as ``%25``."""
+    def quote(text: str, safe: str) -> str:
+        return urllib.parse.quote(re.sub(r"%(?![0-9A-Fa-f]{2})", "%25", text), safe=safe + "%")
+
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(path=quote(parts.path, "/:@!$&'()*+,;=~"),
+                                                  query=quote(parts.query, "/:@!$&'()*+,;=~?")))
 
 
 def fetch_url(url: str, *, timeout: float | None = None, progress: bool | None = None) -> bytes:
@@ -1007,7 +1015,7 @@ def download(
                 via = f" (through the mirror, for {f.url})" if url != f.url else ""
                 also = " (nor the files converted from it)" if f.path in source_paths else ""
                 fix = ("the mirror's copy differs from the registered file: refresh it, or download without the "
-                       "mirror (GATBIO_MIRROR unset)" if via else
+                       "mirror (GATBIO_MIRROR unset, or no mirror= from Python)" if via else
                        "run the download again (a reply altered on the way); if it differs again, place the file "
                        f"by hand (datasets/{info.doc or name}.md says where it comes from)")
                 raise ValueError(f"{url}{via}: sha256 mismatch for {f.path}: expected {f.sha256}, got {got}; "

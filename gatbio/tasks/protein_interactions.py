@@ -1071,7 +1071,9 @@ def predict_interactions(data, query, cfg: InteractionsConfig | None = None,
     df = pd.DataFrame(rows)
     df.attrs.update({"val_micro_f1": best["val_micro_f1"], "model": chosen, "threshold": float(best["threshold"]),
                      "val_pairs": len(carve["val"]), "known_pairs": n, "seed": seed,
-                     "selected": ("the rule's threshold" if opts.get("kind") == "profile_rule" else "the epoch")
+                     # what they chose for the model that scores (a choice's pick may be a rule: its threshold)
+                     "selected": ("the rule's threshold" if model_options(chosen, _settings(cfg), _custom(cfg)).get(
+                         "kind") == "profile_rule" else "the epoch")
                      + (" and the model" if opts.get("kind") == "choice" else "")})
     return df
 

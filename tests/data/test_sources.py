@@ -499,6 +499,9 @@ def test_a_gateway_web_whose_folder_has_a_space_downloads_over_http(server, data
     assert written == [tmp_path / "gateway_dev" / p for p in own]
     assert all(w.read_bytes() == (data_root / "gateway_dev" / p).read_bytes() for w, p in zip(written, own, strict=True))
     assert sources._request_url("http://h/a b/c%20d/é?x=1") == "http://h/a%20b/c%20d/%C3%A9?x=1"
+    # the path and query only: a '%' that starts no escape is sent as %25, a non-ASCII host is left to urllib
+    assert sources._request_url("http://h/50%off/a b?q=1 2") == "http://h/50%25off/a%20b?q=1%202"
+    assert sources._request_url("http://bücher.example/a b") == "http://bücher.example/a%20b"
 
 
 def test_a_web_named_with_a_space_gets_a_download_command_that_a_shell_takes(tmp_path):
@@ -520,7 +523,7 @@ def test_a_sha256_mismatch_names_the_fix(server, tmp_path, fake_dataset):
     info, _ = fake_dataset
     serve(www, info.files[0].url, b"tampered\n")
     with pytest.raises(ValueError, match=r"the file was not written; the mirror's copy differs from the registered "
-                                         r"file: refresh it, or download without the mirror \(GATBIO_MIRROR unset\)$"):
+                                         r"file: refresh it, or download without the mirror \(GATBIO_MIRROR unset, or no mirror= from Python\)$"):
         download("fake", root=tmp_path / "data", mirror=base, files=["edges.txt"])
     with pytest.raises(ValueError, match=r"^https://example\.org/repo/abc/edges\.txt: sha256 mismatch .*the file was "
                                          r"not written; run the download again \(a reply altered on the way\); if it "

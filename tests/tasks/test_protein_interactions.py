@@ -698,6 +698,13 @@ def test_predict_says_what_its_validation_figure_is(files, capsys):
     attrs = pi.predict_interactions(data, [("P0", "P2")], config(files, epochs=2), "gat", seed=1).attrs
     assert attrs["selected"] == "the epoch and the model" and attrs["seed"] == 1
     assert 0 < attrs["val_pairs"] < attrs["known_pairs"] == data.pairs.size(0)
+    # a choice whose pick is a rule: the held-out pairs chose its threshold (was: "the epoch and the model")
+    import dataclasses
+
+    cfg = dataclasses.replace(config(files, epochs=2), custom_models={"pick": {"kind": "choice",
+                                                                                "among": ["profile_rule"]}})
+    attrs = pi.predict_interactions(data, [("P0", "P2")], cfg, "pick", seed=1).attrs
+    assert attrs["model"] == "profile_rule" and attrs["selected"] == "the rule's threshold and the model"
 
 
 # ----------------------------------------------------------------------------------------------- leakage
