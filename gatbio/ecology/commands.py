@@ -555,8 +555,10 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
     roles = _header_roles(path, head[0][0], first, chosen) if rows and header is not False else (None, None)
     named_roles = roles != (None, None)
     given = [x for x in (source, target, weight) if x not in (None, "auto")]
+    # a given name in the first row says it is a header; a column number does not (--source 1 beside a weight 1 in
+    # a headerless first row took that row for a header and the weights for the prey)
     has_header = header if header is not None else bool(rows) and (
-        named_roles or any(x in first for x in given) or looks_like_header(first, rows[1:]))
+        named_roles or any(x in first for x in given if not x.isdigit()) or looks_like_header(first, rows[1:]))
     notes: list[str] = []
     unread: list[int] = []  # the columns not read, by the last plan
     positional: list[int] = []  # the prey / predator columns taken by position (not named, not chosen), by it
@@ -690,9 +692,11 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             src, dst, w = plan(False)
     if positional and not has_header and rows:  # the columns' roles by position: said
         notes.append(_position_note(path, head[0][0], rows[0], src, dst, direction))
-    elif len(positional) == 2 and has_header:  # a header whose names do not say the roles ('from,to'): said too
+    elif positional and has_header:  # a header whose names do not say the roles ('from,to'): said too, and so is
+        # one column taken by position beside one chosen with --source/--target (without a header, the note above)
         example = (head[1][0], rows[1]) if len(rows) > 1 else None
-        notes.append(_position_note(path, *(example or (head[0][0], [])), src, dst, direction, header=first))
+        notes.append(_position_note(path, *(example or (head[0][0], [])), src, dst, direction, header=first,
+                                    by_position=positional))
     if sep == r"\s+":
         _check_whitespace_names(path, head, bool(has_header))
     if weight is not None:  # (weights ignored: every row is a link, as the caller said)
@@ -708,14 +712,25 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
 
 
 def _position_note(path: Path, line: int, first: list[str], src: int, dst: int, direction: str,
-                   header: list[str] | None = None) -> str:
+                   header: list[str] | None = None, by_position: list[int] | None = None) -> str:
     """The note on a table whose columns are read by position (without a header row, or under a ``header`` whose
     names do not say the roles, such as ``from,to``): which column is the prey (resource) and which the predator
-    (consumer), shown on the first data row (``first``, at ``line``), and how to read them otherwise."""
+    (consumer), shown on the first data row (``first``, at ``line``), and how to read them otherwise. Under a
+    ``header``, ``by_position`` (default: both) says which of the two were taken by position, the other chosen with
+    ``--source``/``--target``."""
     prey, predator = (src, dst) if direction == "prey-predator" else (dst, src)
     example = f", e.g. line {line}: {first[predator]!r} eats {first[prey]!r}" \
         if max(prey, predator) < len(first) else ""
     flip = "(--direction predator-prey" if direction == "prey-predator" else "(the default --direction prey-predator"
+    if header is not None and by_position is not None and len(by_position) == 1:
+        k = by_position[0]
+        other, option = (dst, "--target") if k == src else (src, "--source")
+        role, other_role = ("prey (resource)", "predator (consumer)") if k == prey else \
+            ("predator (consumer)", "prey (resource)")
+        named = [f" ({header[j]!r})" if j < len(header) and header[j] else "" for j in (k, other)]
+        return (f"{path}: column {k + 1}{named[0]} taken for the {role} of each link, by position, beside column "
+                f"{other + 1}{named[1]}, the {other_role} by {option}{example} {flip} reads them the other way; "
+                "--source/--target choose other columns, or name them in the header, such as 'prey' and 'predator')")
     if header is not None:
         named = [f" ({header[k]!r})" if k < len(header) and header[k] else "" for k in (prey, predator)]
         return (f"{path}: the header names neither column by its role (prey, resource; predator, consumer): column "
@@ -855,17 +870,18 @@ def read_foodweb(args: argparse.Namespace):
                              header_shared=getattr(args, "traits", None) is not None)  # foodweb predict --traits
 
 
-def trophic_table(data, method: str = "mackay", weighted: bool = True):
+def trophic_table(data, method: str = "mackay", weighted: bool = True, *, levels=None):
     """A DataFrame: species, trophic_level, prey (how many other species it eats), predators (how many other species
     eat it); with ``weighted``, links of weight 0 do not count (as in :func:`gatbio.ecology.trophic_levels`), and
-    neither do cannibal links nor a link listed twice, which the levels do not count either."""
+    neither do cannibal links nor a link listed twice, which the levels do not count either. ``levels``: the web's
+    levels as ``trophic_levels(data, method, weighted=weighted)`` returned them, not computed again."""
     import pandas as pd
     import torch
     from torch_geometric.utils import degree
 
     from gatbio.ecology import trophic_levels
 
-    h = trophic_levels(data, method, weighted=weighted)
+    h = trophic_levels(data, method, weighted=weighted) if levels is None else levels
     n = data.num_nodes
     ei, w = data.edge_index, getattr(data, "edge_weight", None)
     if weighted and w is not None:
@@ -898,7 +914,7 @@ def _note_raised_basal(file, df) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gatbio._paths import check_outputs
-    from gatbio.ecology import trophic_incoherence
+    from gatbio.ecology import trophic_incoherence, trophic_levels
     from gatbio.results import write_csv
 
     to_stdout = args.csv == "-"  # the CSV on standard output, not a file named '-'
@@ -917,8 +933,9 @@ def run(args: argparse.Namespace) -> int:
 
         note(f"{args.file}: {loops} cannibal (self) link(s) counted among the links but left out of the levels and "
              "of the prey / predator counts (a species eating its own kind is no step up the food chain)")
-    try:
-        df = trophic_table(data, args.method, weighted=not args.unweighted)
+    try:  # the levels once: the table shows them, and F0 (MacKay) or q (Levine) is computed from them
+        levels = trophic_levels(data, args.method, weighted=not args.unweighted)
+        df = trophic_table(data, args.method, weighted=not args.unweighted, levels=levels)
     except ValueError as err:  # the web has no levels by this method (no basal species, ...): name the file
         raise ValueError(f"{args.file}: {err}") from None
     if args.method == "mackay":
@@ -926,13 +943,16 @@ def run(args: argparse.Namespace) -> int:
     if args.sort:
         df = df.sort_values("trophic_level", ascending=False, kind="stable")
     try:
-        f0 = f"{trophic_incoherence(data, 'mackay', weighted=not args.unweighted):.4f}"
+        f0 = trophic_incoherence(data, "mackay", weighted=not args.unweighted,
+                                 levels=levels if args.method == "mackay" else None)
+        f0 = f"{f0:.4f}"
     except ValueError:  # no link between two species with weight > 0: every species is basal, F0 has no value
         f0 = "undefined (no feeding link between two species)"
     extra = ""
     if args.method == "levine" and not f0.startswith("undefined"):  # F0 is MacKay's; Levine's levels give q
         try:
-            extra = f", q={trophic_incoherence(data, 'johnson', weighted=not args.unweighted):.4f} (Johnson)"
+            q = trophic_incoherence(data, "johnson", weighted=not args.unweighted, levels=levels)
+            extra = f", q={q:.4f} (Johnson)"
         except ValueError:
             extra = ""
     counted = f"{data.num_edges - zero} links" + (f" (and {zero} of weight 0, not counted)" if zero else "")

@@ -19,7 +19,8 @@ Levine (1980)
     where :math:`a_{ji}` is the weight of the edge ``j → i`` and :math:`k^{in}_i = \sum_j a_{ji}`.
     It is defined only when every species can be reached from a basal species; computed by
     :func:`networkx.trophic_levels` (a dense inverse) up to 2,000 species, beyond by one sparse solve of
-    :math:`(I - P)(s - 1) = 1` over the species with prey, :math:`P_{ij} = a_{ji} / k^{in}_i`.
+    :math:`(I - P)(s - 1) = 1` over the species with prey, :math:`P_{ij} = a_{ji} / k^{in}_i` (Jacobi-preconditioned
+    BiCGSTAB, with the sparse LU, which fills in on large webs, where it does not converge).
 
 MacKay, Johnson & Sansom (2020)
     Defined on any directed graph (cycles and graphs without basal nodes included). With :math:`W` the weighted
@@ -70,7 +71,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import torch
 from scipy.sparse.csgraph import breadth_first_order, connected_components
-from scipy.sparse.linalg import MatrixRankWarning, cg, spsolve
+from scipy.sparse.linalg import MatrixRankWarning, bicgstab, cg, spsolve
 from torch_geometric.data import Data
 from torch_geometric.transforms import BaseTransform
 
@@ -172,15 +173,21 @@ def _levine(src, dst, w, n, names) -> np.ndarray:
 def _levine_sparse(src, dst, w, n) -> np.ndarray:
     """Levine's levels by one sparse solve: with :math:`t = s - 1` and :math:`P_{ij} = a_{ji} / k^{in}_i` over the
     species that have prey, :math:`(I - P) t = 1` (basal species: :math:`t = 0`); non-singular when every species
-    can be reached from a basal one, which :func:`_levine` checked."""
+    can be reached from a basal one, which :func:`_levine` checked. Solved iteratively (:func:`_bicgstab`), else,
+    where that does not converge (a long chain), directly."""
     W = sp.csr_matrix((w, (src, dst)), shape=(n, n))  # parallel links: weights add up, as in _levine
     k_in = np.asarray(W.sum(axis=0)).ravel()
     fed = np.flatnonzero(k_in > 0)
     P = sp.diags(1.0 / k_in[fed]) @ W.T.tocsr()[fed][:, fed]
+    A = (sp.identity(len(fed), format="csr") - P).tocsr()
+    b = np.ones(len(fed))
     s = np.ones(n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MatrixRankWarning)
-        s[fed] += spsolve((sp.identity(len(fed), format="csc") - P).tocsc(), np.ones(len(fed)))
+    t = _bicgstab(A, b)
+    if t is None:  # the sparse LU, which fills in on a large web with many links (only where the above fails)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MatrixRankWarning)
+            t = spsolve(A.tocsc(), b)
+    s[fed] += t
     return s
 
 
@@ -204,11 +211,13 @@ def _weak_bridges(W: sp.csr_matrix, w: np.ndarray, ncomp: int):
     return False
 
 
-#: Webs of more species than this are solved iteratively: the sparse direct solves fill in on a large web (a
-#: 10,000-species niche-model web took two minutes and 1.4 GB for MacKay's levels; Levine's dense inverse grows as
-#: N^3 in time and N^2 in memory), while the iterative ones take a fraction of a second there. Webs up to this size
-#: (every shipped web, and most published ones) keep the direct solves, so that their levels stay bit for bit those
-#: of earlier runs.
+#: Webs of more species than this (isolated species included, for either method) are solved iteratively, with the
+#: direct solve only where the iterative one does not converge: the sparse LU fills in on a large web (a
+#: 10,000-species random web of 100,000 links, ``python experiments/bench_trophic.py`` on 2 cores, 2026-11-28:
+#: 85 s and 1 GB more memory for MacKay's levels, 12 s and 0.4 GB for Levine's, against 0.07 s each
+#: iteratively, levels within 1e-11), and networkx's dense inverse for
+#: Levine's grows as N^3 in time and N^2 in memory. Webs up to this size (every shipped web, and most published
+#: ones) keep the direct solves, so that their levels stay bit for bit those of earlier runs.
 _DIRECT_MAX = 2000
 
 
@@ -222,12 +231,23 @@ def _pcg(A: sp.csc_matrix, b: np.ndarray, rtol: float = 1e-13, maxiter: int = 10
     return x if ok else None
 
 
-def _solve_grounded(A: sp.csc_matrix, b: np.ndarray, iterative: bool = True) -> np.ndarray:
-    """The grounded Laplacian system of :func:`_mackay`: directly (sparse LU) up to :data:`_DIRECT_MAX` unknowns,
-    else by preconditioned conjugate gradients, falling back to the direct solve where they do not converge
-    (``iterative=False``, for parts joined only by light links, whose small residual says little of the error:
-    always directly)."""
-    if iterative and A.shape[0] > _DIRECT_MAX:
+def _bicgstab(A: sp.csr_matrix, b: np.ndarray, rtol: float = 1e-13, maxiter: int = 1000) -> np.ndarray | None:
+    """``A^{-1} b`` for Levine's non-symmetric ``I - P`` by BiCGSTAB with a Jacobi (diagonal) preconditioner
+    (:func:`scipy.sparse.linalg.bicgstab`), or ``None`` when the residual does not fall below ``rtol * |b|`` within
+    ``maxiter`` steps (or the method breaks down: a long chain, whose ``P`` is nilpotent; the caller then solves
+    directly), as :func:`_pcg`."""
+    with np.errstate(all="ignore"):  # a breakdown is reported by info (or a non-finite x), and answered below
+        x, info = bicgstab(A, b, rtol=rtol, atol=0.0, maxiter=maxiter, M=sp.diags(1.0 / A.diagonal()))
+        ok = info == 0 and np.isfinite(x).all() and np.linalg.norm(b - A @ x) <= 10 * rtol * np.linalg.norm(b)
+    return x if ok else None
+
+
+def _solve_grounded(A: sp.csc_matrix, b: np.ndarray, n: int, iterative: bool = True) -> np.ndarray:
+    """The grounded Laplacian system of :func:`_mackay` for a web of ``n`` species: directly (sparse LU) up to
+    :data:`_DIRECT_MAX` species, else by preconditioned conjugate gradients, falling back to the direct solve where
+    they do not converge (``iterative=False``, for parts joined only by light links, whose small residual says
+    little of the error: always directly)."""
+    if iterative and n > _DIRECT_MAX:
         x = _pcg(A, b)
         if x is not None:
             return x
@@ -270,7 +290,7 @@ def _mackay(src, dst, w, n) -> np.ndarray:
             np.add.at(B, (rows, src), -sw)
             h[idx] = scipy.linalg.lstsq(B[:, idx], sw, lapack_driver="gelsy")[0]
         else:
-            h[idx] = _solve_grounded(L[idx][:, idx].tocsc(), v[idx], iterative=not weak)
+            h[idx] = _solve_grounded(L[idx][:, idx].tocsc(), v[idx], n, iterative=not weak)
     if not np.isfinite(h).all():  # not expected with positive weights; a guard against ones that underflow
         raise ValueError(_TINY_WEIGHTS)
     # gauge: minimum level 1 in every weakly connected component
@@ -333,19 +353,28 @@ def trophic_incoherence(
     *,
     weighted: bool = True,
     self_loops: Literal["ignore", "include"] = "ignore",
+    levels: torch.Tensor | None = None,
 ) -> float:
     """Trophic incoherence: MacKay et al.'s :math:`F_0` (``"mackay"``, in ``[0, 1]``) or Johnson et al.'s
     :math:`q` (``"johnson"``, the std of Levine trophic differences over edges). 0 means perfectly coherent.
+
+    ``levels``: the web's levels, when already computed, as :func:`trophic_levels` returned them for the same web
+    and options (MacKay's for ``"mackay"``, Levine's for ``"johnson"``): used instead of solving for them again
+    (the same result).
     """
     src, dst, w, n, names = _as_graph(data_or_edge_index, num_nodes, edge_weight, weighted, self_loops)
     if len(src) == 0:
         raise ValueError("the graph has no edges (other than self-loops and zero-weight links); trophic "
                          "incoherence is undefined")
+    if levels is not None:
+        levels = torch.as_tensor(levels).detach().cpu().numpy().astype(np.float64).reshape(-1)
+        if levels.shape != (n,):
+            raise ValueError(f"levels has {levels.size} entries for {n} nodes")
     if method == "mackay":
-        h = _mackay(src, dst, w, n)
+        h = _mackay(src, dst, w, n) if levels is None else levels
         return float(np.sum(w * (h[dst] - h[src] - 1.0) ** 2) / np.sum(w))
     if method == "johnson":
-        s = _levine(src, dst, w, n, names)
+        s = _levine(src, dst, w, n, names) if levels is None else levels
         # unweighted std over the web's links, as networkx.trophic_incoherence_parameter: a link listed twice
         # (weights add up in the levels) is one link here too
         links = np.unique(np.stack([src, dst]), axis=1)

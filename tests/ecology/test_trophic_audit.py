@@ -87,14 +87,123 @@ def test_the_large_web_solves_equal_the_direct_ones(monkeypatch, method):
     torch.testing.assert_close(trophic_levels(ei, method, num_nodes=n, edge_weight=w), direct, rtol=0, atol=1e-9)
 
 
-def test_a_long_chain_falls_back_to_the_direct_solve():
-    """Conjugate gradients need about one step per link of a long chain: after their step limit the direct
-    solve answers (a chain is tridiagonal: no fill-in), and the levels are the positions."""
+def _watch(monkeypatch, name: str) -> list:
+    """Wraps ``trophic.<name>``: a list of what each call returned (empty where the code never calls it)."""
+    returned, original = [], getattr(trophic, name, None)
+
+    def watched(*args, **kwargs):
+        returned.append(original(*args, **kwargs))
+        return returned[-1]
+
+    monkeypatch.setattr(trophic, name, watched, raising=False)
+    return returned
+
+
+def test_a_long_chain_falls_back_to_the_direct_solve(monkeypatch):
+    """Conjugate gradients (MacKay) and BiCGSTAB (Levine) need about one step per link of a long chain: after their
+    step limit the direct solve answers (a chain is tridiagonal: no fill-in), and the levels are the positions."""
     n = 3000
     chain = torch.stack([torch.arange(n - 1), torch.arange(1, n)])
-    for method in ("mackay", "levine"):
+    for method, iterative in (("mackay", "_pcg"), ("levine", "_bicgstab")):
+        tried, direct = _watch(monkeypatch, iterative), _watch(monkeypatch, "spsolve")
         torch.testing.assert_close(trophic_levels(chain, method),
                                    torch.arange(1, n + 1, dtype=torch.float64), rtol=0, atol=1e-6)
+        assert len(tried) == 1 and tried[0] is None  # the iterative solve gave up ...
+        assert len(direct) == 1 and len(direct[0]) == n - 1  # ... and the direct one answered
+        monkeypatch.undo()
+
+
+def _refuse(monkeypatch, *names: str) -> None:
+    for name in names:
+        def refused(*args, _name=name, **kwargs):
+            raise AssertionError(f"{_name} was used")
+
+        owner = trophic.nx if name == "trophic_levels" else trophic
+        monkeypatch.setattr(owner, name, refused)
+
+
+def _dag(n: int, links: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    ei, w = _large_web(n, links, seed=seed)
+    forward = ei[0] < ei[1]  # every species reachable from one without prey: Levine's levels are defined
+    return ei[:, forward], w[forward]
+
+
+def test_levine_levels_of_a_large_web_come_from_an_iterative_solve(monkeypatch):
+    """The sparse LU of I - P filled in (16 s and 0.4 GB for a 10,000-species random web of 100,000 links): a web
+    of more than ``_DIRECT_MAX`` species is solved by BiCGSTAB, to the levels of the direct path (networkx's)."""
+    n = 3000
+    ei, w = _dag(n, 30000, seed=2)
+    monkeypatch.setattr(trophic, "_DIRECT_MAX", 5000)  # the reference: the direct path for this web
+    direct = trophic_levels(ei, "levine", num_nodes=n, edge_weight=w)
+    monkeypatch.undo()
+    _refuse(monkeypatch, "spsolve", "trophic_levels")
+    tried = _watch(monkeypatch, "_bicgstab")
+    torch.testing.assert_close(trophic_levels(ei, "levine", num_nodes=n, edge_weight=w), direct, rtol=0, atol=1e-9)
+    assert len(tried) == 1 and tried[0] is not None
+
+
+def test_levine_falls_back_to_the_direct_solve_where_the_residual_is_too_large(monkeypatch):
+    """An iterative answer is checked by its residual, whatever scipy's flag says: one that does not solve I - P is
+    set aside and the direct solve answers, with the levels of the direct path."""
+    n = 2500
+    ei, w = _dag(n, 20000, seed=3)
+    monkeypatch.setattr(trophic, "_DIRECT_MAX", 5000)
+    expected = trophic_levels(ei, "levine", num_nodes=n, edge_weight=w)
+    monkeypatch.undo()
+
+    def off(A, b, **kwargs):  # "converged" (info 0), to a wrong answer
+        return np.zeros_like(b), 0
+
+    monkeypatch.setattr(trophic, "bicgstab", off, raising=False)
+    tried, direct = _watch(monkeypatch, "_bicgstab"), _watch(monkeypatch, "spsolve")
+    torch.testing.assert_close(trophic_levels(ei, "levine", num_nodes=n, edge_weight=w), expected, rtol=0, atol=1e-9)
+    assert tried == [None] and len(direct) == 1
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_both_methods_switch_on_the_number_of_species(monkeypatch, method):
+    """MacKay's levels switched on the unknowns of the grounded system (the species less one per connected part):
+    a web of 2,001 species, some of them isolated, went the direct way for MacKay and the sparse way for Levine.
+    Now both switch on the species, as the docs say; a web of 2,000 species stays on the direct path."""
+    ei, w = _dag(1995, 15000, seed=4)  # and 6 isolated species
+    monkeypatch.setattr(trophic, "_DIRECT_MAX", 5000)
+    direct = trophic_levels(ei, method, num_nodes=2001, edge_weight=w)
+    monkeypatch.undo()
+    _refuse(monkeypatch, "spsolve", "trophic_levels")
+    iterative = _watch(monkeypatch, "_pcg" if method == "mackay" else "_bicgstab")
+    torch.testing.assert_close(trophic_levels(ei, method, num_nodes=2001, edge_weight=w), direct, rtol=0, atol=1e-9)
+    assert len(iterative) == 1
+    monkeypatch.undo()
+    _refuse(monkeypatch, "_pcg", "_bicgstab")
+    trophic_levels(ei, method, num_nodes=2000, edge_weight=w)  # the direct path, as before
+
+
+@pytest.mark.parametrize("method", ["mackay", "levine"])
+def test_the_command_solves_for_the_levels_once(tmp_path, capsys, monkeypatch, method):
+    """``gatbio trophic --method levine`` solved for Levine's levels twice (the table, then Johnson's q), and
+    ``--method mackay`` for MacKay's twice (the table, then F0): once now, with the same figures."""
+    web = tmp_path / "web.txt"
+    web.write_text("grass rabbit 2\nrabbit fox 1\ngrass fox 0.5\nalga fox 1\nfox fox 1\n")
+    from gatbio.ecology import trophic_incoherence
+    from gatbio.ecology.commands import read_foodweb_file
+
+    data = read_foodweb_file(web)
+    f0, q = trophic_incoherence(data, "mackay"), trophic_incoherence(data, "johnson")
+    levels = trophic_levels(data, method)
+    calls = {name: _watch(monkeypatch, name) for name in ("_mackay", "_levine")}
+    out = tmp_path / "levels.csv"
+    assert main(["trophic", str(web), "--method", method, "--csv", str(out)]) == 0
+    summary = capsys.readouterr().out.splitlines()[0]
+    assert f"incoherence F0={f0:.4f}" in summary
+    assert (f"q={q:.4f} (Johnson)" in summary) == (method == "levine")
+    assert len(calls["_mackay"]) == 1 and len(calls["_levine"]) == (method == "levine")
+    assert pd.read_csv(out)["trophic_level"].tolist() == levels.numpy().round(4).tolist()
+    # the levels given to trophic_incoherence: the same figure, bit for bit
+    monkeypatch.undo()
+    assert trophic_incoherence(data, "mackay" if method == "mackay" else "johnson", levels=levels) == \
+        (f0 if method == "mackay" else q)
+    with pytest.raises(ValueError, match="levels has 3 entries for 4 nodes"):
+        trophic_incoherence(data, "johnson", levels=levels[:3])
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -133,6 +242,30 @@ def test_a_header_that_does_not_name_the_roles_says_which_column_is_the_prey(tmp
     notes.clear()
     _levels(capsys, web, "--source", second, "--target", first)  # both chosen: nothing to say
     assert "taken for the prey" not in notes.text
+
+
+@pytest.mark.parametrize("direction", ["prey-predator", "predator-prey"])
+def test_a_header_with_one_column_chosen_says_which_the_other_is(tmp_path, capsys, notes, direction):
+    """Under a header that names no role, ``--source`` (or ``--target``) chooses one column and the other is taken
+    by position: said, as it is without a header row (it said nothing with a header)."""
+    web = tmp_path / "web.csv"
+    web.write_text("taxon_a,taxon_b,w\nrabbit,fox,1\ngrass,rabbit,2\n")
+    levels = _levels(capsys, web, "--source", "taxon_a", "--direction", direction)
+    prey_first = direction == "prey-predator"
+    assert levels == ({"grass": 1.0, "rabbit": 2.0, "fox": 3.0} if prey_first else
+                      {"grass": 3.0, "rabbit": 2.0, "fox": 1.0})
+    role, other = ("predator (consumer)", "prey (resource)") if prey_first else ("prey (resource)",
+                                                                                 "predator (consumer)")
+    flip = "--direction predator-prey" if prey_first else "the default --direction prey-predator"
+    example = "'fox' eats 'rabbit'" if prey_first else "'rabbit' eats 'fox'"
+    assert (f"web.csv: column 2 ('taxon_b') taken for the {role} of each link, by position, beside column 1 "
+            f"('taxon_a'), the {other} by --source, e.g. line 2: {example} ({flip} reads them the other way; "
+            "--source/--target choose other columns, or name them in the header, such as 'prey' and "
+            "'predator')") in notes.text
+    notes.clear()
+    _levels(capsys, web, "--target", "taxon_a", "--direction", direction)
+    assert "column 2 ('taxon_b') taken for the" in notes.text and "('taxon_a'), the" in notes.text \
+        and "by --target" in notes.text
 
 
 def test_a_plain_pajek_file_says_which_way_its_arcs_were_read(tmp_path, capsys, notes):
@@ -193,3 +326,15 @@ def test_an_adjacency_matrix_without_a_convention_names_the_file(tmp_path, capsy
     err = capsys.readouterr().err
     assert err == (f"gatbio trophic: error: {m}: --format adjacency needs --convention row_to_col (A[i, j] > 0: j "
                    "eats i) or col_to_row (A[i, j] > 0: i eats j)\n")
+
+
+def test_a_column_number_is_no_sign_of_a_header(tmp_path, capsys):
+    """--source 1 with a headerless first row holding a weight 1: that row was read as a header (the '1' taken for
+    the column's name), the weights became the prey and a link was lost."""
+    web = tmp_path / "web.csv"
+    web.write_text("rabbit,fox,1\ngrass,rabbit,2\nfox,wolf,3\n")
+    out = tmp_path / "levels.csv"
+    assert main(["trophic", str(web), "--source", "1", "--method", "levine", "--csv", str(out)]) == 0
+    assert "read as a header" not in capsys.readouterr().err
+    levels = pd.read_csv(out).set_index("species")["trophic_level"].to_dict()
+    assert levels == {"grass": 1.0, "rabbit": 2.0, "fox": 3.0, "wolf": 4.0}
