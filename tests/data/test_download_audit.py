@@ -8,19 +8,14 @@ import tempfile
 import pytest
 
 from gatbio.data import sources
-from gatbio.data.sources import DATASETS, DatasetInfo, FileSource, download
+from gatbio.data.sources import FileSource, download
 
 
 @pytest.fixture
-def fake_dataset(monkeypatch):
+def fake_dataset(make_fake_dataset):
     payload = b"a b\nb c\n"
-    info = DatasetInfo("fake", "fake_folder", "ppi", "t", "c", "l", "undirected", "3", "2", "none",
-                       (FileSource("edges.txt", "https://example.org/repo/abc/edges.txt",
-                                   hashlib.sha256(payload).hexdigest()),
-                        FileSource("sub/more.txt", "https://example.org/repo/abc/more.txt",
-                                   hashlib.sha256(payload).hexdigest())))
-    monkeypatch.setitem(DATASETS, "fake", info)
-    return info, payload
+    return make_fake_dataset(FileSource("sub/more.txt", "https://example.org/repo/abc/more.txt",
+                                        hashlib.sha256(payload).hexdigest()))
 
 
 @pytest.mark.parametrize("where", ["fake_folder", "fake_folder/sub"])

@@ -24,14 +24,8 @@ def serve(www: Path, url: str, payload: bytes) -> None:
 
 
 @pytest.fixture
-def fake_dataset(monkeypatch):
-    payload = b"a b\nb c\n"
-    info = DatasetInfo("fake", "fake_folder", "ppi", "t", "c", "l", "undirected", "3", "2", "none",
-                       (FileSource("edges.txt", "https://example.org/repo/abc/edges.txt",
-                                   hashlib.sha256(payload).hexdigest()),
-                        FileSource("notes.txt", None, None)))
-    monkeypatch.setitem(DATASETS, "fake", info)
-    return info, payload
+def fake_dataset(make_fake_dataset):
+    return make_fake_dataset(FileSource("notes.txt", None, None))
 
 
 def test_data_root_lookup_order(monkeypatch, tmp_path):
