@@ -691,7 +691,7 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
             notes.clear()
             src, dst, w = plan(False)
     if positional and not has_header and rows:  # the columns' roles by position: said
-        notes.append(_position_note(path, head[0][0], rows[0], src, dst, direction))
+        notes.append(_position_note(path, head[0][0], rows[0], src, dst, direction, by_position=positional))
     elif positional and has_header:  # a header whose names do not say the roles ('from,to'): said too, and so is
         # one column taken by position beside one chosen with --source/--target (without a header, the note above)
         example = (head[1][0], rows[1]) if len(rows) > 1 else None
@@ -715,22 +715,26 @@ def _position_note(path: Path, line: int, first: list[str], src: int, dst: int, 
                    header: list[str] | None = None, by_position: list[int] | None = None) -> str:
     """The note on a table whose columns are read by position (without a header row, or under a ``header`` whose
     names do not say the roles, such as ``from,to``): which column is the prey (resource) and which the predator
-    (consumer), shown on the first data row (``first``, at ``line``), and how to read them otherwise. Under a
-    ``header``, ``by_position`` (default: both) says which of the two were taken by position, the other chosen with
-    ``--source``/``--target``."""
+    (consumer), shown on the first data row (``first``, at ``line``), and how to read them otherwise.
+    ``by_position`` (default: both) says which of the two were taken by position; when it is one, the other was
+    chosen with ``--source``/``--target``, and the note says so (with or without a header row)."""
     prey, predator = (src, dst) if direction == "prey-predator" else (dst, src)
     example = f", e.g. line {line}: {first[predator]!r} eats {first[prey]!r}" \
         if max(prey, predator) < len(first) else ""
     flip = "(--direction predator-prey" if direction == "prey-predator" else "(the default --direction prey-predator"
-    if header is not None and by_position is not None and len(by_position) == 1:
+    if by_position is not None and len(by_position) == 1:  # one column chosen with --source/--target
         k = by_position[0]
         other, option = (dst, "--target") if k == src else (src, "--source")
         role, other_role = ("prey (resource)", "predator (consumer)") if k == prey else \
             ("predator (consumer)", "prey (resource)")
-        named = [f" ({header[j]!r})" if j < len(header) and header[j] else "" for j in (k, other)]
-        return (f"{path}: column {k + 1}{named[0]} taken for the {role} of each link, by position, beside column "
-                f"{other + 1}{named[1]}, the {other_role} by {option}{example} {flip} reads them the other way; "
-                "--source/--target choose other columns, or name them in the header, such as 'prey' and 'predator')")
+        names = header or []
+        named = [f" ({names[j]!r})" if j < len(names) and names[j] else "" for j in (k, other)]
+        how = "name them in the header, such as 'prey' and 'predator'" if header is not None else \
+            "add a header line naming them, such as 'prey predator'"
+        return (f"{path}: {'no header row: ' if header is None else ''}column {k + 1}{named[0]} taken for the "
+                f"{role} of each link, by position, beside column {other + 1}{named[1]}, the {other_role} by "
+                f"{option}{example} {flip} reads them the other way; --source/--target choose other columns, or "
+                f"{how})")
     if header is not None:
         named = [f" ({header[k]!r})" if k < len(header) and header[k] else "" for k in (prey, predator)]
         return (f"{path}: the header names neither column by its role (prey, resource; predator, consumer): column "

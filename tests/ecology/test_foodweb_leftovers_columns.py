@@ -45,7 +45,15 @@ def test_the_note_follows_direction_and_the_columns_chosen(tmp_path, notes):
     read_foodweb_file(wide, source="2", target="3")  # both chosen: nothing to say about them
     assert "no header row" not in notes.text
     read_foodweb_file(wide, target="2", weight=None)  # the prey by position (column 1), the predator chosen
-    assert NOTE.format(prey=1, predator=2) in notes.text
+    assert ("wide.csv: no header row: column 1 taken for the prey (resource) of each link, by position, beside "
+            "column 2, the predator (consumer) by --target, e.g. line 1: 'grass' eats 'x1' (--direction "
+            "predator-prey reads them the other way; --source/--target choose other columns, or add a header line "
+            "naming them, such as 'prey predator')") in notes.text
+    assert NOTE.format(prey=1, predator=2) not in notes.text  # not "read as the prey" as if nothing was chosen
+    notes.clear()
+    read_foodweb_file(wide, source="2", weight=None)  # the prey chosen, the predator by position (column 1)
+    assert "no header row: column 1 taken for the predator (consumer) of each link, by position, beside column 2, " \
+           "the prey (resource) by --source, e.g. line 1: 'x1' eats 'grass'" in notes.text
 
 
 def test_a_table_with_a_header_or_another_format_says_nothing_of_the_kind(tmp_path, notes):
