@@ -290,3 +290,19 @@ def test_data_root_error_is_exported():
     from gatbio.data import sources
 
     assert gatbio.data.DataRootError is sources.DataRootError and "DataRootError" in gatbio.data.__all__
+
+
+def test_cheddar_without_its_rdata_files_is_present_when_every_csv_is(data_root, tmp_path):
+    """Downloaded web by web, cheddar keeps the CSV files made from its RData files, not the RData: that is the
+    whole collection (it said 'partial (57/66)'). One CSV file missing: partial, and its RData counts as missing."""
+    src = data_root / "foodwebs_cheddar"
+    csvs = sorted(p.relative_to(src) for p in src.rglob("*.csv"))
+    for rel in csvs:
+        (tmp_path / "foodwebs_cheddar" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "foodwebs_cheddar" / rel).symlink_to(src / rel)
+    status = dict(zip(list_datasets(root=tmp_path)["name"], list_datasets(root=tmp_path)["present"], strict=False))
+    assert status["cheddar/<web>"] == "yes"
+    (tmp_path / "foodwebs_cheddar" / "TL84" / "nodes.csv").unlink()
+    status = dict(zip(list_datasets(root=tmp_path)["name"], list_datasets(root=tmp_path)["present"], strict=False))
+    n = len(csvs) + len(list((src / "original_RData").glob("*.RData")))
+    assert status["cheddar/<web>"] == f"partial ({n - 2}/{n})"  # TL84's nodes.csv and TL84.RData
