@@ -69,17 +69,55 @@ def adjacency(edge_index, num_nodes: int) -> sp.csr_matrix:
     """Symmetric binary adjacency (CSR, float64) from a (2, E) ``edge_index`` (tensor or array).
 
     Duplicate edges collapse to 1 and the matrix is symmetrised, so an edge list with one direction per
-    pair gives the same graph as one with both.
+    pair gives the same graph as one with both. Node ids must be integers (a float array of whole numbers, as
+    ``np.loadtxt`` gives, is accepted) in ``0 .. num_nodes - 1``.
     """
     ei = edge_index.cpu().numpy() if isinstance(edge_index, torch.Tensor) else np.asarray(edge_index)
     if ei.ndim != 2 or ei.shape[0] != 2:
-        raise ValueError(f"edge_index must have shape (2, E), got {tuple(ei.shape)}")
+        hint = " (an (E, 2) list of pairs: pass its transpose)" if ei.ndim == 2 and ei.shape[1] == 2 else ""
+        raise ValueError(f"edge_index must have shape (2, E), got {tuple(ei.shape)}{hint}")
+    if ei.dtype == bool or not (np.issubdtype(ei.dtype, np.integer) or np.issubdtype(ei.dtype, np.floating)):
+        raise ValueError(f"edge_index must hold integer node ids, got dtype {ei.dtype}")
+    if np.issubdtype(ei.dtype, np.floating):
+        if ei.size and not (np.isfinite(ei).all() and np.array_equal(ei, np.round(ei))):
+            raise ValueError("edge_index must hold integer node ids; this float edge_index has non-integer "
+                             "or non-finite entries (they would be truncated to other nodes)")
+        ei = ei.astype(np.int64)
     if ei.size and (ei.min() < 0 or ei.max() >= num_nodes):
-        raise ValueError(f"edge_index holds node ids outside 0..{num_nodes - 1}")
+        raise ValueError(f"edge_index holds node ids outside 0..{num_nodes - 1} (min {ei.min()}, max {ei.max()}): "
+                         f"num_nodes={num_nodes} must exceed the largest id, and ids must be ≥ 0")
     a = sp.coo_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(num_nodes, num_nodes)).tocsr()
     a = a + a.T
     a.data[:] = 1.0
     return a.tocsr()
+
+
+def _undirected_edge_index(edge_index, num_nodes: int) -> torch.Tensor:
+    """The (2, E) int64 CPU ``edge_index`` of :func:`adjacency`'s graph: both directions, each pair once, a
+    self-loop once, sorted by (row, col) as PyG's ``coalesce`` (so an already coalesced undirected input comes
+    back unchanged)."""
+    a = adjacency(edge_index, num_nodes)
+    a.sort_indices()
+    a = a.tocoo()
+    return torch.from_numpy(np.vstack([a.row, a.col]).astype(np.int64))
+
+
+def _check_int(name: str, arg: str, value, low: int = 1) -> None:
+    """One-line ``ValueError`` unless ``value`` is an integer ≥ ``low``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: {arg} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name}: {arg} must be ≥ {low}, got {value!r}")
+
+
+def _check_netmf_args(window, negative, rank) -> None:
+    """NetMF's T, b and h: T and h integers ≥ 1, b > 0 (b ≤ 0 makes M infinite or negative: NaN or all-zero)."""
+    _check_int("netmf", "window", window)
+    _check_int("netmf", "rank", rank)
+    if isinstance(negative, bool) or not isinstance(negative, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(negative) or negative <= 0:
+        raise ValueError(f"netmf: negative (b, the number of negative samples) must be a finite number > 0, "
+                         f"got {negative!r}")
 
 
 def _check_sizes(name: str, num_nodes, dim: int | None = None) -> None:
@@ -144,8 +182,7 @@ def netmf_matrix(edge_index, num_nodes: int, window: int = 10, negative: float =
     ``method`` as in :func:`netmf_method` (``"large"``: the approximation at any size).
     """
     _check_sizes("netmf", num_nodes)
-    if window < 1:
-        raise ValueError(f"netmf: window must be ≥ 1, got {window}")
+    _check_netmf_args(window, negative, rank)
     kind, _ = netmf_method(num_nodes, method)
     a = adjacency(edge_index, num_nodes)
     deg = np.asarray(a.sum(axis=1)).ravel()  # (N,)
@@ -329,8 +366,7 @@ def netmf(edge_index, num_nodes: int, dim: int = 128, window: int = 10, negative
         output: (N, dim) float32; a graph of N ≤ dim nodes gives N - 1 columns, then zero columns.
     """
     _check_sizes("netmf", num_nodes, dim)
-    if window < 1:
-        raise ValueError(f"netmf: window must be ≥ 1, got {window}")
+    _check_netmf_args(window, negative, rank)
     kind, _ = netmf_method(num_nodes, method)
     dev = _resolve(device)
     if kind == "netmf-large":
@@ -398,6 +434,7 @@ def prone(edge_index, num_nodes: int, dim: int = 128, order: int = 10, mu: float
         output: (N, dim) float32; a graph of N ≤ dim nodes gives N - 1 columns, then zero columns.
     """
     _check_sizes("prone", num_nodes, dim)
+    _check_int("prone", "order", order)
     a = adjacency(edge_index, num_nodes)
     p = normalize(a, norm="l1")  # D^-1 A (CSR, zero rows stay zero)
     neg = np.asarray(p.sum(axis=0)).ravel() ** neg_power  # (N,)
@@ -451,9 +488,14 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
     - ``rwpe``: random-walk return probabilities :math:`[(D^{-1}A)^k]_{ii},\ k=1..K`
       (:class:`torch_geometric.transforms.AddRandomWalkPE`, ``walk_length`` columns).
     - ``lappe``: ``lap_k`` Laplacian eigenvectors (:class:`torch_geometric.transforms.AddLaplacianEigenvectorPE`;
-      its sign is arbitrary, the seed fixes the solver start). The trivial eigenvector is skipped, so a graph
+      its sign is arbitrary, the seed fixes it and the ARPACK start vector; the global torch / NumPy random
+      state is left as it was). The trivial eigenvector is skipped, so a graph
       of N nodes has at most N - 1 of them (N - 2 from 100 nodes on, where PyG uses ARPACK); the columns
       beyond those are zero, so the width stays ``lap_k``.
+
+    :math:`A` is :func:`adjacency`'s, as for the factorisations: the encodings see the undirected simple graph
+    (an edge given in one direction counts in both, a duplicate edge once, a self-loop once), whatever the form
+    of ``edge_index``, on any device (the output is on the CPU).
 
     Shapes:
         output: (N, F) float32 with F = 1·[degree] + walk_length·[rwpe] + lap_k·[lappe].
@@ -463,12 +505,17 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
     from torch_geometric.utils import degree
 
     _check_sizes("structural_encodings", num_nodes)
-    if "rwpe" in kinds and walk_length < 1:
-        raise ValueError(f"structural_encodings: walk_length must be ≥ 1, got {walk_length}")
-    if "lappe" in kinds and lap_k < 1:
-        raise ValueError(f"structural_encodings: lap_k must be ≥ 1, got {lap_k}")
-    ei = edge_index if isinstance(edge_index, torch.Tensor) else torch.as_tensor(edge_index)
-    ei = ei.long()
+    if isinstance(kinds, str) or not kinds:
+        raise ValueError(f"structural_encodings: kinds must be a non-empty list of names from degree, rwpe, lappe, "
+                         f"e.g. kinds=['rwpe'], got {kinds!r}")
+    for kind in kinds:
+        if kind not in ("degree", "rwpe", "lappe"):
+            raise ValueError(f"unknown structural encoding {kind!r}; choose from degree, rwpe, lappe")
+    if "rwpe" in kinds:
+        _check_int("structural_encodings", "walk_length", walk_length)
+    if "lappe" in kinds:
+        _check_int("structural_encodings", "lap_k", lap_k)
+    ei = _undirected_edge_index(edge_index, num_nodes)  # (2, E') int64, CPU
     cols = []
     for kind in kinds:
         if kind == "degree":
@@ -476,24 +523,29 @@ def structural_encodings(edge_index, num_nodes: int, kinds: Sequence[str] = ("de
         elif kind == "rwpe":
             d = T.AddRandomWalkPE(walk_length=walk_length, attr_name="pe")(Data(edge_index=ei, num_nodes=num_nodes))
             cols.append(d.pe)  # (N, walk_length)
-        elif kind == "lappe":
+        else:  # lappe
             lape = T.AddLaplacianEigenvectorPE
             # PyG asks for k + 1 eigenvectors: at most N dense (below its threshold), fewer than N with ARPACK.
             k = min(lap_k, num_nodes - 1 if num_nodes < lape.SPARSE_THRESHOLD else num_nodes - 2)
             if k < 1:  # a single node: no non-trivial eigenvector
                 cols.append(torch.zeros(num_nodes, lap_k))
                 continue
-            torch.manual_seed(seed)
-            np.random.seed(seed)
-            d = lape(k=k, attr_name="pe", is_undirected=True)(Data(edge_index=ei, num_nodes=num_nodes))
+            # ARPACK's start vector (else SciPy draws it from OS entropy: a different PE on every call) ...
+            v0 = np.random.default_rng(seed).standard_normal(num_nodes)
+            kwargs = {"v0": v0} if num_nodes >= lape.SPARSE_THRESHOLD else {}
+            # ... and PyG's random signs (torch's global CPU generator), seeded without touching the caller's state.
+            with torch.random.fork_rng(devices=[]):
+                torch.default_generator.manual_seed(seed)
+                d = lape(k=k, attr_name="pe", is_undirected=True, **kwargs)(Data(edge_index=ei, num_nodes=num_nodes))
             cols.append(_pad_columns(d.pe.float(), lap_k))  # (N, lap_k)
-        else:
-            raise ValueError(f"unknown structural encoding {kind!r}; choose from degree, rwpe, lappe")
     return torch.cat(cols, dim=1).float()
 
 
 #: Relative spread below which :func:`node_inputs` (``standardize``) treats a column as zero: round-off.
 NUMERICAL_ZERO = 1e-5
+#: A column whose standard deviation is below this many machine epsilons of its largest magnitude is constant
+#: (:func:`standardize_columns`): the round-off of its mean (about 5 epsilons at most, measured up to 1e6 rows).
+CONSTANT_EPS = 64
 
 
 def node_inputs(edge_index, num_nodes: int, kinds: Sequence[str] = ("prone",), dim: int = 128,
@@ -537,8 +589,12 @@ def standardize_columns(x: torch.Tensor) -> torch.Tensor:
     """Zero mean and unit variance per column of one embedding (N, d): constant columns, and columns whose spread
     is round-off (below :data:`NUMERICAL_ZERO` times the largest column's: a zero singular value of a small or
     tree-like graph, norms of 1e-8 beside columns of norm 1), are zero columns, not noise scaled up to unit
-    variance like the real ones."""
+    variance like the real ones. A column is constant also when its spread is the round-off of its mean
+    (:data:`CONSTANT_EPS` machine epsilons of its largest magnitude): the degree column of a regular graph,
+    whose float32 standard deviation is about 1e-7, not 0."""
     std = x.std(dim=0, keepdim=True) if x.shape[0] > 1 else torch.zeros_like(x)  # one node: no spread
     real = std > NUMERICAL_ZERO * std.max().clamp_min(torch.finfo(x.dtype).tiny) if x.numel() else std > 0
+    if x.numel():
+        real &= std > CONSTANT_EPS * torch.finfo(x.dtype).eps * x.abs().amax(dim=0, keepdim=True)
     return torch.where(real, (x - x.mean(dim=0, keepdim=True)) / torch.where(real, std, torch.ones_like(std)),
                        torch.zeros_like(x))
