@@ -1185,7 +1185,8 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
                    comment: str | None = "#") -> list[str]:
     """A list of node names, one per line (first field of each line; duplicates dropped, order kept).
 
-    The fields are separated by a tab when a line holds one, or a comma when every line has as many CSV fields
+    The fields are separated by a semicolon when every line holds as many (a spreadsheet's CSV where the comma is
+    the decimal mark, :func:`semicolon_table`), a tab when a line holds one, or a comma when every line has as many CSV fields
     (then a name may hold spaces; CSV quoting applies), else by whitespace: ``G0,kinase`` and ``G0 kinase`` both name ``G0``,
     and ``1,3-bisphosphoglycerate`` in a list without commas elsewhere is one name. ``header=None`` detects a
     header line (its first field a header word such as ``protein`` or ``gene_id``, and not a name in ``known``).
@@ -1193,7 +1194,9 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
     path = check_file(path)
     text, line_numbers = data_lines(read_text(path), comment)
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
-    sep = sniff_separator(lines[:1000])
+    # a spreadsheet's semicolon CSV ('TP53;kinase' on every line) is split at its semicolons: read whole, each
+    # line was a name of its own ('TP53;kinase'), added to the network as a protein without interactions
+    sep = ";" if semicolon_table(lines[:1000]) else sniff_separator(lines[:1000])
     if sep == "," and len({len(split_fields(x, ",")) for x in lines[:1000]}) > 1:
         sep = None  # commas in some names only ('P1 kinase, putative', '1,3-bisphosphoglycerate'), not columns
     names = []
@@ -1359,14 +1362,18 @@ def read_pajek(path: str | Path) -> PajekFile:
         if not line or line.startswith("%"):
             continue
         if line.startswith("*"):
-            word, _, rest = line[1:].partition(" ")
+            word, rest = (line[1:].split(None, 1) + ["", ""])[:2]  # '*Vertices 3' or '*Vertices<TAB>3'
             word, rest = word.lower(), rest.strip()
             if word in ("network", "partition", "vector"):
                 close()
                 section, name, expected_n = word, rest or f"{word}{len(out.networks)}", None
                 if word == "network":
+                    if name in out.networks:  # the second would replace the first without a word
+                        raise MalformedFileError(path, no, f"a second network named {name!r} (the first starts on "
+                                                           f"line {out.networks[name]['line']}): give each *Network "
+                                                           "of a project its own name")
                     net = {"node_names": [], "arcs": [], "arc_weight": [], "edges": [], "edge_weight": [],
-                           "arc_lines": [], "edge_lines": []}
+                           "arc_lines": [], "edge_lines": [], "line": no}
                     out.networks[name] = net
                 continue
             if word == "vertices":
@@ -1377,13 +1384,21 @@ def read_pajek(path: str | Path) -> PajekFile:
                 if section in ("partition", "vector"):
                     expected_n = n_vert
                     continue
+                if section != "network" and net is not None and "n" in net:
+                    # a second *vertices in one network (two .net files pasted together): it replaced the first
+                    # network's vertices and arcs without a word
+                    raise MalformedFileError(path, no, f"a second *vertices section in network {name!r} (its "
+                                                       f"*vertices is on line {net['vertices_line']}): each network "
+                                                       "has one; a project of several networks starts each with "
+                                                       "'*Network name'")
                 if section != "network":  # a bare .net file without *network
                     close()
                     section, name = "network", path.stem
                     net = {"node_names": [], "arcs": [], "arc_weight": [], "edges": [], "edge_weight": [],
-                           "arc_lines": [], "edge_lines": []}
+                           "arc_lines": [], "edge_lines": [], "line": no}
                     out.networks[name] = net
                 net["n"] = n_vert
+                net["vertices_line"] = no
                 net["node_names"] = [str(i + 1) for i in range(n_vert)]
                 net["vertex_lines"] = {}
                 section = "vertices"
@@ -1584,28 +1599,89 @@ def named_matrix(rows: Sequence[Sequence[str]]) -> bool:
     return (corner or no_corner) and 2 * sum(is_number(c) or c == "" for c in cells) > len(cells)
 
 
+def _matrix_rows(head: Sequence[str], sep: str) -> list[list[str]]:
+    """The first data lines of an adjacency matrix split into fields, without the empty last field of a separator
+    that ends every data row (``a,0,1,0,``; the header's too where it has one)."""
+    rows = [split_line(x, sep) for x in head]
+    if sep not in (r"\s+", " +") and len(rows) > 1 and all(len(r) > 1 and r[-1] == "" for r in rows[1:]):
+        rows = [r[:-1] if len(r) > 1 and r[-1] == "" else r for r in rows]
+    return rows
+
+
+def _ids_in_corner(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether the first lines of a matrix are a first row of species ids above rows that start with the same ids,
+    with a number in the corner cell (``0 1 2 3`` above ``1 0 1 0``, ``2 0 0 1``, ...: a matrix framed by its ids,
+    as ``numpy.savetxt`` writes one): at least three ids, consecutive from 0 or 1. Read as entries, the ids would be
+    links of an extra species (the first row and column)."""
+    if len(rows) < 4 or not rows[0] or not is_number(rows[0][0]):
+        return False
+    first, below = list(rows[0][1:]), [r[0] for r in rows[1:] if r]
+    if len(first) < 3 or any(len(r) != len(rows[0]) for r in rows[1:]) or first[:len(below)] != below \
+            or not (len(below) == len(first) or len(rows) >= 100):
+        return False
+    try:
+        ids = [float(x) for x in first]
+    except ValueError:
+        return False
+    return ids[0] in (0, 1) and ids == [ids[0] + k for k in range(len(ids))]
+
+
 def _adjacency_layout(head: Sequence[str], sep: str, header: bool | None, index_col: bool | None
                       ) -> tuple[bool | None, bool | None]:
     """``(header, index_col)`` of an adjacency matrix from its first data lines, where not forced:
 
     - a first row of column names above rows that start with the same names (a corner cell, empty as R's
       ``write.csv`` writes it or a word such as ``species``, or no corner cell): both, even where the names are
-      numbers (``"","1","2","3"`` above ``"1",0,1,0``);
+      numbers (``"","1","2","3"`` above ``"1",0,1,0``), and with ``header=True`` also below a number in the
+      corner (:func:`_ids_in_corner`); below an empty corner the rows may name the same species in another
+      order (refused by :func:`read_adjacency_matrix`, not read as entries);
     - a first row that is mostly numbers (besides a row name) is data, so that a typo or an empty cell in it
       (``0 1 x``, ``grass,,1,0``) is named at its line and column rather than taken for a header.
     Anything else is left to the detection of :func:`gatbio.data.tables.read_table`."""
-    from gatbio.data.tables import is_number
-
-    rows = [split_line(x, sep) for x in head]
+    rows = _matrix_rows(head, sep)
     if not rows or not rows[0]:
         return header, index_col
     first = rows[0]
-    if named_matrix(rows):
+    below = [r[0] for r in rows[1:] if r]
+    reordered = len(first) >= 3 and first[0] == "" and len(below) == len(first) - 1 == len(set(below)) \
+        and all(len(r) == len(first) for r in rows[1:]) and set(first[1:]) == set(below)  # names refused below
+    if named_matrix(rows) or reordered or (header is True and index_col is None and _ids_in_corner(rows)):
         return (True if header is None else header), (True if index_col is None else index_col)
     cells = first[1:] if not is_number(first[0]) else first  # a row name first, or none
     if header is None and cells and 2 * sum(is_number(c) for c in cells) > len(cells):
         header = False
     return header, index_col
+
+
+def _not_square_hint(table, sep: str, rows: int, cols: int, col_names, names_rows) -> str:
+    """What a matrix that is not square may be (said after its shape): another separator, a header row or a
+    column of row names read as entries, or species with a row and no column (or the reverse)."""
+    if cols == 1:
+        first = read_text(table.path).split("\n")[table.line(0) - 1] if table.line(0) else ""
+        other = next((c for c in ("\t", ",", ";", "|") if c in first and c != sep), None)
+        if other:
+            return (f": line {table.line(0)} holds {_SEP_WORDS.get(other, repr(other))}; is that the separator? "
+                    f"(pass sep={other!r})")
+    if names_rows is not None and col_names is not None and set(names_rows) != set(col_names):
+        rows_only = [x for x in names_rows if x not in set(col_names)]
+        cols_only = [x for x in col_names if x not in set(names_rows)]
+        return "".join([f"; with a row and no column: {first_few(rows_only, 3)}" if rows_only else "",
+                        f"; with a column and no row: {first_few(cols_only, 3)}" if cols_only else "",
+                        " (each species needs a row and a column, in one order)"])
+    raw = read_text(table.path)
+    comments = re.findall(r"^[ \t\f\v\r,;]*#.*$", raw, flags=re.M)
+    if comments:
+        line = raw.count("\n", 0, raw.index(comments[0])) + 1
+        return (f"; {len(comments)} line(s) starting with '#' were skipped as comments (the first: line {line}, "
+                f"{comments[0].strip()[:40]!r}); a species named '#...' is read when quoted (\"#name\")")
+    if rows == cols + 1 and col_names is None:
+        return (f": is line {table.line(0)} a row of column names? pass --header (header=True) to read it as "
+                "names")
+    if cols == rows + 1 and names_rows is None:
+        return (f": is column 1 a column of row names (line {table.line(0)} starts with "
+                f"{str(table.df.iat[0, 0])!r})? pass index_col=True; or give the matrix a header row of the same names "
+                "to read both")
+    return ""
 
 
 def read_adjacency_matrix(
@@ -1627,9 +1703,19 @@ def read_adjacency_matrix(
             is an edge ``j → i`` (a predator-rows matrix, converted to prey → predator).
         header: the first row holds node names (columns); ``index_col``: the first column holds names.
             ``None`` (default): detected (a first row of text above rows of numbers; a first column of text);
-            with both, the header may leave out the corner cell.
+            with both, the header may leave out the corner cell. Row and column names must list the same species
+            in the same order (else an error at the first row that differs: a matrix is never permuted or
+            transposed to make them agree). A row of ids above rows that start with them, with a number in the
+            corner (``0 1 2 3`` above ``1 0 1 0``), is refused as ambiguous unless ``header`` says which it is.
+        node_names: the species in row (and column) order; they replace any names in the file.
+            Without names (neither given nor in the file) species are named by position **from 0**: ``"0"`` is
+            the first row and the first column (as :mod:`gatbio.tasks` names unnamed nodes; a note says so).
         weighted: keep the nonzero values as ``edge_weight``. Entries are read as weights either way
             (:func:`gatbio.data.tables.parse_weights`: finite, ``>= 0``).
+
+    A separator that ends every row (``grass,0,1,0,``) is read as an empty last field, not a column (a note says
+    so). A matrix that is not square is refused with what it may be (another separator, a header row or a column
+    of names read as entries, a species with a row and no column).
     """
     check_path(path, "read_adjacency_matrix")
     if convention not in ("row_to_col", "col_to_row"):
@@ -1637,6 +1723,15 @@ def read_adjacency_matrix(
                          "or 'col_to_row' (A[i, j] means j -> i)")
     if header is None or index_col is None:
         head = data_head(path, "#", numbered=True)
+        if header is None and index_col is None and _ids_in_corner(_matrix_rows([x for _, x in head], sep)):
+            no, shown = head[0][0], head[0][1].strip()
+            ids = _matrix_rows([shown], sep)[0]
+            raise MalformedFileError(path, no, f"{shown[:57] + '...' if len(shown) > 60 else shown!r} looks like "
+                                     f"species ids ({first_few(ids[1:], 3)}) above rows that start with the same ids, "
+                                     f"with a number ({ids[0]!r}) in the corner cell: a row and a column of names, or "
+                                     "entries of the matrix (links of one more species)? Write the corner cell empty "
+                                     "(or a word such as 'species') or pass --header (header=True) to read them as "
+                                     "names; --no-header (header=False) reads them as entries")
         forced = header
         header, index_col = _adjacency_layout([x for _, x in head], sep, header, index_col)
         if forced is None and header and index_col:
@@ -1645,6 +1740,18 @@ def read_adjacency_matrix(
                  "column names, and column 1 as the row names (the same names; --no-header reads the line as data)")
     table = read_table(path, sep=sep, header=header, comment="#", unique_header=False)  # species: checked below
     path, df, col_names = table.path, table.df, table.header
+    m = df.shape[1]
+    if sep not in (r"\s+", " +") and m > 1 and bool(df.iloc[:, -1].isna().all()) \
+            and (col_names is None or len(col_names) < m or col_names[m - 1] == ""):
+        # a separator ending every row ('grass,0,1,0,'), as some exports write: an empty last field, not a column
+        df = df.iloc[:, :-1]
+        col_names = col_names[:-1] if col_names and col_names[-1] == "" else col_names
+        note(f"{path}: every row ends with {_SEP_WORDS.get(sep, repr(sep))} (line {table.line(0)}: an empty last "
+             "field): read without that empty column")
+    if col_names is not None:
+        col_names = list(col_names)
+        while len(col_names) > df.shape[1] and col_names[-1] == "":  # the header's trailing separators
+            col_names.pop()
     if index_col is None:
         index_col = df.shape[1] > 1 and bool(pd.to_numeric(df.iloc[:, 0], errors="coerce").isna().all())
     names_rows = None
@@ -1655,7 +1762,8 @@ def read_adjacency_matrix(
             col_names = col_names[1:]  # the corner cell
     n = df.shape[0]
     if df.shape[1] != n:
-        raise MalformedFileError(path, None, f"expected a square matrix, found {n} rows x {df.shape[1]} columns")
+        raise MalformedFileError(path, None, f"expected a square matrix, found {n} rows x {df.shape[1]} columns"
+                                 + _not_square_hint(table, sep, n, df.shape[1], col_names, names_rows))
     vals = df.apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
     bad = ~np.isfinite(vals) | (vals < 0)
     if bad.any():
@@ -1668,13 +1776,20 @@ def read_adjacency_matrix(
     a = vals
     if names_rows is not None and col_names is not None and len(col_names) == n and list(col_names) != names_rows:
         k = next(k for k in range(n) if col_names[k] != names_rows[k])
+        same = sorted(map(str, col_names)) == sorted(names_rows)
         raise MalformedFileError(path, table.line(k), f"row and column names differ: row {k + 1} (this line) is "
                                                       f"{names_rows[k]!r}, column {k + 1} (line "
                                                       f"{table.header_line}) is {col_names[k]!r}: the rows and "
-                                                      "the columns list the species in one order")
+                                                      "the columns list the species in one order"
+                                 + (" (here the same species in another order: sort the rows as the columns)"
+                                    if same else ""))
     if node_names is None:
         node_names = names_rows or (list(col_names) if col_names is not None and len(col_names) == n
                                     else [str(i) for i in range(n)])
+        if not names_rows and not (col_names is not None and len(col_names) == n) and n:
+            note(f"{path}: no species names (no header row or first column of names): species are named by their "
+                 f"position from 0, '0' for the first row and column (line {table.line(0)})"
+                 + (f" to '{n - 1}' for row and column {n} (line {table.line(n - 1)})" if n > 1 else ""))
         seen: dict[str, int] = {}
         for k, name_k in enumerate(map(str, node_names)):
             if name_k in seen:  # two species of one name: links to "grass" would be ambiguous
