@@ -63,10 +63,23 @@ __all__ = [
 
 
 def as_adjacency(A) -> sp.csr_matrix:
-    """A binary CSR copy of a square sparse or dense adjacency, without self-loops."""
+    """A binary CSR copy of a square sparse or dense adjacency, without self-loops.
+
+    Every nonzero entry is a link, whatever its weight, in a sparse matrix as in a dense one: a stored zero (a
+    weight-0 interaction) is no link, and a pair stored twice in a CSR built from raw indices counts once, with
+    its summed weight (a link unless that is 0). NaN or infinite entries are refused (a link or not?)."""
+    if not sp.issparse(A) and np.ndim(A) != 2:
+        raise ValueError(f"adjacency must be a square (N, N) matrix, got shape {np.shape(A)}")
     A = sp.csr_matrix(A, dtype=np.float64, copy=True)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"adjacency must be a square (N, N) matrix, got shape {A.shape}")
+    A.sum_duplicates()
+    if not np.isfinite(A.data).all():
+        C = A.tocoo()
+        bad = ~np.isfinite(C.data)
+        raise ValueError(f"adjacency has {int(bad.sum())} NaN or infinite entries (first at row {C.row[bad][0]}, "
+                         f"column {C.col[bad][0]}): give 1 for a link and 0 for none")
+    A.eliminate_zeros()  # stored zeros are no links (as in the dense form)
     A.data[:] = 1.0
     A.setdiag(0)
     A.eliminate_zeros()
@@ -153,7 +166,8 @@ def probabilistic_niche(A, steps: int = 300, seed: int = 0, init: np.ndarray | N
     The parameters maximise the Bernoulli log-likelihood of the observed adjacency (every observed non-link
     counts as a 0). The paper used simulated annealing; here Adam on the same likelihood, started from the
     species' order along ``init`` (e.g. trophic levels or body masses; default: in-degree minus out-degree),
-    which keeps the fit deterministic and fast. Returns the (N, N) matrix of :math:`p_{ij}`.
+    which keeps the fit deterministic and fast (``init`` must then be finite: fill missing body masses, e.g. with
+    trophic levels, first). Returns the (N, N) matrix of :math:`p_{ij}`.
     """
     import torch
 
@@ -162,6 +176,11 @@ def probabilistic_niche(A, steps: int = 300, seed: int = 0, init: np.ndarray | N
     Y = torch.as_tensor(A.toarray(), dtype=torch.float32)  # (N, N)
     k_out, k_in = degrees(A)
     order = (k_in - k_out) if init is None else np.asarray(init, dtype=float)
+    if order.shape != (N,):
+        raise ValueError(f"init has shape {order.shape}, expected ({N},): one value per species")
+    if not np.isfinite(order).all():  # rankdata would make every niche value, and so every p_ij, NaN
+        raise ValueError(f"init has NaN or infinite values for species {np.flatnonzero(~np.isfinite(order)).tolist()}: "
+                         "fill them (e.g. with trophic levels) or pass init=None")
     n0 = (rankdata(order) - 0.5) / N  # (N,) in (0, 1)
     g = torch.Generator().manual_seed(seed)
     n_logit = torch.logit(torch.as_tensor(n0, dtype=torch.float32)).clone()
@@ -225,6 +244,15 @@ def low_rank_scores(A, ranks: tuple[int, ...] = (2, 4, 8, 16)) -> dict[str, np.n
     return {f"svd_{r}": US[:, :r] @ Vt[:r] for r in ranks}
 
 
+def _traits(x, n: int) -> np.ndarray:
+    """``x`` as an (n, F) float array, or a ``ValueError`` saying what was given."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[0] != n:
+        hint = " (one trait per species: pass x.reshape(-1, 1))" if x.ndim == 1 and len(x) == n else ""
+        raise ValueError(f"x has shape {x.shape}, expected ({n}, F): one row of traits per species{hint}")
+    return x
+
+
 def trait_neighbour_scores(A, x: np.ndarray) -> dict[str, np.ndarray]:
     r"""Collaborative filtering in trait space: "consumers with traits like j eat i" and "j eats resources
     with traits like i", each (N, N).
@@ -234,12 +262,18 @@ def trait_neighbour_scores(A, x: np.ndarray) -> dict[str, np.ndarray]:
         s^{res}_{ij} = \frac{\sum_{r \ne i} K_{ir} A_{rj}}{\sum_{r \ne i} K_{ir}}, \qquad
         K_{uv} = \exp\left(-\frac{\lVert x_u - x_v \rVert^2}{2 \sigma^2}\right)
 
-    with :math:`\sigma` the median distance between distinct species (a parameter-free bandwidth). Unlike
+    with :math:`\sigma^2` the median squared distance between distinct species (a parameter-free bandwidth:
+    :math:`\sigma` is the median distance, up to the averaging of the two middle values of an even count). Unlike
     the path scores these need no link of i or j, so they score a species new to the web from its traits.
+    A missing (NaN or infinite) trait takes the median of its column (0 when the column has none), so a species
+    with a missing value looks typical rather than like one whose trait is 0.
     """
     A = as_adjacency(A)
-    x = np.asarray(x, dtype=float)
-    x = np.where(np.isfinite(x), x, 0.0)
+    x = _traits(x, A.shape[0])
+    missing = ~np.isfinite(x)
+    if missing.any():
+        median = np.ma.median(np.ma.masked_array(x, missing), axis=0).filled(0.0)  # (F,)
+        x = np.where(missing, median[None, :], x)
     d2 = np.square(x[:, None, :] - x[None, :, :]).sum(-1)  # (N, N)
     off = ~np.eye(len(x), dtype=bool)
     med = np.median(d2[off]) if off.any() else 0.0
@@ -273,20 +307,27 @@ def pair_features(
     """
     A = as_adjacency(A)
     N = A.shape[0]
+    levels = np.asarray(levels, dtype=float)
+    if levels.shape != (N,):
+        raise ValueError(f"levels has shape {levels.shape}, expected ({N},): one trophic level per species")
+    if x is not None:
+        x = _traits(x, N)
+    if (rows is None) != (cols is None):
+        raise ValueError("give both rows and cols (the pairs to describe), or neither (every pair)")
     if rows is None:
         rows, cols = np.divmod(np.arange(N * N), N)
+    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
     k_out, k_in = degrees(A)
-    node = np.stack([k_out, k_in, np.asarray(levels, dtype=float)], axis=1)  # (N, 3)
+    node = np.stack([k_out, k_in, levels], axis=1)  # (N, 3)
     names_node = ["k_out", "k_in", "level"]
     if x is not None:
-        node = np.concatenate([node, np.asarray(x, dtype=float)], axis=1)
+        node = np.concatenate([node, x], axis=1)
         names_node += [f"x{f}" for f in range(x.shape[1])]
     cols_out = [node[rows], node[cols], (levels[cols] - levels[rows])[:, None],
-                np.asarray(A[cols, rows]).reshape(-1, 1)]
+                A.toarray()[cols, rows][:, None]]
     names = [f"res_{n}" for n in names_node] + [f"con_{n}" for n in names_node] + ["d_level", "reverse"]
     scores = {**structure_scores(A), **low_rank_scores(A, tuple(low_rank))}
     if trait_scores and x is not None:
-        x = np.asarray(x, dtype=float)
         cols_out.append(x[cols] - x[rows])
         names += [f"d_x{f}" for f in range(x.shape[1])]
         scores.update(trait_neighbour_scores(A, x))
@@ -324,6 +365,10 @@ def inner_splits(
     """
     if mode not in ("links", "species"):
         raise ValueError(f"mode must be 'links' or 'species', got {mode!r}")
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+        raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
+    if max_negatives is not None and max_negatives < 0:
+        raise ValueError(f"max_negatives must be >= 0 or None, got {max_negatives!r}")
     A = as_adjacency(A)
     N = A.shape[0]
     rng = np.random.default_rng(seed)
@@ -449,7 +494,7 @@ def stack_scores(
         feats.append(F)
         ys.append(split.y)
     y = np.concatenate(ys)
-    if y.min() == y.max():
+    if y.size == 0 or y.min() == y.max():
         raise ValueError("the observed network has too few links to train the boosted stack")
     X = np.concatenate(feats)
     F_all, _ = pair_features(A, trophic_fn(A), x, low_rank=params.low_rank, trait_scores=params.trait_scores)
@@ -472,28 +517,54 @@ def stack_scores(
     return out
 
 
+def _check_members(members: list, weights: list[float] | None, fn: str) -> tuple[list[np.ndarray], list[float]]:
+    """The members as float arrays of one shape, and their weights (default all 1): non-negative, finite, not all
+    zero, one per member; else a ``ValueError`` naming ``fn``. Arrays of different shapes would broadcast or
+    line up different pairs silently."""
+    if not members:
+        raise ValueError(f"{fn} needs at least one member")
+    members = [np.asarray(m, dtype=float) for m in members]
+    weights = [1.0] * len(members) if weights is None else [float(w) for w in weights]
+    if len(weights) != len(members):
+        raise ValueError(f"{fn} got {len(members)} members but {len(weights)} weights")
+    if not np.isfinite(weights).all() or min(weights) < 0 or sum(weights) <= 0:
+        raise ValueError(f"{fn} weights must be non-negative, finite and not all zero, got {weights}")
+    for k, m in enumerate(members):
+        if m.shape != members[0].shape:
+            raise ValueError(f"{fn}: member {k} has shape {m.shape} but member 0 has {members[0].shape}; every "
+                             "member must score the same pairs")
+    return members, weights
+
+
 def rank_average(scores: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
     """Rank-average ensemble: each score array becomes its normalised rank in (0, 1], then a weighted mean.
 
-    Ranks make scores on different scales (probabilities, path counts) comparable; ties share a rank.
+    Ranks make scores on different scales (probabilities, path counts) comparable; ties share a rank. Every score
+    has the same shape; weights are non-negative, not all zero; a NaN score is refused (it has no rank).
     """
-    if not scores:
-        raise ValueError("rank_average needs at least one score")
-    weights = [1.0] * len(scores) if weights is None else list(weights)
-    if len(weights) != len(scores):
-        raise ValueError(f"rank_average got {len(scores)} scores but {len(weights)} weights")
-    shape = np.shape(scores[0])
-    out = np.zeros(int(np.prod(shape)))
-    for s, w in zip(scores, weights, strict=True):
-        s = np.asarray(s, dtype=float).ravel()
-        out += w * rankdata(s) / len(s)
+    scores, weights = _check_members(scores, weights, "rank_average")
+    shape = scores[0].shape
+    out = np.zeros(scores[0].size)
+    for k, (s, w) in enumerate(zip(scores, weights, strict=True)):
+        if np.isnan(s).any():  # rankdata would make every rank, and so the whole ensemble, NaN
+            raise ValueError(f"rank_average: member {k} has {int(np.isnan(s).sum())} NaN scores")
+        out += w * rankdata(s.ravel()) / s.size
     return (out / sum(weights)).reshape(shape)
 
 
 def log_odds(p: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     r""":math:`\log(p / (1 - p))` of probabilities, clipped to ``[eps, 1 - eps]`` first so that a learner's 0 or 1
-    stays finite (it then ties with the other near-certain pairs and the other members of a pool decide)."""
-    p = np.clip(np.asarray(p, dtype=float), eps, 1.0 - eps)
+    stays finite (it then ties with the other near-certain pairs and the other members of a pool decide).
+    Values outside [0, 1] beyond round-off (1e-9; e.g. logits, which go to :func:`log_odds_pool` as they are) or
+    NaN are refused."""
+    if not 0 < eps < 0.5:
+        raise ValueError(f"eps must be in (0, 0.5), got {eps}")
+    p = np.asarray(p, dtype=float)
+    if not ((p >= -1e-9) & (p <= 1 + 1e-9)).all():  # round-off just outside [0, 1] is clipped with the rest
+        raise ValueError(f"log_odds takes probabilities in [0, 1], got values in [{np.nanmin(p)}, {np.nanmax(p)}]"
+                         f"{' and NaN' if np.isnan(p).any() else ''} (logits are log-odds already: pool them as "
+                         "they are)")
+    p = np.clip(p, eps, 1.0 - eps)
     return np.log(p) - np.log1p(-p)
 
 
@@ -506,12 +577,6 @@ def log_odds_pool(logits: list[np.ndarray], weights: list[float] | None = None) 
     classifier's probabilities); a constant offset of one member (e.g. from subsampled training negatives)
     shifts every pair alike and leaves the ranking unchanged. Weights are non-negative, not all zero.
     """
-    if not logits:
-        raise ValueError("log_odds_pool needs at least one member")
-    weights = [1.0] * len(logits) if weights is None else [float(w) for w in weights]
-    if len(weights) != len(logits):
-        raise ValueError(f"log_odds_pool got {len(logits)} members but {len(weights)} weights")
-    if min(weights) < 0 or sum(weights) <= 0:
-        raise ValueError(f"log_odds_pool weights must be non-negative and not all zero, got {weights}")
-    out = sum(w * np.asarray(s, dtype=float) for s, w in zip(logits, weights, strict=True) if w > 0)
+    logits, weights = _check_members(logits, weights, "log_odds_pool")
+    out = sum(w * s for s, w in zip(logits, weights, strict=True) if w > 0)
     return out / sum(weights)

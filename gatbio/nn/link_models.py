@@ -33,6 +33,7 @@ References:
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -51,6 +52,11 @@ def _check_levels(levels: Tensor | None, x: Tensor) -> Tensor:
         raise ValueError("levels is None: FoodWebGAT takes the trophic levels (N,) of the observed web in every call "
                          "(trophic_bias=False included); compute them with "
                          "gatbio.ecology.trophic_levels(edge_index, num_nodes=x.size(0))")
+    if not isinstance(levels, Tensor):  # a host array or list: checked at no device sync (and not under vmap)
+        bad = ~np.isfinite(np.asarray(levels, dtype=np.float64)).reshape(-1)
+        if bad.any():  # one NaN level made every logit NaN (through the attention softmax)
+            raise ValueError(f"levels has NaN or infinite values at nodes {np.flatnonzero(bad)[:10].tolist()}: "
+                             "give every node a finite trophic level (gatbio.ecology.trophic_levels)")
     levels = torch.as_tensor(levels, device=x.device)
     if tuple(levels.shape) != (x.size(0),):
         raise ValueError(f"levels has shape {tuple(levels.shape)}, expected ({x.size(0)},): one trophic level per "
@@ -89,6 +95,9 @@ class TrophicBias(nn.Module):
 
     def __init__(self, heads: int, num_kernels: int = 12, max_delta: float = 3.0) -> None:
         super().__init__()
+        if num_kernels < 1 or not 0 < max_delta < float("inf"):  # a zero width made the bias NaN
+            raise ValueError(f"TrophicBias needs num_kernels >= 1 and a finite max_delta > 0, got num_kernels="
+                             f"{num_kernels}, max_delta={max_delta}")
         self.heads = heads
         self.num_kernels = num_kernels
         self.max_delta = max_delta
