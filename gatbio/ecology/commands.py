@@ -222,6 +222,11 @@ def read_foodweb_file(
         if convention is None:
             raise ValueError(f"{path}: --format adjacency needs --convention row_to_col (A[i, j] > 0: j eats i) "
                              "or col_to_row (A[i, j] > 0: i eats j)")
+        if direction == "predator-prey":  # applied after the convention, it reversed every link without a word
+            other = "col_to_row" if convention == "row_to_col" else "row_to_col"
+            raise ValueError(f"--direction predator-prey: {file} is an adjacency matrix, whose --convention "
+                             f"{convention} already says who eats whom; a matrix whose rows are the predators is "
+                             f"read with --convention {other}: leave --direction out")
         sep = _table_separator("edgelist", [x for _, x in head])
         data = io.read_adjacency_matrix(path, convention=convention, sep=sep, weighted=weight is not None,
                                         header=header)

@@ -244,3 +244,20 @@ def test_a_named_web_in_another_case_is_read_as_load_reads_it(data_root, tmp_pat
     same = _levels(tmp_path, capsys, "cheddar/TL84")
     assert _levels(tmp_path, capsys, "Cheddar/TL84") == same == _levels(tmp_path, capsys, "CHEDDAR/tl84")
     assert "did you mean cheddar/TL84?" in _error(capsys, "Chedar/TL84")
+
+
+@pytest.mark.parametrize("convention", ["row_to_col", "col_to_row"])
+def test_an_adjacency_matrix_refuses_direction_predator_prey(tmp_path, convention):
+    """The convention says who eats whom in a matrix; --direction predator-prey applied after it reversed every
+    link (row_to_col with it read 'grass eats rabbit') without a word."""
+    from gatbio.ecology.commands import read_foodweb_file
+
+    path = tmp_path / "web.csv"
+    path.write_text(",grass,rabbit\ngrass,0,1\nrabbit,0,0\n")
+    with pytest.raises(ValueError, match=r"--direction predator-prey: .*web.csv is an adjacency matrix, whose "
+                                         rf"--convention {convention} already says who eats whom.*leave --direction "
+                                         "out"):
+        read_foodweb_file(path, "adjacency", convention=convention, direction="predator-prey")
+    d = read_foodweb_file(path, "adjacency", convention="row_to_col")
+    names = d.node_names
+    assert [(names[a], names[b]) for a, b in d.edge_index.t().tolist()] == [("grass", "rabbit")]  # prey -> predator
