@@ -325,11 +325,19 @@ def _unquote(field: str) -> str:
     return field[1:-1] if len(field) >= 2 and field[0] == field[-1] == '"' else field
 
 
+#: A whitespace-separated field: quoted whole (``""`` a quote inside), or a run of other characters.
+_QUOTED_OR_WORD = re.compile(r'(?:"((?:[^"]|"")*)"(?=\s|$))|(\S+)')
+
+
 def split_fields(text: str, sep: str) -> list[str]:
-    """One line's fields, as :func:`read_table` splits them (whitespace, or ``sep``; CSV quoting where
-    :func:`quotes`, a field quoted whole unquoted elsewhere)."""
+    """One line's fields, as :func:`read_table` splits them (whitespace, with a field quoted whole read as one, as
+    pandas does; or ``sep``: CSV quoting where :func:`quotes`, a field quoted whole unquoted elsewhere)."""
     if sep in (r"\s+", " +", None):
-        return text.split()
+        if '"' not in text:
+            return text.split()
+        # pandas reads a whitespace table with CSV quoting ('"Daphnia pulex" 0 1': two fields, not three), so its
+        # header must split the same way, or a quoted name of the header differs from the same name in the rows
+        return [m[1].replace('""', '"') if m[1] is not None else m[2] for m in _QUOTED_OR_WORD.finditer(text)]
     if not quotes(sep):
         return [_unquote(f.strip()) for f in text.split(sep)]
     return [f.strip() for f in next(csv.reader([text], delimiter=sep))]

@@ -183,3 +183,24 @@ def test_a_semicolon_node_table_names_its_first_column(tmp_path):
     assert read_node_list(p) == ["TP53", "MDM2"]
     assert read_node_list(write(tmp_path, "n.txt", "1,3-bisphosphoglycerate\nATP\n")) == \
         ["1,3-bisphosphoglycerate", "ATP"]  # a comma in a name, no separator
+
+
+def test_a_whitespace_matrix_with_a_quoted_name_in_its_header(tmp_path):
+    """pandas reads the rows of a whitespace table with CSV quoting; the header was split at every space, so
+    '"Daphnia pulex"' of the header became 'pulex"' and the matrix was refused for names that differ."""
+    path = tmp_path / "web.txt"
+    path.write_text('"Daphnia pulex" algae fish\n"Daphnia pulex" 0 0 1\nalgae 1 0 0\nfish 0 0 0\n')
+    d = read_adjacency_matrix(path, convention="row_to_col")
+    names = d.node_names
+    assert names == ["Daphnia pulex", "algae", "fish"]
+    assert sorted((names[a], names[b]) for a, b in d.edge_index.t().tolist()) == [("Daphnia pulex", "fish"),
+                                                                                  ("algae", "Daphnia pulex")]
+
+
+def test_whitespace_fields_split_as_pandas_reads_them():
+    from gatbio.data.tables import split_fields
+
+    assert split_fields('"Daphnia pulex" algae fish', r"\s+") == ["Daphnia pulex", "algae", "fish"]
+    assert split_fields('"x ""y""" z', r"\s+") == ['x "y"', "z"]
+    assert split_fields('a"b c', r"\s+") == ['a"b', "c"]  # a quote inside a word is part of it
+    assert split_fields("grass  rabbit\t2", r"\s+") == ["grass", "rabbit", "2"]
