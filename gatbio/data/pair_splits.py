@@ -58,12 +58,14 @@ Rng = np.random.Generator | _random.Random
 
 
 def protein_pair_lists(pairs: np.ndarray, num_nodes: int) -> list[list[int]]:
-    """For each protein, the indices of the pairs it belongs to, ascending (GNN-PPI's ``node_to_edge_index``)."""
+    """For each protein, the indices of the pairs it belongs to, ascending: GNN-PPI's ``node_to_edge_index``, which
+    lists a pair of a protein with itself twice (once per end). That count is the root rule's (a protein in at most
+    ``max_root_pairs`` pairs, :func:`draw_root`); the walks skip the repeat (the pair is selected, its other end is
+    the protein itself)."""
     out: list[list[int]] = [[] for _ in range(num_nodes)]
     for i, (a, b) in enumerate(np.asarray(pairs).tolist()):
         out[a].append(i)
-        if b != a:
-            out[b].append(i)
+        out[b].append(i)
     return out
 
 
@@ -186,7 +188,10 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
     ``kind``: ``"random"`` (a uniformly random part) or the test split's kind (``"random"``, ``"bfs"``, ``"dfs"``:
     the same rule on the graph of the training pairs, :func:`gnn_ppi_split`). ``parts`` > 1 (BFS/DFS): the
     validation is ``parts`` regions of ``fraction / parts`` of the training pairs each, carved one after the other
-    from what is left (several small regions give a less noisy model choice than one). Seeded by
+    from what is left (several small regions give a less noisy model choice than one). On a small network the
+    whole-protein walk can overshoot: once the parts carved hold ``fraction`` of the training pairs, no more are
+    carved (``val_parts`` in the result says how many were); a part that what is left cannot give is a
+    ``ValueError`` naming ``val_fraction`` / ``val_parts`` and the fix. Seeded by
     ``np.random.default_rng([seed, 1])``, independent of the test split's generator.
 
     Returns ``{"fit": [...], "val": [...], "val_root": int or None, "val_attempts": int, "val_parts": int}``
@@ -204,8 +209,22 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
         parts = 1
     rest, vals, root, attempts = train_arr, [], None, 0
     for j in range(parts):
+        if j and len(train_arr) - len(rest) >= fraction * len(train_arr):
+            parts = j  # the earlier parts (whole proteins) hold the asked share already: more would only shrink fit
+            break
         frac = fraction / parts * len(train_arr) / len(rest)
-        local = gnn_ppi_split(pairs[rest], num_nodes, kind, rng, test_fraction=frac, max_root_pairs=max_root_pairs)
+        try:  # (a part as large as what is left, or a walk that never reaches it: no part to carve)
+            local = gnn_ppi_split(pairs[rest], num_nodes, kind, rng, test_fraction=frac,
+                                  max_root_pairs=max_root_pairs) if frac < 1 else None
+        except ValueError:
+            local = None
+        if local is None:
+            raise ValueError(
+                f"the {kind.upper()} validation carve (val_fraction={fraction}, val_parts={parts}): part {j + 1} "
+                f"needs {int(len(rest) * frac) if frac < 1 else round(fraction / parts * len(train_arr))} of the "
+                f"{len(rest)} training pairs left, and no walk from a root with <= {max_root_pairs} pairs reaches "
+                "that many (the training graph's components are too small): use fewer val_parts, a smaller "
+                "val_fraction, a larger max_root_pairs, or val_split: random")
         vals.append(rest[np.asarray(local["test"], dtype=np.int64)])
         rest = rest[np.asarray(local["train"], dtype=np.int64)]
         root = local["root"] if j == 0 else root

@@ -563,8 +563,20 @@ def read_aa_embedding(path: str | Path) -> dict[str, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------------------------- features
+def _check_seqs(seqs, where: str) -> None:
+    """Refuse what iterates as something other than sequences: a ``{id: sequence}`` mapping (:func:`read_sequences`'
+    output, whose iteration gives the **ids**: their letters were featurised as residues, silently) or one string
+    (its letters taken as one-letter sequences)."""
+    if isinstance(seqs, Mapping):
+        raise TypeError(f"{where}: seqs is a mapping (read_sequences' {{id: sequence}}?), whose items are its ids, "
+                        "not sequences: give list(seqs.values()) (rows in the order of list(seqs))")
+    if isinstance(seqs, str | bytes):
+        raise TypeError(f"{where}: seqs is one string; give a list of sequences (for one sequence: [seq])")
+
+
 def _concat(seqs: Sequence[str], max_len: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All sequences as one uint8 array, the sequence of each residue and each sequence's start."""
+    _check_seqs(seqs, "sequence features")
     seqs = [s[:max_len] if max_len else s for s in seqs]
     lengths = np.array([len(s) for s in seqs], dtype=np.int64)
     buf = np.frombuffer("".join(seqs).upper().encode("ascii", errors="replace"), dtype=np.uint8)
@@ -714,6 +726,7 @@ def sequence_features(seqs: Sequence[str], kinds: Sequence[str] = ("vec5_mean", 
         ``(x, names)``: float32 ``(N, F)`` and one name per column (``aac:A``, ``dpc:AC``, ``ct:012``,
         ``vec5_mean:3``).
     """
+    _check_seqs(seqs, "sequence_features")
     bad = [k for k in kinds if k not in FEATURES]
     if bad or not kinds:
         raise ValueError(f"sequence features {list(kinds)}: choose one or more of {', '.join(FEATURES)}")
@@ -784,6 +797,7 @@ def kmer_similarity(seqs: Sequence[str], k: int = 3) -> np.ndarray:
 
     if k < 1:
         raise ValueError(f"k={k}: k-mers need k >= 1")
+    _check_seqs(seqs, "kmer_similarity")
     if len(seqs) < 2:
         raise ValueError(f"a similarity graph needs at least 2 sequences, got {len(seqs)}")
     vec = TfidfVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False, sublinear_tf=True)
@@ -826,6 +840,7 @@ def alignment_similarity(seqs: Sequence[str], matrix: str = "blosum62", gap_open
         raise ValueError(f"gap_open={gap_open}, gap_extend={gap_extend}: need gap_open >= gap_extend >= 1")
     from tqdm.auto import tqdm
 
+    _check_seqs(seqs, "alignment_similarity")
     n = len(seqs)
     score = np.zeros((n, n), dtype=np.float64)
     for i in tqdm(range(n), desc="alignments", disable=not progress):

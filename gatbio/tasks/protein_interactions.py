@@ -725,9 +725,12 @@ def _note_sizes(sp: dict, cfg: InteractionsConfig, kind: str, seed: int) -> None
     for part, got, want in (("test", len(sp["test"]), cfg.test_fraction * n),
                             ("validation", len(sp["val"]), cfg.val_fraction * n_train)):
         if got > 1.5 * want + 5:
+            fewer = (f"; carved in {sp['val_parts']} of the {cfg.val_parts} val_parts asked, those holding the share "
+                     "already" if part == "validation" and sp.get("val_parts", cfg.val_parts) < cfg.val_parts
+                     and kind != "random" and cfg.val_split == "same" else "")
             note(f"{kind} split, seed {seed}: the {part} pairs are {got}, for {want:.0f} asked ({got / n:.0%} of the "
-                 f"pairs): the walk takes whole proteins, and on a network this small one protein's pairs weigh much "
-                 f"(fewer val_parts, or a random split, keep closer to the fraction)")
+                 f"pairs{fewer}): the walk takes whole proteins, and on a network this small one protein's pairs "
+                 f"weigh much (fewer val_parts, or a random split, keep closer to the fraction)")
 
 
 def _write_proba(path: Path, r: dict[str, Any], val: list[int], test: list[int]) -> None:
