@@ -98,6 +98,15 @@ def _check_count(name: str, value, least: int) -> int:
     return int(value)
 
 
+def _check_nodes(edge_index: torch.Tensor, num_nodes, func: str) -> None:
+    """Every node index of ``edge_index`` in ``0..num_nodes-1`` (pair keys ``a * n + b`` would collide otherwise)."""
+    if edge_index.numel():
+        lo, hi = int(edge_index.min()), int(edge_index.max())
+        if lo < 0 or hi >= int(num_nodes):
+            raise ValueError(f"{func}: edge_index holds node {lo if lo < 0 else hi} but num_nodes={num_nodes} (indices "
+                             f"must be 0..{int(num_nodes) - 1}): set num_nodes to the graph's node count")
+
+
 def all_non_links(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
     """Every ordered pair ``(i, j)``, ``i != j``, that is not an edge (row-major order), long ``(2, ·)``."""
     n = int(num_nodes)
@@ -120,7 +129,14 @@ def gateway_folds(data: Data, n_folds: int = 5) -> list[LinkFold]:
     _check_data(data, "gateway_folds")
     n_folds = _check_count("n_folds", n_folds, 2)
     ei = data.edge_index
+    _check_nodes(ei, data.num_nodes, "gateway_folds")
     E = ei.size(1)
+    keys = _pair_keys(ei, int(data.num_nodes))
+    _, first, count = np.unique(keys, return_index=True, return_counts=True)
+    if (count > 1).any():  # one copy could be tested while the other trains: a leak
+        a, b = ei[:, int(first[count > 1][0])].tolist()
+        raise ValueError(f"gateway_folds: {int((count - 1).sum())} link(s) listed more than once, e.g. ({a}, {b}): "
+                         "a test link's copy would train; remove the repeats (the GATEWAy loader refuses them)")
     if E < n_folds:
         raise ValueError(f"{getattr(data, 'name', 'graph')}: {E} links cannot be cut into n_folds={n_folds} blocks")
     neg = all_non_links(ei, data.num_nodes)
@@ -140,19 +156,29 @@ def observed_graph(data: Data, split: LinkFold) -> Data:
     """A copy of ``data`` whose ``edge_index`` (and ``edge_weight``) is the observed network of ``split``.
 
     Features (degrees, trophic levels) and message passing must be computed from this graph only.
-    Node attributes (``x``, ``node_names``, ...) are kept; edge attributes other than ``edge_weight`` dropped.
+    Node attributes (``x``, ``node_names``, ...) are kept; edge attributes other than ``edge_weight`` dropped, and so
+    is a pair table (``pairs``, ``pair_*``: it lists the held-out links too).
     """
+    if int(split.num_nodes) != int(data.num_nodes):
+        raise ValueError(f"observed_graph: the split has {split.num_nodes} nodes, data {data.num_nodes}: the split "
+                         "belongs to another graph")
     out = Data(edge_index=split.train_edge_index.clone(), num_nodes=data.num_nodes)
     for k, v in data.items():
         if k in ("edge_index", "num_nodes") or (torch.is_tensor(v) and v.dim() > 0 and v.size(0) == data.num_edges
                                                 and k.startswith("edge_")):
+            continue
+        if k == "pairs" or k.startswith("pair_"):  # SHS27k's table of every interacting pair: held-out ones too
             continue
         out[k] = v
     w = getattr(data, "edge_weight", None)
     if w is not None:
         n = data.num_nodes
         full = dict(zip(_pair_keys(data.edge_index, n).tolist(), w.tolist(), strict=False))
-        out.edge_weight = torch.tensor([full[k] for k in _pair_keys(split.train_edge_index, n).tolist()],
+        keys = _pair_keys(split.train_edge_index, n).tolist()
+        # an undirected split trains on both directions of an interaction the graph may store in one direction
+        mirror = _pair_keys(split.train_edge_index.flip(0), n).tolist() if (split.meta or {}).get("undirected") \
+            else keys
+        out.edge_weight = torch.tensor([full[k] if k in full else full[m] for k, m in zip(keys, mirror, strict=True)],
                                        dtype=w.dtype)
     return out
 
@@ -210,8 +236,8 @@ def link_split(
             proportional to out-degree, targets to in-degree of the observed network; Aiyappa et al. 2025).
 
         undirected: split interactions rather than directed edges (default: auto, ``is_undirected``). Each
-            held-out interaction leaves the training graph in **both** directions (otherwise its mirror image
-            would leak it); ``test_pos`` / ``val_pos`` / negatives then hold one direction per pair (``u < v``);
+            held-out interaction (stored in one direction or both) leaves the training graph in **both** directions
+            (otherwise its mirror image would leak it); ``test_pos`` / ``val_pos`` / negatives then hold one direction per pair (``u < v``);
             self-loops stay in training.
 
     Negatives are never links of the full graph (in either direction, for undirected graphs) and never
@@ -219,32 +245,49 @@ def link_split(
     says how many repeats): a test link never trains.
     """
     _check_data(data, "link_split")
-    _check_count("seed", seed, 0)
+    seed = _check_count("seed", seed, 0)  # a plain int in meta (a NumPy int is not JSON-able)
     if not 0 <= val < 1 or not 0 < test < 1 or val + test >= 1:
         raise ValueError(f"val={val}, test={test}: need 0 <= val, 0 < test and val + test < 1")
     if negatives not in ("uniform", "degree"):
         raise ValueError(f"negatives={negatives!r}: expected 'uniform' or 'degree'")
+    if not np.isfinite(neg_ratio) or neg_ratio < 0:
+        raise ValueError(f"neg_ratio={neg_ratio}: give a number >= 0 (negatives per positive)")
+    _check_nodes(data.edge_index, data.num_nodes, "link_split")
     if undirected is None:
         undirected = data.edge_index.numel() > 0 and is_undirected(data.edge_index, num_nodes=data.num_nodes)
     n = int(data.num_nodes)
     ei = data.edge_index
-    # what is split: directed edges, or one direction (u < v) per interaction of an undirected graph
-    items = ei[:, ei[0] < ei[1]] if undirected else ei
+    # what is split: directed edges, or one direction (u < v) per interaction of an undirected graph: the stored
+    # u < v entries, then those stored only as v > u (a graph listing each interaction once, in either direction)
+    if undirected:
+        lower, upper = ei[:, ei[0] < ei[1]], ei[:, ei[0] > ei[1]].flip(0)
+        items = torch.cat([lower, upper], dim=1)
+        kl, ku = _pair_keys(lower, n), _pair_keys(upper, n)
+        uk = np.unique(np.concatenate([kl, ku]))
+        cl, cu = np.bincount(np.searchsorted(uk, kl), minlength=len(uk)), np.bincount(np.searchsorted(uk, ku),
+                                                                                      minlength=len(uk))
+        repeats = int(np.maximum(cl, cu).sum()) - len(uk)  # an interaction stored once in each direction is no repeat
+    else:
+        items = ei
     # a link listed twice (a file listing each interaction in both directions, a table's repeated rows) is split
     # once: else one copy could be tested while the other trains, a leak (first occurrences, in file order)
     _, first = np.unique(_pair_keys(items, n), return_index=True)
-    if len(first) < items.size(1):
+    if not undirected:
+        repeats = items.size(1) - len(first)
+    if repeats:
         from gatbio.data.tables import note
 
-        note(f"link_split: {items.size(1) - len(first)} repeated {'interaction' if undirected else 'link'}(s) of "
+        note(f"link_split: {repeats} repeated {'interaction' if undirected else 'link'}(s) of "
              f"{getattr(data, 'name', None) or 'the graph'} split once each (a test link must not also train)")
+    if len(first) < items.size(1):
         items = items[:, torch.from_numpy(np.sort(first))]
     P = items.size(1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(P)
     n_test, n_val = int(round(test * P)), int(round(val * P))
-    if n_test == 0 or P - n_test - n_val <= 0:
-        raise ValueError(f"{P} links are too few for val={val}, test={test}")
+    if n_test == 0 or (val > 0 and n_val == 0) or P - n_test - n_val <= 0:
+        raise ValueError(f"{P} links are too few for val={val}, test={test} ({n_test} test, {n_val} validation, "
+                         f"{P - n_test - n_val} training)")
     test_idx, val_idx, train_idx = perm[:n_test], perm[n_test:n_test + n_val], np.sort(perm[n_test + n_val:])
     train = items[:, torch.from_numpy(train_idx)]
     if undirected:  # both directions of each training interaction, and the self-loops (once each)
@@ -252,6 +295,8 @@ def link_split(
         loops = loops[:, torch.from_numpy(np.sort(np.unique(_pair_keys(loops, n), return_index=True)[1]))]
         train = torch.cat([train, train.flip(0), loops], dim=1)
     forbidden = set(_pair_keys(ei, n).tolist())
+    if undirected:  # both directions of every interaction, however the graph stores it
+        forbidden |= set(_pair_keys(ei.flip(0), n).tolist())
     tr = train.numpy()
     pools = (tr[0], tr[1]) if negatives == "degree" else (None, None)
     n_neg_test, n_neg_val = int(round(neg_ratio * n_test)), int(round(neg_ratio * n_val))
@@ -311,6 +356,10 @@ def node_split(
         n_te = m - n_tr - n_va
     else:
         n_te = min(int(round(test * m)), m - n_tr - n_va)
+    empty = [k for k, f, c in (("train", train, n_tr), ("val", val, n_va), ("test", test, n_te)) if f > 1e-9 and c <= 0]
+    if empty:  # a part asked for but left without a node: an error, not a silently empty set
+        raise ValueError(f"{m} {'labelled ' if labeled is not None else ''}node(s) are too few for train={train}, "
+                         f"val={val}, test={test}: the {' and '.join(empty)} part would be empty")
     return {
         "train": sorted(perm[:n_tr].tolist()),
         "val": sorted(perm[n_tr:n_tr + n_va].tolist()),
