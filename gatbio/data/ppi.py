@@ -185,7 +185,8 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
 
     Needs PyG's raw files (``ppi.zip`` extracted) in ``<data root>/ppi_benchmark/raw/``; the shared folder does not
     have them (``gatbio.data.download("ppi")`` fetches them). PyG's processed files go next to ``raw/`` when that
-    folder is writable, else under ``$GATBIO_CACHE`` (``~/.cache/gatbio``) with the raw files linked.
+    folder is writable, else under ``$GATBIO_CACHE`` (``~/.cache/gatbio``) with the raw files linked, in a folder
+    of its own per raw folder and version of its files (``ppi_benchmark/<hash>``).
 
     Each graph has ``x`` ``(n, 50)``, ``y`` float ``(n, 121)``, ``split`` (``"train"``/``"val"``/``"test"``),
     ``graph_index`` and ``node_names`` ``"<split>:<node index within the split file>"``.
@@ -194,7 +195,13 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
 
     folder = require_files("ppi", ["raw/" + f for f in PPI_RAW_FILES], root=root)
     if not os.access(folder, os.W_OK):
-        cache = _cache_dir() / "ppi_benchmark"
+        # one cache folder per raw folder and version of its files: PyG reuses processed files whatever raw/ holds,
+        # so a shared cache gave the first data root's graphs for every other one (and old ones for new raw files)
+        import hashlib
+
+        stamp = [str(folder.resolve())] + [f"{f}:{(s := (folder / 'raw' / f).stat()).st_size}:{s.st_mtime_ns}"
+                                           for f in PPI_RAW_FILES]
+        cache = _cache_dir() / "ppi_benchmark" / hashlib.sha256("\n".join(stamp).encode()).hexdigest()[:16]
         (cache / "raw").mkdir(parents=True, exist_ok=True)
         for f in PPI_RAW_FILES:
             link = cache / "raw" / f

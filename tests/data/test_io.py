@@ -630,6 +630,37 @@ def test_ppi_benchmark_through_pyg_on_a_tiny_raw_set(tmp_path, monkeypatch):
     assert torch.is_floating_point(graphs[0].y)
 
 
+def test_ppi_benchmark_from_read_only_roots_does_not_mix_their_graphs(tmp_path, monkeypatch):
+    """A read-only raw folder is processed under $GATBIO_CACHE; one shared cache folder gave the first root's graphs
+    for every other root (PyG reuses processed files whatever raw/ holds)."""
+    import os
+
+    from gatbio.data.ppi import load_ppi_benchmark
+
+    roots = []
+    for k, n in enumerate((3, 5)):  # two roots: one train graph of 3 nodes, then of 5
+        root = tmp_path / f"root{k}"
+        raw = root / "ppi_benchmark" / "raw"
+        raw.mkdir(parents=True)
+        for split in ("train", "valid", "test"):
+            m = n if split == "train" else 2
+            graph = {"directed": False, "multigraph": False, "graph": {}, "nodes": [{"id": i} for i in range(m)],
+                     "links": [{"source": 0, "target": 1}]}
+            (raw / f"{split}_graph.json").write_text(json.dumps(graph))
+            np.save(raw / f"{split}_feats.npy", np.zeros((m, 50)))
+            np.save(raw / f"{split}_labels.npy", np.zeros((m, 121), dtype=np.int64))
+            np.save(raw / f"{split}_graph_id.npy", np.ones(m, dtype=np.int64))
+        roots.append(root)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if "ppi_benchmark" in str(p) and str(p).startswith(
+        str(tmp_path / "root")) else real_access(p, mode))  # (tests run as root: chmod would not stop a write)
+    monkeypatch.setenv("GATBIO_CACHE", str(tmp_path / "cache"))
+    assert load_ppi_benchmark(roots[0])[0].num_nodes == 3
+    assert load_ppi_benchmark(roots[1])[0].num_nodes == 5
+    assert load_ppi_benchmark(roots[0])[0].num_nodes == 3
+    assert not any(p.name == "processed" for p in roots[0].rglob("*"))  # nothing written into the read-only root
+
+
 def test_ppi_benchmark_missing_says_where_to_put_files(tmp_path):
     from gatbio.data import DatasetNotFoundError, load
 
