@@ -16,7 +16,7 @@ from torch_geometric.nn.conv import MessagePassing
 from torch_geometric.nn.dense.linear import Linear
 from torch_geometric.nn.inits import glorot, zeros
 from torch_geometric.typing import Adj
-from torch_geometric.utils import add_self_loops
+from torch_geometric.utils import add_self_loops, scatter
 
 from gatbio.nn import functional as GF
 from gatbio.nn import fused as FU
@@ -554,6 +554,19 @@ class GATConv(MessagePassing):
         # Self-loops: replace existing ones by one per node; the bias of added loops is 0.
         # the key of the fused plan's cache: a torch.sparse input itself, else the edge list read from the input
         edge_index_in = adj if sparse is not None and isinstance(adj, Tensor) else edge_index
+        # Returned as given without added loops (PyG returns the caller's tensor, int32 included); computed in int64:
+        # with an int32 index, torch's CPU gather through the expanded index of the scatter backward (PyG's softmax
+        # and sum aggregation) read the wrong rows (torch 2.13), so every gradient was wrong while the outputs
+        # were right. The int64 copy is made once per input graph (cached with it, like the plans below).
+        edge_index_out = edge_index
+        if edge_index.dtype != torch.long:
+            edge_index = _cached_plan(edge_index_in, ("int64",), edge_index.long)
+        if edge_attr is not None and self.attention == "gat" and edge_index.size(1) == 0 and (
+                not self.add_self_loops or min(num_src, num_dst) == 0):
+            # No edge to attend over: PyG's GATConv then returns its raw scores without using the edge features
+            # (edge_update), so lin_edge / att_edge / edge_attr get no gradient (None, which optimizers skip;
+            # zeros would still move them through momentum or weight decay).
+            edge_attr = None
         if attn_bias is not None and attn_bias.dim() == 1:
             attn_bias = attn_bias.view(-1, 1).expand(-1, H)  # (E, H)
         if self.add_self_loops:
@@ -564,19 +577,27 @@ class GATConv(MessagePassing):
                                         lambda: _looped(edge_index, n_loops))
             if edge_attr is not None:  # the loops' features (fill_value) from this call's features
                 kept = looped[:, :keep.numel()]
-                _, edge_attr = add_self_loops(kept, _select_edges(edge_attr, keep), fill_value=self.fill_value,
-                                              num_nodes=n_loops)
+                edge_attr = _select_edges(edge_attr, keep)
+                if isinstance(self.fill_value, str) and num_dst > n_loops:
+                    # More targets than sources (bipartite): PyG's add_self_loops reduces every edge's features
+                    # by target into n_loops rows, an index error ("index 4 is out of bounds for dimension 0
+                    # with size 3") for the targets that get no loop. Each loop's features are its target's reduction
+                    # all the same: reduced over all targets, the first n_loops rows kept.
+                    loop_attr = scatter(edge_attr, kept[1], 0, num_dst, reduce=self.fill_value)[:n_loops]
+                    edge_attr = torch.cat([edge_attr, loop_attr], dim=0)
+                else:
+                    _, edge_attr = add_self_loops(kept, edge_attr, fill_value=self.fill_value, num_nodes=n_loops)
             if attn_bias is not None:
                 attn_bias = torch.cat([_select_edges(attn_bias, keep, by_column=False), attn_bias.new_zeros(n_loops, H)],
                                       dim=0)
-            edge_index = looped
+            edge_index = edge_index_out = looped
 
         if self._use_triton(v):
             out, alpha = self._triton_attention(x_src_in, x_dst_in, v, x_r if self.attention == "gatv2" else x_d,
                                                 edge_index_in, edge_index, edge_attr, attn_bias, num_src, num_dst,
                                                 bool(return_attention_weights))
             out = self._combine_heads(out, res, self._output_dtype(x_src_in))
-            return self._output(out, edge_index, alpha, sparse, return_attention_weights)
+            return self._output(out, edge_index_out, alpha, sparse, return_attention_weights)
 
         # 2. Raw scores e_ij (E, H). The fused path (gatbio.nn.fused) never builds an (E, H, C) tensor:
         #    edge features enter through the folded (edge_dim, H) matrix, dot scores are an SDDMM and
@@ -637,7 +658,7 @@ class GATConv(MessagePassing):
             out = FU.attention_aggregate(v, alpha, edge_index, num_dst, plan)  # (N_dst, H, C)
         out = self._combine_heads(out, res, self._output_dtype(x_src_in))
 
-        return self._output(out, edge_index, alpha, sparse, return_attention_weights)
+        return self._output(out, edge_index_out, alpha, sparse, return_attention_weights)
 
     def _output(self, out: Tensor, edge_index: Tensor, alpha: Tensor, sparse, return_attention_weights):
         """``out``, with the attention weights when asked, in PyG's form for the input (:mod:`gatbio.nn._adj`)."""
