@@ -157,14 +157,49 @@ def check_input_dir(path: str | Path, option: str | None = None, what: str = "")
     return path
 
 
+#: Relative paths written in the config files read in this process (the path as written -> the config file), for
+#: the message of a missing input (:func:`remember_config_paths`, :func:`check_input_file`).
+_CONFIG_PATHS: dict[str, Path] = {}
+
+
+def remember_config_paths(config_file: str | Path, doc: object) -> None:
+    """Note each relative path-like string of a config file's content ``doc`` (a YAML mapping), with the file: a
+    relative path of a config is read from the current folder, not the config's, and when it is missing there but
+    found next to the config, :func:`check_input_file` says so (the rule itself is not changed: users depend on it)."""
+    config_file = Path(config_file).absolute()
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, str) and item.strip() and "\n" not in item and not Path(item).is_absolute():
+            _CONFIG_PATHS[str(Path(item))] = config_file
+
+
+def _missing_file(path: Path) -> str:
+    """What follows ``no such file`` for a missing ``path``: the absolute path looked for when it was relative, and
+    the same path next to the config file that named it, when a file is there (:func:`remember_config_paths`)."""
+    if path.is_absolute():
+        return ""
+    said = f" (looked for {Path.cwd() / path}: a relative path is read from the current folder)"
+    config = _CONFIG_PATHS.get(str(path))
+    if config is not None and (config.parent / path).is_file():
+        said += (f"; {path} is in the folder of the config file {config}: run gatbio from {config.parent}, or "
+                 f"write the path relative to the current folder or absolute ({config.parent / path})")
+    return said
+
+
 def check_input_file(path: str | Path, option: str | None = None) -> Path:
-    """``path`` must be an existing, readable file: ``--labels x: is a folder, not a file`` (with ``option``)."""
+    """``path`` must be an existing, readable file: ``--labels x: is a folder, not a file`` (with ``option``); a
+    missing relative path is named as looked for (absolute), with the config file's folder when it is there."""
     path = Path(path)
     where = f"{option} {path}" if option else str(path)
     if path.is_dir():
         raise IsADirectoryError(f"{where}: is a folder, not a file")
     if not path.exists():
-        raise FileNotFoundError(f"{where}: no such file")
+        raise FileNotFoundError(f"{where}: no such file{_missing_file(path)}")
     if not os.access(path, os.R_OK):
         raise PermissionError(f"{where}: permission denied (the file cannot be read)")
     return path

@@ -23,6 +23,8 @@ import yaml
 from omegaconf import ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException, ValidationError
 
+from gatbio._paths import remember_config_paths
+
 T = TypeVar("T")
 
 #: The config schema of each command that reads a ``--config`` file: ``"module:Class" -> (the command, how to
@@ -67,6 +69,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             where = str(path)
             text = _read_yaml_text(Path(path))
             doc = _parse_yaml(text, where)
+            remember_config_paths(path, doc)  # its relative paths: named with the config's folder when missing
             _refuse_other_task(schema, doc, where)  # before any key-by-key message about another task's keys
             _check_shapes(schema, doc, where, text)
             base = OmegaConf.merge(base, OmegaConf.create(doc))

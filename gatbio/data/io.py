@@ -747,8 +747,12 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
 
     Raises:
         MalformedFileError: a wrong header, a row with too few columns, an unknown mode, a flag other than ``t`` /
-            ``f``, or a score that is not an integer in 0-1000 (``file:line``).
+            ``f``, or a score that is not an integer in 0-1000 (``file:line``); a line that is no row at all (a
+            ``#`` comment, which STRING files do not have, the header repeated, spaces or commas for tabs) is
+            named as such.
     """
+    from typing import NoReturn
+
     path = check_file(path)
     expected = ["item_id_a", "item_id_b", "mode", "action", "is_directional", "a_is_acting", "score"]
     first = read_text_head(path).removeprefix("\ufeff").split()
@@ -759,35 +763,96 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
     if len(first) >= 3 and first[2] in STRING_MODES:
         raise MalformedFileError(path, 1, f"the header line is missing (line 1 is a row: mode {first[2]!r}): add "
                                           f"the line {' '.join(expected)!r}, tab-separated, at the top")
-    table = read_table(path, sep="\t", header=True, comment=None, expected=7,
-                       expected_desc=" (" + " ".join(expected) + ")")
-    df = table.df
+    header_line = 1  # (the header's line once read: blank lines may come first)
+
+    def line_problem(fields: list[str]) -> str | None:
+        """What makes a line (its tab-separated ``fields``) no row of a STRING actions file at all (a comment, the
+        header again, a line not separated by tabs), when it is that: said instead of the column check it fails."""
+        fields = [f.strip() for f in fields] + [""] * (7 - len(fields))
+        if fields[0].startswith("#"):
+            return ("this line starts with '#' (a comment?): STRING protein.actions files have no comment lines; "
+                    "delete it")
+        if " ".join(fields).lstrip("\ufeff").split() == expected:
+            return (f"a repeated header line (two files joined?; the header is line {header_line}): "
+                    "delete it")
+        if any(re.search(r"\s", f) for f in fields):
+            return ("this line is not tab-separated (spaces?): STRING protein.actions files separate their 7 "
+                    "columns by tabs; replace the spaces between the fields by tabs")
+        if any(c in fields[0] for c in ",;") and not all(fields[1:]):
+            other = "commas" if "," in fields[0] else "semicolons"
+            return (f"this line is not tab-separated ({other}?): STRING protein.actions files separate their 7 "
+                    f"columns by tabs; replace the {other} by tabs")
+        return None
+
+    head = read_text_head(path).removeprefix("\ufeff")
+    if "\t" not in head and re.split(r"[\s,;]+", head.strip()) == expected:  # a CSV, or spaces for tabs
+        other = "commas" if "," in head else "semicolons" if ";" in head else "spaces"
+        raise MalformedFileError(path, 1, f"the header line is not tab-separated ({other}?): STRING protein.actions "
+                                          f"files separate their 7 columns by tabs; replace the {other} by tabs (in "
+                                          "the whole file)")
+    try:
+        table = read_table(path, sep="\t", header=True, comment=None, expected=7,
+                           expected_desc=" (" + " ".join(expected) + ")")
+    except MalformedFileError as err:  # a row of another length: a comment, or a line not separated by tabs?
+        if err.line is None or err.line < 2:
+            raise
+        why = line_problem(read_text(path).split("\n")[err.line - 1].split("\t"))
+        if why is None:
+            raise
+        raise MalformedFileError(path, err.line, why) from None
+    df, header_line = table.df, table.header_line
     if [str(c) for c in df.columns[:7]] != expected:
+        if " ".join(table.header or []).split() == expected:  # the header's names, separated by spaces
+            raise MalformedFileError(path, table.header_line, "the header line is not tab-separated (spaces?): "
+                                     "STRING protein.actions files separate their 7 columns by tabs; replace the "
+                                     "spaces between the fields by tabs")
         raise MalformedFileError(path, table.header_line,  # the header's fields as written (df numbers empty ones)
                                  f"expected the header {' '.join(expected)!r} (tab-separated), found "
                                  f"{' '.join(table.header or [])!r}")
+
+    def refuse(r: int, message: str) -> NoReturn:
+        """Raise ``message`` at row ``r``, or the problem of the first row up to ``r`` that is no row at all (a
+        comment, a repeated header, spaces for tabs): the column checks would misname it (``item_id_b is
+        empty`` for a line read whole as item_id_a, ``score must be an integer, found 'score'``)."""
+        upto = df.iloc[:r + 1]
+        ids = upto["item_id_a"].fillna("").astype(str)
+        odd = (upto["score"].isna() | ids.str.startswith("#") | ids.str.contains(r"\s|item_id_a")
+               | upto.iloc[:, :7].isna().any(axis=1)).to_numpy()
+        for k in np.flatnonzero(odd).tolist() + [r]:
+            why = line_problem(["" if pd.isna(v) else str(v) for v in df.iloc[int(k), :7]])
+            if why is not None:
+                raise MalformedFileError(path, table.line(int(k)), why)
+        raise MalformedFileError(path, table.line(r), message)
+
+    commented = df["item_id_a"].str.startswith("#", na=False).to_numpy()  # a row commented out: read as '#P1'
+    if commented.any():
+        refuse(_first_bad_row(commented), "this line starts with '#'")
     for col in ("item_id_a", "item_id_b"):
         bad = df[col].isna().to_numpy() | (df[col].fillna("") == "").to_numpy()
         if bad.any():
-            r = _first_bad_row(bad)
-            raise MalformedFileError(path, table.line(r), f"{col} is empty; each row names two proteins")
-    score = table.integers("score", "score")
+            refuse(_first_bad_row(bad), f"{col} is empty; each row names two proteins")
+    try:
+        score = table.integers("score", "score")
+    except MalformedFileError as err:
+        if err.line is None:
+            raise
+        refuse(int(np.flatnonzero(table.lines == err.line)[0]), err.message)
     out_of_scale = (score < 0) | (score > 1000)
     if out_of_scale.any():
         r = _first_bad_row(out_of_scale)
-        raise MalformedFileError(path, table.line(r), f"score {int(score[r])} is outside STRING's 0-1000 scale"
-                                 + (f" ({int(out_of_scale.sum())} rows)" if out_of_scale.sum() > 1 else ""))
+        refuse(r, f"score {int(score[r])} is outside STRING's 0-1000 scale"
+               + (f" ({int(out_of_scale.sum())} rows)" if out_of_scale.sum() > 1 else ""))
     bad_mode = ~df["mode"].isin(STRING_MODES).to_numpy()
     if bad_mode.any():
         r = _first_bad_row(bad_mode)
         found = df["mode"].iloc[r]
         what = "the mode field is empty" if pd.isna(found) or not str(found).strip() else f"unknown mode {found!r}"
-        raise MalformedFileError(path, table.line(r), f"{what}; expected one of {', '.join(STRING_MODES)}")
+        refuse(r, f"{what}; expected one of {', '.join(STRING_MODES)}")
     for col in ("is_directional", "a_is_acting"):
         bad = ~df[col].isin(("t", "f")).to_numpy()
         if bad.any():
             r = _first_bad_row(bad)
-            raise MalformedFileError(path, table.line(r), f"{col} must be 't' or 'f', found {df[col].iloc[r]!r}")
+            refuse(r, f"{col} must be 't' or 'f', found {df[col].iloc[r]!r}")
     keep = score >= min_score
     df, score = df[keep], score[keep]
     if not len(df):
@@ -887,6 +952,18 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
                                                           f"separated like the file's other lines (by "
                                                           f"{_SEP_WORDS.get(sep, repr(sep))}); use one separator "
                                                           "in the whole file")
+        header_hint = ""
+        if r == 0 and header is None and table.header is None and ia[0] < 0 and ib[0] < 0:
+            # line 1 naming no protein: a header of its own words ('a b', 'bait prey') the detection cannot know
+            named = all(is_header_word(x) or re.fullmatch(r"[A-Za-z]", x) for x in (a[0], b[0]))
+            if len(a) > 1 and not bad[1:].any():
+                raise MalformedFileError(path, table.line(0), f"neither {a[0]!r} nor {b[0]!r} is a protein of the "
+                                         f"interaction network{elsewhere}, and every later line names two known "
+                                         "proteins: is this line a header (column names)? pass --header "
+                                         "(header=True) to skip it")
+            if named:
+                header_hint = f"; line {table.line(0)} looks like column names: if it is a header, pass --header " \
+                              "(header=True) to skip it"
         if outside and who in outside:
             raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
@@ -897,7 +974,7 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             f"protein {who!r} is not in the interaction network ({len(index) if network is None else network} "
             f"proteins){elsewhere}"
             + (f"; did you mean {', '.join(close)}?" if close else "")
-            + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else ""))
+            + (f" ({len(unknown)} unknown proteins in the file)" if len(unknown) > 1 else "") + header_hint)
     if df.shape[1] > 2 and df.iloc[:, 2:].notna().to_numpy().any():
         named = [str(c) for c in df.columns[2:]] if table.header is not None else []  # (after any row names)
         note(f"{path}: {df.shape[1] - 2} column(s) after the two protein ids not read"

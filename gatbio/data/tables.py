@@ -457,9 +457,30 @@ class Table:
     lines: np.ndarray
     header: list[str] | None = None
     header_line: int | None = None
+    sep: str | None = None
 
     def line(self, row: int) -> int | None:
         return int(self.lines[row]) if 0 <= row < len(self.lines) else None
+
+    def raw_fields(self, row: int) -> list[str] | None:
+        """The fields of ``row``'s physical line as written (split as :func:`read_table` splits them), or ``None``
+        when the line cannot be found again. Reads the file anew: for error messages only."""
+        line, sep = self.line(row), self.sep
+        if line is None or sep is None:
+            return None
+        lines = read_text(self.path).split("\n")
+        return split_fields(lines[line - 1].rstrip("\r"), sep) if line <= len(lines) else None
+
+    def _no_value(self, row: int, col: int | str, what: str, kind: str, problem: Callable[[str], str]) -> str:
+        """Why column ``col`` of ``row`` holds no value, from its physical line: the field is there and empty (a
+        tab left with nothing after it, an empty spreadsheet cell), or the line has too few columns; a field that
+        is not empty as written (``nan`` read by a number parser) is said by ``problem(field)``."""
+        pos = col if isinstance(col, int) else list(self.df.columns).index(col)
+        fields = self.raw_fields(row)
+        if fields is not None and pos < len(fields):
+            found = fields[pos].strip()
+            return problem(found) if found else f"the {what} field is empty: write {kind} there, or delete the line"
+        return f"{what} is missing (too few columns on this line)"
 
     def column(self, col: int | str):
         """The column named ``col`` (a header name), or at position ``col``."""
@@ -485,13 +506,23 @@ class Table:
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             v = s.iloc[r]
-            msg = f"{what} is missing (too few columns on this line)" if pd.isna(v) else \
+            msg = self._no_value(
+                r, col, what, "an integer", lambda x: f"{what} must be an integer, found {x!r}") if pd.isna(v) or not str(v).strip() else \
                 f"{what} must be an integer, found {v!r}"
             raise MalformedFileError(self.path, self.line(r), msg)
         return num.astype(np.int64)
 
     def weights(self, col: int | str, what: str = "weight") -> np.ndarray:
-        return parse_weights(self.column(col), self.path, self.line, what=what)
+        try:
+            return parse_weights(self.column(col), self.path, self.line, what=what)
+        except MalformedFileError as err:
+            missing = weight_problem(None, what)
+            if not err.message.startswith(missing) or err.line is None:
+                raise
+            r = int(np.flatnonzero(self.lines == err.line)[0])  # an empty field, or a short line: which one
+            raise MalformedFileError(self.path, err.line, self._no_value(r, col, what, "a number",
+                                                                        lambda x: weight_problem(x, what))
+                                     + err.message[len(missing):]) from None
 
 
 _SEP_WORDS = {"\t": "a tab", ",": "a comma", r"\s+": "spaces or tabs", " +": "spaces", ";": "a semicolon",
@@ -661,7 +692,8 @@ def read_table(
                                      f"({', '.join(map(repr, head[:named]))}), the rows have {df.shape[1]} (line "
                                      f"{int(body_no[0])}): give each row a field per header name, or check the "
                                      f"separator ({_SEP_WORDS.get(sep, repr(sep))})")
-    return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None)
+    return Table(path, df, np.asarray(body_no, dtype=np.int64), head, int(numbers[0]) if head is not None else None,
+                 sep)
 
 
 def _note_comment_lines(path: Path, raw: str, comment: str) -> None:
