@@ -56,6 +56,7 @@ __all__ = [
     "Perturbation",
     "rank_nodes",
     "node_count",
+    "fractions_perturbing_none",
     "remove_nodes",
     "noise_hub_features",
     "drop_hub_edges",
@@ -197,6 +198,15 @@ def node_count(fraction: float, n: int) -> int:
 
 # --------------------------------------------------------------------------------------------------
 # rankings
+
+
+def fractions_perturbing_none(fractions, n: int) -> tuple[list[float], float]:
+    """``(the fractions above 0 that perturb no node of an n-node graph (node_count 0), the smallest fraction that
+    perturbs one: 1/(2n) rounded up to 4 decimals)``: on a small food web a fraction such as 5 % of 9 species
+    is 0 species, a point equal to the clean score by construction, which a sweep should say rather than plot as
+    robustness."""
+    none = [float(f) for f in fractions if f > 0 and node_count(float(f), n) == 0]
+    return none, math.ceil(0.5 / max(n, 1) * 1e4) / 1e4
 
 
 def _undirected_nx(edge_index: Tensor, num_nodes: int) -> nx.Graph:

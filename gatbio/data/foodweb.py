@@ -167,18 +167,48 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     :func:`gatbio.tasks.foodweb.prepare_traits`); duplicate rows and non-numeric values are errors naming the file
     and line. A species of the table that is not in the web is an error (``K = 0``), or with ``add_unknown`` a
     species of the web without links yet (a species whose diet is the question), its row after the web's in file
-    order. A table with no trait column gives ``F = 0``.
+    order; but a name that differs from a web species' only in case, spaces, underscores or Unicode form
+    (``Heron`` for ``heron``) is a misspelling, not a new species: an error naming its line and the web's spelling.
+    A table with no trait column gives ``F = 0``.
 
     A line starting with ``#`` is skipped as a comment, as in every table, but a trait table (a CSV from a
     spreadsheet or R) documents no comments: such a line is more likely a species named ``#...`` or a row
     commented out, so one note per file says how many were skipped and the first one's line (a quoted
     ``"#name"`` is read as a name).
     """
-    values, names, extra = read_node_table(path, species, what="species", where="web", header=header,
-                                           unknown="add" if add_unknown else "error", value_word="trait",
-                                           value_hint="(one-hot encode categorical traits; leave missing values "
-                                                      "empty)", comment_note=True)
+    values, names, extra, lines = read_node_table(path, species, what="species", where="web", header=header,
+                                                  unknown="add" if add_unknown else "error", value_word="trait",
+                                                  value_hint="(one-hot encode categorical traits; leave missing "
+                                                             "values empty)", comment_note=True, row_lines=True)
+    if add_unknown and extra:
+        _refuse_lookalike_new_species(Path(path), species, extra, lines[len(species):])
     return values, names, extra if add_unknown else []
+
+
+def _species_key(name: str) -> str:
+    """A species name as a look-alike check compares it: Unicode NFC, case-folded, ``_`` as a space, runs of
+    whitespace as one space, no leading or trailing space (``Salmo_trutta`` and ``salmo  trutta`` are alike)."""
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFC", str(name)).casefold().replace("_", " ").split())
+
+
+def _refuse_lookalike_new_species(path: Path, species: list[str], added: list[str], lines) -> None:
+    """Refuse a trait-table species that is not a species of the web but differs from one only in case, spaces,
+    underscores or Unicode form (``Heron`` for the web's ``heron``): added as a new species without links, it
+    would leave the web's species without its traits (imputed) and predict the links of a species that is not
+    there, where a misspelling is far likelier than a new species."""
+    web = {}
+    for s in species:
+        web.setdefault(_species_key(s), []).append(s)
+    for name, line in zip(added, lines, strict=True):
+        match = web.get(_species_key(name))
+        if match:
+            raise MalformedFileError(path, int(line) or None,
+                                     f"species {name!r} is not in the web, but the web's {match[0]!r} differs "
+                                     "from it only in case, spaces, underscores or Unicode form: write it as the "
+                                     f"web does ({match[0]!r}) so that these traits are that species' (only a name "
+                                     "like no species of the web is added as a new species without links)")
 
 
 @functools.lru_cache(maxsize=4)

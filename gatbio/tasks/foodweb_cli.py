@@ -119,9 +119,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="also draw the web by trophic level with the predicted links coloured by score "
                         "(.png, .pdf or .svg)")
     q.add_argument("--traits", default=None, metavar="CSV",
-                   help="species traits: a 'species' column (names as in FILE) and numeric columns; a species "
-                        "of the table in no link of FILE joins the web, its links predicted too (default: the "
-                        "traits of a GATEWAy folder or named web, else none)")
+                   help="species traits: a 'species' column (names as in FILE: one differing from a species of "
+                        "FILE only in case or spacing is refused) and numeric columns (body mass best as log10, "
+                        "categories one-hot 0/1); a species of the table in no link of FILE joins the web, its "
+                        "links predicted too (default: the traits of a GATEWAy folder or named web, else none)")
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
                         "ensemble; with or without traits: one GAT per seed). The ranking does not depend on the "
@@ -300,6 +301,7 @@ def run_predict(args: argparse.Namespace) -> int:
             data = Data(edge_index=data.edge_index, num_nodes=len(names), node_names=names,
                         **{k: data[k] for k in ("name", "edge_weight") if k in data})
         _note_species_without_traits(args.traits, traits, names)
+        _note_traits_spanning_magnitudes(args.traits, traits, trait_names)
     if getattr(data, "edge_weight", None) is not None and data.num_edges:
         note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "
              "exist (weight > 0)")
@@ -390,6 +392,25 @@ def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]
     if len(blank) and len(empty) < len(names):
         note(f"--traits {path}: {len(blank)} trait column(s) have no value for any species of the web: they carry "
              "no information")
+
+
+def _note_traits_spanning_magnitudes(path: str, traits: np.ndarray, trait_names: list[str]) -> None:
+    """A note naming the trait columns whose values are all positive and span 3 or more orders of magnitude (a body
+    mass in grams, 1e-5 to 2000): traits are standardised linearly, so on such a column every species but the
+    largest looks alike; the GATEWAy webs the models were tuned on give body mass as log10. Used as given."""
+    import numpy as np
+
+    from gatbio.data.tables import first_few, note
+
+    wide = []
+    for k, name in enumerate(trait_names):
+        v = traits[:, k][np.isfinite(traits[:, k])]
+        if len(v) > 1 and v.min() > 0 and np.log10(v.max() / v.min()) >= 3:
+            wide.append(f"{name} ({v.min():.3g} to {v.max():.3g})")
+    if wide:
+        note(f"--traits {path}: {first_few(wide, 3)}: positive values spanning 3 or more orders of magnitude, used "
+             "as given (standardised linearly, so all but the largest species look alike); a body mass is best "
+             "given as its log10, as the GATEWAy webs' log_mass")
 
 
 def _parse_seeds(text: str) -> list[int]:

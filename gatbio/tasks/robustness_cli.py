@@ -50,5 +50,30 @@ def main(args: argparse.Namespace) -> int:
         cfg = dataclasses.replace(cfg, out_dir=args.out)
     if args.device is not None:
         cfg = dataclasses.replace(cfg, device=args.device)
+    if not args.summary_only:
+        note_fractions_perturbing_none(cfg)
     print(run(cfg, summary_only=args.summary_only, progress=show_sweep_progress(args.quiet), resume=resume_mode(args)))
     return 0
+
+
+def note_fractions_perturbing_none(cfg) -> None:
+    """A note per food web of ``cfg`` on which its fractions perturb no species (5 % of 9 species rounds to 0:
+    :func:`gatbio.robustness.node_count`): those points equal the clean score by construction (no degradation),
+    and the smallest fraction that perturbs one species of the web. Food webs only: a protein graph has thousands
+    of nodes. Nothing is changed: the points are still computed, as the published sweeps' are."""
+    if not cfg.foodweb.enabled:
+        return
+    from gatbio.data import load as load_dataset
+    from gatbio.data.tables import note, notes_said_before
+    from gatbio.robustness import fractions_perturbing_none
+
+    for web in cfg.foodweb.webs:
+        with notes_said_before():  # the sweep reads the web again and says its notes then
+            n = int(load_dataset(web).num_nodes)
+        none, smallest = fractions_perturbing_none(cfg.fractions, n)
+        if none:
+            shown, one = ", ".join(f"{f:g}" for f in none), len(none) == 1
+            note(f"config fractions: {shown} of {web}'s {n} species perturb{'s' if one else ''} no species (a count "
+                 f"rounds to the nearest whole species): {'that point equals' if one else 'those points equal'} the "
+                 "clean score by construction, not robustness; the smallest fraction that perturbs a species of "
+                 f"this web is {smallest:g}")
