@@ -270,7 +270,9 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
 def _dataset_name(name: str, key: str) -> str:
     """Config ``key``'s dataset ``name`` in the registry's spelling (:func:`gatbio.data.sources.resolve_name`, as
     :func:`gatbio.data.load` takes it: ``cheddar/tl84`` is ``cheddar/TL84``), so that run files, splits and a
-    resumed folder know a dataset by one name; an unknown name: a one-line ValueError naming ``key``."""
+    resumed folder know a dataset by one name. In ``foodweb.webs``, a name that is no dataset but an existing file
+    or folder is the user's own web (read as ``gatbio trophic`` reads it, :func:`load_web`), known by its absolute
+    path. An unknown name: a one-line ValueError naming ``key``."""
     from gatbio.data import dataset_names
     from gatbio.data.foodweb import check_gateway_name
     from gatbio.data.sources import registry_spelling
@@ -279,9 +281,27 @@ def _dataset_name(name: str, key: str) -> str:
         return name
     spelt = registry_spelling(name)
     if not check_gateway_name(spelt, key) and spelt not in dataset_names(expand=True):
-        raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
-                         "gateway/11 (all names: gatbio datasets --members)")
+        own = Path(name).expanduser()
+        if key == "foodweb.webs" and own.exists():
+            return str(own.resolve())
+        files = " or the path of a food-web file or folder of yours" if key == "foodweb.webs" else ""
+        raise ValueError(f"config {key}: unknown dataset {name!r} (and no such file); e.g. node2vec-ppi, "
+                         f"cheddar/YthanEstuary, gateway/11 (all names: gatbio datasets --members){files}")
     return spelt
+
+
+def load_web(name: str) -> Data:
+    """A food web of a sweep: a dataset of the registry (:func:`gatbio.data.load`), or a user's food-web file or
+    folder named by its absolute path (:func:`_dataset_name`), read by
+    :func:`gatbio.ecology.commands.read_foodweb_file` (an edge list, CSV, Pajek file, GATEWAy or cheddar folder;
+    prey -> predator)."""
+    if Path(name).is_absolute():
+        from gatbio.ecology.commands import read_foodweb_file
+
+        return read_foodweb_file(name)
+    from gatbio.data import load
+
+    return load(name)
 
 
 def load(path: str | Path | dict | None = None, overrides: list[str] | None = None) -> RobustnessConfig:
@@ -541,10 +561,8 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
     its nodes, and nothing is loaded."""
     if max(cfg.fractions) < 0.5 or not any(PERTURBATIONS[p][0] is remove_nodes for p in cfg.perturbations):
         return
-    from gatbio.data import load as load_dataset
-
-    for _, dataset in _datasets(cfg):
-        _check_leaves_a_node(cfg, dataset, int(load_dataset(dataset).num_nodes))
+    for _, dataset in _datasets(cfg):  # (a protein dataset's name is never a path: load_web loads it too)
+        _check_leaves_a_node(cfg, dataset, int(load_web(dataset).num_nodes))
 
 
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: UnitStage | None = None) -> dict:
@@ -567,11 +585,10 @@ def _split_of(cfg: RobustnessConfig, task: str, dataset: str, seed: int) -> dict
 
         s = cfg.protein
         return protein.make_split(protein.load_data(dataset), s.train, seed, s.val_fraction)
-    from gatbio.data import load as load_dataset
     from gatbio.data.splits import link_split
 
     s = cfg.foodweb
-    return link_split(load_dataset(dataset), val=s.val, test=s.test, seed=seed, negatives=s.negatives).to_dict()
+    return link_split(load_web(dataset), val=s.val, test=s.test, seed=seed, negatives=s.negatives).to_dict()
 
 
 def _restore_splits(cfg: RobustnessConfig, units: list[tuple[str, str, int]]) -> list[Path]:
@@ -669,11 +686,9 @@ def r50_table(webs: list[str], orders: list[str], seeds: list[int], random_order
     """
     import pandas as pd
 
-    from gatbio.data import load as load_dataset
-
     rows, curve_rows = [], []
     for web in webs:
-        data = load_dataset(web)
+        data = load_web(web)
         for order in orders:
             order_seeds = range(random_orders) if order == "random" else seeds
             for seed in order_seeds:
@@ -913,14 +928,13 @@ class _FoodwebProblem(_Problem):
     task, metric = "foodweb", "pr_auc"
 
     def __init__(self, dataset: str, seed: int, s: FoodwebSettings, device: torch.device | None = None) -> None:
-        from gatbio.data import load as load_dataset
         from gatbio.data.splits import link_split, observed_graph
 
         self.name, self.seed, self.s = dataset, seed, s
         self.device = torch.device("cpu") if device is None else device
         from gatbio.tasks.foodweb import adjacency_of, node_inputs, observed_levels, prepare_traits
 
-        web = load_dataset(dataset)
+        web = load_web(dataset)
         self.fold = link_split(web, val=s.val, test=s.test, seed=seed, negatives=s.negatives)
         observed = observed_graph(web, self.fold)  # message passing and features see training links only
         n = int(web.num_nodes)

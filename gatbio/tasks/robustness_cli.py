@@ -63,13 +63,13 @@ def note_fractions_perturbing_none(cfg) -> None:
     of nodes. Nothing is changed: the points are still computed, as the published sweeps' are."""
     if not cfg.foodweb.enabled:
         return
-    from gatbio.data import load as load_dataset
     from gatbio.data.tables import note, notes_said_before
     from gatbio.robustness import fractions_perturbing_none
+    from gatbio.tasks.robustness import load_web
 
     for web in cfg.foodweb.webs:
         with notes_said_before():  # the sweep reads the web again and says its notes then
-            n = int(load_dataset(web).num_nodes)
+            n = int(load_web(web).num_nodes)
         none, smallest = fractions_perturbing_none(cfg.fractions, n)
         if none:
             shown, one = ", ".join(f"{f:g}" for f in none), len(none) == 1
