@@ -1199,8 +1199,18 @@ def read_label_table(
             label_col = _label_column(path, numbers[0], first, following)
             lines, numbers, first_data = lines[1:], numbers[1:], None
     joined = 0  # fields holding several labels joined by ';' or '|'
+    # a field of ontology ids (GO:0006915) or numbers only, alone or joined by ';', '|', ',' or spaces
+    id_cell = re.compile(r"(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+)(?:\s*[;|,\s]\s*(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+))*")
+    widths: set[int] = set()  # field counts of the lines, and per column: all / any field an ontology id list
+    all_ids: dict[int, bool] = {}
+    any_ids: dict[int, bool] = {}
     for no, s in zip(numbers, lines, strict=True):
         parts = fields(s, no)
+        if label_col is None:
+            widths.add(len(parts))
+            for j, cell in enumerate(parts[1:], 1):
+                is_id = id_cell.fullmatch(cell.strip()) is not None
+                all_ids[j], any_ids[j] = all_ids.get(j, True) and is_id, any_ids.get(j, False) or is_id
         if len(parts) < 2:
             hint = " (a node without labels: leave it out of the table)" if len(parts) == 1 else ""
             if sep in ("\t", ",") and sep not in s and len(s.split()) >= 2:  # 'P1 GO:1' among tab-separated lines
@@ -1223,12 +1233,49 @@ def read_label_table(
                 labs = re.split(r"\s*,\s*|\s+", labs[0])
             joined += len(labs) > 1
             rows.extend((index[node], lab, no) for lab in labs)
+    if len(widths) == 1 and min(widths) >= 3 and rows:
+        # the same number of fields on every line, one column all ontology ids and another none: a table of
+        # columns without a header (protein, GO id, evidence code or term name), not 'node label label ...'
+        # lines; read so, its evidence codes (IDA, IEA) or term names became functions to predict
+        ids = [j for j in all_ids if all_ids[j]]
+        other = [j for j in any_ids if not any_ids[j]]
+        if ids and other:
+            example = fields(lines[0], numbers[0])
+            raise MalformedFileError(path, numbers[0], f"every line has {min(widths)} fields, column {ids[0] + 1} "
+                                     f"ontology ids ({example[ids[0]]!r}) and column {other[0] + 1} something "
+                                     f"else ({example[other[0]]!r}, e.g. an evidence code or a term name): a table "
+                                     "of columns without a header, whose every field after the first would be read "
+                                     f"as a label; keep the protein and label columns (e.g. cut -f1,{ids[0] + 1}), "
+                                     "or add a header line naming the columns (e.g. 'protein<TAB>GO<TAB>evidence') "
+                                     "so that the label column is read")
     if unknown:
+        # names that are not nodes but differ from one only by case, a version suffix or STRING's taxon prefix
+        # ('p1', 'P1.2', '9606.P1' for 'P1'; 'ENSP1' for '9606.ENSP1'): (line, name, node)
+        def key(name: str) -> str:
+            return re.sub(r"\.\d+$", "", re.sub(r"^\d+\.", "", str(name))).upper()
+
+        keys: dict[str, str] = {}
+        for n in map(str, node_names):
+            keys.setdefault(key(n), n)
+        look_alike = [(no, n, keys[key(n)]) for no, n in unknown if key(n) in keys]
+        if look_alike and rows:  # most likely the graph's protein written another way: its labels would be lost
+            no, n, known = look_alike[0]
+            more = f" ({len(look_alike)} such lines)" if len(look_alike) > 1 else ""
+            raise MalformedFileError(path, no, f"{n!r} is not a node of the graph but differs from its node "
+                                     f"{known!r} only by case, a version suffix or a taxon prefix{more}: most likely that "
+                                     f"protein, whose labels on these lines would be lost"
+                                     + ("" if any(i == index[known] for i, _, _ in rows) else
+                                        f" ({known!r} counted as unlabelled)")
+                                     + "; write the graph's ids, or leave out the lines of other proteins (e.g. "
+                                     "another organism's)")
         few = ", ".join(f"{n!r} (line {no})" for no, n in unknown[:5])
         hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == first_data else ""
         if not rows and len(unknown) > 1:  # not one line matches: the ids or the column order differ
             hint += (f"; no line names a node of the graph (e.g. {str(node_names[0])!r}): do the ids match the "
                      "interaction file's (same prefix, version, case), and is the node the first field of each line?")
+            if look_alike:
+                hint += (f" ({len(look_alike)} of them differ from a node only by case, a version suffix or a taxon "
+                         f"prefix, e.g. {look_alike[0][1]!r} against {look_alike[0][2]!r})")
         if unknown_nodes != "note" or not rows or unknown[0][0] == first_data:
             raise MalformedFileError(path, unknown[0][0],
                                      f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
@@ -1302,7 +1349,7 @@ def read_gaf(
     id_column: Literal["DB_Object_ID", "DB_Object_Symbol"] = "DB_Object_Symbol",
     aspect: Literal["P", "F", "C"] | None = None,
     min_count: int = 1,
-    exclude_evidence: Sequence[str] = ("IEA",),
+    exclude_evidence: Sequence[str] = ("IEA", "ND"),
     drop_negated: bool = True,
 ) -> tuple[torch.Tensor, list[str], list[str]]:
     """Read GO annotations in GAF 2.2 (17 tab-separated columns, ``!`` comment lines).
@@ -1313,7 +1360,9 @@ def read_gaf(
         id_column: the column that matches ``node_names``.
         aspect: keep only ``P`` (process), ``F`` (function) or ``C`` (component).
         min_count: keep GO terms annotated to at least this many of the nodes.
-        exclude_evidence: evidence codes to drop (default: electronic annotations, IEA).
+        exclude_evidence: evidence codes to drop (default: electronic annotations, IEA, and ND, "no biological
+            data available": a curator's statement that the function is unknown, made to a root term such as
+            GO:0008150, not an annotation; kept, it made an uncharacterised protein a labelled one).
         drop_negated: drop rows whose qualifier contains ``NOT``.
 
     Returns:

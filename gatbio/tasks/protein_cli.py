@@ -65,8 +65,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "ontology ids joined by commas (GO:1,GO:2); tab- or comma-separated columns let a label "
                          "hold spaces; a table whose header names its columns (protein go_id go_name evidence) "
                          "is read from its label column (named label, function, GO or term; the id column among "
-                         "several), said on stderr; or a GO annotation file (GAF 2.x: GO terms, NOT and electronic "
-                         "IEA rows left out). Lines of proteins outside the network are left out, with a note")
+                         "several), said on stderr; or a GO annotation file (GAF 2.x: GO terms, NOT, electronic IEA "
+                         "and no-data ND rows left out). Lines of proteins outside the network are left out, with a note")
     pr.add_argument("--format", default="edgelist", choices=sorted(FORMATS),
                     help="edge file format: edgelist = 'a b' whitespace separated (default); csv / tsv = first "
                          "two columns; sif = Cytoscape 'a pp b [c ...]' lines (one interaction per target); string = STRING protein.links; string-web = "
@@ -334,8 +334,8 @@ def read_labels(data, labels: str, header: bool | None = None):
 
 
 def read_gaf_labels(path: str, node_names) -> tuple:
-    """GO terms of the network's proteins from a GAF file (:func:`gatbio.data.io.read_gaf`: ``NOT`` and electronic
-    ``IEA`` rows left out, every aspect), matched by ``DB_Object_Symbol`` or, when none matches so,
+    """GO terms of the network's proteins from a GAF file (:func:`gatbio.data.io.read_gaf`: ``NOT``, electronic
+    ``IEA`` and no-data ``ND`` rows left out, every aspect; a protein with only such rows is unannotated), matched by ``DB_Object_Symbol`` or, when none matches so,
     ``DB_Object_ID``; annotations of other proteins are ignored (a GAF covers a whole proteome). Said on stderr."""
     from gatbio.data.io import MalformedFileError, read_gaf
     from gatbio.data.tables import note
@@ -350,10 +350,10 @@ def read_gaf_labels(path: str, node_names) -> tuple:
         column = "DB_Object_ID"
     annotated = int(y.bool().any(1).sum())
     if not annotated:
-        raise MalformedFileError(path, None, "no GO annotation of a protein of the network is left once NOT and "
-                                             "electronic (IEA) annotations are left out")
+        raise MalformedFileError(path, None, "no GO annotation of a protein of the network is left once NOT, "
+                                             "electronic (IEA) and no-data (ND) annotations are left out")
     note(f"{path}: GO annotation (GAF) file: {len(terms):,} GO terms of {annotated:,} proteins of the network, "
-         f"matched by {column}; NOT and electronic (IEA) annotations left out")
+         f"matched by {column}; NOT, electronic (IEA) and no-data (ND) annotations left out")
     return y, terms
 
 
@@ -387,6 +387,15 @@ def string_threshold(data, edges: str, min_score: float | None):
          "(--min-score) and are used" + (f"; {dropped:,} protein(s) left without one dropped (--nodes FILE keeps "
                                          "them, as isolated proteins)" if dropped else ""))
     return data
+
+
+def read_line(data, edges: str, labels: str) -> str:
+    """One line: what ``protein predict`` read and will predict (proteins, interactions, annotated proteins,
+    functions, proteins to predict), so that a wrong reading shows before any training."""
+    n, pairs = data.num_nodes, int((data.edge_index[0] < data.edge_index[1]).sum())
+    annotated = int(data.y.bool().any(1).sum())
+    return (f"read: {n:,} proteins, {pairs:,} interactions ({edges}); {annotated:,} annotated with "
+            f"{data.y.size(1):,} functions ({labels}); {n - annotated:,} to predict")
 
 
 def homophily_line(data) -> str:
@@ -468,6 +477,7 @@ def predict_main(args: argparse.Namespace) -> int:
         if not bool((unannotated & linked).any()):
             raise ValueError("--plot: every unannotated protein is isolated (no interactions), so there is no "
                              "neighbourhood to draw; leave out --plot")
+    print(read_line(data, args.edges, args.labels))
     print(homophily_line(data))
     n_known = int(data.y.bool().any(1).sum())
     if n_known < 50:  # the model learns each function from these, a tenth of them held out for early stopping

@@ -1,0 +1,89 @@
+"""`gatbio protein predict` on a user's own files: GAF evidence codes, label tables of columns, ids written
+another way, and the line saying what was read."""
+
+import pandas as pd
+import pytest
+
+from gatbio.cli import main
+from gatbio.data.io import MalformedFileError, read_gaf, read_label_table
+
+
+def _gaf_row(symbol: str, go: str, evidence: str, qualifier: str = "involved_in") -> str:
+    return "\t".join(["UniProtKB", f"Q{symbol}", symbol, qualifier, go, "PMID:1", evidence, "", "P", "name", "",
+                      "protein", "taxon:9606", "20200101", "UniProt", "", ""])
+
+
+@pytest.fixture
+def network(tmp_path):
+    """Two triangles joined by one interaction, a tab-separated edge list with a header."""
+    edges = [("A1", "A2"), ("A2", "A3"), ("A1", "A3"), ("B1", "B2"), ("B2", "B3"), ("B1", "B3"), ("A1", "B1")]
+    (tmp_path / "ppi.tsv").write_text("protein_a\tprotein_b\n" + "".join(f"{a}\t{b}\n" for a, b in edges))
+    return tmp_path
+
+
+def test_gaf_no_data_annotation_leaves_the_protein_unannotated(network):
+    """ND ('no biological data available', made to a root term) says the function is unknown: read as a label,
+    it made an uncharacterised protein a labelled one (not predicted) and the root term a function to learn."""
+    from gatbio.tasks.protein_cli import read_labels, read_network
+
+    rows = [_gaf_row("A1", "GO:0000001", "IDA"), _gaf_row("A2", "GO:0000001", "IMP"),
+            _gaf_row("B1", "GO:0000002", "IDA"), _gaf_row("B2", "GO:0000002", "TAS"),
+            _gaf_row("A3", "GO:0008150", "ND"), _gaf_row("B3", "GO:0000001", "IDA", "NOT|involved_in")]
+    gaf = network / "a.gaf"
+    gaf.write_text("!gaf-version: 2.2\n" + "\n".join(rows) + "\n")
+    y, terms, _ = read_gaf(gaf, ["A1", "A2", "A3", "B1", "B2", "B3"])
+    assert terms == ["GO:0000001", "GO:0000002"] and y[2].sum() == 0 and y[5].sum() == 0
+    data = read_labels(read_network(str(network / "ppi.tsv"), "tsv"), str(gaf))
+    annotated = {str(n) for n, row in zip(data.node_names, data.y, strict=True) if row.any()}
+    assert annotated == {"A1", "A2", "B1", "B2"} and "GO:0008150" not in data.label_names
+
+
+@pytest.mark.parametrize("third", ["IDA", "DNA repair", "0.95"])
+def test_label_table_of_columns_without_a_header_is_refused(tmp_path, third):
+    """'protein GO evidence' (or GO name, or a score) rows without a header: every field after the first was read
+    as a label, so evidence codes, term names or scores became functions to predict, without a word."""
+    text = "".join(f"P{i}\tGO:000000{i}\t{third}\n" for i in range(1, 4))
+    (tmp_path / "t.tsv").write_text(text)
+    with pytest.raises(MalformedFileError, match=r"t\.tsv:1: every line has 3 fields, column 2 ontology ids "
+                                                 r"\('GO:0000001'\) and column 3 something else .*cut -f1,2"):
+        read_label_table(tmp_path / "t.tsv", ["P1", "P2", "P3"])
+    # with a header naming the columns, the GO column is read; node2vec lines of labels are read as before
+    (tmp_path / "h.tsv").write_text("protein\tGO\tevidence\n" + text)
+    y, names = read_label_table(tmp_path / "h.tsv", ["P1", "P2", "P3"])
+    assert names == ["GO:0000001", "GO:0000002", "GO:0000003"] and y.sum() == 3
+    (tmp_path / "n.txt").write_text("P1 GO:1 GO:2\nP2 GO:2 GO:3\nP3 kinase transport\n")
+    assert read_label_table(tmp_path / "n.txt", ["P1", "P2", "P3"])[1] == ["GO:1", "GO:2", "GO:3", "kinase",
+                                                                            "transport"]
+
+
+@pytest.mark.parametrize("other", ["a1", "A1.2", "9606.A1"])
+def test_label_line_of_a_graph_protein_written_another_way_is_refused(tmp_path, other):
+    """A line naming 'a1' (or A1.2, 9606.A1) in a table matching the graph otherwise was left out as a protein
+    outside the network, with a note: A1's labels were lost and A1 was predicted as unannotated."""
+    (tmp_path / "l.tsv").write_text(f"A2\tkinase\nB1\ttransport\n{other}\tkinase\n")
+    with pytest.raises(MalformedFileError, match=rf"l\.tsv:3: '{other}' is not a node of the graph but differs from "
+                                                 r"its node 'A1' only by case, a version suffix or a taxon prefix: "
+                                                 r".*\('A1' counted as unlabelled\); write the graph's ids"):
+        read_label_table(tmp_path / "l.tsv", ["A1", "A2", "B1"], unknown_nodes="note")
+    # a protein outside the network is still left out, with a note
+    (tmp_path / "m.tsv").write_text("A2\tkinase\nB1\ttransport\nZZ9\tkinase\n")
+    y, names = read_label_table(tmp_path / "m.tsv", ["A1", "A2", "B1"], unknown_nodes="note")
+    assert y.tolist() == [[0, 0], [1, 0], [0, 1]]
+
+
+def test_predict_says_what_it_read(network, monkeypatch, capsys):
+    """A line with the proteins, interactions, annotated proteins, functions and proteins to predict, before any
+    training, so that a wrong reading of the files shows."""
+    import gatbio.tasks.protein as protein
+
+    def fake(data, cfg, **kw):
+        return (pd.DataFrame({"protein": ["A3", "B3"], "isolated": [False, False], "top_functions": ["k", "t"],
+                              "scores": ["0.9", "0.9"]}), pd.DataFrame({"protein": [], "neighbour": []}))
+
+    monkeypatch.setattr(protein, "predict_unannotated", fake)  # no training: only what was read is checked
+    (network / "l.tsv").write_text("A1\tkinase\nA2\tkinase\nB1\ttransport\nB2\ttransport;binding\n")
+    assert main(["protein", "predict", "--edges", str(network / "ppi.tsv"), "--format", "tsv", "--labels",
+                 str(network / "l.tsv"), "--out", str(network / "p.csv"), "--device", "cpu", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert (f"read: 6 proteins, 7 interactions ({network / 'ppi.tsv'}); 4 annotated with 3 functions "
+            f"({network / 'l.tsv'}); 2 to predict") in out
