@@ -1101,7 +1101,7 @@ def read_biogrid_tab3(
 _ID_LIST = re.compile(r"(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+)(?:(?:\s*,\s*|\s+)(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+))+")
 # header words that name the label column of a table of named columns
 _LABEL_WORDS = frozenset("label labels function functions go term terms annotation annotations class classes "
-                         "category categories pathway pathways".split())
+                         "category categories pathway pathways ontology".split())  # UniProt: Gene Ontology IDs
 
 
 def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]]) -> int | None:

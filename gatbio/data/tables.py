@@ -242,13 +242,14 @@ def decompression_error(path: str | Path, err: BaseException) -> Exception:
 HEADER_WORDS = frozenset("""
 node nodes vertex vertices source target src dst from to head tail id ids name names label labels
 protein proteins gene genes interactor interactors partner symbol official uniprot uniprotkb entrez ensembl
-string stringid accession locus orf item db object preferred
+string stringid accession entry locus orf item db object preferred
 species taxon taxa organism resource resources consumer consumers prey predator predators host parasite
 lifestage lifestages
 weight weights score scores combined confidence flow flows strength value values biomass fraction diet
 interaction interactions type edge edges link links evidence experimental system mode modes action actions
-function functions go term terms annotation annotations class classes category categories group trait traits
+function functions go ontology term terms annotation annotations class classes category categories group trait traits
 mass body size
+biological molecular cellular process processes component components
 """.split())
 
 

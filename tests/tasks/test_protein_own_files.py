@@ -87,3 +87,23 @@ def test_predict_says_what_it_read(network, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert (f"read: 6 proteins, 7 interactions ({network / 'ppi.tsv'}); 4 annotated with 3 functions "
             f"({network / 'l.tsv'}); 2 to predict") in out
+
+
+def test_a_uniprot_export_reads_its_gene_ontology_ids_column(tmp_path):
+    """UniProt's export names its columns 'Entry', 'Gene Ontology (biological process)', 'Gene Ontology IDs': the
+    labels are the ids column (it was refused: which column holds the labels is not clear)."""
+    import torch
+    from torch_geometric.data import Data
+
+    from gatbio.data.io import read_label_table
+
+    path = tmp_path / "uniprot.tsv"
+    path.write_text("Entry\tGene Ontology (biological process)\tGene Ontology IDs\n"
+                    "P1\tapoptotic process [GO:0006915]; DNA repair [GO:0006281]\tGO:0006281; GO:0006915\n"
+                    "P2\tDNA repair [GO:0006281]\tGO:0006281\n")
+    data = Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=3, node_names=["P1", "P2", "P3"])
+    y, labels = read_label_table(path, data.node_names)[:2]
+    assert sorted(labels) == ["GO:0006281", "GO:0006915"]
+    col = {lab: k for k, lab in enumerate(labels)}
+    assert y[0, col["GO:0006915"]] == 1 and y[1, col["GO:0006281"]] == 1 and y[1, col["GO:0006915"]] == 0
+    assert not y[2].any()  # P3: no line, unlabelled
