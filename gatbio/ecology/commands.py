@@ -584,7 +584,8 @@ def _read_edge_table(path: Path, fmt: str, *, direction: str, source: str | None
         """(source, target, weight) positions; fills ``notes``."""
         fields = first if use_header else []
         body = rows[1:] if use_header else rows
-        ncols = max((len(r) for r in body), default=len(first))
+        # (a row of separators only, ',,', is a blank line, as the reader takes it: its width says no column)
+        ncols = max((len(r) for r in body if any(f.strip() for f in r)), default=len(first))
         width = max(ncols, len(fields))
         s = column(source, fields, ncols, "--source") if source is not None else None
         t = column(target, fields, ncols, "--target") if target is not None else None

@@ -75,3 +75,12 @@ def test_the_command_line_says_it_once(tmp_path, capsys, notes):
     path.write_text("grass rabbit\nrabbit fox\n")
     assert main(["trophic", str(path)]) == 0
     assert (capsys.readouterr().err + notes.text).count("no header row: column 1 read as the prey") == 1
+
+
+def test_a_row_of_separators_only_names_no_unread_column(tmp_path, notes):
+    """',,' is a blank line (the reader skips it); its three empty fields said 'column 3 not read'."""
+    path = tmp_path / "web.csv"
+    path.write_text("prey,predator\nalgae,fish\n,,\nfish,bird\n")
+    d = read_foodweb_file(path)
+    assert d.num_edges == 2
+    assert "not read" not in notes.text
