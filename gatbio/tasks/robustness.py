@@ -282,7 +282,9 @@ def _dataset_name(name: str, key: str) -> str:
     spelt = registry_spelling(name)
     if not check_gateway_name(spelt, key) and spelt not in dataset_names(expand=True):
         own = Path(name).expanduser()
-        if key == "foodweb.webs" and own.exists():
+        if key == "foodweb.webs" and (own.exists() or own.is_absolute()):
+            # (an absolute path is kept even when it is gone: a results folder's saved config names its webs so,
+            # and its summary needs no web file; reading a missing one says so then)
             return str(own.resolve())
         files = " or the path of a food-web file or folder of yours" if key == "foodweb.webs" else ""
         raise ValueError(f"config {key}: unknown dataset {name!r} (and no such file); e.g. node2vec-ppi, "
@@ -619,6 +621,19 @@ def _unit_costs(items: list[tuple], left: dict[tuple, list[str]]) -> list[float]
     return [UNIT_COST[task] * max(len(left[task, dataset, seed]), 1) for _c, task, dataset, seed in items]
 
 
+def _check_saved_split(out_dir: Path, task: str, dataset: str, seed: int, split: dict) -> Path:
+    """Write the (dataset, seed) split where it is not saved yet; else refuse a saved one that differs from
+    ``split``: the folder's runs were made on the saved one. Returns the split's path."""
+    split_path = _split_path(out_dir, task, dataset, seed)
+    if not is_done(split_path):
+        write_json(split_path, split)
+    elif not holds_json(split_path, split):  # the saved split is the one the runs used
+        raise ValueError(f"{split_path}: the saved split differs from the one this code and data give for "
+                         f"{dataset} seed {seed} (the data or the split code changed since the folder's runs): "
+                         "rerun with --restart to redo them on the new split")
+    return split_path
+
+
 def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: UnitStage) -> dict:
     out_dir = Path(cfg.out_dir)
     todo = _todo_models(cfg, task, dataset, seed)
@@ -628,13 +643,7 @@ def _job_body(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: 
     problem = _make_problem(task, dataset, seed, cfg)
     n = int(problem.data.num_nodes)
     _check_leaves_a_node(cfg, dataset, n)
-    split_path = _split_path(out_dir, task, dataset, seed)
-    if not is_done(split_path):
-        write_json(split_path, problem.split_dict())
-    elif not holds_json(split_path, problem.split_dict()):  # the saved split is the one the runs used
-        raise ValueError(f"{split_path}: the saved split differs from the one this code and data give for "
-                         f"{dataset} seed {seed} (the data or the split code changed since the folder's runs): "
-                         "rerun with --restart to redo them on the new split")
+    split_path = _check_saved_split(out_dir, task, dataset, seed, problem.split_dict())
     clean = problem.data
     # Perturbed graphs depend on (dataset, seed) only: built once, shared by every model (paired comparison).
     # Rankings once per kind (betweenness is the slow one), then every fraction is a prefix of them.
@@ -836,6 +845,10 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
                                                                      for m in c.models for p in c.perturbations])
             _restore_splits(cfg, [(task, dataset, seed) for _c, task, dataset, seed in items
                                   if not left[task, dataset, seed]])
+            for _c, task, dataset, seed in items:  # a user's web file may have changed since its finished runs (a
+                # registered dataset's files are checked by their sha256): they are kept only for the split they used
+                if not left[task, dataset, seed] and Path(dataset).is_absolute():
+                    _check_saved_split(out_dir, task, dataset, seed, _split_of(cfg, task, dataset, seed))
             host = machine(calibrate=bool(todo))  # before the workers start
             t0 = time.perf_counter()
             done = parallel_map(_job, todo, jobs=cfg.jobs, desc="robustness (dataset, seed)", progress=progress,

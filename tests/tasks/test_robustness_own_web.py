@@ -39,3 +39,32 @@ def test_a_web_that_is_neither_a_dataset_nor_a_file_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"config foodweb.webs: unknown dataset 'nowhere.csv' \(and no such file\).*"
                                          r"or the path of a food-web file or folder of yours"):
         rb.load({"foodweb": {"webs": ["nowhere.csv"]}})
+
+
+def _sweep(tmp_path, web):
+    config = tmp_path / "sweep.yaml"
+    config.write_text(f"protein: {{enabled: false}}\nfoodweb: {{webs: ['{web}'], epochs: 2}}\nmodels: [pyg_gat]\n"
+                      f"perturbations: [degree]\nfractions: [0.0, 0.2]\nseeds: [0]\nout_dir: {tmp_path / 'out'}\n")
+    return config
+
+
+def test_a_changed_web_file_is_not_summarised_with_its_old_runs(tmp_path, capsys):
+    """Every run of a unit done: the sweep skipped the unit without reading the file, so a web file rewritten
+    since gave its old runs' table beside R50 figures of the new web."""
+    web = _web(tmp_path / "web.csv")
+    config = _sweep(tmp_path, web)
+    assert main(["robustness", "--config", str(config), "--quiet"]) == 0
+    web.write_text("prey,predator\n" + "".join(f"s{j - 3},s{j}\n" for j in range(3, 16)))  # 13 links, not 26
+    capsys.readouterr()
+    assert main(["robustness", "--config", str(config), "--quiet"]) == 1
+    assert "the saved split differs from the one this code and data give" in capsys.readouterr().err
+
+
+def test_a_results_folder_of_a_moved_web_file_still_loads_its_config(tmp_path):
+    web = _web(tmp_path / "web.csv")
+    config = _sweep(tmp_path, web)
+    assert main(["robustness", "--config", str(config), "--quiet"]) == 0
+    web.rename(tmp_path / "moved.csv")
+    cfg = rb.load(tmp_path / "out" / "config.yaml")  # the notebook and --summary-only read it
+    assert cfg.foodweb.webs == [str(web.resolve())]
+    assert rb.run_selection(cfg) is not None
