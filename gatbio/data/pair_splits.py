@@ -202,6 +202,8 @@ def carve_validation(pairs: np.ndarray | torch.Tensor, train: list[int], num_nod
         raise ValueError(f"val_fraction={fraction}: must be in (0, 1)")
     if parts < 1:
         raise ValueError(f"val_parts={parts}: must be >= 1")
+    if kind not in PAIR_SPLITS:  # said here: the carve's own failures are caught below
+        raise ValueError(f"split {kind!r}: choose one of {', '.join(PAIR_SPLITS)}")
     pairs = np.asarray(pairs.cpu() if isinstance(pairs, torch.Tensor) else pairs)
     train_arr = np.asarray(train, dtype=np.int64)
     rng = np.random.default_rng([seed, 1])

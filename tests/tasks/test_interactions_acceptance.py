@@ -146,3 +146,10 @@ def test_note_says_fewer_validation_parts(caplog):
           "val_parts": 1}
     _note_sizes(sp, InteractionsConfig(val_parts=8, val_fraction=0.3), "bfs", 0)
     assert "carved in 1 of the 8 val_parts asked" in caplog.text
+
+
+def test_validation_carve_of_an_unknown_kind_says_the_kind():
+    """'BFS' (upper case) was caught with the walk's failures and said as 'components are too small'."""
+    pairs = np.array([[i, i + 1] for i in range(50)])
+    with pytest.raises(ValueError, match=r"split 'BFS': choose one of"):
+        carve_validation(pairs, list(range(50)), 51, "BFS", 0, 0.1)
