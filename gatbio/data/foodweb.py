@@ -181,7 +181,7 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
                                                   value_hint="(one-hot encode categorical traits; leave missing "
                                                              "values empty)", comment_note=True, row_lines=True)
     if add_unknown and extra:
-        _refuse_lookalike_new_species(Path(path), species, extra, lines[len(species):])
+        _refuse_lookalike_new_species(Path(path), species, extra, lines[len(species):], lines[:len(species)])
     return values, names, extra if add_unknown else []
 
 
@@ -193,16 +193,23 @@ def _species_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", str(name)).casefold().replace("_", " ").split())
 
 
-def _refuse_lookalike_new_species(path: Path, species: list[str], added: list[str], lines) -> None:
+def _refuse_lookalike_new_species(path: Path, species: list[str], added: list[str], lines, web_lines) -> None:
     """Refuse a trait-table species that is not a species of the web but differs from one only in case, spaces,
     underscores or Unicode form (``Heron`` for the web's ``heron``): added as a new species without links, it
     would leave the web's species without its traits (imputed) and predict the links of a species that is not
     there, where a misspelling is far likelier than a new species."""
-    web = {}
+    web: dict[str, list[str]] = {}
+    row_of = {s: int(line) for s, line in zip(species, web_lines, strict=True)}  # 0: no row in the table
     for s in species:
         web.setdefault(_species_key(s), []).append(s)
     for name, line in zip(added, lines, strict=True):
         match = web.get(_species_key(name))
+        if match and row_of.get(match[0]):  # both spellings have a row: one species written twice
+            raise MalformedFileError(path, int(line) or None,
+                                     f"species {name!r} is not in the web, and the web's {match[0]!r}, which "
+                                     f"differs from it only in case, spaces, underscores or Unicode form, has its own "
+                                     f"row (line {row_of[match[0]]}): one species written twice? Keep one row "
+                                     f"(named {match[0]!r}, as the web does) and delete the other")
         if match:
             raise MalformedFileError(path, int(line) or None,
                                      f"species {name!r} is not in the web, but the web's {match[0]!r} differs "

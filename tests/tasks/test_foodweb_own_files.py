@@ -151,3 +151,16 @@ def test_the_note_leaves_fraction_checks_to_the_sweep():
     fr = [0.0, 0.01, 0.02]
     fractions_perturbing_none(fr, 5)
     assert fr == [0.0, 0.01, 0.02] and np.isclose(fractions_perturbing_none(fr, 5)[1], 0.1)
+
+
+def test_a_look_alike_beside_the_web_spellings_own_row_says_it_is_written_twice(tmp_path, capsys, seen):
+    """``heron`` has its own row and ``Heron`` a second one: 'write it as the web does' would then fail as a
+    duplicate row; the message names both lines and says to keep one."""
+    rows = list(TRAITS) + [("Heron", *next(r for r in TRAITS if r[0] == "heron")[1:])]
+    web, traits = _files(tmp_path, rows)
+    code = gatbio_main(["foodweb", "predict", web, "--traits", traits, "--seeds", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    line = next(k for k, r in enumerate(TRAITS, 2) if r[0] == "heron")
+    assert "species 'Heron' is not in the web, and the web's 'heron', which differs from it only in case" in err
+    assert f"has its own row (line {line}): one species written twice? Keep one row" in err
