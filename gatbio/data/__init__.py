@@ -52,9 +52,9 @@ from gatbio.data.sources import (
     UnknownDatasetError,
     data_root,
     download,
-    missing_files,
     resolve_name,
     unknown_name,
+    wanted_files,
 )
 
 __all__ = ["load", "data_root", "list_datasets", "download", "DATASETS", "DatasetNotFoundError", "UnknownDatasetError",
@@ -165,13 +165,7 @@ def list_datasets(root: str | Path | None = None) -> pd.DataFrame:
     root_path = Path(root) if root is not None else data_root()
     rows = []
     for info in DATASETS.values():
-        missing = missing_files(info.name, root=root_path)
-        # a file others are made from (cheddar's RData) is not wanted once they are all there: a collection
-        # downloaded web by web converts the RData in memory and keeps only the CSV files, which is complete
-        gone = {f.path for f in missing}
-        made_from = {f.derived_from for f in info.files if f.derived_from is not None}
-        missing = [f for f in missing if f.path not in made_from or
-                   any(d.derived_from == f.path and d.path in gone for d in info.files)]
+        missing = wanted_files(info.name, root=root_path)  # (cheddar's RData not wanted once its CSVs are there)
         n = len(info.files)
         present = "yes" if not missing else ("no" if len(missing) == n else f"partial ({n - len(missing)}/{n})")
         rows.append({

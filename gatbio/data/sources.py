@@ -799,6 +799,18 @@ def missing_files(name: str, *, root: str | Path | None = None) -> list[FileSour
     return [f for f in info.files if not (base / info.folder / f.path).is_file()]
 
 
+def wanted_files(name: str, *, root: str | Path | None = None) -> list[FileSource]:
+    """:func:`missing_files` but a file others are made from (cheddar's RData) whose files made from it are all
+    present: a collection downloaded web by web converts the RData in memory and keeps only the CSV files, which
+    is complete (``gatbio datasets`` lists it as present, and a download of the collection fetches nothing)."""
+    info = DATASETS[name]
+    missing = missing_files(name, root=root)
+    gone = {f.path for f in missing}
+    made_from = {f.derived_from for f in info.files if f.derived_from is not None}
+    return [f for f in missing if f.path not in made_from or
+            any(d.derived_from == f.path and d.path in gone for d in info.files)]
+
+
 def mirror_base(mirror: str | None = None) -> str | None:
     """The base URL of ``mirror`` (or ``$GATBIO_MIRROR``; ``None`` when neither is set): a URL as given, or an
     existing folder as a ``file://`` URL (``/srv/mirror`` -> ``file:///srv/mirror``).
@@ -951,7 +963,8 @@ def download(
         from gatbio.data.tables import first_few
 
         raise ValueError(f"files={unknown}: not files of dataset {name!r} ({first_few([f.path for f in info.files], 5)})")
-    todo = [f for f in missing_files(name, root=base) if files is None or f.path in files]
+    todo = missing_files(name, root=base) if files is not None else wanted_files(name, root=base)
+    todo = [f for f in todo if files is None or f.path in files]
     # Files without a public URL are placed by hand: the others are fetched first (a collection such as gateway
     # has a few index files without one beside a hundred web files with one), then they are named.
     no_url = [f for f in todo if f.url is None and f.path not in optional]

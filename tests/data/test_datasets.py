@@ -306,3 +306,18 @@ def test_cheddar_without_its_rdata_files_is_present_when_every_csv_is(data_root,
     status = dict(zip(list_datasets(root=tmp_path)["name"], list_datasets(root=tmp_path)["present"], strict=False))
     n = len(csvs) + len(list((src / "original_RData").glob("*.RData")))
     assert status["cheddar/<web>"] == f"partial ({n - 2}/{n})"  # TL84's nodes.csv and TL84.RData
+
+
+def test_downloading_cheddar_after_its_webs_fetches_nothing(data_root, tmp_path):
+    """Every CSV file there (downloaded web by web): the collection's download wants no RData file again."""
+    from gatbio.data.sources import download
+
+    src = data_root / "foodwebs_cheddar"
+    for rel in (p.relative_to(src) for p in src.rglob("*.csv")):
+        (tmp_path / "foodwebs_cheddar" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "foodwebs_cheddar" / rel).symlink_to(src / rel)
+
+    def fetch(url):
+        raise AssertionError(f"fetched {url}")
+
+    assert download("cheddar", root=tmp_path, fetch=fetch) == []
