@@ -278,8 +278,9 @@ class GATConv(MessagePassing):
     Shapes:
         - **input:**
           node features :math:`(|\mathcal{V}|, F_{in})` or :math:`((|\mathcal{V}_s|, F_s), (|\mathcal{V}_t|, F_t))`,
-          edge indices :math:`(2, |\mathcal{E}|)` or a sparse adjacency
-          :math:`(|\mathcal{V}_t|, |\mathcal{V}_s|)`,
+          edge indices :math:`(2, |\mathcal{E}|)` (``torch.long``, or ``torch.int32``: computed as a ``long`` copy
+          cached with the graph, 8 bytes per index, since torch's CPU scatter backward gives wrong gradients
+          with int32) or a sparse adjacency :math:`(|\mathcal{V}_t|, |\mathcal{V}_s|)`,
           edge features :math:`(|\mathcal{E}|, D)` *(optional)*,
           attention bias :math:`(|\mathcal{E}|)` or :math:`(|\mathcal{E}|, H)` *(optional)*
         - **output:** node features :math:`(|\mathcal{V}_t|, H * C)` or :math:`(|\mathcal{V}_t|, C)`
