@@ -286,9 +286,10 @@ def _dataset_name(name: str, key: str) -> str:
             # (an absolute path is kept even when it is gone: a results folder's saved config names its webs so,
             # and its summary needs no web file; reading a missing one says so then)
             return str(own.resolve())
-        files = " or the path of a food-web file or folder of yours" if key == "foodweb.webs" else ""
-        raise ValueError(f"config {key}: unknown dataset {name!r} (and no such file); e.g. node2vec-ppi, "
-                         f"cheddar/YthanEstuary, gateway/11 (all names: gatbio datasets --members){files}")
+        files = "; or the path of a food-web file or folder of yours (no such file here)" \
+            if key == "foodweb.webs" else ""
+        raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
+                         f"gateway/11 (all names: gatbio datasets --members){files}")
     return spelt
 
 

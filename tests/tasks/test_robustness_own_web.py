@@ -36,8 +36,8 @@ def test_a_sweep_runs_on_a_web_file_named_by_its_path(tmp_path, monkeypatch):
 
 
 def test_a_web_that_is_neither_a_dataset_nor_a_file_is_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"config foodweb.webs: unknown dataset 'nowhere.csv' \(and no such file\).*"
-                                         r"or the path of a food-web file or folder of yours"):
+    with pytest.raises(ValueError, match=r"config foodweb.webs: unknown dataset 'nowhere.csv'; .*; or the path of a "
+                                         r"food-web file or folder of yours \(no such file here\)"):
         rb.load({"foodweb": {"webs": ["nowhere.csv"]}})
 
 
