@@ -816,8 +816,11 @@ def read_string_actions(path: str | Path, *, min_score: int = 0, name: str | Non
         empty`` for a line read whole as item_id_a, ``score must be an integer, found 'score'``)."""
         upto = df.iloc[:r + 1]
         ids = upto["item_id_a"].fillna("").astype(str)
-        odd = (upto["score"].isna() | ids.str.startswith("#") | ids.str.contains(r"\s|item_id_a")
-               | upto.iloc[:, :7].isna().any(axis=1)).to_numpy()
+        # only rows that may be no row at all: a line read whole (or nearly) as item_id_a leaves item_id_b or the
+        # score empty; not any row with an empty field (STRING's action column is empty on most rows: a loop over
+        # them took seconds on a real file)
+        odd = (upto["score"].isna() | upto["item_id_b"].isna() | ids.str.startswith("#")
+               | ids.str.contains(r"\s|item_id_a")).to_numpy()
         for k in np.flatnonzero(odd).tolist() + [r]:
             why = line_problem(["" if pd.isna(v) else str(v) for v in df.iloc[int(k), :7]])
             if why is not None:
@@ -952,11 +955,17 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
                                                           f"separated like the file's other lines (by "
                                                           f"{_SEP_WORDS.get(sep, repr(sep))}); use one separator "
                                                           "in the whole file")
+        if outside and who in outside:  # a protein known, but not usable as written: the reason and its fix
+            raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}")
         header_hint = ""
-        if r == 0 and header is None and table.header is None and ia[0] < 0 and ib[0] < 0:
-            # line 1 naming no protein: a header of its own words ('a b', 'bait prey') the detection cannot know
-            named = all(is_header_word(x) or re.fullmatch(r"[A-Za-z]", x) for x in (a[0], b[0]))
-            if len(a) > 1 and not bad[1:].any():
+        if r == 0 and header is None and table.header is None and ia[0] < 0 and ib[0] < 0 and not (
+                outside and b[0] in outside):
+            # line 1 naming no protein, in words that look like column names: a header of its own words ('a b',
+            # 'bait prey') the detection cannot know; not two unknown ids (another STRING version's)
+            pair = (a[0], b[0])
+            named = all(is_header_word(x) or re.fullmatch(r"[A-Za-z][A-Za-z_]*", x) for x in pair) \
+                and any(is_header_word(x) or len(x) == 1 for x in pair)
+            if named and len(a) > 1 and not bad[1:].any():
                 raise MalformedFileError(path, table.line(0), f"neither {a[0]!r} nor {b[0]!r} is a protein of the "
                                          f"interaction network{elsewhere}, and every later line names two known "
                                          "proteins: is this line a header (column names)? pass --header "
@@ -964,8 +973,6 @@ def read_protein_pairs(path: str | Path, node_names: Sequence[str], *, header: b
             if named:
                 header_hint = f"; line {table.line(0)} looks like column names: if it is a header, pass --header " \
                               "(header=True) to skip it"
-        if outside and who in outside:
-            raise MalformedFileError(path, table.line(r), f"protein {who!r} {outside[who]}")
         close = difflib.get_close_matches(who, list(index), n=3, cutoff=0.6)
         close = close or [n for n in index if who in n.split("|")][:3]  # UniProt's 'sp|P12345|ABC_HUMAN'
         unknown = sorted({x for x, i in zip(np.concatenate([a, b]), np.concatenate([ia, ib]), strict=True) if i < 0})
@@ -1104,11 +1111,25 @@ _LABEL_WORDS = frozenset("label labels function functions go term terms annotati
                          "category categories pathway pathways ontology".split())  # UniProt: Gene Ontology IDs
 
 
-def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]]) -> int | None:
+def _cut_hint(sep: str | None, column: int) -> str:
+    """A command keeping the first column and ``column`` (1-based) of a table separated by ``sep``."""
+    if sep == "\t":
+        return f"cut -f1,{column}"
+    if sep == ",":
+        return f"cut -d, -f1,{column}"
+    if sep in (";", "|"):
+        return f"cut -d'{sep}' -f1,{column}"
+    return f"awk '{{print $1, ${column}}}'"  # whitespace: runs of blanks are one separator, which cut cannot read
+
+
+def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]], *,
+                  lenient: bool = False, sep: str | None = "\t") -> int | None:
     """The column of the labels in a label table whose header names three or more columns and whose lines all
     have that many fields (``protein go_id go_name evidence``): the one column whose name says labels (GO, term,
     function, ...), the id column among several (``go_id`` over ``go_name``); said on stderr. None for the
-    node2vec layout (``node label label ...``: no such header, or lines of other lengths)."""
+    node2vec layout (``node label label ...``: no such header, or lines of other lengths). ``lenient``: None, not
+    an error, when no one column says labels (``rows`` were padded to the header's width: lines whose trailing
+    empty fields an editor stripped, or lines of labels)."""
     if len(head) < 3 or not rows or any(len(r) != len(head) for r in rows):
         return None
 
@@ -1118,11 +1139,13 @@ def _label_column(path: Path, line: int, head: list[str], rows: list[list[str]])
     cands = [j for j in range(1, len(head)) if words(head[j]) & _LABEL_WORDS]
     if len(cands) > 1:
         cands = [j for j in cands if words(head[j]) & {"id", "ids", "accession"}] or cands
+    if len(cands) != 1 and lenient:
+        return None
     if len(cands) != 1:
         raise MalformedFileError(path, line, f"the header names {len(head)} columns ({', '.join(head)}), and which "
                                  "of them holds the labels is not clear (every column after the node was read as "
-                                 "labels before): keep the node column and the label column (e.g. cut -f1,2), "
-                                 "or name the label column 'label'")
+                                 "labels before): keep the node column and the label column (e.g. "
+                                 f"{_cut_hint(sep, 2)}), or name the label column 'label'")
     left = [h for j, h in enumerate(head[1:], 1) if j != cands[0]]
     note(f"{path}: a table of {len(head)} named columns: labels read from column {head[cands[0]]!r}; "
          f"{first_few(left, 4)} not read")
@@ -1159,8 +1182,13 @@ def read_label_table(
         require_all: every node must have at least one label.
         unknown_nodes: ``"error"`` (default), or ``"note"``: lines naming nodes outside the graph (a genome-wide
             annotation against a subnetwork) are left out with a note on stderr giving their number and a few
-            of them. Still an error when no line names a node of the graph (the ids differ), or when the first
-            line is among them (it may be a header that was not detected: ``header=True``).
+            of them. Still an error when no line names a node of the graph (the ids differ), when the first
+            line is among them (it may be a header that was not detected: ``header=True``), or when a name is a
+            node's with a version suffix or STRING's taxon prefix added or left out, otherwise exactly (``P1.2``
+            or ``9606.P1`` for the node ``P1``, ``P1`` for ``9606.P1``: most likely that protein, whose labels
+            would be lost; two versions, ``F21D5.1`` and ``F21D5.9``, are two genes). A name that differs from a
+            node only by case is left out like the others (Drosophila's ``dl`` and ``Dl`` are two genes), and
+            the note says how many do.
 
     Returns:
         ``(y, label_names)``: ``y`` float ``(N, L)`` multi-hot.
@@ -1184,7 +1212,18 @@ def read_label_table(
         check_quotes(path, no, s, sep)
         return [p for p in split_line(s, sep or r"\s+") if p]  # whitespace: '"heat shock 70" kinase' is 2 fields
 
+    def cells(s: str, no: int, width: int) -> list[str]:
+        """The fields of a line of a table of ``width`` named columns, empty ones kept (a UniProt entry without GO
+        ids ends 'BRCA1_HUMAN<TAB><TAB>'): each in its column; empty ones beyond the header's width dropped."""
+        check_quotes(path, no, s, sep)
+        out = [p.strip() for p in split_line(s, sep)]
+        while len(out) > width and not out[-1]:
+            out.pop()
+        return out
+
     first_data = numbers[0] if numbers else None  # the first line that may be data (None: it is the header)
+    label_col = None  # a table of named columns: the one holding the labels
+    width = 0  # and its number of columns, when its lines are read with their empty fields
     if lines:
         first = fields(lines[0], numbers[0])
         following = [fields(s, no) for no, s in zip(numbers[1:1001], lines[1:1001], strict=True)]
@@ -1194,10 +1233,22 @@ def read_label_table(
             header = True
             note(f"{path}: line {numbers[0]} {lines[0].strip()[:60]!r} read as a header, not as data (detected; "
                  "--no-header / header=False reads it as data)")
-        label_col = None  # a table of named columns: the one holding the labels
         if header:
-            label_col = _label_column(path, numbers[0], first, following)
+            head = [p.strip() for p in split_line(lines[0], sep)] if sep in ("\t", ",") else []
+            while head and not head[-1]:
+                head.pop()
+            if len(head) >= 3 and all(head):  # tab or comma columns, all named: empty fields are fields
+                rows_ = [cells(s, no, len(head)) for no, s in zip(numbers[1:1001], lines[1:1001], strict=True)]
+                label_col = _label_column(path, numbers[0], head, rows_, sep=sep)
+                if label_col is None and rows_ and all(len(r) <= len(head) for r in rows_):
+                    # trailing empty fields left out (an editor that strips trailing blanks)
+                    label_col = _label_column(path, numbers[0], head, [r + [""] * (len(head) - len(r))
+                                                                       for r in rows_], lenient=True, sep=sep)
+                width = len(head) if label_col is not None else 0
+            if label_col is None:
+                label_col = _label_column(path, numbers[0], first, following, sep=sep)
             lines, numbers, first_data = lines[1:], numbers[1:], None
+    unlabelled: list[tuple[int, str]] = []  # (line, protein) of lines whose label field is empty
     joined = 0  # fields holding several labels joined by ';' or '|'
     # a field of ontology ids (GO:0006915) or numbers only, alone or joined by ';', '|', ',' or spaces
     id_cell = re.compile(r"(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+)(?:\s*[;|,\s]\s*(?:[A-Za-z][A-Za-z_]*:[\w.-]+|\d+))*")
@@ -1205,12 +1256,20 @@ def read_label_table(
     all_ids: dict[int, bool] = {}
     any_ids: dict[int, bool] = {}
     for no, s in zip(numbers, lines, strict=True):
-        parts = fields(s, no)
+        parts = fields(s, no) if not width else (cells(s, no, width) + [""] * width)[:width]
+        if width and not parts[0]:
+            raise MalformedFileError(path, no, f"the first field (the node) is empty: {s.strip()[:60]!r}")
+        if width and not parts[label_col]:  # a protein without annotation (UniProt: an entry without GO ids)
+            (unknown if parts[0] not in index else unlabelled).append((no, parts[0]))
+            continue
         if label_col is None:
             widths.add(len(parts))
             for j, cell in enumerate(parts[1:], 1):
                 is_id = id_cell.fullmatch(cell.strip()) is not None
                 all_ids[j], any_ids[j] = all_ids.get(j, True) and is_id, any_ids.get(j, False) or is_id
+        if len(parts) == 1 and header and sep in ("\t", ",") and sep in s:  # 'P1<TAB>' under a header: no labels
+            (unknown if parts[0] not in index else unlabelled).append((no, parts[0]))
+            continue
         if len(parts) < 2:
             hint = " (a node without labels: leave it out of the table)" if len(parts) == 1 else ""
             if sep in ("\t", ",") and sep not in s and len(s.split()) >= 2:  # 'P1 GO:1' among tab-separated lines
@@ -1241,49 +1300,69 @@ def read_label_table(
         other = [j for j in any_ids if not any_ids[j]]
         if ids and other:
             example = fields(lines[0], numbers[0])
+            named = ("<TAB>" if sep == "\t" else sep or " ").join(["protein", "GO", "evidence"])
             raise MalformedFileError(path, numbers[0], f"every line has {min(widths)} fields, column {ids[0] + 1} "
                                      f"ontology ids ({example[ids[0]]!r}) and column {other[0] + 1} something "
                                      f"else ({example[other[0]]!r}, e.g. an evidence code or a term name): a table "
                                      "of columns without a header, whose every field after the first would be read "
-                                     f"as a label; keep the protein and label columns (e.g. cut -f1,{ids[0] + 1}), "
-                                     "or add a header line naming the columns (e.g. 'protein<TAB>GO<TAB>evidence') "
-                                     "so that the label column is read")
+                                     "as a label; keep the protein and label columns (e.g. "
+                                     f"{_cut_hint(sep, ids[0] + 1)}), or add a header line naming the columns "
+                                     f"(e.g. {named!r}) so that the label column is read")
     if unknown:
-        # names that are not nodes but differ from one only by case, a version suffix or STRING's taxon prefix
-        # ('p1', 'P1.2', '9606.P1' for 'P1'; 'ENSP1' for '9606.ENSP1'): (line, name, node)
-        def key(name: str) -> str:
-            return re.sub(r"\.\d+$", "", re.sub(r"^\d+\.", "", str(name))).upper()
+        # names that are a node's with a version suffix or STRING's taxon prefix added or taken off ('P1.2' or
+        # '9606.P1' for the node 'P1'; 'P1' for the node '9606.P1'), one way only and otherwise exact: two
+        # versions of one stem are two genes (C. elegans' F21D5.1 and F21D5.9), never matched; (line, name, node)
+        def bare(name: str) -> str | None:  # the name without its taxon prefix and version suffix, if it has one
+            out = re.sub(r"\.\d+$", "", re.sub(r"^\d+\.", "", name))
+            return out if out != name and re.search(r"[A-Za-z]", out) else None  # not numbers ('1.2' for '2')
 
-        keys: dict[str, str] = {}
+        bare_nodes: dict[str, str] = {}
         for n in map(str, node_names):
-            keys.setdefault(key(n), n)
-        look_alike = [(no, n, keys[key(n)]) for no, n in unknown if key(n) in keys]
+            if (b := bare(n)) is not None:
+                bare_nodes.setdefault(b, n)
+        look_alike = [(no, n, b if b in index else bare_nodes[n]) for no, n in unknown
+                      if (b := bare(n)) in index or n in bare_nodes]
         if look_alike and rows:  # most likely the graph's protein written another way: its labels would be lost
             no, n, known = look_alike[0]
             more = f" ({len(look_alike)} such lines)" if len(look_alike) > 1 else ""
             raise MalformedFileError(path, no, f"{n!r} is not a node of the graph but differs from its node "
-                                     f"{known!r} only by case, a version suffix or a taxon prefix{more}: most likely that "
+                                     f"{known!r} only by a version suffix or a taxon prefix{more}: most likely that "
                                      f"protein, whose labels on these lines would be lost"
                                      + ("" if any(i == index[known] for i, _, _ in rows) else
                                         f" ({known!r} counted as unlabelled)")
                                      + "; write the graph's ids, or leave out the lines of other proteins (e.g. "
                                      "another organism's)")
+        # names that differ from a node only by case: said, not refused (Drosophila's dl, dorsal, and Dl, Delta,
+        # are two genes; a genome-wide table holds both)
+        upper: dict[str, str] = {}
+        for n in map(str, node_names):
+            upper.setdefault(n.upper(), n)
+        by_case = [(no, n, upper[n.upper()]) for no, n in unknown if n.upper() in upper]
         few = ", ".join(f"{n!r} (line {no})" for no, n in unknown[:5])
         hint = " (if that line is a header, pass --header / header=True)" if unknown[0][0] == first_data else ""
         if not rows and len(unknown) > 1:  # not one line matches: the ids or the column order differ
             hint += (f"; no line names a node of the graph (e.g. {str(node_names[0])!r}): do the ids match the "
                      "interaction file's (same prefix, version, case), and is the node the first field of each line?")
-            if look_alike:
-                hint += (f" ({len(look_alike)} of them differ from a node only by case, a version suffix or a taxon "
-                         f"prefix, e.g. {look_alike[0][1]!r} against {look_alike[0][2]!r})")
+            for alike, how in ((look_alike, "a version suffix or a taxon prefix"), (by_case, "case")):
+                if alike:
+                    hint += (f" ({len(alike)} of them differ from a node only by {how}, e.g. {alike[0][1]!r} "
+                             f"against {alike[0][2]!r})")
+        case_note = (f"; {len(by_case)} of them differ from a node only by case (e.g. {by_case[0][1]!r} against "
+                     f"{by_case[0][2]!r}): another gene (as Drosophila's dl and Dl), or that protein written "
+                     "another way, whose labels are then lost (write the graph's ids)") if by_case else ""
         if unknown_nodes != "note" or not rows or unknown[0][0] == first_data:
             raise MalformedFileError(path, unknown[0][0],
-                                     f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}")
+                                     f"{len(unknown)} line(s) name nodes that are not in the graph, e.g. {few}{hint}"
+                                     + (case_note if rows else ""))
         n_lines = len(unknown) + len({no for _, _, no in rows})
         note(f"{path}: {len(unknown):,} of {n_lines:,} label lines name nodes that are not in the graph (e.g. {few}): "
-             "left out")
+             "left out" + case_note)
+    if unlabelled:
+        note(f"{path}: {len(unlabelled):,} line(s) with an empty label field (e.g. {unlabelled[0][1]!r}, line "
+             f"{unlabelled[0][0]}): proteins without annotation, read as unannotated")
     if not rows:
-        raise MalformedFileError(path, None, "the file has no label rows")
+        raise MalformedFileError(path, None, "the file has no label rows"
+                                 + (" (every label field is empty)" if unlabelled else ""))
     if joined:
         note(f"{path}: {joined} field(s) hold several labels joined by ';' or '|'"
              + (" (or ',': the columns are separated by whitespace)" if sep is None else
@@ -1309,8 +1388,9 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
                    comment: str | None = "#") -> list[str]:
     """A list of node names, one per line (first field of each line; duplicates dropped, order kept).
 
-    The fields are separated by a semicolon when every line holds as many (a spreadsheet's CSV where the comma is
-    the decimal mark, :func:`semicolon_table`), a tab when a line holds one, or a comma when every line has as many CSV fields
+    The fields are separated by a semicolon when every line holds as many and no first field (after a header)
+    holds whitespace (a spreadsheet's CSV where the comma is the decimal mark, :func:`semicolon_table`; not ``P1
+    kinase; putative``), a tab when a line holds one, or a comma when every line has as many CSV fields
     (then a name may hold spaces; CSV quoting applies), else by whitespace: ``G0,kinase`` and ``G0 kinase`` both name ``G0``,
     and ``1,3-bisphosphoglycerate`` in a list without commas elsewhere is one name. ``header=None`` detects a
     header line (its first field a header word such as ``protein`` or ``gene_id``, and not a name in ``known``).
@@ -1320,7 +1400,11 @@ def read_node_list(path: str | Path, *, header: bool | None = None, known: Seque
     lines, numbers = (text.split("\n") if len(line_numbers) else []), line_numbers.tolist()
     # a spreadsheet's semicolon CSV ('TP53;kinase' on every line) is split at its semicolons: read whole, each
     # line was a name of its own ('TP53;kinase'), added to the network as a protein without interactions
-    sep = ";" if semicolon_table(lines[:1000]) else sniff_separator(lines[:1000])
+    # ... but not 'P1 serine kinase; putative', whose first field is 'P1' (a name holds no whitespace; the first
+    # line, a header, may: 'gene id;score')
+    semicolons = semicolon_table(lines[:1000]) and not any(re.search(r"\s", x.split(";", 1)[0].strip())
+                                                          for x in lines[1 if len(lines) > 1 else 0:1000])
+    sep = ";" if semicolons else sniff_separator(lines[:1000])
     if sep == "," and len({len(split_fields(x, ",")) for x in lines[:1000]}) > 1:
         sep = None  # commas in some names only ('P1 kinase, putative', '1,3-bisphosphoglycerate'), not columns
     names = []
@@ -1786,8 +1870,11 @@ def _not_square_hint(table, sep: str, rows: int, cols: int, col_names, names_row
         first = read_text(table.path).split("\n")[table.line(0) - 1] if table.line(0) else ""
         other = next((c for c in ("\t", ",", ";", "|") if c in first and c != sep), None)
         if other:
+            cli = ("gatbio trophic finds tabs and commas itself" if other in ("\t", ",") else
+                   f"gatbio trophic, which has no separator option, reads tabs, commas or blanks (and semicolons "
+                   f"when every line holds as many): replace each {other!r} by a tab")
             return (f": line {table.line(0)} holds {_SEP_WORDS.get(other, repr(other))}; is that the separator? "
-                    f"(pass sep={other!r})")
+                    f"(pass sep={other!r}); {cli}")
     if names_rows is not None and col_names is not None and set(names_rows) != set(col_names):
         rows_only = [x for x in names_rows if x not in set(col_names)]
         cols_only = [x for x in col_names if x not in set(names_rows)]
@@ -1805,8 +1892,8 @@ def _not_square_hint(table, sep: str, rows: int, cols: int, col_names, names_row
                 "names")
     if cols == rows + 1 and names_rows is None:
         return (f": is column 1 a column of row names (line {table.line(0)} starts with "
-                f"{str(table.df.iat[0, 0])!r})? pass index_col=True; or give the matrix a header row of the same names "
-                "to read both")
+                f"{str(table.df.iat[0, 0])!r})? pass index_col=True (gatbio trophic has no such option), or give the "
+                "matrix a header row of the same names to read both (either way)")
     return ""
 
 

@@ -146,3 +146,72 @@ def test_config_relative_path_missing_names_the_folder_and_the_config_folder(tmp
     write(there, "actions.txt", HEAD + ROW)
     from gatbio._paths import check_input_file
     assert check_input_file(cfg.actions, "config actions:").name == "actions.txt"
+
+
+# ----------------------------------------------------------------------- 6. review: messages on real files
+
+def test_actions_bad_last_score_looks_only_at_rows_that_may_be_no_row(tmp_path, monkeypatch):
+    """One bad score at the end of a real actions file (STRING's action column empty on most rows) was reported
+    after a Python loop over nearly every row (seconds on SHS27k): only rows that may be no row at all (a line read
+    whole, a comment, a header) are looked at. Counted by the whitespace checks of the loop, not timed."""
+    import re
+
+    import gatbio.data.io as io_mod
+
+    calls = []
+
+    class CountingRe:
+        def __getattr__(self, name):
+            return getattr(re, name)
+
+        @staticmethod
+        def search(*args, **kwargs):
+            calls.append(args[0])
+            return re.search(*args, **kwargs)
+
+    rows = "".join(f"P{i}\tP{i + 1}\tbinding\t\tf\tf\t500\n" for i in range(2000))
+    p = write(tmp_path, "a.txt", HEAD + rows + "P1\tP9\tbinding\t\tf\tf\tx9\n")
+    monkeypatch.setattr(io_mod, "re", CountingRe())
+    with pytest.raises(MalformedFileError, match=r"a\.txt:2002: score must be an integer, found 'x9'"):
+        read_string_actions(p)
+    assert len(calls) < 100
+
+
+def test_pairs_outside_protein_on_line_one_is_named_not_called_a_header(tmp_path):
+    """Line 1 naming a protein written another way ('p0' for 'P0') got "is this line a header?" instead of the
+    reason the caller knows; two unknown ids (another STRING version's) on line 1 were called a header too."""
+    names = ["P0", "P1", "P2"]
+    p = write(tmp_path, "q.txt", "p0 P9\nP0 P1\nP1 P2\n")
+    with pytest.raises(MalformedFileError, match=r"q\.txt:1: protein 'p0' differs from 'P0' only by case: write "
+                                                 r"'P0'$"):
+        read_protein_pairs(p, names, outside={"p0": "differs from 'P0' only by case: write 'P0'"})
+    p = write(tmp_path, "q.txt", "9606.ENSP00000000233 9606.ENSP00000000412\nP0 P1\nP1 P2\n")
+    with pytest.raises(MalformedFileError, match=r"q\.txt:1: protein '9606\.ENSP00000000233' is not in the "
+                                                 r"interaction network") as err:
+        read_protein_pairs(p, names)
+    assert "header" not in str(err.value)
+
+
+def test_node_list_with_semicolons_in_descriptions_names_the_first_word(tmp_path):
+    """'P1 serine kinase; putative' lines were split at their semicolons (a spreadsheet's CSV): the names became
+    'P1 serine kinase'."""
+    from gatbio.data.io import read_node_list
+
+    p = write(tmp_path, "n.txt", "P1 serine kinase; putative\nP2 transporter; membrane\n")
+    assert read_node_list(p) == ["P1", "P2"]
+    assert read_node_list(write(tmp_path, "s.csv", "TP53;kinase\nMYC;tf\n")) == ["TP53", "MYC"]
+
+
+def test_matrix_hints_say_the_command_line_way(tmp_path):
+    """sep= and index_col= are Python arguments that a `gatbio trophic` user cannot pass: the hint says what to
+    do there too."""
+    from gatbio.data.io import read_adjacency_matrix
+
+    p = write(tmp_path, "m.txt", "1 0 1 0\n2 0 0 1\n3 0 0 0\n")
+    with pytest.raises(MalformedFileError, match=r"pass index_col=True \(gatbio trophic has no such option\), or "
+                                                 r"give the matrix a header row of the same names to read both"):
+        read_adjacency_matrix(p, convention="row_to_col")
+    p = write(tmp_path, "m.txt", "0|1|0\n0|0|1\n0|0|0\n")
+    with pytest.raises(MalformedFileError, match=r"\(pass sep='\|'\); gatbio trophic, which has no separator "
+                                                 r"option, reads tabs, commas or blanks .*: replace each '\|' by a tab"):
+        read_adjacency_matrix(p, convention="row_to_col")

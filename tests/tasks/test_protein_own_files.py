@@ -56,13 +56,13 @@ def test_label_table_of_columns_without_a_header_is_refused(tmp_path, third):
                                                                             "transport"]
 
 
-@pytest.mark.parametrize("other", ["a1", "A1.2", "9606.A1"])
+@pytest.mark.parametrize("other", ["A1.2", "9606.A1"])
 def test_label_line_of_a_graph_protein_written_another_way_is_refused(tmp_path, other):
-    """A line naming 'a1' (or A1.2, 9606.A1) in a table matching the graph otherwise was left out as a protein
+    """A line naming A1.2 (or 9606.A1) in a table matching the graph otherwise was left out as a protein
     outside the network, with a note: A1's labels were lost and A1 was predicted as unannotated."""
     (tmp_path / "l.tsv").write_text(f"A2\tkinase\nB1\ttransport\n{other}\tkinase\n")
     with pytest.raises(MalformedFileError, match=rf"l\.tsv:3: '{other}' is not a node of the graph but differs from "
-                                                 r"its node 'A1' only by case, a version suffix or a taxon prefix: "
+                                                 r"its node 'A1' only by a version suffix or a taxon prefix: "
                                                  r".*\('A1' counted as unlabelled\); write the graph's ids"):
         read_label_table(tmp_path / "l.tsv", ["A1", "A2", "B1"], unknown_nodes="note")
     # a protein outside the network is still left out, with a note
@@ -107,3 +107,51 @@ def test_a_uniprot_export_reads_its_gene_ontology_ids_column(tmp_path):
     col = {lab: k for k, lab in enumerate(labels)}
     assert y[0, col["GO:0006915"]] == 1 and y[1, col["GO:0006281"]] == 1 and y[1, col["GO:0006915"]] == 0
     assert not y[2].any()  # P3: no line, unlabelled
+
+
+@pytest.mark.parametrize("table, nodes, left_out", [
+    ("F21D5.1\tGO:0000001\nF21D5.9\tGO:0000002\nC10C6.1\tGO:0000003\n", ["F21D5.1", "C10C6.1"], "'F21D5.9'"),
+    ("dl\tGO:0000001\nDl\tGO:0000002\nH\tGO:0000003\nh\tGO:0000004\n", ["dl", "H"], "'Dl'"),
+])
+def test_a_genome_wide_table_of_genes_alike_other_genes_is_read(tmp_path, caplog, table, nodes, left_out):
+    """C. elegans' F21D5.1 and F21D5.9, Drosophila's dl (dorsal) and Dl (Delta) are genes of their own: a
+    genome-wide table holding them against a subnetwork was refused (they 'differ from a node only by case, a
+    version suffix or a taxon prefix') where `protein predict` read it with a note."""
+    (tmp_path / "g.tsv").write_text(table)
+    y, names = read_label_table(tmp_path / "g.tsv", nodes, unknown_nodes="note")
+    assert y.tolist() == [[1, 0], [0, 1]] and names == ["GO:0000001", "GO:0000003"]
+    err = caplog.text
+    assert f"label lines name nodes that are not in the graph (e.g. {left_out} (line 2)" in err
+    if left_out == "'Dl'":  # a case-only difference is said in the note
+        assert "2 of them differ from a node only by case (e.g. 'Dl' against 'dl')" in err
+    # a node with STRING's taxon prefix and a table without it: that protein, refused
+    (tmp_path / "s.tsv").write_text("A2\tkinase\nA1\tkinase\n")
+    with pytest.raises(MalformedFileError, match=r"s\.tsv:2: 'A1' is not a node of the graph but differs from its "
+                                                 r"node '9606\.A1' only by a version suffix or a taxon prefix"):
+        read_label_table(tmp_path / "s.tsv", ["9606.A1", "A2"], unknown_nodes="note")
+
+
+def test_a_uniprot_export_with_an_entry_without_go_ids_reads_it_unannotated(tmp_path, caplog):
+    """An entry without GO ids ends in empty fields: the lines were of other lengths, the label column was not
+    found, and every column (entry names, gene names, term names) was read as labels without a word."""
+    path = tmp_path / "uniprot.tsv"
+    text = ("Entry\tEntry Name\tGene Names\tGene Ontology (biological process)\tGene Ontology IDs\n"
+            "P04637\tP53_HUMAN\tTP53 P53\tapoptotic process [GO:0006915]; DNA repair [GO:0006281]\t"
+            "GO:0006915; GO:0006281\n"
+            "P38398\tBRCA1_HUMAN\tBRCA1 RNF53\t\t\n"
+            "Q00987\tMDM2_HUMAN\tMDM2\tDNA repair [GO:0006281]\tGO:0006281\n")
+    for written in (text, text.replace("\t\t\n", "\n")):  # trailing empty fields kept, or stripped by an editor
+        caplog.clear()
+        path.write_text(written)
+        y, labels = read_label_table(path, ["P04637", "P38398", "Q00987"])
+        assert labels == ["GO:0006281", "GO:0006915"] and y.tolist() == [[1, 1], [0, 0], [1, 0]]
+        assert "1 line(s) with an empty label field (e.g. 'P38398', line 3): proteins without annotation" \
+            in caplog.text
+
+
+def test_a_headerless_csv_label_table_suggests_cut_for_commas(tmp_path):
+    """The refusal of a headerless protein,GO,evidence table suggested 'cut -f1,2', which splits at tabs only."""
+    (tmp_path / "t.csv").write_text("".join(f"P{i},GO:000000{i},IDA\n" for i in range(1, 4)))
+    with pytest.raises(MalformedFileError, match=r"e\.g\. cut -d, -f1,2\), or add a header line naming the columns "
+                                                 r"\(e\.g\. 'protein,GO,evidence'\)"):
+        read_label_table(tmp_path / "t.csv", ["P1", "P2", "P3"])
