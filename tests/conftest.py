@@ -47,6 +47,14 @@ def data_root() -> Path:
     return root
 
 
+def write(tmp_path: Path, name: str, text: str, newline: str = "\n") -> Path:
+    """``text`` written to ``tmp_path / name`` as UTF-8 bytes, each line ending in ``newline`` (``"\r\n"``: a
+    Windows file); the path."""
+    p = tmp_path / name
+    p.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return p
+
+
 def write_pair_files(folder: Path, n: int = 40, n_pairs: int = 120, seq_len: int = 60, seed: int = 0,
                      score: int | None = None) -> None:
     """A tiny interaction-types dataset in ``folder``: ``actions.txt`` (STRING actions layout) and ``seqs.tsv``.

@@ -8,17 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import write
 
 from gatbio.data.io import MalformedFileError
 from gatbio.data.sequence import id_aliases, read_protein_features, read_sequences
 from gatbio.nn import GATConv
 from gatbio.tasks import robustness_summary as rs
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 # ------------------------------------------------------------------------------------------ protein features

@@ -9,6 +9,7 @@ interaction network", and a config's relative path said "no such file" without t
 from __future__ import annotations
 
 import pytest
+from conftest import write
 
 from gatbio.data.io import MalformedFileError, read_protein_pairs, read_string_actions
 from gatbio.data.tables import read_table
@@ -18,10 +19,6 @@ ROW = "P1\tP2\tbinding\t\tf\tf\t500\n"
 ROW2 = "P2\tP3\tactivation\tactivation\tt\tt\t800\n"
 
 
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 # ---------------------------------------------------------------------------------- 1. an empty score field

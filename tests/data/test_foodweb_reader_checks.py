@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import write
 
 from gatbio.cli import main
 from gatbio.data.foodweb import read_cheddar, read_pajek_foodweb, read_trait_table
@@ -20,10 +21,6 @@ NETWORK = ('*network tiny\n*vertices 6\n1 "grass"\n2 "rabbit"\n3 "fox"\n4 "detri
 VECTOR = "*vector bio-masses / tiny\n*vertices 6\n100\n10\n1\n50\n0\n0\n"
 
 
-def write(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
 
 
 def test_flow_web_reads_its_feeding_arcs(tmp_path):

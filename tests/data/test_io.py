@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from conftest import write
 
 from gatbio.data.io import (
     MalformedFileError,
@@ -22,12 +23,6 @@ from gatbio.data.io import (
     read_string_links,
     read_string_web_export,
 )
-
-
-def write(tmp_path, name, text, newline="\n"):
-    p = tmp_path / name
-    p.write_bytes(text.replace("\n", newline).encode())
-    return p
 
 
 def edges(d):

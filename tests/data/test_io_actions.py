@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from conftest import write
 
 from gatbio.data.io import (
     DIRECTION_BACKWARD,
@@ -27,10 +28,6 @@ ROWS = [
 ]
 
 
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 def test_pair_table_in_first_appearance_order_with_modes_scores_and_directions(tmp_path):

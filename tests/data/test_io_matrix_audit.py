@@ -4,6 +4,7 @@ each test is a defect that was found (the web read wrong or refused with a messa
 from __future__ import annotations
 
 import pytest
+from conftest import write
 
 from gatbio.data.io import (
     MalformedFileError,
@@ -12,12 +13,6 @@ from gatbio.data.io import (
     read_pajek,
     read_pajek_network,
 )
-
-
-def write(tmp_path, name, text, newline="\n"):
-    p = tmp_path / name
-    p.write_bytes(text.replace("\n", newline).encode())
-    return p
 
 
 def eats(d):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import write
 
 from gatbio.data.io import MalformedFileError
 from gatbio.data.sequence import (
@@ -18,12 +19,6 @@ from gatbio.data.sequence import (
     residue_matrix,
     sequence_features,
 )
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 def test_reads_fasta_and_tsv_alike(tmp_path):

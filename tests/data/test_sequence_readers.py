@@ -7,16 +7,11 @@ import logging
 
 import numpy as np
 import pytest
+from conftest import write
 
 from gatbio.data import tables
 from gatbio.data.io import MalformedFileError
 from gatbio.data.sequence import read_protein_features, read_sequences
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_bytes(text.encode("utf-8"))
-    return p
 
 
 # ------------------------------------------------------------------------------------------- control characters

@@ -9,6 +9,7 @@ import lzma
 
 import numpy as np
 import pytest
+from conftest import write
 
 from gatbio.data.foodweb import read_gateway_web, read_species_traits, read_trait_table
 from gatbio.data.io import (
@@ -34,12 +35,6 @@ from gatbio.data.tables import (
 )
 from gatbio.ecology.commands import read_foodweb_file
 from tests.data.test_io import GAF
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 def edges(d):
