@@ -155,12 +155,14 @@ def _impute_missing_traits(path: Path, df: pd.DataFrame, id_column: str) -> pd.D
 
 
 def read_species_traits(path: str | Path, species: list[str], *, header: bool | None = None,
-                        add_unknown: bool = False) -> tuple[np.ndarray, list[str], list[str]]:
+                        add_unknown: bool = False, categorical: bool = False
+                        ) -> tuple[np.ndarray, list[str], list[str]]:
     """A user's species-trait table aligned to a web's ``species``: ``(traits (N + K, F), trait names, the K
     species added)``.
 
     One row per species: the species name (the ``species`` column when the header has one, else the first
-    column), then numeric traits. CSV, TSV or whitespace separated (from the first line), any compression. A
+    column), then traits: numbers, or (``categorical``) categories. CSV, TSV or whitespace separated (from the
+    first line), any compression. A
     header row is detected (its first field is not a species of the web, and it names the columns: header words,
     or text above numbers) unless ``header`` forces it; without one the traits are named ``trait_1`` ... .
     Species without a row get NaN traits (imputed and flagged later by
@@ -171,15 +173,28 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     (``Heron`` for ``heron``) is a misspelling, not a new species: an error naming its line and the web's spelling.
     A table with no trait column gives ``F = 0``.
 
+    With ``categorical`` (as ``foodweb predict --traits`` reads a table), a text column (``metabolic``:
+    ``plant``, ``invertebrate``, ...) is one-hot encoded, as GATEWAy's ``met_*`` columns are: one 0/1 trait
+    ``<column>=<category>`` per category (as written, whitespace stripped; sorted, so the row order does not
+    matter) in place of the column, said in a note that also names categories differing only in case (``Plant``,
+    ``plant``: a typo?). An empty or ``NA`` cell is missing (NaN in each of the column's traits, imputed later as
+    any missing trait). Refused, naming the file: a column mostly of numbers with a text cell (a typo, at its
+    line), a text column with a number in it (at its line), more than 20 categories, a different text on each of
+    6 or more rows (names or free text), and, with ``add_unknown``, a first row without numbers naming no species
+    (an undetected header: ``header`` decides). Without ``categorical``, text is refused, as in any table of
+    numbers.
+
     A line starting with ``#`` is skipped as a comment, as in every table, but a trait table (a CSV from a
     spreadsheet or R) documents no comments: such a line is more likely a species named ``#...`` or a row
     commented out, so one note per file says how many were skipped and the first one's line (a quoted
     ``"#name"`` is read as a name).
     """
+    hint = ("(a typo? a column is read as categories only when none of its values is a number; leave missing "
+            "values empty)") if categorical else "(one-hot encode categorical traits; leave missing values empty)"
     values, names, extra, lines = read_node_table(path, species, what="species", where="web", header=header,
                                                   unknown="add" if add_unknown else "error", value_word="trait",
-                                                  value_hint="(one-hot encode categorical traits; leave missing "
-                                                             "values empty)", comment_note=True, row_lines=True)
+                                                  value_hint=hint, comment_note=True, row_lines=True,
+                                                  categorical=categorical)
     if add_unknown and extra:
         _refuse_lookalike_new_species(Path(path), species, extra, lines[len(species):], lines[:len(species)])
     return values, names, extra if add_unknown else []

@@ -762,7 +762,8 @@ def weight_problem(raw, what: str = "weight") -> str:
 
 def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node", where: str = "network",
                     header: bool | None = None, unknown: str = "error", value_word: str = "value",
-                    value_hint: str = "", missing: str = "nan", comment_note: bool = False, row_lines: bool = False
+                    value_hint: str = "", missing: str = "nan", comment_note: bool = False, row_lines: bool = False,
+                    categorical: bool = False
                     ) -> tuple[np.ndarray, list[str], int | list[str]] | tuple[np.ndarray, list[str], int | list[str],
                                                                                 np.ndarray]:
     """A table of numbers per named node (species traits, protein embeddings), aligned to ``names``.
@@ -782,6 +783,10 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
     with ``#`` are skipped as comments; ``comment_note`` says how many in a note (:func:`read_table`).
     With ``row_lines``, a fourth item: the file line of each returned row (0 for a name without a row), for a
     caller's own check of a row (a protein found by another name, :func:`gatbio.data.sequence.read_protein_features`).
+
+    With ``categorical`` (species traits; never embeddings), a column of text is one-hot encoded
+    (:func:`_one_hot_column`): one 0/1 column ``<column>=<category>`` per category, in place of the column, said in
+    one note; a column that mixes numbers and text is still refused at its first bad cell.
     """
     if unknown not in ("error", "ignore", "add"):
         raise ValueError(f"unknown={unknown!r}: 'error', 'ignore' or 'add'")
@@ -818,12 +823,29 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
                                                           f"(line {table.header_line}) names {len(table.header)}")
     cols = [c for c in df.columns if c != id_col]
     col_names = [str(c) if table.header is not None else f"{value_word}_{k + 1}" for k, c in enumerate(cols)]
-    values = np.empty((len(df), len(cols)))
+    header_hint = None  # a new node on the first row, above text columns only: an undetected header?
+    if categorical and header is None and table.header is None and unknown == "add" and bool(stranger[0]) \
+            and not any(is_number(str(f).strip()) for f in df.iloc[0][cols] if pd.notna(f)):
+        first_row = read_text(path).split("\n")[table.line(0) - 1].strip()
+        header_hint = (f"the first row ({first_row!r}) names no {what} of the {where} and holds no number: a header "
+                       "row? Read it as one with --header (header=True), or as data with --no-header (header=False)")
+    blocks: list[np.ndarray] = []  # (rows, 1) per numeric column, (rows, categories) per text column
+    out_names: list[str] = []
+    encoded: list[tuple[str, list[str]]] = []
     for k, c in enumerate(cols):
         given = df[c].dropna().astype(str).str.strip().str.lower()
         given = given[~given.isin(["na", "nan", ""])]
         if len(given) and given.isin(["true", "false"]).all():  # R's and spreadsheets' logical columns: 1 / 0
             df[c] = df[c].astype(str).str.strip().str.lower().map({"true": "1", "false": "0"}).where(df[c].notna())
+        if categorical:
+            onehot = _one_hot_column(table, df[c], col_names[k], value_word, ~stranger | (unknown == "add"),
+                                     header_hint=header_hint)
+            if onehot is not None:
+                block, cats = onehot
+                blocks.append(block)
+                out_names += [f"{col_names[k]}={cat}" for cat in cats]
+                encoded.append((col_names[k], cats))
+                continue
         v = pd.to_numeric(df[c], errors="coerce").to_numpy(float)
         bad = np.isnan(v) & df[c].notna().to_numpy() & ~df[c].str.lower().isin(["nan", "na"]).to_numpy()
         bad |= np.isinf(v)  # an infinite trait or embedding value is no measurement
@@ -834,7 +856,12 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
             raise MalformedFileError(path, table.line(r), f"{value_word} {col_names[k]!r} must be {kind}, "
                                                           f"found {df[c].iloc[r]!r}{comma}"
                                                           + (f" {value_hint}" if value_hint else ""))
-        values[:, k] = v
+        blocks.append(v[:, None])
+        out_names.append(col_names[k])
+    if encoded:
+        _note_one_hot(path, value_word, encoded)
+    values = np.concatenate(blocks, axis=1) if blocks else np.empty((len(df), 0))
+    col_names = out_names
     holes = np.isnan(values) & ~stranger[:, None]
     if missing == "error" and holes.any():
         r, k = (int(i) for i in np.argwhere(holes)[0])
@@ -847,11 +874,90 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
         keep, order, third = np.ones(len(ids), dtype=bool), list(names) + added, added
     else:
         keep, order, third = ~stranger, list(names), int(stranger.sum())
-    aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep], columns=range(len(cols))).reindex(order)
+    aligned = pd.DataFrame(values[keep], index=ids.to_numpy()[keep],
+                           columns=range(values.shape[1])).reindex(order)
     if not row_lines:
         return aligned.to_numpy(dtype=float), col_names, third
     lines = pd.Series(table.lines[keep], index=ids.to_numpy()[keep]).reindex(order).fillna(0).to_numpy(np.int64)
     return aligned.to_numpy(dtype=float), col_names, third, lines
+
+
+#: A cell that starts like a number (a sign, a comparison, a decimal point, a digit; or inf / infinity):
+#: a number, perhaps written wrong (``-3,5``, ``12 g``, ``<0.1``), never a category of a text column.
+_NUMBER_START = re.compile(r"[<>~+-]?\s*(?:\.?\d|inf(?:inity)?$)", re.IGNORECASE)
+#: The most categories a text column of a node table may have to be one-hot encoded (``categorical``): more are
+#: names, free text or a too fine grouping, each category a column that a handful of nodes fill.
+MAX_CATEGORIES = 20
+#: A text column whose every value differs (one category per node) from this many values on is refused: names or
+#: free text (a common name, a note), each "category" a column that one node fills.
+DISTINCT_REFUSED_FROM = 6
+
+
+def _one_hot_column(table: Table, s: pd.Series, name: str, value_word: str, counted: np.ndarray,
+                    header_hint: str | None = None) -> tuple[np.ndarray, list[str]] | None:
+    """Column ``s`` of a node table one-hot encoded, ``((rows, K) 0/1 values, the K categories)``, or ``None`` when
+    it is a column of numbers (or logicals) for the caller to parse (and to refuse at its first text cell). A
+    cell that starts with a number (``-3,5`` with a decimal comma, ``12 g`` with a unit, ``<0.1``, ``inf``) is
+    a number written wrong, never a category.
+
+    A category is a cell as written, whitespace stripped; empty, ``NA`` and ``nan`` cells are missing (NaN in every
+    one-hot column). Categories come sorted (case-insensitively, then as written), so the columns do not depend on
+    the row order. Only the rows of ``counted`` (the rows kept) make categories. Refused, naming the file: a column
+    mostly of text with a number in it (at that cell), more than :data:`MAX_CATEGORIES` categories, or one
+    category per value from :data:`DISTINCT_REFUSED_FROM` values on. ``header_hint``: the message when the first
+    row, whose first field names no node, has a text of its own (used nowhere else) in this column: a header row
+    that was not detected, since no column of numbers shows it."""
+    text = s.astype(str).str.strip()
+    low = text.str.lower()
+    present = (s.notna() & ~low.isin(["", "na", "nan"])).to_numpy()
+    numeric = present & (low.isin(["true", "false"]).to_numpy() | text.str.match(_NUMBER_START).to_numpy(bool))
+    words = present & ~numeric
+    if not words.any() or numeric.sum() >= words.sum():  # numbers, or numbers with a typo: the caller's to refuse
+        return None
+    path = table.path
+    shown = first_few(sorted(set(text[words]), key=lambda x: (x.casefold(), x)), 3)
+    if numeric.any():
+        r = int(np.flatnonzero(numeric)[0])
+        raise MalformedFileError(path, table.line(r), f"{value_word} {name!r} is a column of text categories ({shown}) "
+                                                      f"but holds a number here, found {text.iloc[r]!r}: write every "
+                                                      "value of a column as a category (text) or every value as a "
+                                                      "number; leave missing values empty")
+    if header_hint is not None and words[0] and int((text[words] == text.iloc[0]).sum()) == 1:
+        raise MalformedFileError(path, table.line(0), header_hint)
+    use = words & counted
+    cats = sorted(set(text[use]), key=lambda x: (x.casefold(), x))
+    if len(cats) > MAX_CATEGORIES:
+        raise MalformedFileError(path, table.header_line,
+                                 f"{value_word} {name!r} is text with {len(cats)} different values "
+                                 f"({first_few(cats, 3)}): too many categories to one-hot encode (at most "
+                                 f"{MAX_CATEGORIES}); names or free text? Group them into fewer categories, or delete "
+                                 "the column")
+    if len(cats) == int(use.sum()) >= DISTINCT_REFUSED_FROM:
+        raise MalformedFileError(path, table.header_line,
+                                 f"{value_word} {name!r} is text with a different value on each of its "
+                                 f"{len(cats)} rows ({first_few(cats, 3)}): names or free text, not categories "
+                                 "(one-hot encoded, each would mark one row); delete the column, or give categories "
+                                 "that rows share")
+    block = np.stack([(text == cat).to_numpy(float) for cat in cats], axis=1) if cats else np.empty((len(s), 0))
+    block[~words] = np.nan
+    return block, cats
+
+
+def _note_one_hot(path: Path, value_word: str, encoded: list[tuple[str, list[str]]]) -> None:
+    """One note naming the text columns one-hot encoded and their categories, and categories that differ only in
+    case (``Plant`` and ``plant``: a typo, read as two categories)."""
+    said = "; ".join(f"{name} ({', '.join(cats)})" for name, cats in encoded)
+    twins = []
+    for name, cats in encoded:
+        by_case: dict[str, list[str]] = {}
+        for cat in cats:
+            by_case.setdefault(cat.casefold(), []).append(cat)
+        twins += [f"{' and '.join(map(repr, alike))} in {name}" for alike in by_case.values() if len(alike) > 1]
+    case = (f"; {first_few(twins, 3, '; ')}: categories that differ only in case, read as different categories (a "
+            "typo? write them alike)") if twins else ""
+    s = "s" if len(encoded) > 1 else ""
+    note(f"{path}: text {value_word} column{s} one-hot encoded, one 0/1 column <column>=<category> per category "
+         f"(categories as written; an empty or NA cell is missing, not a category): {said}{case}")
 
 
 def _node_table_separator(path: Path) -> str:

@@ -120,9 +120,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(.png, .pdf or .svg)")
     q.add_argument("--traits", default=None, metavar="CSV",
                    help="species traits: a 'species' column (names as in FILE: one differing from a species of "
-                        "FILE only in case or spacing is refused) and numeric columns (body mass best as log10, "
-                        "categories one-hot 0/1); a species of the table in no link of FILE joins the web, its "
-                        "links predicted too (default: the traits of a GATEWAy folder or named web, else none)")
+                        "FILE only in case or spacing is refused) and trait columns: numbers (body mass best as "
+                        "log10) or text categories (e.g. metabolic: plant, invertebrate), one-hot encoded as one "
+                        "0/1 column <column>=<category> each, with a note; an empty cell is missing (imputed). A "
+                        "species of the table in no link of FILE joins the web, its links predicted too (default: "
+                        "the traits of a GATEWAy folder or named web, else none)")
     q.add_argument("--seeds", default="0,1,2,3,4", metavar="LIST",
                    help="GAT seeds to average, comma separated (default: 0,1,2,3,4, the benchmark's 5-seed "
                         "ensemble; with or without traits: one GAT per seed). The ranking does not depend on the "
@@ -199,11 +201,12 @@ def _print_tables(tables, out) -> None:
 
 def _read_traits(path: str, node_names: list[str], header: bool | None = None
                  ) -> tuple[np.ndarray, list[str], list[str]]:
-    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`), and the
-    species it names that have no link in the web yet (their rows come after the web's)."""
+    """A user trait table aligned to the web's species (:func:`gatbio.data.foodweb.read_species_traits`; text columns
+    one-hot encoded, with a note), and the species it names that have no link in the web yet (their rows come after
+    the web's)."""
     from gatbio.data.foodweb import read_species_traits
 
-    return read_species_traits(path, node_names, header=header, add_unknown=True)
+    return read_species_traits(path, node_names, header=header, add_unknown=True, categorical=True)
 
 
 def read_predict_web(args: argparse.Namespace):
@@ -300,7 +303,7 @@ def run_predict(args: argparse.Namespace) -> int:
             names = names + added
             data = Data(edge_index=data.edge_index, num_nodes=len(names), node_names=names,
                         **{k: data[k] for k in ("name", "edge_weight") if k in data})
-        _note_species_without_traits(args.traits, traits, names)
+        _note_species_without_traits(args.traits, traits, names, trait_names)
         _note_traits_spanning_magnitudes(args.traits, traits, trait_names)
     if getattr(data, "edge_weight", None) is not None and data.num_edges:
         note(f"{args.file}: link weights were read and checked but are not used: predictions rest on which links "
@@ -366,9 +369,11 @@ def draw_predictions(data, df, path: str) -> bytes:
         return figure_bytes(foodweb_figure(data, df), path)
 
 
-def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]) -> None:
+def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str],
+                                 trait_names: list[str] | None = None) -> None:
     """A note naming how many species of the web have no trait value in the table (no row, or empty cells only):
-    their traits are imputed, which a table covering few species makes most of what the model sees."""
+    their traits are imputed, which a table covering few species makes most of what the model sees. The one-hot
+    columns of a text trait (``metabolic=plant``, ``metabolic=animal``: one cell of the table) count once."""
     import numpy as np
 
     from gatbio.data.tables import note
@@ -376,6 +381,11 @@ def _note_species_without_traits(path: str, traits: np.ndarray, names: list[str]
     if traits.ndim != 2 or traits.shape[1] == 0:
         return
     nan = np.isnan(traits)
+    if trait_names is not None and len(trait_names) == nan.shape[1]:  # a text trait's one-hot columns: one cell
+        keep = [k for k, name in enumerate(trait_names) if not (
+            k and "=" in name and name.split("=", 1)[0] == trait_names[k - 1].split("=", 1)[0]
+            and "=" in trait_names[k - 1] and np.array_equal(nan[:, k], nan[:, k - 1]))]
+        nan = nan[:, keep]
     empty = np.flatnonzero(nan.all(axis=1))
     if len(empty):
         shown = ", ".join(names[k] for k in empty[:3]) + (", ..." if len(empty) > 3 else "")
