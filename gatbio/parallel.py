@@ -116,7 +116,8 @@ def parallel_map(
                                 category=UserWarning)
         # each worker marks the unit it runs (a file named by its index, removed when the unit ends): a worker that
         # dies (killed for memory, a crash in native code) leaves its mark, which names the unit it was running
-        marks = tempfile.mkdtemp(prefix="gatbio-units-")
+        _remove_stale_marks()
+        marks = tempfile.mkdtemp(prefix=f"gatbio-units-{os.getpid()}-")
         try:
             calls = (delayed(_timed)(fn, i, args, marks, total, desc, beats[i], on) for i, args in enumerate(items))
             gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
@@ -125,6 +126,22 @@ def parallel_map(
             raise WorkerDiedError(_died_message(err, marks, items, desc)) from err
         finally:
             shutil.rmtree(marks, ignore_errors=True)
+
+
+def _remove_stale_marks() -> None:
+    """Remove the unit-mark folders (:func:`parallel_map`) of processes that have ended: one killed (SIGKILL, the
+    out-of-memory killer) cannot remove its own, and each such sweep left one in the temp folder for good."""
+    from gatbio.results import _alive
+
+    root = tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(r"gatbio-units-(\d+)-[^/]+", name)
+        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
 class WorkerDiedError(UserError, RuntimeError):

@@ -35,6 +35,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import sys
@@ -54,7 +55,7 @@ __all__ = [
     # resuming safely
     "prepare_out_dir", "ResumeConflictError", "FolderBusyError", "RESUME_MODES", "ALWAYS_FREE_KEYS",
     "FINGERPRINT_FILE", "OUT_DIR_KEY", "LOCK_FILE", "lock_out_dir", "refuse_busy", "release_out_dir", "writing_runs",
-    "forget_sweep", "resume_hint", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
+    "forget_sweep", "resume_hint", "stale_temps", "result_settings", "fingerprint", "stored_task", "is_done", "damage",
     "missing_runs_note", "mixed_configs_note", "restore_splits", "settings_fingerprint", "current_config_file", "recorded_path",
     "heartbeat", "heartbeat_wanted", "UnitStage", "RESUMED_CONFIG", "COMPARED_SOFTWARE",
     # summaries over seeds
@@ -251,6 +252,53 @@ def _umask() -> int:
     return mask
 
 
+#: A temp file of :func:`_write_temp`: ``.<name>.<host>-<pid>.<random>.tmp``, named by the process writing it.
+_TEMP_NAME = re.compile(r"\..+\.(?P<host>[A-Za-z0-9_-]+)-(?P<pid>\d+)\.[^.]+\.tmp")
+
+
+def _writer() -> str:
+    """``<host>-<pid>`` of this process, for the names of its temp files (:func:`stale_temps`)."""
+    import socket
+
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:32] or 'host'}-{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    """Whether the process ``pid`` of this machine exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # another user's process (or no way to tell): alive
+        return True
+    return True
+
+
+def stale_temps(out: str | Path, outputs: Sequence[str]) -> list[Path]:
+    """Remove the temp files that a process killed while it wrote (SIGKILL, the out-of-memory killer, a power cut)
+    left in ``out`` and in the task's ``outputs`` there; returns their paths. A write renames its temp file into
+    place only when the file is whole, so such a file is never a result, but each one stayed for good (hidden, and
+    as large as the file being written: a ``.proba.npz``). Only temp files of this machine's processes that have
+    ended are removed: another live process may still be writing its own."""
+    out = Path(out)
+    host = _writer().rsplit("-", 1)[0]
+    found: list[Path] = []
+    folders = [out, *(out / name for name in outputs if (out / name).is_dir() and not (out / name).is_symlink())]
+    for i, folder in enumerate(folders):
+        for path in (folder.glob(".*.tmp") if i == 0 else folder.rglob(".*.tmp")):
+            m = _TEMP_NAME.fullmatch(path.name)
+            if m and m["host"] == host and not _alive(int(m["pid"])) and path.is_file():
+                found.append(path)
+    removed = []
+    for path in dict.fromkeys(found):
+        try:
+            path.unlink()
+            removed.append(path)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 def _write_temp(path: Path, data: bytes) -> str:
     """``data`` in a fsynced temp file next to ``path``, with the mode ``path`` will have; returns its name.
 
@@ -258,7 +306,7 @@ def _write_temp(path: Path, data: bytes) -> str:
     ``0666 & ~umask`` for a new file (what ``open`` gives), so that outputs are as readable as the user expects.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -428,6 +476,7 @@ OUT_DIR_KEY = "--out (config out_dir)"
 LOCK_FILE = ".gatbio.lock"
 _LOCKS: dict[Path, Any] = {}  # results folder -> the open lock file this process holds
 _ACTIVE: list[Path] = []  # the folder of the sweep this process is running (0 or 1), for resume_hint
+_TABLES: list[Path] = []  # the folder of a sweep whose runs are all written, making its tables (0 or 1)
 
 
 def lock_out_dir(out: Path, key: str = "out_dir") -> None:
@@ -490,7 +539,8 @@ def release_out_dir(out: str | Path, finished: bool = True) -> None:
     fh = _LOCKS.pop(Path(out).resolve(), None)
     if fh is not None:
         fh.close()  # closing the file drops its flock
-    if finished and _ACTIVE == [Path(out).resolve()]:
+    if finished and _ACTIVE == [Path(out).resolve()]:  # its tables come next: Ctrl-C there names the folder too
+        _TABLES[:] = _ACTIVE
         _ACTIVE.clear()
 
 
@@ -512,14 +562,20 @@ def forget_sweep() -> None:
     """A new command starts (:func:`gatbio.cli.run_guarded`): an earlier command's sweep in this process (a
     notebook, the tests) is not this one's to name in :func:`resume_hint`."""
     _ACTIVE.clear()
+    _TABLES.clear()
 
 
 def resume_hint() -> str:
     """What an interrupted command says after "interrupted": where its finished runs are and that the same
-    command resumes from them; empty when this process ran no sweep."""
-    if not _ACTIVE:
-        return ""
-    return f": the runs finished so far are saved in {_ACTIVE[-1]}; the same command resumes from them"
+    command resumes from them; empty when this process ran no sweep. Interrupted while it made its tables (every
+    run written), it said nothing more than "interrupted": it says that the runs are all saved and that the same
+    command makes the tables without redoing one."""
+    if _ACTIVE:
+        return f": the runs finished so far are saved in {_ACTIVE[-1]}; the same command resumes from them"
+    if _TABLES:
+        return (f": every run is saved in {_TABLES[-1]} (its tables were being made); the same command makes them "
+                "without redoing a run")
+    return ""
 
 
 def heartbeat_wanted(progress: bool) -> bool:
@@ -870,6 +926,7 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
         out.mkdir(parents=True, exist_ok=True)
         lock_out_dir(out, key)
         _ACTIVE[:] = [out.resolve()]
+        _TABLES.clear()
     else:
         refuse_busy(out, key)
     now = result_settings(cfg, free_keys)
@@ -965,6 +1022,9 @@ def prepare_out_dir(out_dir: str | Path, cfg: Any, *, free_keys: Sequence[str], 
     if resume != "restart" and holds and (stored is not None or records):  # a resume: the run files' software
         _software_note(out, _run_records(out, outputs) if records is None else records)
     out.mkdir(parents=True, exist_ok=True)
+    if left := stale_temps(out, outputs):  # the folder is locked: no other gatbio run of this folder writes now
+        note(f"{out}: removed {len(left)} temporary file(s) left by a run killed while it wrote (e.g. "
+             f"{left[0].relative_to(out)}); none was a result: their runs are redone if unfinished")
     save_config(cfg, config_file)
     record = {"task": task, "fingerprint": fingerprint(now), "settings": now,
               "free_keys": list(dict.fromkeys([*free_keys, *ALWAYS_FREE_KEYS])), "software": software(),
