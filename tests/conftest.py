@@ -55,6 +55,25 @@ def write(tmp_path: Path, name: str, text: str, newline: str = "\n") -> Path:
     return p
 
 
+@pytest.fixture
+def predict_stub(monkeypatch):
+    """``foodweb predict``'s training replaced by a stub that records the web and traits it would train on (fast):
+    the dict it returns gets ``data``, ``traits`` and ``trait_names``."""
+    import pandas as pd
+
+    from gatbio.tasks import foodweb as fw
+
+    got: dict = {}
+
+    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
+        got.update(data=data, traits=traits, trait_names=trait_names)
+        return pd.DataFrame({"rank": [1], "resource": ["algae"], "consumer": ["trout"], "score": [0.0],
+                             "resource_level": [1.0], "consumer_level": [3.0], "model": ["full"]})
+
+    monkeypatch.setattr(fw, "predict_missing_links", stub)
+    return got
+
+
 def write_pair_files(folder: Path, n: int = 40, n_pairs: int = 120, seq_len: int = 60, seed: int = 0,
                      score: int | None = None) -> None:
     """A tiny interaction-types dataset in ``folder``: ``actions.txt`` (STRING actions layout) and ``seqs.tsv``.

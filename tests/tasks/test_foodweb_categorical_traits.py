@@ -6,7 +6,6 @@ text (too many categories) are refused; tables of numbers elsewhere (protein fea
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from gatbio.cli import main as gatbio_main
@@ -26,17 +25,9 @@ CATEGORIES = ["detritus", "ectotherm", "endotherm", "invertebrate", "plant"]
 
 
 @pytest.fixture
-def seen(monkeypatch):
-    """The training replaced by a stub that records the web and traits ``predict`` would train on (fast)."""
-    got: dict = {}
-
-    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
-        got.update(data=data, traits=traits, trait_names=trait_names)
-        return pd.DataFrame({"rank": [1], "resource": ["algae"], "consumer": ["trout"], "score": [0.0],
-                             "resource_level": [1.0], "consumer_level": [3.0], "model": ["full"]})
-
-    monkeypatch.setattr(fw, "predict_missing_links", stub)
-    return got
+def seen(predict_stub):
+    """What ``predict`` would train on (tests/conftest.py ``predict_stub``)."""
+    return predict_stub
 
 
 def _predict(tmp_path, rows, header="species,log_mass,metabolic") -> int:

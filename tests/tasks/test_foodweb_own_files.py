@@ -5,12 +5,10 @@ web that perturb no species."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from torch_geometric.data import Data
 
 from gatbio.cli import main as gatbio_main
-from gatbio.tasks import foodweb as fw
 
 WEB = "resource,consumer\n" + "".join(f"{a},{b}\n" for a, b in [
     ("algae", "snail"), ("algae", "mayfly"), ("detritus", "mayfly"), ("detritus", "shrimp"), ("mayfly", "trout"),
@@ -20,17 +18,9 @@ TRAITS = [("algae", 1e-5, 0), ("detritus", 1e-6, 0), ("snail", 0.5, 1), ("mayfly
 
 
 @pytest.fixture
-def seen(monkeypatch):
-    """The training replaced by a stub that records the web and traits ``predict`` would train on (fast)."""
-    got: dict = {}
-
-    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
-        got.update(data=data, traits=traits, trait_names=trait_names)
-        return pd.DataFrame({"rank": [1], "resource": ["algae"], "consumer": ["trout"], "score": [0.0],
-                             "resource_level": [1.0], "consumer_level": [3.0], "model": ["full"]})
-
-    monkeypatch.setattr(fw, "predict_missing_links", stub)
-    return got
+def seen(predict_stub):
+    """What ``predict`` would train on (tests/conftest.py ``predict_stub``)."""
+    return predict_stub
 
 
 def _files(tmp_path, rows) -> tuple[str, str]:
