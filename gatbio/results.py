@@ -260,16 +260,20 @@ def _writer() -> str:
     """``<host>-<pid>`` of this process, for the names of its temp files (:func:`stale_temps`)."""
     import socket
 
-    return f"{re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:32] or 'host'}-{os.getpid()}"
+    # the whole host name, hashed: cut short, two machines of one pool (...-vmss000000, ...-vmss000001) were one
+    return f"{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:12]}-{os.getpid()}"
 
 
 def _alive(pid: int) -> bool:
-    """Whether the process ``pid`` of this machine exists."""
+    """Whether the process ``pid`` of this machine exists (where that cannot be told, as on Windows, where signal
+    0 is a console Ctrl-C: alive, so that nothing of it is removed)."""
+    if os.name == "nt":
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OSError):  # another user's process (or no way to tell): alive
+    except (PermissionError, OSError, OverflowError, ValueError):  # another user's, or no way to tell: alive
         return True
     return True
 

@@ -172,3 +172,24 @@ def test_a_killed_parallel_sweep_leaves_no_unit_marks_for_good(tmp_path, monkeyp
     assert parallel_map(_unit_sum, [(1, 2), (3, 4)], jobs=2, progress=False) == [3, 7]
     assert not left[0].exists() and live.exists()
     assert [p for p in tmp_path.iterdir() if p.name.startswith("gatbio-units-")] == [live]
+
+
+def test_a_process_that_cannot_be_asked_counts_as_alive():
+    """os.kill(2**31, 0) raised OverflowError (a temp or mark name with a huge number crashed every other run)."""
+    from gatbio.results import _alive
+
+    assert _alive(2**31) is True and _alive(os.getpid()) is True
+
+
+def test_temp_names_carry_the_whole_host_name_hashed(monkeypatch):
+    """Cut to 32 characters, two machines of one pool named ...-vmss000000 and ...-vmss000001 were one host, and
+    one could remove the other's live temp files."""
+    import socket
+
+    from gatbio import results
+
+    names = []
+    for host in ("aks-nodepool1-12345678-vmss000000", "aks-nodepool1-12345678-vmss000001"):
+        monkeypatch.setattr(socket, "gethostname", lambda h=host: h)
+        names.append(results._writer().rsplit("-", 1)[0])
+    assert names[0] != names[1]

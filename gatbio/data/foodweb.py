@@ -189,8 +189,9 @@ def read_species_traits(path: str | Path, species: list[str], *, header: bool | 
     commented out, so one note per file says how many were skipped and the first one's line (a quoted
     ``"#name"`` is read as a name).
     """
-    hint = ("(a typo? a column is read as categories only when none of its values is a number; leave missing "
-            "values empty)") if categorical else "(one-hot encode categorical traits; leave missing values empty)"
+    hint = ("(a typo? a column is read as categories when most of its values do not start like a number: "
+            "'2D' or '1st' do, so write such categories starting with a letter; leave missing values empty)") \
+        if categorical else "(one-hot encode categorical traits; leave missing values empty)"
     values, names, extra, lines = read_node_table(path, species, what="species", where="web", header=header,
                                                   unknown="add" if add_unknown else "error", value_word="trait",
                                                   value_hint=hint, comment_note=True, row_lines=True,

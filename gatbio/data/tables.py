@@ -885,6 +885,9 @@ def read_node_table(path: str | Path, names: Sequence[str], *, what: str = "node
 #: A cell that starts like a number (a sign, a comparison, a decimal point, a digit; or inf / infinity):
 #: a number, perhaps written wrong (``-3,5``, ``12 g``, ``<0.1``), never a category of a text column.
 _NUMBER_START = re.compile(r"[<>~+-]?\s*(?:\.?\d|inf(?:inity)?$)", re.IGNORECASE)
+#: Cells that mark a missing value in spreadsheets and R exports: refused in a text column (not made categories)
+#: with the fix, to leave the cell empty.
+MISSING_MARKS = frozenset(["?", "-", "--", "n/a", "#n/a", "null", "n.d.", "missing"])
 #: The most categories a text column of a node table may have to be one-hot encoded (``categorical``): more are
 #: names, free text or a too fine grouping, each category a column that a handful of nodes fill.
 MAX_CATEGORIES = 20
@@ -915,6 +918,12 @@ def _one_hot_column(table: Table, s: pd.Series, name: str, value_word: str, coun
     if not words.any() or numeric.sum() >= words.sum():  # numbers, or numbers with a typo: the caller's to refuse
         return None
     path = table.path
+    marks = words & low.isin(MISSING_MARKS).to_numpy()
+    if marks.any():  # '?', 'N/A' in a column of numbers (or alone): not categories of a text trait
+        r = int(np.flatnonzero(marks)[0])
+        raise MalformedFileError(path, table.line(r), f"{value_word} {name!r}: {text.iloc[r]!r} looks like a mark for "
+                                                      "a missing value: leave the cell empty (an empty cell is a "
+                                                      "missing value)")
     shown = first_few(sorted(set(text[words]), key=lambda x: (x.casefold(), x)), 3)
     if numeric.any():
         r = int(np.flatnonzero(numeric)[0])

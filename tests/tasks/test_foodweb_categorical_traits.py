@@ -163,3 +163,24 @@ def test_tables_of_numbers_elsewhere_still_refuse_text(tmp_path):
         read_species_traits(t, ["algae", "snail"])
     x, names, _ = read_species_traits(t, ["algae", "snail"], categorical=True)
     assert names == ["metabolic=invertebrate", "metabolic=plant"] and x.tolist() == [[0, 1], [1, 0]]
+
+
+@pytest.mark.parametrize("mark", ["?", "N/A", "-"])
+def test_missing_value_marks_in_a_column_of_numbers_are_named_not_a_valid_number(tmp_path, capsys, seen, mark):
+    """Mostly '?' with a few numbers: the column was taken for text categories and refused at a valid number
+    ('holds a number here, found 1.2'); all '?': a constant trait 'log_mass=?'."""
+    rows = [(s, mark if k < 4 else m, c) for k, (s, m, c) in enumerate(TRAITS)]
+    assert _predict(tmp_path, rows) == 1
+    err = capsys.readouterr().err
+    assert f"traits.csv:2: trait 'log_mass': {mark!r} looks like a mark for a missing value: leave the cell empty" \
+        in err
+    assert _predict(tmp_path, [(s, mark, c) for s, m, c in TRAITS]) == 1
+    assert "looks like a mark for a missing value" in capsys.readouterr().err
+    assert "data" not in seen
+
+
+def test_a_category_starting_with_a_digit_says_how_to_write_it(tmp_path, capsys, seen):
+    rows = [(s, m, "2D" if k % 2 else "3D") for k, (s, m, c) in enumerate(TRAITS)]
+    assert _predict(tmp_path, rows) == 1
+    err = capsys.readouterr().err
+    assert "found '3D'" in err and "'2D' or '1st' do, so write such categories starting with a letter" in err
