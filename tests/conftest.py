@@ -58,7 +58,7 @@ def write(tmp_path: Path, name: str, text: str, newline: str = "\n") -> Path:
 @pytest.fixture
 def predict_stub(monkeypatch):
     """``foodweb predict``'s training replaced by a stub that records the web and traits it would train on (fast):
-    the dict it returns gets ``data``, ``traits`` and ``trait_names``."""
+    the dict it returns gets ``data``, ``seeds``, ``traits`` and ``trait_names``."""
     import pandas as pd
 
     from gatbio.tasks import foodweb as fw
@@ -66,7 +66,7 @@ def predict_stub(monkeypatch):
     got: dict = {}
 
     def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
-        got.update(data=data, traits=traits, trait_names=trait_names)
+        got.update(data=data, seeds=seeds, traits=traits, trait_names=trait_names)
         return pd.DataFrame({"rank": [1], "resource": ["algae"], "consumer": ["trout"], "score": [0.0],
                              "resource_level": [1.0], "consumer_level": [3.0], "model": ["full"]})
 

@@ -20,17 +20,9 @@ CHAIN = ["a b", "b c", "c d", "d e", "e f", "a c", "b d", "c e"]  # 8 links of 6
 
 
 @pytest.fixture
-def captured(monkeypatch):
-    """Replace the training by a stub that records the web ``predict`` would train on (fast)."""
-    seen: dict = {}
-
-    def stub(data, top, seeds=None, traits=None, trait_names=None, progress=False, device=None):
-        seen.update(data=data, seeds=seeds, traits=traits)
-        return pd.DataFrame({"rank": [1], "resource": ["a"], "consumer": ["f"], "score": [0.0],
-                             "resource_level": [1.0], "consumer_level": [2.0], "model": ["structure_only"]})
-
-    monkeypatch.setattr(fw, "predict_missing_links", stub)
-    return seen
+def captured(predict_stub):
+    """What ``predict`` would train on (tests/conftest.py ``predict_stub``: the training replaced, fast)."""
+    return predict_stub
 
 
 def _stderr(capsys, caplog) -> tuple[str, str]:
