@@ -1091,11 +1091,34 @@ def read_biogrid_tab3(
         df = df[~missing]
     if len(df) == 0:
         raise MalformedFileError(path, None, "no interactions left after the organism / system filters")
+    if id_column == "symbol" and {"Organism ID Interactor A", "Organism ID Interactor B"} <= set(df.columns):
+        _refuse_symbols_of_two_organisms(path, table, df, need)
     a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path,
                                   line_of=lambda r: table.line(int(df.index[r])), columns=(need[0], need[1]))
     data = edges_to_data(a, b, names, weight=np.ones(len(a)), directed=False, duplicates="merge",
                          reduce="sum", self_loops=self_loops, name=name or path.name, path=path)
     return data
+
+
+def _refuse_symbols_of_two_organisms(path: Path, table, df: pd.DataFrame, need: list[str]) -> None:
+    """Refuse a BioGRID file in which one Official Symbol names proteins of two organisms (yeast CDC20 and human
+    CDC20 in a multi-organism download): keyed by symbol they would silently become one node, and a row joining
+    the two would be dropped as a self-interaction. Entrez and BioGRID ids are unique across organisms."""
+    org = ("Organism ID Interactor A", "Organism ID Interactor B")
+    pairs = pd.concat([df[[need[0], org[0]]].set_axis(["s", "o"], axis=1),
+                       df[[need[1], org[1]]].set_axis(["s", "o"], axis=1)]).drop_duplicates()
+    shared = pairs["s"][pairs["s"].duplicated()].unique()
+    if len(shared) == 0:
+        return
+    sym = shared[0]
+    where = df.index[(df[need[0]] == sym) | (df[need[1]] == sym)]
+    orgs = sorted(pairs.loc[pairs["s"] == sym, "o"].unique())
+    raise MalformedFileError(
+        path, table.line(int(where[0])),
+        f"{len(shared)} Official Symbol(s) name proteins of two or more organisms (e.g. {sym!r} of organisms "
+        f"{', '.join(map(str, orgs))}): keyed by symbol they would be one node. Keep one organism (organism=TAXID, "
+        "or --organism TAXID in gatbio protein predict), or name nodes by a unique id (id_column='entrez' or "
+        "'biogrid')")
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -740,3 +740,19 @@ def test_readers_take_a_path_and_say_what_to_use_for_a_table_in_memory(tmp_path)
         read_label_table(labels, data)
     y, _ = read_label_table(labels, data.node_names)
     assert y.shape == (3, 2)
+
+
+def test_a_symbol_of_two_organisms_is_refused_not_merged(tmp_path):
+    # a multi-organism BioGRID download: yeast CDC20 (559292) and human CDC20 (9606) share the symbol; keyed by
+    # symbol they became one node and the cross-species CDC20-CDC20 row was dropped as a self-interaction
+    rows = ["1\t991\t4193\t107416\t110358\tCDC20\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
+            "2\t852236\t856831\t33123\t36600\tCDC20\tCDC16\tTwo-hybrid\tphysical\t559292\t559292",
+            "3\t991\t852236\t107416\t33123\tCDC20\tCDC20\tTwo-hybrid\tphysical\t9606\t559292"]
+    p = write(tmp_path, "BIOGRID-ALL.tab3.txt", BIOGRID_HEADER + "\n".join(rows) + "\n")
+    with pytest.raises(MalformedFileError, match=r"BIOGRID-ALL\.tab3\.txt:2: 1 Official Symbol\(s\) name proteins "
+                                                 r"of two or more organisms \(e\.g\. 'CDC20' of organisms 559292, "
+                                                 r"9606\).*--organism TAXID.*id_column='entrez'"):
+        read_biogrid_tab3(p)
+    assert read_biogrid_tab3(p, organism=9606).node_names == ["CDC20", "MDM2"]  # one organism: no clash
+    d = read_biogrid_tab3(p, id_column="entrez")  # unique ids: three proteins, the cross-species row kept
+    assert d.num_nodes == 4 and d.num_edges == 6
