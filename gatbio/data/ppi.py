@@ -180,6 +180,29 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("GATBIO_CACHE", Path.home() / ".cache" / "gatbio"))
 
 
+def _remove_stale_caches(cache: Path, folder: Path) -> None:
+    """Delete the cache folders beside ``cache`` made for an earlier version of ``folder``'s raw files (their
+    ``raw/`` links point into ``folder/raw``): each version gets a folder of its own, so re-extracting ``ppi.zip``
+    left the old processed graphs (hundreds of MB) behind for good. Only folders whose every entry in ``raw/`` is
+    such a link are deleted (the links, not what they point to), with a note; one that cannot be is left as is."""
+    import shutil
+
+    from gatbio.data.tables import note
+
+    target = (folder / "raw").resolve()
+    mine = {str((folder / "raw" / f).resolve()) for f in PPI_RAW_FILES}  # what load_ppi_benchmark links to
+    for other in sorted(cache.parent.glob("*")) if cache.parent.is_dir() else []:
+        raw = other / "raw"
+        if other == cache or other.is_symlink() or not raw.is_dir() or raw.is_symlink():
+            continue
+        links = list(raw.iterdir())
+        if not links or not all(p.is_symlink() and os.readlink(p) in mine for p in links):
+            continue
+        shutil.rmtree(other, ignore_errors=True)  # unlinks the links; the raw files stay
+        if not other.exists():
+            note(f"removed {other}: PyG's processed PPI graphs of an earlier version of the raw files in {target}")
+
+
 def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
     """The 24-graph PPI benchmark through :class:`torch_geometric.datasets.PPI` (20 train, 2 valid, 2 test).
 
@@ -202,6 +225,7 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
         stamp = [str(folder.resolve())] + [f"{f}:{(s := (folder / 'raw' / f).stat()).st_size}:{s.st_mtime_ns}"
                                            for f in PPI_RAW_FILES]
         cache = _cache_dir() / "ppi_benchmark" / hashlib.sha256("\n".join(stamp).encode()).hexdigest()[:16]
+        _remove_stale_caches(cache, folder)
         (cache / "raw").mkdir(parents=True, exist_ok=True)
         for f in PPI_RAW_FILES:
             link = cache / "raw" / f

@@ -80,8 +80,8 @@ from gatbio.results import (
 __all__ = [
     "ProteinConfig", "VARIANTS", "load", "run", "run_quick", "run_unit", "summarize_runs", "plot_f1",
     "node_features", "knn_vote", "choose_prior_power", "make_model", "last_layer_attention",
-    "attention_neighbourhood", "predict_unannotated", "check_functions_differ", "QUICK_CONFIG", "PREDICT_SETTINGS",
-    "check_predict_data",
+    "attention_neighbourhood", "early_stopping_split", "predict_unannotated", "check_functions_differ",
+    "QUICK_CONFIG", "PREDICT_SETTINGS", "check_predict_data",
 ]
 
 BASELINES = ("neighbor_vote", "label_prop", "lr_spectral", "lr_netmf", "lr_prone", "knn_prone")
@@ -810,6 +810,35 @@ def check_predict_data(data):
     return data
 
 
+def early_stopping_split(data, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, list[str]]:
+    """The annotated proteins of ``data`` (multi-hot ``y`` (N, L)) split for :func:`predict_unannotated`:
+    ``(fit, val, unlearnt)``, sorted indices. A tenth of them (at least one) is held out for early stopping, drawn
+    with ``seed``; a protein whose hold-out would leave one of its functions without any training protein is
+    passed over (the next of the draw taken instead), so that a function of one or few proteins is learnt (a
+    function whose proteins were all held out was never a training target, and its scores meant nothing). When no
+    protein can be held out so, the draw's first is, and ``unlearnt`` names the functions left without a training
+    protein."""
+    y = data.y.bool().cpu().numpy()  # (N, L)
+    known = np.flatnonzero(y.any(1))
+    perm = np.random.default_rng(seed).permutation(known)
+    n_val = max(1, len(perm) // 10)
+    left = y[perm].sum(0)  # (L,) annotated proteins of each function not held out
+    val: list[int] = []
+    for i in perm:  # without a function at risk this is perm[:n_val], the draw's first proteins
+        if len(val) == n_val:
+            break
+        if (left[y[i]] > 1).all():
+            val.append(int(i))
+            left -= y[i]
+    if not val:  # every protein is the last of one of its functions: hold out the draw's first anyway
+        val = [int(perm[0])]
+        left -= y[perm[0]]
+    lnames = list(getattr(data, "label_names", range(y.shape[1])))
+    unlearnt = [str(lnames[j]) for j in np.flatnonzero((left == 0) & y.any(0))]
+    fit = np.setdiff1d(known, val)
+    return torch.from_numpy(fit), torch.from_numpy(np.sort(np.asarray(val, dtype=np.int64))), unlearnt
+
+
 def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int = 5, explain_top: int = 5,
                         seed: int = 0, progress: bool = False, device: str | torch.device | None = None
                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -818,9 +847,10 @@ def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int 
     ``data`` has ``edge_index``, ``node_names``, multi-hot ``y`` (N, L) (all-zero rows = unannotated) and
     ``label_names``; class ids ``y`` (N,) with ``-1`` for unannotated (``gatbio.data.load("yeast-bu2003")``) are
     read as their one-hot (N, L) rows, with a note on stderr (each function is then scored on its own, as for a
-    label table). A tenth of the annotated proteins is held out for early stopping. ``data`` is checked
-    (:func:`check_predict_data`) and ``cfg`` read (a ``dict`` of :class:`ProteinConfig` settings is taken over
-    :data:`PREDICT_SETTINGS`) before any work. Returns
+    label table). A tenth of the annotated proteins is held out for early stopping, each function keeping a
+    training protein where it can (:func:`early_stopping_split`; one that cannot is named on stderr). ``data`` is
+    checked (:func:`check_predict_data`) and ``cfg`` read (a ``dict`` of :class:`ProteinConfig` settings is taken
+    over :data:`PREDICT_SETTINGS`) before any work. Returns
     ``(predictions, explanations)``: one row per unannotated protein with its ``top`` labels and scores and an
     ``isolated`` flag (no interaction with another protein, self-loops not counting: no input but the network's,
     so the same scores for each), and one row per (protein, attended
@@ -849,10 +879,13 @@ def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int 
     if known_mask.all():
         raise ValueError("every protein in the graph is annotated: nothing to predict")
     check_functions_differ(data)
-    rng = np.random.default_rng(seed)
-    perm = torch.from_numpy(rng.permutation(known.cpu().numpy()))
-    n_val = max(1, len(perm) // 10)
-    val, fit_idx = perm[:n_val].sort().values, perm[n_val:].sort().values
+    fit_idx, val, unlearnt = early_stopping_split(data, seed)
+    if unlearnt:
+        from gatbio.data.tables import first_few, note
+
+        note(f"{len(unlearnt)} function(s) have all their annotated proteins among the {len(val)} held out for early "
+             f"stopping ({first_few([repr(n) for n in unlearnt], 3)}): the model never sees them in training, so "
+             "their scores mean little; annotate more proteins with them, or try another seed (--seed)")
     if progress:
         import sys
 

@@ -481,7 +481,10 @@ def predict_main(args: argparse.Namespace) -> int:
     print(homophily_line(data))
     n_known = int(data.y.bool().any(1).sum())
     if n_known < 50:  # the model learns each function from these, a tenth of them held out for early stopping
-        print(f"# note: {n_known} annotated proteins to learn from ({max(1, n_known // 10)} held out for early "
+        from gatbio.tasks.protein import early_stopping_split
+
+        held_out = len(early_stopping_split(data, args.seed)[1])
+        print(f"# note: {n_known} annotated proteins to learn from ({held_out} held out for early "
               "stopping): with so few examples, expect rough predictions", file=sys.stderr)
     announce_device(device, args.device)
     from gatbio.embed import embedding_line
