@@ -92,7 +92,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                          "comma-separated, or tab-separated when the name ends in .tsv")
     pr.add_argument("--explain", metavar="CSV",
                     help="also write the 5 most attended neighbours of each unannotated protein (last GAT layer, "
-                         "heads averaged) with their known functions")
+                         "heads averaged): columns protein, neighbour, attention, top_prediction (the protein's "
+                         "best-scoring function) and neighbour_known_labels (';'-separated)")
     pr.add_argument("--plot", metavar="FILE",
                     help="also draw one protein's most attended neighbourhood, with its predicted functions "
                          "(.png, .pdf or .svg)")

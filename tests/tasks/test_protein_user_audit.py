@@ -201,3 +201,14 @@ def test_a_cache_folder_not_made_for_the_raw_files_is_kept(tmp_path, monkeypatch
     _ppi_raw(root / "ppi_benchmark" / "raw", 4)
     assert load_ppi_benchmark(root)[0].num_nodes == 4
     assert other.is_dir() and not old.exists()
+
+
+
+def test_explain_help_names_every_column_the_table_has(capsys):
+    from gatbio.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["protein", "predict", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for column in ("protein", "neighbour", "attention", "top_prediction", "neighbour_known_labels"):
+        assert column in text.split("--explain CSV")[-1].split("--plot FILE")[0], column
