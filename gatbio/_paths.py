@@ -157,9 +157,11 @@ def check_input_dir(path: str | Path, option: str | None = None, what: str = "")
     return path
 
 
-#: Relative paths written in the config files read in this process (the path as written -> the config file), for
-#: the message of a missing input (:func:`remember_config_paths`, :func:`check_input_file`).
-_CONFIG_PATHS: dict[str, Path] = {}
+#: Relative paths written in the config files read in this process (the path as written -> the config files that
+#: name it, the latest last), for the message of a missing input (:func:`remember_config_paths`,
+#: :func:`check_input_file`). Every config is kept: a later one naming the same path (another experiment's config,
+#: a results folder's stored config.yaml) must not hide the folder of the config that holds the file.
+_CONFIG_PATHS: dict[str, list[Path]] = {}
 
 
 def remember_config_paths(config_file: str | Path, doc: object) -> None:
@@ -175,7 +177,10 @@ def remember_config_paths(config_file: str | Path, doc: object) -> None:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         elif isinstance(item, str) and item.strip() and "\n" not in item and not Path(item).is_absolute():
-            _CONFIG_PATHS[str(Path(item))] = config_file
+            configs = _CONFIG_PATHS.setdefault(str(Path(item)), [])
+            if config_file in configs:
+                configs.remove(config_file)
+            configs.append(config_file)
 
 
 def _missing_file(path: Path) -> str:
@@ -184,8 +189,9 @@ def _missing_file(path: Path) -> str:
     if path.is_absolute():
         return ""
     said = f" (looked for {Path.cwd() / path}: a relative path is read from the current folder)"
-    config = _CONFIG_PATHS.get(str(path))
-    if config is not None and (config.parent / path).is_file():
+    # the latest config read that names the path and holds the file in its folder
+    config = next((c for c in reversed(_CONFIG_PATHS.get(str(path), [])) if (c.parent / path).is_file()), None)
+    if config is not None:
         said += (f"; {path} is in the folder of the config file {config}: run gatbio from {config.parent}, or "
                  f"write the path relative to the current folder or absolute ({config.parent / path})")
     return said

@@ -12,6 +12,7 @@ import dataclasses
 import difflib
 import importlib
 import math
+import os
 import re
 import types
 import typing
@@ -78,7 +79,7 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
             from_file = False
             bad = [o for o in overrides if "=" not in o]
             if bad:
-                raise ValueError(f"override {bad[0]!r} is not of the form key=value")
+                raise ValueError(f"override {bad[0]!r} is not of the form key=value{_split_hint(overrides, bad[0])}")
             for o in overrides:  # one at a time, so that a value YAML cannot read is named with its override
                 try:
                     one = OmegaConf.from_dotlist([o])
@@ -111,7 +112,44 @@ def load_config(schema: type[T], path: str | Path | Mapping[str, Any] | None = N
         nested = _section_keys(cls, str(key)) if key and "." not in str(key) and "not in" in msg else []
         hint = f"; did you mean {' or '.join(nested)}?" if nested else ""
         raise ValueError(f"bad config in {where}: {msg}{hint} ({what}: {allowed})") from None
+    _expand_home(obj)
     return obj  # type: ignore[return-value]
+
+
+_HOME = re.compile(r"~[\w.-]*/")
+
+
+def _expand_home(cfg: Any) -> None:
+    """Expand a leading ``~/`` (or ``~user/``) in the text settings of ``cfg`` and its sections, list items
+    included, as the shell does on the command line: ``out_dir: ~/results`` in a file is the home folder's
+    ``results``, not a folder named ``~`` in the current one."""
+    def expand(v: Any) -> Any:
+        return os.path.expanduser(v) if isinstance(v, str) and _HOME.match(v) else v
+
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            _expand_home(value)
+        elif isinstance(value, str):
+            setattr(cfg, f.name, expand(value))
+        elif isinstance(value, list):
+            setattr(cfg, f.name, [expand(v) for v in value])
+
+
+def _split_hint(overrides: list[str], bad: str) -> str:
+    """For an override without ``=`` that is the rest of a list before it, split by the shell at a space
+    (``seeds=[0, 1]`` typed without quotes gives ``seeds=[0,`` and ``1]``): how to write it whole; else ``""``."""
+    start = end = overrides.index(bad)
+    while start > 0 and "=" not in overrides[start - 1]:
+        start -= 1
+    while end + 1 < len(overrides) and "=" not in overrides[end + 1]:
+        end += 1
+    value = overrides[start - 1].split("=", 1)[1] if start > 0 else ""
+    if value.count("[") + value.count("{") <= value.count("]") + value.count("}"):
+        return ""  # not an open list: a key without a value
+    whole = " ".join(overrides[start - 1:end + 1])
+    return (f" (the shell split {whole!r} at its spaces: quote it, '{whole}', or write it without spaces, "
+            f"{whole.replace(' ', '')})")
 
 
 def _section_keys(cls: type, key: str) -> list[str]:
@@ -145,7 +183,20 @@ def _refuse_override(schema: type, override: str, err: ValidationError) -> None:
     if not given:
         raise ValueError(f"override {override!r}: no value given; give {want}, or leave the override out to keep "
                          "the config's") from None
+    if _is_null(given):  # name=#x, device=~, epochs=null: YAML's "nothing", for a setting that needs a value
+        why = ("# starts a YAML comment, so no value is left" if given.startswith("#")
+               else f"{given} means no value{'' if given.lower() == 'null' else ' (null)'} in YAML")
+        quote = f"; for the text {given}, quote it twice: '{key}=\"{given}\"'" if tp is str and "#" in given else ""
+        raise ValueError(f"override {override!r}: {key} must be {want}, and {why}{quote}") from None
     raise ValueError(f"override {override!r}: {key} must be {want}, not {given!r}") from None
+
+
+def _is_null(text: str) -> bool:
+    """Whether YAML reads ``text`` as null (``null``, ``~``, a comment)."""
+    try:
+        return yaml.safe_load(text) is None
+    except yaml.YAMLError:
+        return False
 
 
 def task_schemas() -> Iterator[tuple[type, str, str]]:
@@ -264,6 +315,8 @@ def _parse_yaml(text: str, where: str) -> dict:
         mark = getattr(err, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
+        if "'\\t'" in what:  # PyYAML: "found character '\t' that cannot start any token"
+            what += " (YAML takes spaces, not tabs: replace the tab on that line with spaces)"
         raise ValueError(f"{where}{line}: malformed YAML: {what}") from None
     if doc is None:
         from gatbio.data.tables import note
@@ -367,12 +420,28 @@ def _check_shapes(schema: type, doc: Mapping, where: str, text: str | None, pref
                     if item in _SCALAR_WORDS and isinstance(v, (Mapping, list, tuple)):
                         _refuse(where, text, f"{dotted}[{i}]",
                                 f"expected a single value ({_SCALAR_WORDS[item]}), got {_shown(v)}")
+                    if item is str and isinstance(v, bool):
+                        _refuse(where, text, f"{dotted}[{i}]", _yaml_bool_for_text(v, f"{dotted}=[", text))
+        elif tp is str and isinstance(value, bool):  # name: no -> 'False', without a word
+            problem = _yaml_bool_for_text(value, f"{dotted}=", text)
+            _refuse(where, text, dotted, problem)
         elif tp in _SCALAR_WORDS and (is_map or is_list):
             problem = f"expected a single value ({_SCALAR_WORDS[tp]})"
             if is_map and any(k in hints for k in value):  # `jobs:` with `  seeds: [1]` below it
                 shown += " (is the line below it indented by mistake?)"
         if problem:
             _refuse(where, text, dotted, f"{problem}, got {shown}")
+
+
+def _yaml_bool_for_text(value: bool, override: str, text: str | None) -> str:
+    """The problem of a text setting given an unquoted yes / no / on / off / true / false, which YAML reads as
+    true or false (OmegaConf would keep the text ``True`` or ``False``)."""
+    word = "yes" if value else "no"
+    close = "]" if override.endswith("[") else ""
+    how = (f"put the word in quotes, e.g. '{word}'" if text is not None
+           else f"quote it twice, e.g. '{override}\"{word}\"{close}' (the shell takes the outer quotes)")
+    return (f"expected text, got {str(value).lower()} (YAML reads an unquoted yes, no, on, off, true or false as "
+            f"true or false): {how}")
 
 
 def _refuse(where: str, text: str | None, key: str, what: str) -> typing.NoReturn:
