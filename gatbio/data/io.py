@@ -1095,8 +1095,14 @@ def read_biogrid_tab3(
         _refuse_symbols_of_two_organisms(path, table, df, need)
     a, b, names = _names_to_codes(df[need[0]].to_numpy(), df[need[1]].to_numpy(), None, path, path,
                                   line_of=lambda r: table.line(int(df.index[r])), columns=(need[0], need[1]))
+    stats: dict[str, int] = {}
     data = edges_to_data(a, b, names, weight=np.ones(len(a)), directed=False, duplicates="merge",
-                         reduce="sum", self_loops=self_loops, name=name or path.name, path=path)
+                         reduce="sum", self_loops=self_loops, name=name or path.name, path=path, stats=stats)
+    if stats.get("duplicates"):  # BioGRID lists an interaction once per experiment: merging is the reading
+        note(f"{path}: {stats['duplicates']} rows repeat an interaction (another experiment, or A and B swapped): "
+             "merged, edge_weight counts each interaction's rows")
+    if stats.get("self_loops_removed"):
+        note(f"{path}: {stats['self_loops_removed']} self-interaction row(s) (a protein with itself) left out")
     return data
 
 

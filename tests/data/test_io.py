@@ -244,7 +244,14 @@ def test_biogrid_tab3(tmp_path, caplog):
     read_biogrid_tab3(p, physical_only=True)  # what is left out and what joins two organisms is said
     assert "1 non-physical (e.g. genetic) interaction rows left out" in caplog.text
     assert "1 rows join proteins of two organisms" in caplog.text
+    assert "1 rows repeat an interaction (another experiment, or A and B swapped): merged, edge_weight counts" \
+        in caplog.text
     assert read_biogrid_tab3(p, id_column="entrez").num_nodes == 4
+    caplog.clear()
+    loop = write(tmp_path, "l.txt", BIOGRID_HEADER + rows[0] + "\n"
+                 + "7\t7157\t7157\t113010\t113010\tTP53\tTP53\tTwo-hybrid\tphysical\t9606\t9606\n")
+    assert read_biogrid_tab3(loop).num_edges == 2
+    assert "1 self-interaction row(s) (a protein with itself) left out" in caplog.text
     # BioGRID's '-' is "no such id", not one protein called '-' joining every row that lacks one
     dash = write(tmp_path, "d.txt", BIOGRID_HEADER + "\n".join(
         rows + ["5\t-\t4193\t9\t110358\tORF1\tMDM2\tTwo-hybrid\tphysical\t9606\t9606",
