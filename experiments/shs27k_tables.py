@@ -22,6 +22,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -196,7 +197,8 @@ def read_summary(path: Path) -> pd.DataFrame:
                     raise SystemExit(f"{path}:{n}: {len(cells)} cells under a header of {len(cols)}")
                 r = dict(zip(cols, cells, strict=True))
                 try:
-                    mean, std = r["micro_f1"].split("±")
+                    # "(n=3)": the statistic is over fewer runs than the row's (others' values undefined)
+                    mean, std = re.sub(r"\s*\(n=\d+\)$", "", r["micro_f1"]).split("±")
                     mean, std = float(mean), np.nan if std.strip() == "–" else float(std)  # –: a single run
                 except ValueError:
                     raise SystemExit(f"{path}:{n}: micro_f1 {r['micro_f1']!r} is not 'mean ± std' (or 'mean ± –' "

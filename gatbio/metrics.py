@@ -68,8 +68,47 @@ def _check_binary(y_true: np.ndarray) -> None:
                      "pass one column per class (y_true == c) with that class's scores")
 
 
+def _check_01(a: np.ndarray, name: str) -> None:
+    """A ``ValueError`` unless ``a`` holds 0/1 (or booleans): ``astype(bool)`` read any nonzero value as 1, so
+    probabilities passed as ``pred`` (0.2 -> 1) or -1/1 labels (-1 -> 1) gave an F1 without a word."""
+    if a.dtype == bool:
+        return
+    bad = ~((a == 0) | (a == 1))
+    if not bad.any():
+        return
+    first = np.argwhere(bad)[0]
+    value = a[tuple(first)].item()
+    at = ", ".join(str(int(i)) for i in first)
+    if name == "pred" and np.issubdtype(a.dtype, np.floating):
+        hint = "scores? threshold them first, f1_threshold(y_true, scores, 0.5), or use f1_top_k(y_true, scores)"
+    elif np.isin(a[bad], (-1,)).all():
+        hint = f"for -1/1 labels pass {name} == 1"
+    else:
+        hint = "one column per label, 1 where the item has it"
+    raise ValueError(f"{name} must hold binary 0/1 (or booleans); it has {int(bad.sum())} other value(s), the first "
+                     f"{value!r} at [{at}]: {hint}")
+
+
+def _check_finite_threshold(threshold: np.ndarray) -> None:
+    if np.issubdtype(threshold.dtype, np.inexact) and np.isnan(threshold).any():
+        raise ValueError("threshold is NaN: no score is at or above it; give a number (one per label, or one for "
+                         "all)")
+
+
+def _finite_ranks(scores: np.ndarray) -> np.ndarray:
+    """``scores`` with ``inf`` / ``-inf`` replaced by ranks that keep every order and tie (ROC-AUC and average
+    precision depend on nothing else); finite scores are returned unchanged. scikit-learn refused infinite scores
+    ("Input contains infinity"), though a saturated logit or log-odds ranks first (or last) as it should."""
+    if not np.issubdtype(scores.dtype, np.inexact) or np.isfinite(scores).all():
+        return scores
+    from scipy.stats import rankdata
+
+    return rankdata(scores, method="dense").reshape(scores.shape)  # one ranking: each column keeps its order
+
+
 def top_k_predictions(scores, k) -> np.ndarray:
-    """Binary matrix with the ``k[i]`` highest-scoring labels of row ``i`` set to 1 (NaN scores are refused)."""
+    """Binary matrix with the ``k[i]`` highest-scoring labels of row ``i`` set to 1 (of tied scores, the first
+    columns; NaN scores are refused)."""
     scores = _as_numpy(scores)
     k = _as_numpy(k).astype(int)
     if scores.ndim != 2 or k.shape != (scores.shape[0],):
@@ -89,11 +128,17 @@ def micro_macro_f1(y_true, pred) -> dict[str, float]:
 
     The same numbers as ``sklearn.metrics.f1_score(average=..., zero_division=0)`` (tested), computed from the
     per-label counts in one pass: sklearn's input validation made it 2.5 ms per call, and threshold search
-    calls it 50 times per model.
+    calls it 50 times per model. Both inputs hold 0/1 (or booleans): scores or -1/1 labels are refused.
     """
-    y_true = _as_numpy(y_true).astype(bool)
-    pred = _as_numpy(pred).astype(bool)
+    y_true, pred = _as_numpy(y_true), _as_numpy(pred)
     _same_shape(y_true, pred, "pred")
+    _check_01(y_true, "y_true")
+    _check_01(pred, "pred")
+    return _f1_counts(y_true.astype(bool), pred.astype(bool))
+
+
+def _f1_counts(y_true: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """:func:`micro_macro_f1` of two checked boolean (n, L) arrays."""
     tp = (y_true & pred).sum(axis=0)  # (L,)
     wrong = (y_true ^ pred).sum(axis=0)  # (L,) false positives + false negatives
     denom = 2 * tp + wrong
@@ -107,9 +152,11 @@ def f1_top_k(y_true, scores) -> dict[str, float]:
 
     This is the evaluation of DeepWalk/node2vec/NetMF/ProNE on multi-label node classification.
     """
-    y_true, scores = _as_numpy(y_true).astype(np.int8), _as_numpy(scores)
+    y_true, scores = _as_numpy(y_true), _as_numpy(scores)
     _same_shape(y_true, scores, "scores")
-    return micro_macro_f1(y_true, top_k_predictions(scores, y_true.sum(axis=1)))
+    _check_01(y_true, "y_true")
+    y_true = y_true.astype(bool)
+    return _f1_counts(y_true, top_k_predictions(scores, y_true.sum(axis=1)).astype(bool))
 
 
 def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
@@ -117,18 +164,19 @@ def f1_threshold(y_true, scores, threshold) -> dict[str, float]:
 
     A label is predicted where its score is at or above its threshold (``>=``); an item with no such label is
     given its highest-scoring one (the first of tied ones). NaN scores are refused."""
-    y_true = _as_numpy(y_true).astype(np.int8)
-    scores = _as_numpy(scores)
+    y_true, scores = _as_numpy(y_true), _as_numpy(scores)
     _same_shape(y_true, scores, "scores")
+    _check_01(y_true, "y_true")
     _check_no_nan(scores)
     threshold = _as_numpy(threshold)
     if threshold.shape not in ((), (1,), (scores.shape[1],)):
         raise ValueError(f"threshold must be a scalar or one per label ({scores.shape[1]},); got shape "
                          f"{threshold.shape}")
-    pred = (scores >= threshold).astype(np.int8)
+    _check_finite_threshold(threshold)
+    pred = scores >= threshold
     empty = pred.sum(axis=1) == 0
-    pred[empty, np.argmax(scores[empty], axis=1)] = 1
-    return micro_macro_f1(y_true, pred)
+    pred[empty, np.argmax(scores[empty], axis=1)] = True
+    return _f1_counts(y_true.astype(bool), pred)
 
 
 def _label_mean(metric, y_true, scores, defined, average: str | None) -> float | np.ndarray:
@@ -147,8 +195,9 @@ def _label_mean(metric, y_true, scores, defined, average: str | None) -> float |
 def roc_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     """ROC-AUC (scikit-learn's ``roc_auc_score``; tied scores count one half); NaN when only one class is present.
 
-    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN) are (n,) or both (n, L) (one binary label per
-    column): other labels (class ids) and NaN scores are refused with a message. For (n, L) it is computed per
+    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN; ``inf`` and ``-inf`` rank first and last) are
+    (n,) or both (n, L) (one binary label per column): other labels (class ids) and NaN scores are refused with a
+    message. For (n, L) it is computed per
     label and averaged over the labels that have both classes among the items: a label without positives (or
     without negatives) has no ROC-AUC and is **left out of the mean**, where scikit-learn's ``average="macro"``
     makes the whole mean NaN; NaN when no label has both. ``average=None`` returns the (L,) per-label values
@@ -158,6 +207,7 @@ def roc_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray
     _same_shape(y_true, scores, "scores", (1, 2))
     _check_binary(y_true)
     _check_no_nan(scores)
+    scores = _finite_ranks(scores)
     if y_true.ndim == 2:
         return _label_mean(roc_auc_score, y_true, scores, lambda y: len(np.unique(y)) == 2, average)
     if len(np.unique(y_true)) < 2:
@@ -169,8 +219,8 @@ def pr_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     """PR-AUC as average precision (scikit-learn's ``average_precision_score``: precision at each distinct score
     weighted by the recall gained there, no interpolation); NaN when there is no positive (a 1 or ``True``).
 
-    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN) are (n,) or both (n, L); other labels and NaN
-    scores are refused with a message. For (n, L) it is computed per label and averaged over the
+    ``y_true`` (0/1 or booleans; -1/1 too) and ``scores`` (no NaN; ``inf`` and ``-inf`` rank first and last) are
+    (n,) or both (n, L); other labels and NaN scores are refused with a message. For (n, L) it is computed per label and averaged over the
     labels with at least one positive: a label without positives has no average precision and is **left out of the
     mean** (scikit-learn's ``average="macro"`` counts a value for it with a warning, 'recall is set to one'); NaN
     when no label has a positive. ``average=None`` returns the (L,) per-label values instead, NaN for the
@@ -180,6 +230,7 @@ def pr_auc(y_true, scores, average: str | None = "macro") -> float | np.ndarray:
     _same_shape(y_true, scores, "scores", (1, 2))
     _check_binary(y_true)
     _check_no_nan(scores)
+    scores = _finite_ranks(scores)
     if y_true.ndim == 2:
         return _label_mean(average_precision_score, y_true, scores, lambda y: bool((y == 1).any()), average)
     if not (y_true == 1).any():

@@ -136,6 +136,14 @@ def draw_foodweb(ax: Axes, edge_index, levels, node_names: Sequence[str], links:
     y = np.asarray(levels, dtype=float)
     n = len(y)
     names = [str(s) for s in node_names]
+    if n == 0:
+        raise ValueError("the food web has no species: there is nothing to draw")
+    if len(names) != n or (ei.size and int(ei.max()) >= n):
+        raise ValueError(f"levels has {n} entries for {len(names)} node_names and species ids up to "
+                         f"{int(ei.max()) if ei.size else -1} in edge_index: give one level per species")
+    if attention is not None and np.size(attention) != ei.shape[1]:
+        raise ValueError(f"attention has {np.size(attention)} weights for {ei.shape[1]} observed links: give one per "
+                         "link, in the order of edge_index")
     x = _spread(ei, y, seed)
     xy = np.stack([x, y], axis=1)  # (N, 2)
     segments = np.stack([xy[ei[0]], xy[ei[1]]], axis=1)  # (E, 2, 2)
@@ -153,12 +161,20 @@ def draw_foodweb(ax: Axes, edge_index, levels, node_names: Sequence[str], links:
     if links is not None and len(links):
         index = {s: k for k, s in enumerate(names)}
 
-        def node(v) -> int:
-            return int(v) if isinstance(v, (int, np.integer)) else index[str(v)]
+        def node(v, column: str) -> int:
+            k = int(v) if isinstance(v, (int, np.integer)) else index.get(str(v), -1)
+            if not 0 <= k < n:
+                raise ValueError(f"links: {column} {v!r} is not a species of this web (names of node_names, or "
+                                 f"indices 0..{n - 1})")
+            return k
 
-        src = [node(v) for v in links["resource"]]
-        dst = [node(v) for v in links["consumer"]]
+        src = [node(v, "resource") for v in links["resource"]]
+        dst = [node(v, "consumer") for v in links["consumer"]]
         score = links["score"].to_numpy(dtype=float)
+        if not np.isfinite(score).all():
+            bad = int(np.flatnonzero(~np.isfinite(score))[0])
+            raise ValueError(f"links: {int((~np.isfinite(score)).sum())} score(s) are not finite (the first in row "
+                             f"{bad}: {score[bad]}); a colour needs a number: drop those links or fill their scores")
         norm = Normalize(score.min(), score.max() if score.max() > score.min() else score.min() + 1e-9)
         cm = colormaps[cmap]
         for u, v, s in sorted(zip(src, dst, score, strict=True), key=lambda t: t[2]):  # best drawn last, on top
@@ -232,6 +248,8 @@ def draw_protein_neighbourhood(ax: Axes, protein: str, neighbours: pd.DataFrame,
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
+    if len(neighbours) == 0:
+        raise ValueError(f"protein {protein!r}: neighbours is empty, there is no neighbourhood to draw")
     nb = neighbours.sort_values("attention", ascending=False, kind="stable").reset_index(drop=True)
     ring = _circle(len(nb))  # (k, 2)
     pos = {protein: np.zeros(2)}
@@ -281,6 +299,8 @@ def protein_figure(protein: str, neighbours: pd.DataFrame, predicted: Sequence[t
 def best_predicted_protein(predictions: pd.DataFrame) -> str:
     """The protein whose top predicted function has the highest score, among those with interactions (the
     ``predictions`` table of :func:`gatbio.tasks.protein.predict_unannotated`)."""
+    if predictions.empty:
+        raise ValueError("predictions is empty: no protein was predicted, there is no neighbourhood to draw")
     linked = predictions[~predictions["isolated"].astype(bool)]
     if linked.empty:
         raise ValueError("every predicted protein is isolated: there is no neighbourhood to draw")

@@ -393,7 +393,7 @@ def _jsonable(obj: Any) -> Any:
         return int(obj)
     if isinstance(obj, (np.floating, float)):
         f = float(obj)
-        return None if math.isnan(f) else f
+        return f if math.isfinite(f) else None  # JSON has no NaN or Infinity: json.dumps wrote them, invalid
     if isinstance(obj, Path):
         return str(obj)
     if hasattr(obj, "tolist"):  # torch tensors
@@ -402,7 +402,8 @@ def _jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str | Path, obj: Any) -> None:
-    """Write ``obj`` as pretty JSON atomically (numpy / torch values converted, NaN → null)."""
+    """Write ``obj`` as pretty JSON atomically (numpy / torch values converted, NaN and ±inf → null: JSON has
+    neither, and ``Infinity`` stopped other readers: jq, R's jsonlite, JavaScript)."""
     atomic_write_text(path, json.dumps(_jsonable(obj), indent=2, sort_keys=False) + "\n")
 
 
@@ -1184,13 +1185,20 @@ def summarize(
     spread to measure: a 0 read as "no variation between seeds", as the robustness tables leave it empty). The statistics
     are rounded to ``digits`` (``None``: not rounded; a display table made with :func:`format_mean_std` from a
     rounded summary would round twice: 0.86749 -> 0.8675 -> 0.868).
+
+    A run whose metric is NaN (undefined, e.g. no test item of a subset) is left out of that metric's mean and std;
+    when a group has such runs, ``<metric>_n`` (after ``<metric>_std``) counts the runs each statistic is over, which
+    :func:`format_mean_std` shows (``n`` alone said every run counted). Rows whose ``by`` value is missing (NaN,
+    ``None``) form a group of their own (they were dropped without a word).
     """
-    g = df.groupby(_as_list(by), sort=False)
+    g = df.groupby(_as_list(by), sort=False, dropna=False)
     out = g.size().rename("n").reset_index()
     for m in _as_list(metrics):
-        stats = g[m].agg(["mean", "std"]).reset_index(drop=True)
+        stats = g[m].agg(["mean", "std", "count"]).reset_index(drop=True)
         out[f"{m}_mean"] = stats["mean"].to_numpy()
         out[f"{m}_std"] = stats["std"].to_numpy()
+        if (stats["count"].to_numpy() < out["n"].to_numpy()).any():
+            out[f"{m}_n"] = stats["count"].to_numpy()
     return out if digits is None else round_stats(out, digits)
 
 
@@ -1222,11 +1230,14 @@ def over_seeds(seeds: Iterable[int]) -> str:
 def format_mean_std(df: pd.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,
                     digits: int = 3) -> pd.DataFrame:
     """A display table with ``mean ± std`` strings, from the output of :func:`summarize` (``± –`` where there is
-    no std: a single run); ``by`` and ``metrics`` as there."""
+    no std: a single run; ``–`` where there is no mean: no run with a value; ``(n=2)`` after a statistic over fewer
+    runs than the row's ``n``, the others' values being NaN); ``by`` and ``metrics`` as there."""
     out = df[_as_list(by) + ["n"]].copy()
     for m in _as_list(metrics):
-        out[m] = [f"{a:.{digits}f} ± " + ("–" if pd.isna(b) else f"{b:.{digits}f}")
-                  for a, b in zip(df[f"{m}_mean"], df[f"{m}_std"], strict=True)]
+        counts = df[f"{m}_n"] if f"{m}_n" in df.columns else df["n"]
+        out[m] = ["–" if pd.isna(a) else f"{a:.{digits}f} ± " + ("–" if pd.isna(b) else f"{b:.{digits}f}")
+                  + (f" (n={int(k)})" if k < n else "")
+                  for a, b, k, n in zip(df[f"{m}_mean"], df[f"{m}_std"], counts, df["n"], strict=True)]
     return out
 
 

@@ -108,6 +108,26 @@ def _epochs(n: int, progress: bool):
     return epochs
 
 
+def _score(score_fn: Callable[[np.ndarray, np.ndarray], float], y_val: np.ndarray, proba: np.ndarray) -> float:
+    """``score_fn(y_val, proba)``, or NaN (no improvement) when the model's probabilities are NaN: the weights
+    diverged, and the best state so far is the one to keep (a metric refused the NaN with advice to fill them)."""
+    if not np.isfinite(proba).all():
+        return float("nan")
+    return float(score_fn(y_val, proba))
+
+
+def _check_scored(best_val: float, history: list[tuple[int, float, float]], what: str) -> None:
+    """A ``ValueError`` when no validation score was finite: the best state stayed the initial (untrained) weights,
+    returned with ``best_val=-inf`` (written to the run file) as if training had happened."""
+    if np.isfinite(best_val):
+        return
+    seen = ", ".join(f"{s} at epoch {e}" for e, _, s in history[:3]) + (", ..." if len(history) > 3 else "")
+    raise ValueError(f"score_fn gave no finite score on the validation {what} in {len(history)} evaluation(s) "
+                     f"({seen or 'none made'}), so no trained state was better than the initial weights: use a "
+                     f"score defined on the validation {what} (ROC-AUC needs both classes there), or if the loss "
+                     "diverged (NaN), a lower lr")
+
+
 def fit(
     model: torch.nn.Module,
     x: Tensor | None,
@@ -124,7 +144,8 @@ def fit(
 ) -> FitResult:
     """Train ``model`` in place on ``fit_idx``; early-stop on ``score_fn(y_val, proba_val)`` (higher is better).
 
-    The best state (by validation score) is loaded back into ``model`` before returning. ``device``: where to
+    The best state (by validation score; of equal scores the first) is loaded back into ``model`` before returning;
+    a ``ValueError`` when no validation score is finite (NaN), rather than untrained weights. ``device``: where to
     train (:func:`gatbio.device.resolve_device`; ``None``: where ``model`` is); the model is moved there and
     stays there. ``score_fn`` gets NumPy arrays (moved to the CPU).
 
@@ -161,8 +182,8 @@ def fit(
         loss.backward()
         opt.step()
         if epoch % cfg.eval_every == 0 or epoch == cfg.epochs:
-            proba = predict(model, x, edge_index, y, fit_idx)
-            score = float(score_fn(y_val, proba[val_idx].cpu().numpy()))
+            proba = predict(model, x, edge_index, y, fit_idx)[val_idx].cpu().numpy()
+            score = _score(score_fn, y_val, proba)
             history.append((epoch, loss.item(), score))
             if score > best_val:
                 best_val, best_epoch, best_state, bad = score, epoch, copy.deepcopy(model.state_dict()), 0
@@ -173,6 +194,7 @@ def fit(
             on_epoch(epoch, cfg.epochs)
         if stop:
             break
+    _check_scored(best_val, history, "nodes")
     model.load_state_dict(best_state)
     return FitResult(best_epoch=best_epoch, best_val=best_val, epochs_run=epoch, history=history)
 
@@ -290,7 +312,7 @@ def fit_pairs(
         opt.step()
         if epoch % cfg.eval_every == 0 or epoch == cfg.epochs:
             proba = predict_pairs(model, x, edge_index, val_pairs, edge_attr).cpu().numpy()
-            score = float(score_fn(y_val, proba))
+            score = _score(score_fn, y_val, proba)
             history.append((epoch, loss.item(), score))
             if score > best_val:
                 best_val, best_epoch, best_state, bad = score, epoch, copy.deepcopy(model.state_dict()), 0
@@ -301,5 +323,6 @@ def fit_pairs(
             on_epoch(epoch, cfg.epochs)
         if stop:
             break
+    _check_scored(best_val, history, "pairs")
     model.load_state_dict(best_state)
     return FitResult(best_epoch=best_epoch, best_val=best_val, epochs_run=epoch, history=history)

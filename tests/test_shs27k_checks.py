@@ -269,3 +269,13 @@ def test_impute_sweep_takes_one_table_per_call(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         experiment_script("shs27k_impute_sweep").main([str(tmp_path), *argv])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_compare_reads_a_statistic_over_fewer_runs(tmp_path):
+    """summary.md writes ``mean ± std (n=2)`` where some seeds' values were undefined: still a mean and a std."""
+    tables = experiment_script("shs27k_tables")
+    log = tmp_path / "summary.md"
+    log.write_text("## bfs\n\n| graph | model | n | micro_f1 |\n|---|---|---|---|\n"
+                   "| train | gat | 3 | 0.728 ± 0.010 (n=2) |\n")
+    row = tables.read_summary(log).iloc[0]
+    assert row["micro_f1_mean"] == 0.728 and row["micro_f1_std"] == 0.010
