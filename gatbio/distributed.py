@@ -31,6 +31,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -91,6 +92,8 @@ def train_graphs(
     """
     if batch_size < 1 or epochs < 1:
         raise ValueError(f"batch_size={batch_size} and epochs={epochs} must both be positive integers")
+    if len(graphs) == 0:  # trained nothing and returned no loss, silently
+        raise ValueError("graphs is empty: give at least one graph to train on")
     for i, d in enumerate(graphs):
         missing = [k for k in ("x", "edge_index", "y") if getattr(d, k, None) is None]
         if missing:
@@ -120,8 +123,9 @@ def train_graphs(
             total = _entry_losses(model(b.x, b.edge_index), b.y) * (1.0 if shard else 0.0)  # shard's sum
             (total * weight).backward()  # DDP averages the gradients over the W processes
             opt.step()
-            total = total.detach().reshape(1).to(torch.float64)
-            if distributed:
+            total = total.detach().reshape(1)
+            if distributed:  # summed in float64; not before: MPS has no float64 (every step was a TypeError)
+                total = total.to(torch.float64)
                 dist.all_reduce(total)
             losses.append(float(total) / n_entries)
     return losses
@@ -140,7 +144,9 @@ def _backend(device: str) -> str:
 
 def _ddp_worker(rank: int, world: int, port: int, build_model: Callable[[], nn.Module], graphs,
                 train_kwargs: dict, device: str, out_path: str) -> None:
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    # the processes run on this machine, on the port found free on loopback: a MASTER_ADDR left in the environment
+    # (a cluster job's, for torchrun) made them wait for another host until the 30-minute timeout
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     torch.set_num_threads(1)
     dist.init_process_group(_backend(device), rank=rank, world_size=world)
@@ -150,8 +156,26 @@ def _ddp_worker(rank: int, world: int, port: int, build_model: Callable[[], nn.M
             from gatbio.results import write_json
 
             write_json(out_path, {"losses": losses, "world_size": world})
+    except BaseException:
+        import traceback
+
+        # when and why, for spawn_ddp: the process that fails first holds the cause; the others then fail on
+        # their broken connection ("Connection closed by peer"), and mp.spawn reports whichever it sees first
+        error = Path(out_path).with_name(f"error.{rank}.txt")
+        error.write_text(f"{time.time()!r} {os.getpid()}\n{traceback.format_exc()}")
+        raise
     finally:
         dist.destroy_process_group()
+
+
+def _first_error(folder: Path) -> tuple[int, int, str] | None:
+    """The rank, pid and traceback of the process that failed first (:func:`_ddp_worker`'s ``error.RANK.txt``)."""
+    errors = []
+    for f in folder.glob("error.*.txt"):
+        head, _, text = f.read_text().partition("\n")
+        when, pid = head.split()
+        errors.append((float(when), int(f.name.split(".")[1]), int(pid), text))
+    return min(errors)[1:] if errors else None
 
 
 def _run_rank(local_rank: int, build_model, graphs, train_kwargs: dict, device: str) -> list[float]:
@@ -214,12 +238,28 @@ def spawn_ddp(build_model: Callable[[], nn.Module], graphs: Sequence[Data], worl
                          f"use world_size={torch.cuda.device_count()} or device='cpu'")
     if world_size == 1:
         return _run_rank(0, build_model, graphs, train_kwargs, device)
+    import pickle
+
+    try:  # spawned processes get build_model pickled: say so here, not as a PicklingError from inside mp.spawn
+        pickle.dumps(build_model)
+    except (pickle.PicklingError, AttributeError, TypeError) as err:
+        raise TypeError(f"build_model {build_model!r} cannot be sent to the spawned processes ({err}): with "
+                        "world_size > 1 give a module-level function or a functools.partial of one, not a lambda "
+                        "or a nested function") from None
     import torch.multiprocessing as mp
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "losses.json"
-        mp.spawn(_ddp_worker, args=(world_size, _free_port(), build_model, list(graphs), train_kwargs, device,
-                                    str(out)), nprocs=world_size, join=True)
+        try:
+            mp.spawn(_ddp_worker, args=(world_size, _free_port(), build_model, list(graphs), train_kwargs, device,
+                                        str(out)), nprocs=world_size, join=True)
+        except mp.ProcessRaisedException as err:
+            first = _first_error(Path(tmp))
+            if first is None or first[0] == err.error_index:
+                raise
+            rank, pid, text = first  # the cause, not another process's broken connection
+            raise mp.ProcessRaisedException(f"\n\n-- Process {rank} terminated with the following error:\n{text}",
+                                            rank, pid) from err
         from gatbio.results import read_json
 
         return read_json(out)["losses"]
@@ -265,6 +305,34 @@ def _load_graphs(name: str, root: str | None) -> list[Data]:
                      "of the PyG PPI benchmark)")
 
 
+def _check_launch_env(env) -> None:
+    """A ``ValueError`` naming the variable unless ``env`` is either not a launch (no ``RANK``, no ``WORLD_SIZE``)
+    or a complete one, as torchrun sets it: integers ``0 <= RANK < WORLD_SIZE``, and ``MASTER_ADDR`` and
+    ``MASTER_PORT``. ``RANK`` alone trained a separate single-process model (printed as the main process);
+    a missing ``MASTER_ADDR`` was torch's traceback from the rendezvous."""
+    launch = [k for k in ("RANK", "WORLD_SIZE") if k in env]
+    if not launch:
+        return
+    fix = ("launch with torchrun (torchrun --nproc_per_node N -m gatbio.distributed ...), which sets RANK, "
+           "WORLD_SIZE, MASTER_ADDR and MASTER_PORT; or unset RANK and WORLD_SIZE and use --nproc N")
+    if len(launch) == 1:
+        other = "WORLD_SIZE" if launch == ["RANK"] else "RANK"
+        raise ValueError(f"{launch[0]}={env[launch[0]]} is set but {other} is not: {fix}")
+    values = {}
+    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
+        if k in env:
+            try:
+                values[k] = int(env[k])
+            except ValueError:
+                raise ValueError(f"{k}={env[k]!r} is not an integer: {fix}") from None
+    if values["WORLD_SIZE"] < 1 or not 0 <= values["RANK"] < values["WORLD_SIZE"]:
+        raise ValueError(f"RANK={values['RANK']} and WORLD_SIZE={values['WORLD_SIZE']}: need 0 <= RANK < WORLD_SIZE; "
+                         f"{fix}")
+    missing = [k for k in ("MASTER_ADDR", "MASTER_PORT") if not env.get(k)]
+    if missing:
+        raise ValueError(f"RANK and WORLD_SIZE are set but {' and '.join(missing)} not: {fix}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m gatbio.distributed",
                                 description="Data-parallel (DDP) training of the GAT node classifier on many graphs.")
@@ -297,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(err))
     from gatbio.device import DeviceError, announce_device, resolve_device
 
+    try:
+        _check_launch_env(os.environ)
+    except ValueError as err:
+        p.error(str(err))
     spec = args.device
     try:
         dev = resolve_device(spec)

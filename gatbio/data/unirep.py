@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
 import os
 import urllib.parse
 import zipfile
@@ -192,12 +193,33 @@ def unirep_weights(path: str | Path | None = None, *, source: WeightsSource = WE
 
 
 def encode_sequence(seq: str, name: str = "", max_len: int | None = 2000) -> list[int]:
-    """UniRep's tokens of ``seq``: the start token, then the first ``max_len`` residues (``None``: all)."""
+    """UniRep's tokens of ``seq``: the start token, then the first ``max_len`` residues (``None`` or 0: all).
+
+    Letters of either case; an empty sequence, a negative ``max_len`` (it cut residues off the end) and any other
+    character (a stop ``*``, whitespace, a gap ``-``) are refused, naming the protein
+    (:func:`gatbio.data.sequence.read_sequences` reads FASTA files, wrapped lines and a final ``*`` included)."""
+    label = (name or seq[:10]) if isinstance(seq, str) else name
+    if not isinstance(seq, str):
+        raise TypeError(f"protein {label!r}: the sequence must be a str of amino-acid letters; got "
+                        f"{type(seq).__name__}")
+    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, numbers.Integral)
+                                or max_len < 0):
+        raise ValueError(f"max_len={max_len!r}: give the number of residues to read (a positive integer), or None "
+                         "(or 0) to read every residue")
+    if not seq:
+        raise ValueError(f"protein {label!r} has an empty sequence: UniRep embeds residues; leave it out")
     s = seq.upper()[:max_len] if max_len else seq.upper()
     bad = sorted(set(s) - set(AA_TO_INT))
-    if bad:
-        raise ValueError(f"protein {name or s[:10]!r}: letter(s) {', '.join(bad)} are not amino acids UniRep "
-                         "knows (20 standard, U, O, X, B, Z, J)")
+    if bad:  # whitespace and control characters shown quoted (a bare space or line break was invisible)
+        shown = ", ".join(a if a.isprintable() and not a.isspace() else repr(a) for a in bad)
+        fix = []
+        if "*" in bad:
+            fix.append("strip a final stop (seq.rstrip('*'))")
+        if any(a.isspace() for a in bad):
+            fix.append("remove whitespace (''.join(seq.split()))")
+        raise ValueError(f"protein {label!r}: letter(s) {shown} are not amino acids UniRep knows (20 standard, U, O, "
+                         f"X, B, Z, J)" + (f"; {' and '.join(fix)}, or read the file with "
+                                           "gatbio.data.sequence.read_sequences" if fix else ""))
     return [START] + [AA_TO_INT[a] for a in s]
 
 
@@ -257,12 +279,14 @@ class UniRep(nn.Module):
 
 
 def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *, names: list[str] | None = None,
-                      max_len: int | None = 2000, batch_size: int = 128, device: str = "cpu", progress: bool = True,
+                      max_len: int | None = 2000, batch_size: int = 128, device: str | torch.device = "cpu",
+                      progress: bool = True,
                       checkpoint: str | Path | None = None, save_every: float = 60.0) -> np.ndarray:
     """``(N, 1900)`` float32: UniRep's ``h_avg`` of each sequence (its first ``max_len`` residues, as GNN-PPI
     truncates; ``None``: all). Sequences are run in batches of similar length (``batch_size``) on ``device``;
     the result does not depend on the batching, and a sequence given twice is run once. ``names`` (for error
-    messages) default to the positions.
+    messages) default to the positions. ``device``: any name :func:`gatbio.device.resolve_device` takes
+    (``"auto"``, ``"cpu"``, ``"cuda:N"``, ...); one this machine lacks is a :class:`gatbio.device.DeviceError`.
 
     ``checkpoint``: an ``.npz`` where the finished embeddings are saved (atomically, every ``save_every`` seconds,
     at the end, and when the run is interrupted or fails), keyed by the residues read and the weights' sha256; a run that finds it computes only the
@@ -272,9 +296,20 @@ def unirep_embeddings(sequences: list[str], weights: str | Path | None = None, *
 
     from tqdm.auto import tqdm
 
-    names = names or [str(i) for i in range(len(sequences))]
+    from gatbio.device import resolve_device
+
+    if isinstance(sequences, str):  # each letter became a protein of its own
+        raise TypeError("sequences must be a list of sequences, not one str: pass [sequence]")
+    sequences = list(sequences)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}: give a positive integer, the proteins run together")
+    names = [str(i) for i in range(len(sequences))] if names is None else list(names)
+    if len(names) != len(sequences):
+        raise ValueError(f"names has {len(names)} entries for {len(sequences)} sequences: give one name per "
+                         "sequence, in the same order")
     tokens = [encode_sequence(s, n, max_len) for s, n in zip(sequences, names, strict=True)]
     keys = [hashlib.sha1(np.asarray(t, dtype=np.uint8).tobytes()).hexdigest() for t in tokens]
+    device = resolve_device(device)  # "auto", "cuda:1", ...: a DeviceError naming the fix, not torch's assertion
     path = unirep_weights(weights)
     model = UniRep(path).to(device)
     from gatbio.data.sources import sha256_file

@@ -33,6 +33,8 @@ References:
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -165,6 +167,11 @@ class FoodWebGAT(nn.Module):
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"num_layers={num_layers} is not allowed: use at least one layer")
+        for arg, value, least in (("in_channels", in_channels, 0), ("hidden_channels", hidden_channels, 1),
+                                  ("heads", heads, 1)):  # named here: hidden_channels=0 was the layer's out_channels=0
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+                raise ValueError(f"{arg}={value!r} is not allowed: it must be a "
+                                 f"{'positive' if least else 'non-negative'} integer")
         self.in_channels = in_channels
         self.hidden_channels = hidden_channels
         self.heads = heads

@@ -25,6 +25,7 @@ Node Classification with Graph Neural Networks*, 2021 (label trick).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import torch
@@ -53,8 +54,9 @@ def _check_float_tensor(t: object, name: str, dtype: torch.dtype) -> None:
 
     if t.dtype != dtype and not (t.is_floating_point() and _autocast_on(t)):
         fix = f"{name}.float()" if dtype == torch.float32 else f"{name}.to({dtype})"
-        raise TypeError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}: pass {fix} "
-                        f"(or convert the model, e.g. model.to({t.dtype}))")
+        # converting the model only makes sense to another floating dtype (model.to(torch.int64) is no model)
+        other = f" (or convert the model, e.g. model.to({t.dtype}))" if t.is_floating_point() else ""
+        raise TypeError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}: pass {fix}{other}")
 
 
 def _check_node_features(x: object, name: str, width: int, dtype: torch.dtype) -> None:
@@ -65,6 +67,27 @@ def _check_node_features(x: object, name: str, width: int, dtype: torch.dtype) -
     if x.dim() != 2 or x.size(1) != width:
         raise ValueError(f"{name} must be (N, {width}), one row of in_channels={width} features per node; got shape "
                          f"{tuple(x.shape)}")
+
+
+def _check_graph(edge_index: object, num_nodes: int, conv: str) -> None:
+    """For the layers gatbio does not check itself (``conv="pyg-gat"``, ``"gcn"``, ``"mlp"``): a ``ValueError``
+    unless ``edge_index`` is a (2, E) integer tensor of indices in ``0..num_nodes - 1`` (or a sparse adjacency, which
+    PyG checks). PyG's own messages were 'Sizes of tensors must match', 'index 7 is out of bounds' or 'scatter():
+    Expected dtype int32/int64' (GCN), and the MLP baseline took anything. ``conv="mlp"`` passes no message, so it
+    also takes ``None``."""
+    from torch_geometric.typing import SparseTensor
+
+    from gatbio.nn.conv import _check_indices
+
+    if (conv == "mlp" and edge_index is None) or isinstance(edge_index, SparseTensor) or (
+            isinstance(edge_index, Tensor) and edge_index.layout != torch.strided):
+        return
+    if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
+        shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
+        flip = (" (an (E, 2) list of edges: pass edge_index.t())" if isinstance(edge_index, Tensor)
+                and edge_index.dim() == 2 and edge_index.size(1) == 2 else "")
+        raise ValueError(f"edge_index must be a (2, E) integer tensor (or a sparse adjacency); got {shape}{flip}")
+    _check_indices(edge_index, num_nodes, num_nodes)
 
 
 class GATNodeClassifier(nn.Module):
@@ -125,6 +148,15 @@ class GATNodeClassifier(nn.Module):
                            ("out_heads", out_heads)):  # named here: the layers would name their own arguments
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{arg}={value!r}: must be a positive integer")
+        for arg, value in (("in_channels", in_channels), ("label_channels", label_channels),
+                           ("embedding_dim", embedding_dim)):  # -1 was torch's 'negative dimension -1: [2, -1]'
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+                raise ValueError(f"{arg}={value!r}: must be a non-negative integer (0: none)")
+        for arg, value in (("dropout", dropout), ("input_dropout", input_dropout), ("attn_dropout", attn_dropout)):
+            # refused here, by name: a bad rate failed at the first training step as 'dropout probability must be
+            # in [0, 1)' without saying which of the three (and conv='pyg-gat' took any attn_dropout)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
+                raise ValueError(f"{arg}={value!r}: must be a number in [0, 1)")
         if embedding_dim and not num_nodes:
             raise ValueError("embedding_dim > 0 needs num_nodes (learnable node-ID embeddings)")
         if in_channels + label_channels + embedding_dim <= 0:
@@ -235,6 +267,8 @@ class GATNodeClassifier(nn.Module):
                                  "node of the graph it was built for, in the same order)")
             parts.append(self.embedding.weight)
         h = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (N, F + L + D)
+        if self.conv != "gatbio":  # gatbio's GATConv checks its graph itself
+            _check_graph(edge_index, h.size(0), self.conv)
         h = dropout(h, p=self.input_dropout, training=self.training)
         h = F.elu(self.lin_in(h))  # (N, H*C)
         attention = []
