@@ -21,9 +21,19 @@ masquerade as robustness. Attention diagnostics (:mod:`gatbio.metrics`) of the l
 saved with every point: the Jensen–Shannon divergence of each unperturbed node's attention, the entropy
 ratio and the attention mass on hubs, and the prediction flip rate among unperturbed nodes.
 
-Results: ``<out_dir>/runs/<task>/<dataset>/<model>/seed<s>/<perturbation>.json`` (one curve each; a
-resumed sweep skips existing files and retrains only what is missing), the splits under ``splits/``, and
-the summary (``summary/*.csv``, ``figures/*.png``) from :mod:`gatbio.tasks.robustness_summary`.
+Results, in ``out_dir``:
+
+- ``runs/<task>/<dataset>/<model>/seed<s>/<perturbation>.json``: one curve each (a row per fraction: ``score``,
+  ``clean``, ``drop``, ``relative``, ``flip_rate``, ``js_attention``, ...); a resumed sweep skips existing files and
+  retrains only what is missing. A user's web is named by its absolute path, ``/`` written ``__``;
+- ``splits/<task>/<dataset>/seed<s>.json``: the split each run was trained and scored on;
+- ``config.yaml`` and ``fingerprint.json`` (the settings, checked on resume), ``timing.json``;
+- from :mod:`gatbio.tasks.robustness_summary`: ``summary/curves.csv`` (mean ± std over seeds per fraction),
+  ``summary/auc.csv`` (area under each degradation curve), ``summary/headline.csv`` and
+  ``summary/headline_verdict.csv`` (drop and flip rate under degree removal and feature noise at 5 %, or at the
+  largest fraction when 0.05 is not swept, against ``pyg_gat``), ``summary/r50.csv`` and
+  ``summary/extinction_curves.csv`` (food webs, node-removal orders), ``summary/summary.txt`` (what the command
+  prints), ``figures/curves_<dataset>.png`` and ``figures/extinctions.png``.
 """
 
 from __future__ import annotations
@@ -252,6 +262,10 @@ def _validate(cfg: RobustnessConfig) -> RobustnessConfig:
                                  f"embeddings, perturbed by feature noise); choose from {', '.join(EMBEDDINGS)}")
             if kind not in EMBEDDINGS:
                 raise ValueError(f"config protein.inputs: unknown input {kind!r}; choose from {', '.join(EMBEDDINGS)}")
+    if cfg.foodweb.enabled and cfg.foodweb.val + cfg.foodweb.test >= 1:
+        raise ValueError(f"config foodweb.val={cfg.foodweb.val:g} and foodweb.test={cfg.foodweb.test:g} hold out "
+                         f"{cfg.foodweb.val + cfg.foodweb.test:g} of each web's links, leaving none to train on: their "
+                         "sum must be below 1, e.g. foodweb.val=0.1 foodweb.test=0.2")
     if cfg.foodweb.enabled and not cfg.foodweb.webs:
         raise ValueError("config foodweb.webs=[]: is empty; give at least one web (e.g. [cheddar/Benguela]), or set "
                          "foodweb.enabled=false")
@@ -286,11 +300,29 @@ def _dataset_name(name: str, key: str) -> str:
             # (an absolute path is kept even when it is gone: a results folder's saved config names its webs so,
             # and its summary needs no web file; reading a missing one says so then)
             return str(own.resolve())
-        files = "; or the path of a food-web file or folder of yours (no such file here)" \
+        files = f"; or the path of a food-web file or folder of yours (no such file here){_looked_for(own)}" \
             if key == "foodweb.webs" else ""
         raise ValueError(f"config {key}: unknown dataset {name!r}; e.g. node2vec-ppi, cheddar/YthanEstuary, "
                          f"gateway/11 (all names: gatbio datasets --members){files}")
     return spelt
+
+
+def _looked_for(path: Path) -> str:
+    """Where a missing relative web file was looked for, and the config file's folder when it is there
+    (:func:`gatbio._paths.check_input_file`: a relative path of a config is read from the current folder, not the
+    config's): ``": looked for /cwd/web.txt: ...; web.txt is in the folder of the config file ..."``, or ``""``."""
+    from gatbio._paths import check_input_file
+
+    try:
+        check_input_file(path)
+    except FileNotFoundError as err:
+        said = str(err).split(": no such file", 1)[-1].strip()
+        m = re.match(r"\((.*?)\)(;.*)?$", said, flags=re.DOTALL)  # "(looked for ...)[; ... is in the folder of ...]"
+        said = m.group(1) + (m.group(2) or "") if m else said
+        return f": {said}" if said else ""
+    except OSError:
+        pass
+    return ""
 
 
 def load_web(name: str) -> Data:
@@ -568,6 +600,45 @@ def _check_node_counts(cfg: RobustnessConfig) -> None:
         _check_leaves_a_node(cfg, dataset, int(load_web(dataset).num_nodes))
 
 
+def _protein_data(dataset: str) -> Data:
+    """The protein dataset of the sweep (:func:`gatbio.tasks.protein.load_data`), refused without multi-label
+    targets."""
+    from gatbio.tasks import protein
+
+    raw = protein.load_data(dataset)
+    if raw.y is None or raw.y.dim() != 2:
+        raise ValueError(f"dataset {dataset!r} has no multi-label targets y (N, L): the protein task of the "
+                         "robustness sweep needs one, e.g. protein.dataset=node2vec-ppi")
+    return raw
+
+
+def _check_inputs(cfg: RobustnessConfig) -> None:
+    """Read the datasets of ``cfg`` before anything is written, and split each food web's links as its runs will
+    (:func:`_split_of`, first seed): a missing dataset, a missing or malformed web file, or a web with too few links
+    for ``foodweb.val`` and ``foodweb.test`` stops the sweep here, not after ``out_dir`` was made (and earlier
+    datasets' runs written). The notes of reading are said when the runs read the data; the datasets are loaded once
+    per process (:func:`gatbio.data.load` keeps them), and food webs are small: this costs little."""
+    from gatbio.data.tables import notes_said_before
+
+    if cfg.protein.enabled:
+        with notes_said_before():
+            _protein_data(cfg.protein.dataset)
+    for web in cfg.foodweb.webs if cfg.foodweb.enabled else ():
+        with notes_said_before():
+            try:
+                _split_of(cfg, "foodweb", web, cfg.seeds[0])
+            except ValueError as err:  # the split's own messages, which name neither the web nor the config keys
+                if "links are too few" in str(err):
+                    fix = "give a web with more links, or other foodweb.val / foodweb.test fractions"
+                elif "could not draw" in str(err):  # too few non-links for the held-out links' negatives
+                    fix = ("hold out fewer links (foodweb.val / foodweb.test)"
+                           + (", or draw them with foodweb.negatives=uniform" if cfg.foodweb.negatives == "degree"
+                              else ""))
+                else:
+                    raise
+                raise ValueError(f"config foodweb.webs: {web}: {err}; {fix}") from None
+
+
 def _job(cfg: RobustnessConfig, task: str, dataset: str, seed: int, stage: UnitStage | None = None) -> dict:
     """Fit every model that still has missing results on one (dataset, seed), and write its curves. ``stage``: told
     which model runs and its epoch, for the unit's heartbeat (:func:`gatbio.parallel.parallel_map`'s
@@ -833,6 +904,7 @@ def run(cfg: RobustnessConfig, summary_only: bool = False, progress: bool = True
         job_cfg = {task: dataclasses.replace(cfg, device=str(dev)) for task, dev in devices.items()}
         cfg = next(iter(job_cfg.values()))
         _check_node_counts(cfg)
+        _check_inputs(cfg)  # before out_dir is made: data that cannot be read or split leave no folder behind
     out_dir = prepare_out_dir(cfg.out_dir, cfg, free_keys=RESUME_FREE_KEYS, outputs=OUTPUTS, resume=resume,
                               summary_only=summary_only, key=OUT_DIR_KEY)
     if not summary_only:
@@ -880,10 +952,7 @@ class _ProteinProblem(_Problem):
 
         self.name, self.seed, self.s = dataset, seed, s
         self.device = torch.device("cpu") if device is None else device
-        raw = protein.load_data(dataset)
-        if raw.y is None or raw.y.dim() != 2:
-            raise ValueError(f"dataset {dataset!r} has no multi-label targets y (N, L): the protein task of the "
-                             "robustness sweep needs one, e.g. protein.dataset=node2vec-ppi")
+        raw = _protein_data(dataset)
         n = int(raw.num_nodes)
         # Inputs are structural embeddings of the clean graph (no labels involved), fixed for the perturbed
         # copies: a perturbation changes what the model aggregates, not the embedding space it was trained in.
