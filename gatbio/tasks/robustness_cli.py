@@ -19,11 +19,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="hub-perturbation robustness sweep (models x perturbations x fractions x seeds)",
         description="Train each model once per seed on the clean graph, evaluate it on hub-perturbed copies "
                     "(targeted/random node removal, hub feature noise, hub edge drop), and write per-run JSON, "
-                    "summary tables (area under each degradation curve, the 5% headline) and figures. "
+                    "summary tables (area under each degradation curve; the headline: drop and flip rate under "
+                    "degree removal and feature noise at 5%, or at the largest fraction when 0.05 is not swept, "
+                    "against pyg_gat) and figures: runs/, splits/, summary/*.csv, summary/summary.txt, figures/*.png "
+                    "(each file: python -c 'import gatbio.tasks.robustness as r; help(r)'). "
                     "Finished runs are skipped, so an interrupted sweep resumes.",
         epilog="example: gatbio robustness --config experiments/configs/robustness_quick.yaml seeds=[0,1] jobs=2",
     )
-    p.add_argument("--config", required=True, metavar="FILE", help="YAML config (experiments/configs/robustness_*.yaml)")
+    p.add_argument("--config", required=True, metavar="FILE", help="YAML config (the repository's experiments/configs/robustness_*.yaml are examples; "
+                        "settings: python -c 'import gatbio.tasks.robustness as r; help(r.RobustnessConfig)')")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="results folder (default: the config's out_dir; the same as the override out_dir=DIR)")
     p.add_argument("--summary-only", action="store_true", help="only remake the tables and figures from existing results")
