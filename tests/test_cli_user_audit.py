@@ -130,3 +130,15 @@ def test_the_missing_file_hint_names_the_config_whose_folder_holds_it(tmp_path, 
     with pytest.raises(FileNotFoundError) as err:
         check_input_file("edges.txt", "config actions:")
     assert f"in the folder of the config file {tmp_path / 'b' / 'cfg.yaml'}" in str(err.value)
+
+
+def test_the_missing_file_hint_names_a_config_given_with_dot_dot_by_its_plain_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(_paths, "_CONFIG_PATHS", {})
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "edges.txt").write_text("x y\n")
+    (tmp_path / "run").mkdir()
+    monkeypatch.chdir(tmp_path / "run")
+    remember_config_paths(Path("../cfg/sweep.yaml"), {"actions": "edges.txt"})  # as typed: --config ../cfg/sweep.yaml
+    with pytest.raises(FileNotFoundError) as err:
+        check_input_file("edges.txt", "config actions:")
+    assert f"the config file {tmp_path / 'cfg' / 'sweep.yaml'}: run gatbio from {tmp_path / 'cfg'}," in str(err.value)
