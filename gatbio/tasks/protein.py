@@ -673,30 +673,26 @@ def summarize_runs(cfg: ProteinConfig) -> str:
 
 
 def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "") -> None:
-    """F1 (mean ± std over seeds) against the labelled fraction, one line per variant, one panel per metric."""
-    import matplotlib
+    """F1 (mean ± std over seeds) against the labelled fraction, one line per variant, one panel per metric.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on its own Agg canvas (:mod:`gatbio.plot`), not with ``pyplot``: called from a notebook it left the
+    session's backend switched to Agg (``matplotlib.use``), and inline figures stopped showing."""
+    from gatbio.plot import _new_figure, save_figure
 
-    from gatbio.plot import save_figure
-
-    fig, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.5), squeeze=False)
+    fig = _new_figure((6 * len(metrics), 4.5))
+    axes = fig.subplots(1, len(metrics), squeeze=False)
+    seeds = int(summ["n"].max()) if "n" in summ.columns and len(summ) else None
     for ax, m in zip(axes[0], metrics, strict=True):
         for v, g in summ.groupby("variant", sort=False):
             style = "-" if v.startswith("gat") else "--"
             ax.errorbar(g["fraction"], g[f"{m}_mean"], yerr=g[f"{m}_std"], label=v, linestyle=style,
                         marker="o", ms=3, capsize=2)
         ax.set_xlabel("labelled fraction")
-        ax.set_ylabel(m.replace("_", "-"))
+        ax.set_ylabel(m.replace("_", "-") + (f" (mean ± std over {seeds} seeds)" if seeds and seeds > 1 else ""))
         ax.set_title(f"{title}: {m}")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    try:
-        save_figure(fig, path, dpi=120)  # atomic: a killed run leaves no truncated image
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=120)  # atomic: a killed run leaves no truncated image
 
 
 def run_quick(out_dir: str | Path = "results/demo/protein", device: str = "auto") -> str:

@@ -304,6 +304,22 @@ def headline_verdict(head: pd.DataFrame, reference: str = "pyg_gat", target: flo
 DPI = 120
 
 
+def _figure(size: tuple[float, float], path: str | Path | None):
+    """A figure for a plot: pyplot's (shown inline in a notebook) when it is not written to ``path``, else one on
+    its own Agg canvas, outside pyplot: ``matplotlib.use("Agg")`` had switched a notebook session's backend, and
+    inline figures stopped showing."""
+    if path is None:
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=size)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def _save(fig, path: str | Path) -> None:
     """Write ``fig`` atomically (:func:`gatbio.plot.save_figure`: a killed run leaves no truncated image) and
     close it, also when writing fails."""
@@ -314,23 +330,18 @@ def _save(fig, path: str | Path) -> None:
     try:
         save_figure(fig, path, dpi=DPI)
     finally:
-        plt.close(fig)
+        plt.close(fig)  # nothing to do for a figure outside pyplot
 
 
 def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", path: str | Path | None = None):
     """Degradation curves of one dataset: one panel per perturbation, one line (± std band) per model."""
-    import matplotlib
-
-    if path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     d = curves[curves["dataset"] == dataset]
     if d.empty:  # matplotlib said "Number of columns must be a positive integer, not 0"
         have = ", ".join(map(repr, dict.fromkeys(curves["dataset"]))) or "none"
         raise ValueError(f"dataset={dataset!r} is not in the curve table; datasets it has: {have}")
     perts = list(dict.fromkeys(d["perturbation"]))
-    fig, axes = plt.subplots(1, len(perts), figsize=(3.2 * len(perts), 3.0), sharey=True, squeeze=False)
+    fig = _figure((3.2 * len(perts), 3.0), path)
+    axes = fig.subplots(1, len(perts), sharey=True, squeeze=False)
     for ax, pert in zip(axes[0], perts, strict=True):
         for model, g in d[d["perturbation"] == pert].groupby("model", sort=False):
             g = g.sort_values("fraction")
@@ -350,14 +361,9 @@ def plot_curves(curves: pd.DataFrame, dataset: str, metric_name: str = "score", 
 
 def plot_extinctions(curves: pd.DataFrame, path: str | Path | None = None):
     """Secondary-extinction curves (fraction lost vs fraction removed) of each web, one panel per order."""
-    import matplotlib
-
-    if path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     orders = list(dict.fromkeys(curves["order"]))
-    fig, axes = plt.subplots(1, len(orders), figsize=(3.2 * len(orders), 3.0), sharey=True, squeeze=False)
+    fig = _figure((3.2 * len(orders), 3.0), path)
+    axes = fig.subplots(1, len(orders), sharey=True, squeeze=False)
     for ax, order in zip(axes[0], orders, strict=True):
         for web, g in curves[(curves["order"] == order) & (curves["seed"] == curves["seed"].min())].groupby("web"):
             ax.plot(g["removed"], g["lost"], lw=1, label=web)

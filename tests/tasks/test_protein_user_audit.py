@@ -212,3 +212,21 @@ def test_explain_help_names_every_column_the_table_has(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for column in ("protein", "neighbour", "attention", "top_prediction", "neighbour_known_labels"):
         assert column in text.split("--explain CSV")[-1].split("--plot FILE")[0], column
+
+
+def test_plot_f1_leaves_the_sessions_matplotlib_backend_alone(tmp_path):
+    # it called matplotlib.use("Agg"): from a notebook, inline figures stopped showing afterwards
+    import matplotlib
+
+    from gatbio.tasks.protein import plot_f1
+
+    summ = pd.DataFrame({"variant": ["gat", "gat", "lr_spectral", "lr_spectral"], "fraction": [0.1, 0.5] * 2,
+                         "n": [3] * 4, "micro_f1_mean": [0.3, 0.4, 0.2, 0.3], "micro_f1_std": [0.01] * 4})
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        plot_f1(summ, tmp_path / "f1.png", ["micro_f1"], "toy")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / "f1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

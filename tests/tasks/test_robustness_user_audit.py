@@ -124,3 +124,25 @@ def test_a_web_too_sparse_for_degree_matched_negatives_names_the_web_and_the_fix
                                          r"foodweb.negatives=uniform$"):
         _run(cfg)
     assert not out.exists()
+
+
+def test_written_figures_leave_the_sessions_matplotlib_backend_alone(tmp_path):
+    # plot_curves / plot_extinctions with a path called matplotlib.use("Agg"): inline figures of a notebook stopped
+    import matplotlib
+    import pandas as pd
+
+    from gatbio.tasks.robustness_summary import plot_curves, plot_extinctions
+
+    curves = pd.DataFrame({"dataset": ["w"] * 4, "perturbation": ["degree"] * 4, "model": ["pyg_gat"] * 2 + ["gat"] * 2,
+                           "fraction": [0.0, 0.1] * 2, "score_mean": [0.9, 0.8, 0.9, 0.85], "score_std": [0.01] * 4})
+    ext = pd.DataFrame({"order": ["degree"] * 2, "seed": [0, 0], "web": ["w", "w"], "removed": [0.0, 0.5],
+                        "lost": [0.0, 0.6]})
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        plot_curves(curves, "w", path=tmp_path / "c.png")
+        plot_extinctions(ext, path=tmp_path / "e.png")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / "c.png").read_bytes()[:4] == (tmp_path / "e.png").read_bytes()[:4] == b"\x89PNG"
