@@ -325,8 +325,18 @@ def hub_attention_mass(edge_index, alpha, hubs, num_nodes: int | None = None) ->
 
     edge_index, alpha, n = _attention_inputs(edge_index, alpha, num_nodes)
     hubs = torch.as_tensor(hubs, device=edge_index.device)
+    if hubs.dtype != torch.bool:
+        ids = hubs.reshape(-1)
+        if ids.is_floating_point() and not torch.equal(ids, ids.round()):
+            raise ValueError("hubs must be node ids (integers) or a boolean mask, not fractional numbers")
+        if ids.numel() == n > 2 and bool(((ids == 0) | (ids == 1)).all()):  # read as ids, it was hubs 0 and 1
+            raise ValueError(f"hubs is {n} zeros and ones, one per node: a mask given as numbers; pass it as a "
+                             "boolean mask (hubs.astype(bool) or hubs.bool()), or give the hubs' node ids")
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= n):
+            raise ValueError(f"hubs names node {int(ids.min()) if int(ids.min()) < 0 else int(ids.max())}, "
+                             f"outside the graph's 0..{n - 1}")
     is_hub = hubs.bool() if hubs.dtype == torch.bool else \
-        torch.zeros(n, dtype=torch.bool, device=edge_index.device).index_fill_(0, hubs.long(), True)
+        torch.zeros(n, dtype=torch.bool, device=edge_index.device).index_fill_(0, hubs.reshape(-1).long(), True)
     if is_hub.numel() != n:
         raise ValueError(f"hubs mask has {is_hub.numel()} entries for a graph of {n} nodes")
     on_hub = is_hub[edge_index[0]].double().unsqueeze(-1)  # (E, 1)

@@ -214,3 +214,18 @@ def test_infinite_values_are_written_as_valid_json(tmp_path):
 
     assert json.loads(path.read_text(), parse_constant=refuse) == read_json(path) == {
         "loss": None, "low": None, "per_label": [None, 0.5], "n": 3, "ok": True}
+
+
+def test_hub_attention_mass_refuses_a_mask_given_as_zeros_and_ones():
+    import numpy as np
+
+    from gatbio.metrics import hub_attention_mass
+
+    ei = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+    alpha = np.ones(4)
+    mask = np.array([0, 0, 1, 1])  # (degree > t).astype(int): hubs 2 and 3, read as the ids 0 and 1
+    with pytest.raises(ValueError, match="a mask given as numbers; pass it as a boolean mask"):
+        hub_attention_mass(ei, alpha, mask)
+    assert hub_attention_mass(ei, alpha, mask.astype(bool)) == hub_attention_mass(ei, alpha, [2, 3])
+    with pytest.raises(ValueError, match=r"hubs names node 7, outside the graph's 0\.\.3"):
+        hub_attention_mass(ei, alpha, [7])
