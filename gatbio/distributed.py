@@ -374,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
         dev = resolve_device(spec)
     except DeviceError as err:  # one line, no traceback
         p.error(str(err))
+    if "RANK" in os.environ and args.nproc != 1:  # torchrun made the processes: --nproc would spawn more in each
+        p.error(f"--nproc {args.nproc} with torchrun: torchrun already started WORLD_SIZE={os.environ['WORLD_SIZE']} "
+                "processes; set their number with torchrun --nproc_per_node and leave out --nproc")
     single = args.nproc == 1 and "RANK" not in os.environ
     if dev.type == "mps" and not single:
         p.error("--device mps runs one process: use --nproc 1")

@@ -281,3 +281,14 @@ def test_a_failing_worker_stops_the_others_and_its_error_comes_back():
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert multiprocessing.active_children() == []
+
+
+def test_cli_under_torchrun_refuses_nproc(monkeypatch, capsys):
+    """--nproc under torchrun was silently ignored: the user asked for more processes than ran."""
+    for k, v in {"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(gd, "_load_graphs", _no_work)
+    with pytest.raises(SystemExit) as exc:
+        gd.main(["--device", "cpu", "--nproc", "4"])
+    assert exc.value.code == 2
+    assert "--nproc 4 with torchrun: torchrun already started WORLD_SIZE=2" in capsys.readouterr().err
