@@ -138,8 +138,9 @@ def _select_edges(t: Tensor, keep: Tensor, *, by_column: bool | None = None) -> 
     ways give the same values and the plain selection is kept. ``by_column`` forces either way (tests). A graph
     without self-loops keeps every edge: ``t`` itself."""
     # No loop removed: keep is 0, 1, ..., E-1 (nonzero's positions, in order). Not while compiling, where keep's
-    # length is data-dependent (a guard on it breaks the graph).
-    if not torch.compiler.is_compiling() and keep.numel() == t.size(0):
+    # length is data-dependent (a guard on it breaks the graph), nor under torch.jit.trace, which would record the
+    # shortcut for every later graph (one with self-loops then kept its loops' rows: a size mismatch).
+    if not torch.compiler.is_compiling() and not torch.jit.is_tracing() and keep.numel() == t.size(0):
         return t
     if by_column is None:
         by_column = t.is_cuda and t.dim() == 2 and t.size(1) * t.element_size() <= 64
@@ -176,6 +177,13 @@ def _autocast_on(t: Tensor) -> bool:
     shape inference; 'lazy'), where ``torch.is_autocast_enabled`` raises instead of answering."""
     device = t.device.type
     return torch.amp.is_autocast_available(device) and torch.is_autocast_enabled(device)
+
+
+def _check_same_device(t: Tensor, name: str, x: Tensor) -> None:
+    """A ``ValueError`` naming ``name`` when ``t`` is on another device than the node features ``x`` (a bias or
+    edge features made on the CPU for a model on the GPU: torch's own error names no argument)."""
+    if t.device != x.device:
+        raise ValueError(f"{name} is on {t.device} but x is on {x.device}: move it with {name}.to(x.device)")
 
 
 def _check_indices(edge_index: Tensor, num_src: int, num_dst: int) -> None:
@@ -223,9 +231,9 @@ class GATConv(MessagePassing):
     factor is the degree-normalised attention of "Bag of Tricks for Node Classification with Graph Neural
     Networks" (Wang et al., 2021), after which attention no longer sums to one. The temperature
     :math:`\tau_h` is fixed, or learnt per head as :math:`\tau_h = \tau_{\min} + \mathrm{softplus}(\rho_h)`
-    (initialised to 1; to :math:`\tau_{\min} + 10^{-3}` when :math:`\tau_{\min} \ge 1`). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
+    (initialised to :math:`\max(1, \tau_{\min} + 10^{-3})`). The bias :math:`b_{ij}` (e.g. a trophic-level positional bias) is given per edge
     of ``edge_index``; self-loops added by the layer get :math:`b = 0`, and with ``add_self_loops`` a self-loop of
-    ``edge_index`` is replaced with its bias (as PyG drops its ``edge_attr``). A bias of :math:`-\infty` masks the edge:
+    ``edge_index`` is replaced by the added one, its bias dropped (as PyG drops its ``edge_attr``). A bias of :math:`-\infty` masks the edge:
     weight 0 and no gradient through it, as if absent (the degrees of the degree options still count it); a
     target whose every edge is masked gets no message (its output is the layer's bias), as a node without edges.
     A bias of :math:`+\infty` or NaN is not checked (that would read the values back from a GPU at every call):
@@ -827,6 +835,19 @@ class GATConv(MessagePassing):
                          f"to the other ({name}.to({weight.dtype}), or the model's .to({x.dtype}); NumPy arrays "
                          "become float64 tensors)")
 
+    def _check_device(self, x_src: Tensor, x_dst: Tensor | None) -> None:
+        """Node features on the parameters' device (else torch's "Expected all tensors to be on the same device",
+        naming no argument). Devices are compared, no value is read."""
+        name = "x" if x_dst is None or x_dst is x_src else "x_src"
+        weight = next((lin.weight for lin in (self.lin, self.lin_src, self.lin_l, self.lin_query)
+                       if lin is not None), None)
+        if weight is not None and x_src.device != weight.device:
+            raise ValueError(f"{name} is on {x_src.device} but this layer's parameters are on {weight.device}: move "
+                             f"one to the other ({name}.to('{weight.device}'), or the model's .to('{x_src.device}'))")
+        if x_dst is not None and x_dst is not x_src and x_dst.device != x_src.device:
+            raise ValueError(f"x_dst is on {x_dst.device} but x_src is on {x_src.device}: move it with "
+                             "x_dst.to(x_src.device)")
+
     def _check_inputs(self, x_src, x_dst, edge_index, edge_attr, attn_bias, size) -> None:
         """Validate at the boundary, with messages that say what was expected."""
         if getattr(self, "_edge_update_forward_pre_hooks", None) or getattr(self, "_edge_update_forward_hooks", None):
@@ -845,6 +866,7 @@ class GATConv(MessagePassing):
         if x_src.size(1) != self._src_channels:
             raise ValueError(f"x has {x_src.size(1)} features per node but this layer was built with "
                              f"in_channels={self.in_channels}")
+        self._check_device(x_src, x_dst)
         self._check_dtype(x_src, "x" if x_dst is None or x_dst is x_src else "x_src")
         if x_dst is not None and x_dst is not x_src:
             self._check_dtype(x_dst, "x_dst")
@@ -866,6 +888,7 @@ class GATConv(MessagePassing):
             raise ValueError(f"edge_index must be a (2, E) integer tensor or a sparse adjacency (torch.sparse or "
                              f"SparseTensor, shape (N_dst, N_src)); got {shape}; for a dense adjacency matrix A "
                              "(A[i, j] for the edge i → j) pass torch_geometric.utils.dense_to_sparse(A)[0]")
+        _check_same_device(edge_index, "edge_index", x_src)
         num_src = x_src.size(0) if size is None else size[0]
         num_dst = (x_dst.size(0) if x_dst is not None else num_src) if size is None else size[1]
         _check_indices(edge_index, num_src, num_dst)
@@ -879,6 +902,7 @@ class GATConv(MessagePassing):
                 what = edge_attr.dtype if isinstance(edge_attr, Tensor) else type(edge_attr).__name__
                 raise ValueError(f"edge_attr has dtype {what}: edge features enter a linear projection, give "
                                  "floating-point values (e.g. edge_attr.float())")
+            _check_same_device(edge_attr, "edge_attr", x_src)
             width = 1 if edge_attr.dim() == 1 else edge_attr.size(-1)
             if self._edge_channels == -1 and edge_attr.dim() <= 2 and edge_attr.size(0) == E:
                 self._edge_channels = width  # edge_dim=-1: lazy, as in_channels=-1 (from a well-formed first call)
@@ -904,6 +928,7 @@ class GATConv(MessagePassing):
             if not attn_bias.is_floating_point():
                 raise ValueError(f"attn_bias has dtype {attn_bias.dtype}: it is added to the attention logits, give "
                                  "floating-point values (e.g. attn_bias.float())")
+            _check_same_device(attn_bias, "attn_bias", x_src)
 
     def __prepare_scriptable__(self):
         # torch.jit.script calls this on every submodule first: one clear line instead of a TorchScript trace.

@@ -168,7 +168,7 @@ def attention_weights(
         num_dst: number of target nodes.
         attn_bias: optional (E, H) bias (already broadcast to H heads); ``-inf`` masks an edge (weight 0, no
             gradient; a target with every edge masked gets weights 0).
-        temperature: scalar, (H,) tensor, or ``None`` (= 1).
+        temperature: a positive number, (H,) tensor, or ``None`` (= 1).
         degree_norm: ``None``, ``"log"`` or ``"sym"``.
         degree_lambda: (H,) strengths of the log-degree prior (``"log"`` only).
         deg: (N,) in-degrees (self-loops included) for the degree modes; degrees below 1 are read as 1.
@@ -177,6 +177,17 @@ def attention_weights(
         (E, H) attention weights in :func:`accumulation_dtype` of ``scores`` (float32 for bf16/fp16 scores).
         Each target's weights sum to one except with ``degree_norm="sym"``.
     """
+    # Argument checks (Python values and presence only: no tensor value is read back)
+    if degree_norm not in (None, "log", "sym"):
+        raise ValueError(f"degree_norm={degree_norm!r} is not allowed: choose one of None, 'log', 'sym'")
+    if degree_norm is not None and deg is None:
+        raise ValueError(f"degree_norm={degree_norm!r} needs deg, the (N,) in-degrees (in_degree(edge_index, N))")
+    if degree_norm == "log" and degree_lambda is None:
+        raise ValueError("degree_norm='log' needs degree_lambda, the (H,) strengths of the log-degree prior")
+    # (not while compiling: with dynamic=True a float temperature is a symbol there, which math.isfinite refuses)
+    if temperature is not None and not isinstance(temperature, Tensor) and not torch.compiler.is_compiling() \
+            and not (math.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature={temperature!r} is not allowed: a positive finite number (or an (H,) tensor)")
     src, dst = edge_index[0], edge_index[1]
     z = scores.to(accumulation_dtype(scores.dtype))  # softmax statistics never in half precision
     if deg is not None:
