@@ -32,7 +32,9 @@ degrees, levels, path scores, truncated-SVD scores, trait differences and trait-
 traits).
 
 Outputs of :func:`benchmark` (``OUT/``): ``webs/<web>.<protocol>.json`` (per fold and seed, with the splits:
-held-out file lines, species, and for named webs the held-out links by name),
+held-out blocks of the file's links, ``test_lines`` [lo, hi), 0-based, counted without the cannibal links a folder's
+file may hold, whose positions are then ``self_loops_dropped``; species; and for named webs the held-out links by
+name),
 ``per_fold.csv``, ``per_web.csv`` / ``summary.csv`` (links protocol), ``per_web_species.csv`` /
 ``summary_species.csv``, ``summary_large_sparse.csv`` (connectance ≤ 0.06), ``ablation.csv`` (trophic bias,
 paired over webs and seeds), ``ablation_groups.csv`` (the same by web size, connectance and PR-AUC without the
@@ -176,7 +178,9 @@ def read_web_folder(folder: str | Path, self_loops: str = "remove", say: bool = 
     """One web folder in the GATEWAy layout, as the benchmark reads it: :func:`gatbio.data.foodweb.read_gateway_web`
     (file order kept, file:line validation) with self-loops removed, and said on stderr (cannibalism is not
     predicted, and the folds' ``test_lines`` then count the other links in file order; ``self_loops="keep"``: kept,
-    for a caller that says how many it leaves out) and the trait columns exactly as in the file.
+    for a caller that says how many it leaves out) and the trait columns exactly as in the file. The positions of
+    the cannibal links left out, 0-based among the file's links, are ``data.self_loops_dropped`` (the benchmark
+    writes them into its result file, whose ``test_lines`` count the other links).
 
     ``say=False``: read without a note (the self-loops, missing traits, ...), for a caller that reads the folder
     again: the benchmark reads a web once per protocol and says its notes for the first protocol only.
@@ -208,6 +212,9 @@ def read_web_folder(folder: str | Path, self_loops: str = "remove", say: bool = 
         data.edge_index = data.edge_index[:, ~loops]
         if getattr(data, "edge_weight", None) is not None and data.edge_weight.numel() == loops.numel():
             data.edge_weight = data.edge_weight[~loops]
+        # where they were (0-based positions among the file's links), for the result file: the folds' test_lines
+        # count the other links, so a reader of the saved splits needs them to find the held-out links
+        data.self_loops_dropped = torch.nonzero(loops).view(-1).tolist()
     return data
 
 
@@ -873,7 +880,13 @@ def _run_web(folder: str | Path, out_dir: str | Path, cfg: FoodWebConfig, protoc
                       "splits": [f["split"] for f in folds], "rows": rows,
                       **({"link_order": f"cannibal links dropped, the others shuffled by split_seed {cfg.split_seed} "
                                         "(test_lines count them in that order; test_links: prey, predator)"}
-                         if is_named else {})})
+                         if is_named else {}),
+                      # a folder's cannibal links are left out before the folds: test_lines count the other links
+                      **({"link_order": "the file's links in order, without its cannibal links (self_loops_dropped: "
+                                        "their 0-based positions among the file's links); test_lines count the "
+                                        "other links",
+                          "self_loops_dropped": data.self_loops_dropped}
+                         if not is_named and getattr(data, "self_loops_dropped", None) else {})})
     return str(path)
 
 
