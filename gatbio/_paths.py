@@ -168,7 +168,7 @@ def remember_config_paths(config_file: str | Path, doc: object) -> None:
     """Note each relative path-like string of a config file's content ``doc`` (a YAML mapping), with the file: a
     relative path of a config is read from the current folder, not the config's, and when it is missing there but
     found next to the config, :func:`check_input_file` says so (the rule itself is not changed: users depend on it)."""
-    config_file = Path(os.path.normpath(Path(config_file).absolute()))  # no "..": the hint names the folder
+    config_file = Path(config_file).resolve()  # no "..": the hint names the folder
     stack = [doc]
     while stack:
         item = stack.pop()

@@ -139,14 +139,21 @@ def _expand_home(cfg: Any) -> None:
 def _split_hint(overrides: list[str], bad: str) -> str:
     """For an override without ``=`` that is the rest of a list before it, split by the shell at a space
     (``seeds=[0, 1]`` typed without quotes gives ``seeds=[0,`` and ``1]``): how to write it whole; else ``""``."""
-    start = end = overrides.index(bad)
+    def depth(text: str) -> int:
+        return text.count("[") + text.count("{") - text.count("]") - text.count("}")
+
+    start = overrides.index(bad)
     while start > 0 and "=" not in overrides[start - 1]:
         start -= 1
-    while end + 1 < len(overrides) and "=" not in overrides[end + 1]:
-        end += 1
     value = overrides[start - 1].split("=", 1)[1] if start > 0 else ""
-    if value.count("[") + value.count("{") <= value.count("]") + value.count("}"):
+    if depth(value) <= 0:
         return ""  # not an open list: a key without a value
+    open_, end = depth(value), start - 1
+    while open_ > 0 and end + 1 < len(overrides) and "=" not in overrides[end + 1]:  # up to where the list closes
+        end += 1
+        open_ += depth(overrides[end])
+    if overrides.index(bad) > end:
+        return ""  # the list closed before this piece: a key without a value of its own
     whole = " ".join(overrides[start - 1:end + 1])
     return (f" (the shell split {whole!r} at its spaces: quote it, '{whole}', or write it without spaces, "
             f"{whole.replace(' ', '')})")

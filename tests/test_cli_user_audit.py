@@ -49,6 +49,12 @@ def test_a_list_the_shell_split_at_its_spaces_says_how_to_quote_it(overrides, wh
            f"{whole.replace(' ', '')}" in str(err.value)
 
 
+def test_the_quoting_hint_stops_where_the_list_closes():
+    with pytest.raises(ValueError) as err:
+        load_config(Cfg, None, ["seeds=[0,", "1]", "jobs"])
+    assert "quote it, 'seeds=[0, 1]', or write it without spaces, seeds=[0,1])" in str(err.value)
+
+
 def test_a_word_without_a_value_keeps_the_plain_message():
     with pytest.raises(ValueError) as err:
         load_config(Cfg, None, ["epochs=3", "seeds"])

@@ -1124,7 +1124,7 @@ def _refuse_symbols_of_two_organisms(path: Path, table, df: pd.DataFrame, need: 
         f"{len(shared)} Official Symbol(s) name proteins of two or more organisms (e.g. {sym!r} of organisms "
         f"{', '.join(map(str, orgs))}): keyed by symbol they would be one node. Keep one organism (organism=TAXID, "
         "or --organism TAXID in gatbio protein predict), or name nodes by a unique id (id_column='entrez' or "
-        "'biogrid')")
+        "'biogrid'; --biogrid-ids entrez in gatbio protein predict, with the labels named so too)")
 
 
 # --------------------------------------------------------------------------------------------------------

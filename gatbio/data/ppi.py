@@ -180,27 +180,33 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("GATBIO_CACHE", Path.home() / ".cache" / "gatbio"))
 
 
+#: in each cache folder of :func:`load_ppi_benchmark`: the raw folder (resolved) it was made for
+_MADE_FOR = "made_for.txt"
+
+
 def _remove_stale_caches(cache: Path, folder: Path) -> None:
-    """Delete the cache folders beside ``cache`` made for an earlier version of ``folder``'s raw files (their
-    ``raw/`` links point into ``folder/raw``): each version gets a folder of its own, so re-extracting ``ppi.zip``
-    left the old processed graphs (hundreds of MB) behind for good. Only folders whose every entry in ``raw/`` is
-    such a link are deleted (the links, not what they point to), with a note; one that cannot be is left as is."""
+    """Delete the cache folders beside ``cache`` made for an earlier version of ``folder``'s raw files: each
+    version gets a folder of its own, so re-extracting ``ppi.zip`` left the old processed graphs (hundreds of MB)
+    behind for good. Only a folder whose ``made_for.txt`` names ``folder`` is deleted (the links in its ``raw/``,
+    not what they point to), with a note. Raw files were not enough to tell: two data roots whose raw files link
+    to the same store would have deleted each other's cache at every load."""
     import shutil
 
     from gatbio.data.tables import note
 
-    target = (folder / "raw").resolve()
-    mine = {str((folder / "raw" / f).resolve()) for f in PPI_RAW_FILES}  # what load_ppi_benchmark links to
+    me = str(folder.resolve())
     for other in sorted(cache.parent.glob("*")) if cache.parent.is_dir() else []:
-        raw = other / "raw"
-        if other == cache or other.is_symlink() or not raw.is_dir() or raw.is_symlink():
+        made_for = other / _MADE_FOR
+        if other == cache or other.is_symlink() or not made_for.is_file():
             continue
-        links = list(raw.iterdir())
-        if not links or not all(p.is_symlink() and os.readlink(p) in mine for p in links):
+        try:
+            if made_for.read_text().strip() != me:
+                continue
+        except OSError:
             continue
         shutil.rmtree(other, ignore_errors=True)  # unlinks the links; the raw files stay
         if not other.exists():
-            note(f"removed {other}: PyG's processed PPI graphs of an earlier version of the raw files in {target}")
+            note(f"removed {other}: PyG's processed PPI graphs of an earlier version of the raw files in {me}/raw")
 
 
 def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
@@ -227,6 +233,8 @@ def load_ppi_benchmark(root: Path | None = None) -> list[Data]:
         cache = _cache_dir() / "ppi_benchmark" / hashlib.sha256("\n".join(stamp).encode()).hexdigest()[:16]
         _remove_stale_caches(cache, folder)
         (cache / "raw").mkdir(parents=True, exist_ok=True)
+        if not (cache / _MADE_FOR).is_file():
+            (cache / _MADE_FOR).write_text(str(folder.resolve()) + "\n")
         for f in PPI_RAW_FILES:
             link = cache / "raw" / f
             if not link.exists():

@@ -681,14 +681,17 @@ def plot_f1(summ: pd.DataFrame, path: Path, metrics: list[str], title: str = "")
 
     fig = _new_figure((6 * len(metrics), 4.5))
     axes = fig.subplots(1, len(metrics), squeeze=False)
-    seeds = int(summ["n"].max()) if "n" in summ.columns and len(summ) else None
+    counts = [summ[c] for c in summ.columns if c == "n" or c.endswith("_n")]  # runs per point (fewer: NaN runs)
+    lo = int(min(c.min() for c in counts)) if counts and len(summ) else None
+    hi = int(max(c.max() for c in counts)) if counts and len(summ) else None
     for ax, m in zip(axes[0], metrics, strict=True):
         for v, g in summ.groupby("variant", sort=False):
             style = "-" if v.startswith("gat") else "--"
             ax.errorbar(g["fraction"], g[f"{m}_mean"], yerr=g[f"{m}_std"], label=v, linestyle=style,
                         marker="o", ms=3, capsize=2)
         ax.set_xlabel("labelled fraction")
-        ax.set_ylabel(m.replace("_", "-") + (f" (mean ± std over {seeds} seeds)" if seeds and seeds > 1 else ""))
+        over = "" if not hi or hi < 2 else f" (mean ± std over {lo if lo == hi else f'{lo}–{hi}'} seeds)"
+        ax.set_ylabel(m.replace("_", "-") + over)
         ax.set_title(f"{title}: {m}")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize=7, ncol=2)
@@ -815,10 +818,13 @@ def early_stopping_split(data, seed: int = 0) -> tuple[torch.Tensor, torch.Tenso
     protein can be held out so, the draw's first is, and ``unlearnt`` names the functions left without a training
     protein."""
     y = data.y.bool().cpu().numpy()  # (N, L)
+    if y.ndim != 2:
+        raise ValueError(f"data.y has shape {tuple(y.shape)}: early_stopping_split takes multi-hot labels (N, L); "
+                         "class ids (N,) with -1 for unannotated are converted by predict_unannotated")
     known = np.flatnonzero(y.any(1))
     perm = np.random.default_rng(seed).permutation(known)
     n_val = max(1, len(perm) // 10)
-    left = y[perm].sum(0)  # (L,) annotated proteins of each function not held out
+    left = y.sum(0)  # (L,) annotated proteins of each function not held out (unannotated rows are all zero)
     val: list[int] = []
     for i in perm:  # without a function at risk this is perm[:n_val], the draw's first proteins
         if len(val) == n_val:
@@ -881,7 +887,8 @@ def predict_unannotated(data, cfg: ProteinConfig | dict | None = None, top: int 
 
         note(f"{len(unlearnt)} function(s) have all their annotated proteins among the {len(val)} held out for early "
              f"stopping ({first_few([repr(n) for n in unlearnt], 3)}): the model never sees them in training, so "
-             "their scores mean little; annotate more proteins with them, or try another seed (--seed)")
+             "their scores mean little. Every annotated protein is the last of one of its functions, so another "
+             "seed would only lose another function: annotate more proteins with them")
     if progress:
         import sys
 

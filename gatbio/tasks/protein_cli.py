@@ -80,6 +80,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr.add_argument("--organism", type=int, metavar="TAXID",
                     help="--format biogrid: keep the interactions whose two proteins are of this NCBI taxonomy id "
                          "(9606: human); default: every row, cross-organism ones (e.g. host-virus) included")
+    pr.add_argument("--biogrid-ids", choices=("symbol", "entrez", "biogrid"), default=None,
+                    help="--format biogrid: the id that names the proteins, as in --labels (default: symbol, the "
+                         "Official Symbol; entrez or biogrid for a file of several organisms whose symbols clash, "
+                         "such as two coronaviruses' N, S and M)")
     add_header_option(pr, "--edges (edgelist/csv/tsv), --labels and --nodes")
     pr.add_argument("--nodes", metavar="FILE", help="optional list of every protein (one per line); proteins "
                     "without interactions are kept and flagged 'isolated' (the model's inputs come from the "
@@ -240,13 +244,14 @@ def run_main(args: argparse.Namespace) -> int:
 
 
 def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | None = None,
-                 min_score: float | None = None, organism: int | None = None):
+                 min_score: float | None = None, organism: int | None = None, biogrid_ids: str | None = None):
     """The interaction graph of a user file, undirected, self-loops removed, optional extra (isolated) proteins.
     ``self_loop_only`` names the file's proteins whose only rows were self-loops (not for SIF, whose lines may name
     a protein alone), so that their ``isolated`` flag can say why.
 
     ``header``: ``None`` detects a header row in edge lists and the node list (:mod:`gatbio.data.tables`).
-    ``min_score``: STRING formats only, :func:`string_threshold`; ``organism``: BioGRID only (an NCBI taxonomy id).
+    ``min_score``: STRING formats only, :func:`string_threshold`; ``organism``: BioGRID only (an NCBI taxonomy id);
+    ``biogrid_ids``: BioGRID only, the id column naming the proteins (``id_column`` of ``read_biogrid_tab3``).
     A third column of numbers in an edge list is read as weights and checked like every weight, but the model
     does not use it (said on stderr); ``edge_weight`` (and ``edge_attr``) stay aligned with ``edge_index``."""
     from torch_geometric.utils import coalesce
@@ -261,8 +266,8 @@ def read_network(edges: str, fmt: str, header: bool | None = None, nodes: str | 
         _refuse_other_format(edges, fmt)
         _refuse_sif(edges, fmt)
         _refuse_uneven_rows(edges, header, kwargs.get("sep"))
-    elif reader == "read_biogrid_tab3" and organism is not None:
-        kwargs.update(organism=organism)
+    elif reader == "read_biogrid_tab3":
+        kwargs.update(organism=organism, id_column=biogrid_ids or "symbol")
     elif reader == "read_sif":
         kwargs.update(duplicates="merge", self_loops="remove", report=True)
     data = getattr(io, reader)(edges, **kwargs)
@@ -446,6 +451,9 @@ def predict_main(args: argparse.Namespace) -> int:
     if args.organism is not None and (args.format != "biogrid" or args.organism < 1):
         raise ValueError(f"--organism {args.organism}: an NCBI taxonomy id (a positive number, e.g. 9606), with "
                          f"--format biogrid (this is --format {args.format})")
+    if args.biogrid_ids is not None and args.format != "biogrid":
+        raise ValueError(f"--biogrid-ids {args.biogrid_ids}: the id column of a BioGRID file, with --format biogrid "
+                         f"(this is --format {args.format})")
     if args.plot_protein and not args.plot:
         raise ValueError("--plot-protein names the protein to draw: give --plot FILE too")
     if args.plot:  # a wrong suffix is found before training, not after
@@ -461,7 +469,8 @@ def predict_main(args: argparse.Namespace) -> int:
     check_inputs(inputs)
     check_outputs({"--out": args.out, "--explain": args.explain, "--plot": args.plot}, inputs,
                   tables=("--out", "--explain"))
-    data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score, args.organism)
+    data = read_network(args.edges, args.format, args.header, args.nodes, args.min_score, args.organism,
+                        args.biogrid_ids)
     data = read_labels(data, args.labels, args.header)
     if bool(data.y.bool().any(1).all()):  # said now, before any line about the model and its inputs
         raise ValueError(f"{args.labels} annotates every protein of {args.edges}: nothing to predict (give the "

@@ -85,6 +85,8 @@ def test_a_function_left_without_a_training_protein_is_said(tmp_path, capsys, ca
     assert rc == 0 and "2 annotated proteins to learn from (1 held out for early stopping)" in capsys.readouterr().err
     assert "1 function(s) have all their annotated proteins among the 1 held out for early stopping ('GO:0006" \
         in caplog.text and "the model never sees them in training" in caplog.text
+    # every protein is the last of one of its functions: another seed only loses another function, so not advised
+    assert "another seed would only lose another function" in caplog.text and "(--seed)" not in caplog.text
 
 
 def test_a_multi_organism_biogrid_file_end_to_end(tmp_path, capsys, caplog):
@@ -230,3 +232,55 @@ def test_plot_f1_leaves_the_sessions_matplotlib_backend_alone(tmp_path):
     finally:
         matplotlib.use(before)
     assert (tmp_path / "f1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_two_roots_linking_one_store_of_ppi_raw_files_keep_their_caches(tmp_path, monkeypatch, caplog):
+    """Raw files of two data roots linking to the same store: each root's cache looked like a stale copy of the
+    other's, so every load deleted the other root's processed graphs."""
+    import os
+
+    from gatbio.data.ppi import load_ppi_benchmark
+
+    _ppi_raw(tmp_path / "store", 3)
+    roots = [tmp_path / "rootA", tmp_path / "rootB"]
+    for r in roots:
+        (r / "ppi_benchmark").mkdir(parents=True)
+        (r / "ppi_benchmark" / "raw").symlink_to(tmp_path / "store")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(tmp_path / "root"))
+                        else real_access(p, mode))
+    monkeypatch.setenv("GATBIO_CACHE", str(tmp_path / "cache"))
+    for r in roots + roots[:1]:
+        assert load_ppi_benchmark(r)[0].num_nodes == 3
+    assert len(list((tmp_path / "cache" / "ppi_benchmark").iterdir())) == 2
+    assert "removed" not in caplog.text
+
+
+def test_early_stopping_split_names_class_ids_as_the_wrong_shape():
+    from gatbio.tasks.protein import early_stopping_split
+
+    with pytest.raises(ValueError, match=r"data.y has shape \(4,\): early_stopping_split takes multi-hot labels"):
+        early_stopping_split(Data(y=torch.tensor([0, 1, -1, 1])))
+
+
+def test_biogrid_ids_name_the_proteins_of_a_file_whose_symbols_clash(tmp_path, capsys):
+    """Two organisms sharing a symbol are refused (they were one node); --biogrid-ids entrez is the way out from
+    the command line, which had only --organism (that drops one organism: no use for a host-virus file)."""
+    from gatbio.data.io import MalformedFileError
+    from gatbio.tasks.protein_cli import read_network
+
+    head = ("#BioGRID Interaction ID\tEntrez Gene Interactor A\tEntrez Gene Interactor B\tBioGRID ID Interactor A\t"
+            "BioGRID ID Interactor B\tOfficial Symbol Interactor A\tOfficial Symbol Interactor B\tExperimental "
+            "System\tExperimental System Type\tOrganism ID Interactor A\tOrganism ID Interactor B\n")
+    rows = ["1\t43740575\t43740578\t1\t2\tN\tS\tTwo-hybrid\tphysical\t2697049\t2697049",
+            "2\t1489678\t1489668\t3\t4\tN\tS\tTwo-hybrid\tphysical\t694009\t694009",
+            "3\t43740575\t7157\t1\t5\tN\tTP53\tTwo-hybrid\tphysical\t2697049\t9606"]
+    path = tmp_path / "cov.tab3.txt"
+    path.write_text(head + "\n".join(rows) + "\n")
+    with pytest.raises(MalformedFileError, match="--biogrid-ids entrez in gatbio protein predict"):
+        read_network(str(path), "biogrid")
+    data = read_network(str(path), "biogrid", biogrid_ids="entrez")
+    assert sorted(map(str, data.node_names)) == ["1489668", "1489678", "43740575", "43740578", "7157"]
+    assert main(["protein", "predict", "--edges", str(path), "--format", "edgelist", "--biogrid-ids", "entrez",
+                 "--labels", str(path), "--out", str(tmp_path / "o.csv")]) != 0
+    assert "--biogrid-ids entrez: the id column of a BioGRID file, with --format biogrid" in capsys.readouterr().err
