@@ -161,8 +161,10 @@ def _ddp_worker(rank: int, world: int, port: int, build_model: Callable[[], nn.M
 
         # when and why, for spawn_ddp: the process that fails first holds the cause; the others then fail on
         # their broken connection ("Connection closed by peer"), and mp.spawn reports whichever it sees first
-        error = Path(out_path).with_name(f"error.{rank}.txt")
-        error.write_text(f"{time.time()!r} {os.getpid()}\n{traceback.format_exc()}")
+        from gatbio.results import atomic_write_text
+
+        atomic_write_text(Path(out_path).with_name(f"error.{rank}.txt"),
+                          f"{time.time()!r} {os.getpid()}\n{traceback.format_exc()}")
         raise
     finally:
         dist.destroy_process_group()
@@ -173,8 +175,11 @@ def _first_error(folder: Path) -> tuple[int, int, str] | None:
     errors = []
     for f in folder.glob("error.*.txt"):
         head, _, text = f.read_text().partition("\n")
-        when, pid = head.split()
-        errors.append((float(when), int(f.name.split(".")[1]), int(pid), text))
+        try:  # a process stopped while writing its file (mp.spawn ends the others) left it empty or cut
+            when, pid = head.split()
+            errors.append((float(when), int(f.name.split(".")[1]), int(pid), text))
+        except ValueError:
+            continue
     return min(errors)[1:] if errors else None
 
 

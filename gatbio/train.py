@@ -121,6 +121,9 @@ def _check_scored(best_val: float, history: list[tuple[int, float, float]], what
     returned with ``best_val=-inf`` (written to the run file) as if training had happened."""
     if np.isfinite(best_val):
         return
+    if not history:  # TrainConfig(epochs=0): nothing was trained or evaluated (the last epoch always is)
+        raise ValueError("no epoch was trained, so no validation evaluation was made: TrainConfig epochs must be at "
+                         "least 1")
     seen = ", ".join(f"{s} at epoch {e}" for e, _, s in history[:3]) + (", ..." if len(history) > 3 else "")
     raise ValueError(f"score_fn gave no finite score on the validation {what} in {len(history)} evaluation(s) "
                      f"({seen or 'none made'}), so no trained state was better than the initial weights: use a "

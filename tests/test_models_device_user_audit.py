@@ -206,7 +206,7 @@ def test_spawned_processes_meet_on_loopback_whatever_master_addr_says(monkeypatc
 
     seen = {}
     monkeypatch.setenv("MASTER_ADDR", "nohost.invalid")
-    monkeypatch.delenv("MASTER_PORT", raising=False)
+    monkeypatch.setenv("MASTER_PORT", "1")  # set (not deleted) so that monkeypatch restores what _ddp_worker writes
     monkeypatch.setattr(torch, "set_num_threads", lambda n: None)
     monkeypatch.setattr(dist, "init_process_group", lambda *a, **k: seen.update(
         addr=gd.os.environ["MASTER_ADDR"], port=gd.os.environ["MASTER_PORT"]))
@@ -292,3 +292,11 @@ def test_cli_under_torchrun_refuses_nproc(monkeypatch, capsys):
         gd.main(["--device", "cpu", "--nproc", "4"])
     assert exc.value.code == 2
     assert "--nproc 4 with torchrun: torchrun already started WORLD_SIZE=2" in capsys.readouterr().err
+
+
+def test_a_cut_error_file_of_a_stopped_process_does_not_hide_the_cause(tmp_path):
+    """mp.spawn stops the other processes when one fails: one stopped while writing its error file left it empty,
+    and reading it gave 'not enough values to unpack' instead of the worker's error."""
+    (tmp_path / "error.0.txt").write_text("")
+    (tmp_path / "error.1.txt").write_text("12.5 4242\nTraceback ...\nValueError: no model for rank 1\n")
+    assert gd._first_error(tmp_path) == (1, 4242, "Traceback ...\nValueError: no model for rank 1\n")

@@ -229,3 +229,14 @@ def test_hub_attention_mass_refuses_a_mask_given_as_zeros_and_ones():
     assert hub_attention_mass(ei, alpha, mask.astype(bool)) == hub_attention_mass(ei, alpha, [2, 3])
     with pytest.raises(ValueError, match=r"hubs names node 7, outside the graph's 0\.\.3"):
         hub_attention_mass(ei, alpha, [7])
+
+
+def test_fit_of_zero_epochs_names_epochs():
+    import torch
+
+    from gatbio.train import TrainConfig, fit
+
+    model = torch.nn.Linear(2, 1)
+    x, ei, y = torch.randn(4, 2), torch.tensor([[0, 1], [1, 0]]), torch.tensor([[1.0], [0.0], [1.0], [0.0]])
+    with pytest.raises(ValueError, match="no epoch was trained.*TrainConfig epochs must be at least 1"):
+        fit(model, x, ei, y, torch.tensor([0, 1]), torch.tensor([2, 3]), lambda t, p: 0.5, TrainConfig(epochs=0))
