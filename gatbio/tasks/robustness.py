@@ -616,17 +616,27 @@ def _check_inputs(cfg: RobustnessConfig) -> None:
     """Read the datasets of ``cfg`` before anything is written, and split each food web's links as its runs will
     (:func:`_split_of`, first seed): a missing dataset, a missing or malformed web file, or a web with too few links
     for ``foodweb.val`` and ``foodweb.test`` stops the sweep here, not after ``out_dir`` was made (and earlier
-    datasets' runs written). The notes of reading are said when the runs read the data; the datasets are loaded once
-    per process (:func:`gatbio.data.load` keeps them), and food webs are small: this costs little."""
+    datasets' runs written). A dataset that is missing while ``out_dir`` exists is left to the runs, which read it only if
+    they still need it. The datasets are loaded once per process (:func:`gatbio.data.load` keeps them), and food
+    webs are small: this costs little. Only the first seed's split is made here."""
     from gatbio.data.tables import notes_said_before
 
+    # A results folder that exists may hold every run of a dataset that is not here any more (a folder moved to
+    # another machine to finish its food webs): its runs read the data only if they still need it.
+    resuming = Path(cfg.out_dir).is_dir()
     if cfg.protein.enabled:
-        with notes_said_before():
+        try:  # notes said here: the runs of this process get the dataset from gatbio.data.load's cache, silently
             _protein_data(cfg.protein.dataset)
+        except FileNotFoundError:  # DatasetNotFoundError included
+            if not resuming:
+                raise
     for web in cfg.foodweb.webs if cfg.foodweb.enabled else ():
-        with notes_said_before():
+        with notes_said_before():  # a web file is read again by its runs, which say its notes
             try:
                 _split_of(cfg, "foodweb", web, cfg.seeds[0])
+            except FileNotFoundError:
+                if not resuming:
+                    raise
             except ValueError as err:  # the split's own messages, which name neither the web nor the config keys
                 if "links are too few" in str(err):
                     fix = "give a web with more links, or other foodweb.val / foodweb.test fractions"

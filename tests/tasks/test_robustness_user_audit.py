@@ -100,6 +100,21 @@ def test_a_missing_protein_dataset_leaves_no_results_folder(tmp_path, monkeypatc
     assert not (tmp_path / "out").exists()
 
 
+def test_a_dataset_missing_beside_an_existing_results_folder_is_left_to_the_runs(tmp_path, monkeypatch):
+    """A results folder moved to a machine without the protein dataset (its protein runs all finished) must still
+    resume its food-web runs: the check before writing refused it, though the runs would not read the dataset."""
+    from gatbio.data.sources import DatasetNotFoundError
+
+    monkeypatch.setenv("GATBIO_DATA", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    cfg = rb.load({"foodweb": {"enabled": False}, "models": ["gcn"], "perturbations": ["degree"],
+                   "fractions": [0.0, 0.2], "seeds": [0], "out_dir": str(tmp_path / "out"), "device": "cpu"})
+    with pytest.raises(DatasetNotFoundError):
+        rb._check_inputs(cfg)
+    (tmp_path / "out").mkdir()
+    rb._check_inputs(cfg)  # left to the runs, which read it only if they still need it
+
+
 def test_validation_and_test_fractions_that_leave_no_training_links_are_refused_by_their_keys():
     """foodweb.val=0.5 foodweb.test=0.5 passed the config check and failed in the first job (after out_dir was
     made) with the split's "val=0.5, test=0.5: need ... val + test < 1", which names no config key."""
