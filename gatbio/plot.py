@@ -141,6 +141,8 @@ def draw_foodweb(ax: Axes, edge_index, levels, node_names: Sequence[str], links:
     if len(names) != n or (ei.size and int(ei.max()) >= n):
         raise ValueError(f"levels has {n} entries for {len(names)} node_names and species ids up to "
                          f"{int(ei.max()) if ei.size else -1} in edge_index: give one level per species")
+    if ei.size and int(ei.min()) < 0:  # numpy reads -1 as the last species: a link drawn to the wrong one
+        raise ValueError(f"edge_index holds species id {int(ei.min())}: ids run from 0 to {n - 1}")
     if attention is not None and np.size(attention) != ei.shape[1]:
         raise ValueError(f"attention has {np.size(attention)} weights for {ei.shape[1]} observed links: give one per "
                          "link, in the order of edge_index")

@@ -169,6 +169,8 @@ def test_foodweb_levels_of_another_length_and_an_empty_web_are_clear(web):
         plot.foodweb_figure(web, levels=np.zeros(3))
     with pytest.raises(ValueError, match="no species"):
         plot.draw_foodweb(None, np.zeros((2, 0), dtype=int), np.zeros(0), [])
+    with pytest.raises(ValueError, match="edge_index holds species id -1: ids run from 0 to 2"):
+        plot.draw_foodweb(None, np.array([[0, 1], [1, -1]]), np.zeros(3), ["a", "b", "c"])
 
 
 def test_protein_figure_of_no_neighbours_and_no_predictions_say_so():
