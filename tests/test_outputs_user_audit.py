@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import two_cliques
 from sklearn.metrics import average_precision_score, roc_auc_score
 from torch_geometric.data import Data
 
@@ -66,15 +67,6 @@ def test_auc_ranks_infinite_scores_as_the_largest_and_smallest():
 # ------------------------------------------------------------------------------------------------ training
 
 
-def _toy():
-    g = torch.Generator().manual_seed(0)
-    pairs = [(i, j) for c in (0, 6) for i in range(c, c + 6) for j in range(c, c + 6) if i != j] + [(5, 6), (6, 5)]
-    ei = torch.tensor(pairs).t()  # (2, E)
-    y = torch.tensor([0] * 6 + [1] * 6)
-    x = torch.nn.functional.one_hot(y, 2).float() + 0.3 * torch.randn(12, 2, generator=g)  # (N, 2)
-    return x, ei, y
-
-
 def _node_model():
     from gatbio.nn.node_models import GATNodeClassifier
 
@@ -92,7 +84,7 @@ def _auc(y_val: np.ndarray, proba: np.ndarray) -> float:  # a metric that refuse
 def test_fit_refuses_to_return_untrained_weights_when_no_score_is_finite():
     """A score_fn that is NaN on every evaluation returned the initial weights with best_val=-inf (written as
     -Infinity to the run file), as if training had happened."""
-    x, ei, y = _toy()
+    x, ei, y = two_cliques()
     with pytest.raises(ValueError, match="score_fn gave no finite score on the validation nodes in 3 evaluation"):
         fit(_node_model(), x, ei, y, FIT, VAL, lambda a, b: float("nan"), TrainConfig(epochs=6, patience=5))
 
@@ -100,7 +92,7 @@ def test_fit_refuses_to_return_untrained_weights_when_no_score_is_finite():
 def test_fit_pairs_refuses_to_return_untrained_weights_when_no_score_is_finite():
     from gatbio.nn.pair_models import build_pair_model, model_options
 
-    x, ei, _ = _toy()
+    x, ei, _ = two_cliques()
     pairs = torch.tensor([(i, j) for i in range(12) for j in range(i + 1, 12) if (i + j) % 3 == 0])  # (P, 2)
     modes = (torch.rand(pairs.size(0), 3, generator=torch.Generator().manual_seed(1)) < 0.4).float()
     n = pairs.size(0)
@@ -115,7 +107,7 @@ def test_fit_keeps_the_best_weights_when_the_model_diverges():
     """Weights that turn NaN (a too large lr) made the metric refuse the NaN probabilities ("fill them with
     np.nan_to_num"), a crash after the best state was found; now a NaN evaluation counts as no improvement and
     the best state (that of the best validation score) is the one returned."""
-    x, ei, y = _toy()
+    x, ei, y = two_cliques()
     model = _node_model()
     saved = {}
 

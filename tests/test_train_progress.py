@@ -8,19 +8,10 @@ import time
 
 import pytest
 import torch
+from conftest import two_cliques
 
 from gatbio.results import UnitStage, heartbeat
 from gatbio.train import FitResult, PairTrainConfig, TrainConfig, fit, fit_pairs, predict, predict_pairs
-
-
-def _toy():
-    """Two 6-node cliques joined by one edge; class = clique; inputs one-hot of the clique plus noise."""
-    g = torch.Generator().manual_seed(0)
-    pairs = [(i, j) for c in (0, 6) for i in range(c, c + 6) for j in range(c, c + 6) if i != j] + [(5, 6), (6, 5)]
-    ei = torch.tensor(pairs).t()  # (2, E)
-    y = torch.tensor([0] * 6 + [1] * 6)
-    x = torch.nn.functional.one_hot(y, 2).float() + 0.3 * torch.randn(12, 2, generator=g)  # (N, 2)
-    return x, ei, y
 
 
 def _node_model():
@@ -40,7 +31,7 @@ def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
 def test_fit_calls_on_epoch_once_per_epoch_and_changes_nothing(patience):
     from gatbio.tasks.protein import val_score
 
-    x, ei, y = _toy()
+    x, ei, y = two_cliques()
     fit_idx, val_idx = torch.tensor([0, 1, 2, 6, 7, 8]), torch.tensor([3, 4, 9, 10])
     cfg = TrainConfig(epochs=10, eval_every=2, patience=patience, label_trick=True)  # label trick: seeded draws
     calls: list[tuple[int, int]] = []
@@ -58,7 +49,7 @@ def test_fit_calls_on_epoch_once_per_epoch_and_changes_nothing(patience):
 
 def _pair_problem():
     g = torch.Generator().manual_seed(1)
-    x, ei, _ = _toy()
+    x, ei, _ = two_cliques()
     pairs = torch.tensor([(i, j) for i in range(12) for j in range(i + 1, 12) if (i + j) % 3 == 0])  # (P, 2)
     modes = (torch.rand(pairs.size(0), 3, generator=g) < 0.4).float()  # (P, M)
     return x, ei, pairs, modes

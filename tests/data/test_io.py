@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import write
+from conftest import ppi_raw, write
 
 from gatbio.data.io import (
     MalformedFileError,
@@ -642,16 +642,7 @@ def test_ppi_benchmark_from_read_only_roots_does_not_mix_their_graphs(tmp_path, 
     roots = []
     for k, n in enumerate((3, 5)):  # two roots: one train graph of 3 nodes, then of 5
         root = tmp_path / f"root{k}"
-        raw = root / "ppi_benchmark" / "raw"
-        raw.mkdir(parents=True)
-        for split in ("train", "valid", "test"):
-            m = n if split == "train" else 2
-            graph = {"directed": False, "multigraph": False, "graph": {}, "nodes": [{"id": i} for i in range(m)],
-                     "links": [{"source": 0, "target": 1}]}
-            (raw / f"{split}_graph.json").write_text(json.dumps(graph))
-            np.save(raw / f"{split}_feats.npy", np.zeros((m, 50)))
-            np.save(raw / f"{split}_labels.npy", np.zeros((m, 121), dtype=np.int64))
-            np.save(raw / f"{split}_graph_id.npy", np.ones(m, dtype=np.int64))
+        ppi_raw(root / "ppi_benchmark" / "raw", n)
         roots.append(root)
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if "ppi_benchmark" in str(p) and str(p).startswith(

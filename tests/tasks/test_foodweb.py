@@ -10,22 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import niche_edges
 from torch_geometric.data import Data
 
 from gatbio.cli import main as gatbio_main
 from gatbio.tasks import foodweb as fw
-
-
-def niche_edges(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    niche = np.sort(rng.uniform(0, 1, n))
-    r = niche * rng.uniform(0.15, 0.45, n)
-    c = np.array([rng.uniform(r[j] / 2, niche[j]) for j in range(n)])
-    A = np.abs(niche[:, None] - c[None, :]) <= r[None, :] / 2
-    np.fill_diagonal(A, False)
-    i, j = np.nonzero(A)
-    order = rng.permutation(len(i))  # GATEWAy files are pre-shuffled
-    return np.stack([i[order], j[order]]), niche
 
 
 def write_web(folder, n=16, seed=0, traits=True):

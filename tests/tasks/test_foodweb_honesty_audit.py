@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import niche_edges
 
 from gatbio.tasks import foodweb as fw
 
@@ -26,15 +27,8 @@ N = 16
 
 def niche_links(n: int = N, seed: int = 0) -> list[tuple[int, int]]:
     """The links (prey, predator) of a niche-model web of ``n`` species, in a shuffled (file) order."""
-    rng = np.random.default_rng(seed)
-    niche = np.sort(rng.uniform(0, 1, n))
-    r = niche * rng.uniform(0.15, 0.45, n)
-    c = np.array([rng.uniform(r[j] / 2, niche[j]) for j in range(n)])
-    A = np.abs(niche[:, None] - c[None, :]) <= r[None, :] / 2
-    np.fill_diagonal(A, False)
-    i, j = np.nonzero(A)
-    order = rng.permutation(len(i))
-    return [(int(i[k]), int(j[k])) for k in order]
+    edges, _ = niche_edges(n, seed)
+    return [(int(a), int(b)) for a, b in edges.T]
 
 
 def write_folder(folder: Path, links: list[tuple[int, int]], n: int = N) -> Path:

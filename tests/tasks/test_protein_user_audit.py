@@ -2,12 +2,12 @@
 functions of one protein (the early-stopping hold-out keeps each function in training), and the PyG PPI layout's
 cache (one per version of the raw files, the stale ones removed)."""
 
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import ppi_raw
 from torch_geometric.data import Data
 
 from gatbio.cli import main
@@ -135,18 +135,6 @@ def test_a_multi_organism_biogrid_file_end_to_end(tmp_path, capsys, caplog):
     assert again.read_bytes() == out.read_bytes()  # the same seed: the same predictions
 
 
-def _ppi_raw(raw, n: int) -> None:
-    raw.mkdir(parents=True, exist_ok=True)
-    for split in ("train", "valid", "test"):
-        m = n if split == "train" else 2
-        graph = {"directed": False, "multigraph": False, "graph": {}, "nodes": [{"id": i} for i in range(m)],
-                 "links": [{"source": 0, "target": 1}]}
-        (raw / f"{split}_graph.json").write_text(json.dumps(graph))
-        np.save(raw / f"{split}_feats.npy", np.zeros((m, 50)))
-        np.save(raw / f"{split}_labels.npy", np.zeros((m, 121), dtype=np.int64))
-        np.save(raw / f"{split}_graph_id.npy", np.ones(m, dtype=np.int64))
-
-
 def test_re_extracted_ppi_raw_files_leave_no_stale_cache(tmp_path, monkeypatch, caplog):
     """A read-only PPI raw folder is processed under $GATBIO_CACHE in a folder per version of its files; the
     folder of the earlier version (hundreds of MB of processed graphs) stayed behind for good after each
@@ -156,8 +144,8 @@ def test_re_extracted_ppi_raw_files_leave_no_stale_cache(tmp_path, monkeypatch, 
     from gatbio.data.ppi import load_ppi_benchmark
 
     roots = [tmp_path / "root0", tmp_path / "root1"]
-    _ppi_raw(roots[0] / "ppi_benchmark" / "raw", 3)
-    _ppi_raw(roots[1] / "ppi_benchmark" / "raw", 4)
+    ppi_raw(roots[0] / "ppi_benchmark" / "raw", 3)
+    ppi_raw(roots[1] / "ppi_benchmark" / "raw", 4)
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(tmp_path / "root"))
                         else real_access(p, mode))  # read-only roots (tests run as root: chmod would not stop it)
@@ -167,7 +155,7 @@ def test_re_extracted_ppi_raw_files_leave_no_stale_cache(tmp_path, monkeypatch, 
     assert load_ppi_benchmark(roots[1])[0].num_nodes == 4
     first = sorted(p.name for p in caches.iterdir())
     assert len(first) == 2
-    _ppi_raw(roots[0] / "ppi_benchmark" / "raw", 5)  # re-extracted: new files, new mtimes
+    ppi_raw(roots[0] / "ppi_benchmark" / "raw", 5)  # re-extracted: new files, new mtimes
     assert load_ppi_benchmark(roots[0])[0].num_nodes == 5
     now = sorted(p.name for p in caches.iterdir())
     assert len(now) == 2 and len(set(now) & set(first)) == 1  # root1's kept, root0's old one replaced
@@ -185,7 +173,7 @@ def test_a_cache_folder_not_made_for_the_raw_files_is_kept(tmp_path, monkeypatch
     from gatbio.data.ppi import load_ppi_benchmark
 
     root = tmp_path / "root"
-    _ppi_raw(root / "ppi_benchmark" / "raw", 3)
+    ppi_raw(root / "ppi_benchmark" / "raw", 3)
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(root))
                         else real_access(p, mode))
@@ -200,7 +188,7 @@ def test_a_cache_folder_not_made_for_the_raw_files_is_kept(tmp_path, monkeypatch
         (other / "raw" / "notes.txt").write_text("kept\n")
     else:
         (other / "raw" / "x.npy").symlink_to(tmp_path / "elsewhere.npy")
-    _ppi_raw(root / "ppi_benchmark" / "raw", 4)
+    ppi_raw(root / "ppi_benchmark" / "raw", 4)
     assert load_ppi_benchmark(root)[0].num_nodes == 4
     assert other.is_dir() and not old.exists()
 
@@ -241,7 +229,7 @@ def test_two_roots_linking_one_store_of_ppi_raw_files_keep_their_caches(tmp_path
 
     from gatbio.data.ppi import load_ppi_benchmark
 
-    _ppi_raw(tmp_path / "store", 3)
+    ppi_raw(tmp_path / "store", 3)
     roots = [tmp_path / "rootA", tmp_path / "rootB"]
     for r in roots:
         (r / "ppi_benchmark").mkdir(parents=True)
