@@ -428,9 +428,10 @@ def _check_shapes(schema: type, doc: Mapping, where: str, text: str | None, pref
                         _refuse(where, text, f"{dotted}[{i}]",
                                 f"expected a single value ({_SCALAR_WORDS[item]}), got {_shown(v)}")
                     if item is str and isinstance(v, bool):
-                        _refuse(where, text, f"{dotted}[{i}]", _yaml_bool_for_text(v, f"{dotted}=[", text))
+                        _refuse(where, text, f"{dotted}[{i}]",
+                                _yaml_bool_for_text(v, f"{dotted}=[", text, f"{dotted}[{i}]"))
         elif tp is str and isinstance(value, bool):  # name: no -> 'False', without a word
-            problem = _yaml_bool_for_text(value, f"{dotted}=", text)
+            problem = _yaml_bool_for_text(value, f"{dotted}=", text, dotted)
             _refuse(where, text, dotted, problem)
         elif tp in _SCALAR_WORDS and (is_map or is_list):
             problem = f"expected a single value ({_SCALAR_WORDS[tp]})"
@@ -440,10 +441,19 @@ def _check_shapes(schema: type, doc: Mapping, where: str, text: str | None, pref
             _refuse(where, text, dotted, f"{problem}, got {shown}")
 
 
-def _yaml_bool_for_text(value: bool, override: str, text: str | None) -> str:
+_YAML_BOOLS = {w: w.lower() in ("yes", "true", "on") for b in ("yes no true false on off".split())
+               for w in (b, b.capitalize(), b.upper())}
+
+
+def _yaml_bool_for_text(value: bool, override: str, text: str | None, key: str | None = None) -> str:
     """The problem of a text setting given an unquoted yes / no / on / off / true / false, which YAML reads as
-    true or false (OmegaConf would keep the text ``True`` or ``False``)."""
+    true or false (OmegaConf would keep the text ``True`` or ``False``); the word as written on the key's line of
+    ``text`` where it can be found (``off`` is not told to write ``'no'``)."""
     word = "yes" if value else "no"
+    line = _key_line(text, key) if text is not None and key else None
+    if line is not None:
+        written = text.split("\n")[line - 1].split(":", 1)[-1].split("#", 1)[0]
+        word = next((w for w in re.findall(r"[A-Za-z]+", written) if _YAML_BOOLS.get(w) is value), word)
     close = "]" if override.endswith("[") else ""
     how = (f"put the word in quotes, e.g. '{word}'" if text is not None
            else f"quote it twice, e.g. '{override}\"{word}\"{close}' (the shell takes the outer quotes)")

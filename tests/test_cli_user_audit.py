@@ -99,6 +99,16 @@ def test_yes_or_no_for_a_text_setting_is_refused_in_a_file(tmp_path, text, line,
                                       "quotes")
 
 
+@pytest.mark.parametrize("text, word", [("out_dir: off\n", "'off'"), ("name: False  # no\n", "'False'"),
+                                        ("inner:\n  webs: [cheddar/TL84, On]\n", "'On'")])
+def test_the_quoting_hint_names_the_word_as_written(tmp_path, text, word):
+    # was: "e.g. 'no'" for out_dir: off, as if the user had written no
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=f"put the word in quotes, e.g. {word}$"):
+        load_config(Cfg, p)
+
+
 def test_yes_for_a_text_setting_is_refused_in_an_override_and_quoting_keeps_it():
     with pytest.raises(ValueError, match=r"name: expected text, got true .*quote it twice, e\.g\. 'name=\"yes\"'"):
         load_config(Cfg, None, ["name=yes"])
