@@ -56,11 +56,13 @@ def image_format(path: str | Path) -> str:
     return suffix
 
 
-def _new_figure(size: tuple[float, float]) -> Figure:
+def _new_figure(size: tuple[float, float], dpi: float = DPI, layout: str | None = "constrained") -> Figure:
+    """A figure on its own Agg canvas, outside pyplot: drawing one for a file leaves a notebook's backend and
+    figures alone (``matplotlib.use("Agg")`` switched them)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=size, dpi=DPI, layout="constrained")
+    fig = Figure(figsize=size, dpi=dpi, layout=layout)
     FigureCanvasAgg(fig)
     return fig
 

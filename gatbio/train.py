@@ -126,7 +126,7 @@ def _check_scored(best_val: float, history: list[tuple[int, float, float]], what
                          "least 1")
     seen = ", ".join(f"{s} at epoch {e}" for e, _, s in history[:3]) + (", ..." if len(history) > 3 else "")
     raise ValueError(f"score_fn gave no finite score on the validation {what} in {len(history)} evaluation(s) "
-                     f"({seen or 'none made'}), so no trained state was better than the initial weights: use a "
+                     f"({seen}), so no trained state was better than the initial weights: use a "
                      f"score defined on the validation {what} (ROC-AUC needs both classes there), or if the loss "
                      "diverged (NaN), a lower lr")
 

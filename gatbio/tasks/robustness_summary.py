@@ -305,19 +305,15 @@ DPI = 120
 
 
 def _figure(size: tuple[float, float], path: str | Path | None):
-    """A figure for a plot: pyplot's (shown inline in a notebook) when it is not written to ``path``, else one on
-    its own Agg canvas, outside pyplot: ``matplotlib.use("Agg")`` had switched a notebook session's backend, and
-    inline figures stopped showing."""
+    """A figure for a plot: pyplot's (shown inline in a notebook) when it is not written to ``path``, else one
+    outside pyplot (:func:`gatbio.plot._new_figure`)."""
     if path is None:
         import matplotlib.pyplot as plt
 
         return plt.figure(figsize=size)
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from gatbio.plot import _new_figure
 
-    fig = Figure(figsize=size)
-    FigureCanvasAgg(fig)
-    return fig
+    return _new_figure(size, dpi=DPI, layout=None)  # tight_layout, as the notebook's figures
 
 
 def _save(fig, path: str | Path) -> None:
