@@ -183,18 +183,32 @@ def remember_config_paths(config_file: str | Path, doc: object) -> None:
             configs.append(config_file)
 
 
-def _missing_file(path: Path) -> str:
-    """What follows ``no such file`` for a missing ``path``: the absolute path looked for when it was relative, and
-    the same path next to the config file that named it, when a file is there (:func:`remember_config_paths`)."""
+def _missing_parts(path: Path) -> tuple[str, str]:
+    """For a missing relative ``path``: where it was looked for (absolute), and the same path next to the config
+    file that named it, when a file is there (:func:`remember_config_paths`); ``("", "")`` for an absolute one."""
     if path.is_absolute():
-        return ""
-    said = f" (looked for {Path.cwd() / path}: a relative path is read from the current folder)"
+        return "", ""
+    looked = f"looked for {Path.cwd() / path}: a relative path is read from the current folder"
     # the latest config read that names the path and holds the file in its folder
     config = next((c for c in reversed(_CONFIG_PATHS.get(str(path), [])) if (c.parent / path).is_file()), None)
-    if config is not None:
-        said += (f"; {path} is in the folder of the config file {config}: run gatbio from {config.parent}, or "
-                 f"write the path relative to the current folder or absolute ({config.parent / path})")
-    return said
+    if config is None:
+        return looked, ""
+    return looked, (f"; {path} is in the folder of the config file {config}: run gatbio from {config.parent}, or "
+                    f"write the path relative to the current folder or absolute ({config.parent / path})")
+
+
+def missing_file_hint(path: str | Path) -> str:
+    """Where a missing relative ``path`` was looked for, and the config file's folder when the file is there:
+    ``"looked for /cwd/web.txt: ...; web.txt is in the folder of the config file ..."``; ``""`` for an absolute
+    path. For a message that says "no such file" its own way (:func:`check_input_file` says it so)."""
+    looked, config = _missing_parts(Path(path))
+    return looked + config
+
+
+def _missing_file(path: Path) -> str:
+    """What follows ``no such file`` in :func:`check_input_file`'s message: ``" (looked for ...)[; ...]"``."""
+    looked, config = _missing_parts(path)
+    return f" ({looked}){config}" if looked else ""
 
 
 def check_input_file(path: str | Path, option: str | None = None) -> Path:

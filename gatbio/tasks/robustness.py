@@ -309,20 +309,12 @@ def _dataset_name(name: str, key: str) -> str:
 
 def _looked_for(path: Path) -> str:
     """Where a missing relative web file was looked for, and the config file's folder when it is there
-    (:func:`gatbio._paths.check_input_file`: a relative path of a config is read from the current folder, not the
+    (:func:`gatbio._paths.missing_file_hint`: a relative path of a config is read from the current folder, not the
     config's): ``": looked for /cwd/web.txt: ...; web.txt is in the folder of the config file ..."``, or ``""``."""
-    from gatbio._paths import check_input_file
+    from gatbio._paths import missing_file_hint
 
-    try:
-        check_input_file(path)
-    except FileNotFoundError as err:
-        said = str(err).split(": no such file", 1)[-1].strip()
-        m = re.match(r"\((.*?)\)(;.*)?$", said, flags=re.DOTALL)  # "(looked for ...)[; ... is in the folder of ...]"
-        said = m.group(1) + (m.group(2) or "") if m else said
-        return f": {said}" if said else ""
-    except OSError:
-        pass
-    return ""
+    said = missing_file_hint(path)
+    return f": {said}" if said else ""
 
 
 def load_web(name: str) -> Data:
